@@ -1,0 +1,737 @@
+//! The clock state machine: two displays, only one running at a time (6.1).
+//!
+//! ```text
+//!   NotStarted --start--> Running(White) --press(White)--> Running(Black) --press(Black)--> ...
+//!                            |    ^                              |    ^
+//!                          pause resume (6.13)                 pause resume
+//!                            v    |                              v    |
+//!                          Paused(White)                       Paused(Black)
+//!   any --finish--> Finished
+//! ```
+//!
+//! The clock is event-driven: every call carries the instant it happens at,
+//! and the clock first *settles* the time that passed since the previous call,
+//! applying each transition (delay used up, flag, byo-yomi period lost) at its
+//! exact instant. [`Clock::next_deadline`] says when the next transition is
+//! due, so a simulator schedules it instead of polling.
+//!
+//! Ordering rule for equal instants: transitions due at an instant happen
+//! before a call made at that instant. A press at the exact instant the flag
+//! falls is late; a press at the exact instant a byo-yomi period runs out has
+//! lost that period; a press at the exact instant a delay runs out has used
+//! all of the delay and none of the main time.
+//!
+//! Rules the clock applies, and where:
+//! - 6.2b saved time carries into the next stage: `advance_stages`.
+//! - 6.2b time-delay mode: `begin_move` gives the delay, `consume` spends it
+//!   before the main time, `complete_move` banks nothing.
+//! - 6.3/6.10 a flag in the final period freezes that display at zero; a flag
+//!   in an earlier stage records the flag and opens the next stage, as a
+//!   mechanical clock's cumulative dial would, so play can go on (6.12a).
+//! - 6.5 White's clock starts: `start`. 6.8a the press completes the move:
+//!   `press`. 6.11/6.14 arbiter settings: `set_time`, `adjust_time`,
+//!   `set_moves`, `replace`. 6.13 `pause`/`resume`. 6.15 move counter.
+
+use crate::control::{Bonus, TimeControl, PERIODS_MAX, STAGES_MAX};
+use crate::side::{BySide, Side};
+use crate::time::{Duration, Instant, TimeAdjustment};
+
+/// Where the clock is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    NotStarted,
+    /// This side's display counts down.
+    Running(Side),
+    /// Stopped by the arbiter (6.13); resuming restarts this side.
+    Paused(Side),
+    /// The game is over; the clock takes no more presses.
+    Finished,
+}
+
+/// A flag that fell: whose, when, in which period (see
+/// [`TimeControl::final_period`] for how periods are numbered).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FlagFall {
+    pub side: Side,
+    pub at: Instant,
+    pub period: u32,
+    /// 1 for the first flag of the game, 2 for the next, …: decides which fell
+    /// first even when two fall at the same instant (an arbiter setting).
+    pub sequence: u32,
+}
+
+/// What the next transition of the running display will be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DeadlineKind {
+    /// Time-delay mode: the fixed extra time of this move is used up; the
+    /// main time starts to run.
+    DelayEnds,
+    /// The display reaches zero: a flag falls in this period.
+    Flag { period: u32 },
+    /// Byo-yomi or Canadian: main time is used up and overtime begins (no flag).
+    OvertimeBegins,
+    /// Byo-yomi: a period runs out and the next one begins (no flag).
+    PeriodLost { period: u32 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Deadline {
+    pub at: Instant,
+    pub side: Side,
+    pub kind: DeadlineKind,
+}
+
+/// A call the clock cannot accept. The clock is unchanged by a call that
+/// returns an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClockError {
+    NotStarted,
+    AlreadyStarted,
+    /// The game is over (checkmate, flag ruled, …): no more presses.
+    Finished,
+    /// The arbiter has stopped the clocks (6.13).
+    Paused,
+    NotPaused,
+    /// Only the player whose clock runs can stop it (6.8a).
+    NotRunning {
+        pressed: Side,
+        running: Side,
+    },
+    /// Calls must come in time order.
+    TimeWentBackwards {
+        last: Instant,
+        at: Instant,
+    },
+    /// An arbiter setting above [`Duration::CONTROL_MAX`].
+    TimeTooLong {
+        time: Duration,
+    },
+    /// An arbiter setting names a period the control does not have.
+    NoSuchPeriod {
+        period: u32,
+        final_period: u32,
+    },
+}
+
+impl core::fmt::Display for ClockError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            ClockError::NotStarted => f.write_str("the clock has not been started"),
+            ClockError::AlreadyStarted => f.write_str("the clock is already started"),
+            ClockError::Finished => f.write_str("the game is over; the clock takes no more presses"),
+            ClockError::Paused => f.write_str("the clock is paused by the arbiter (6.13)"),
+            ClockError::NotPaused => f.write_str("the clock is not paused"),
+            ClockError::NotRunning { pressed, running } => {
+                write!(f, "{pressed} pressed, but {running}'s clock is running (6.8a)")
+            }
+            ClockError::TimeWentBackwards { last, at } => {
+                write!(f, "call at {} us is earlier than the previous call at {} us", at.as_us(), last.as_us())
+            }
+            ClockError::TimeTooLong { time } => {
+                write!(f, "{time} is longer than the longest supported time, {}", Duration::CONTROL_MAX)
+            }
+            ClockError::NoSuchPeriod { period, final_period } => {
+                write!(f, "period {period} does not exist; the last period is {final_period}")
+            }
+        }
+    }
+}
+
+/// Where each side's time came from and went, for audits and invariants:
+///
+/// `elapsed = charged + delay_used + overtime_used + after_flag` and
+/// `main = credited + arbiter_added - arbiter_removed - charged`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Ledger {
+    /// Time this side's display ran.
+    pub elapsed: Duration,
+    /// Main time spent.
+    pub charged: Duration,
+    /// Time absorbed by the fixed extra time of time-delay mode (6.2b).
+    pub delay_used: Duration,
+    /// Byo-yomi / Canadian overtime spent.
+    pub overtime_used: Duration,
+    /// Time run while the display stood frozen at zero after a final flag.
+    pub after_flag: Duration,
+    /// Main time given by the control: stage times, increments, Bronstein
+    /// refunds, hourglass gains.
+    pub credited: Duration,
+    pub arbiter_added: Duration,
+    pub arbiter_removed: Duration,
+}
+
+/// One side's display.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Display {
+    main: Duration,
+    /// Time-delay mode: fixed extra time left for the move in progress.
+    delay_left: Duration,
+    /// Running time of the move in progress (Bronstein refunds from it).
+    move_elapsed: Duration,
+    period: u32,
+    /// Byo-yomi / Canadian: time left in the current overtime period.
+    period_left: Duration,
+    /// Canadian: moves made in the current overtime period.
+    period_moves: u32,
+    moves: u32,
+    flag: Option<FlagFall>,
+    /// Flagged in the final period: stays at zero, earns no bonus.
+    frozen: bool,
+    ledger: Ledger,
+}
+
+impl Display {
+    fn new(main: Duration) -> Display {
+        Display {
+            main,
+            delay_left: Duration::ZERO,
+            move_elapsed: Duration::ZERO,
+            period: 0,
+            period_left: Duration::ZERO,
+            period_moves: 0,
+            moves: 0,
+            flag: None,
+            frozen: false,
+            ledger: Ledger { credited: main, ..Ledger::default() },
+        }
+    }
+
+    fn credit(&mut self, amount: Duration) {
+        self.main = self.main.saturating_add(amount);
+        self.ledger.credited = self.ledger.credited.saturating_add(amount);
+    }
+
+    /// An arbiter sets the main time; the ledger records the difference.
+    fn set_main(&mut self, main: Duration) {
+        if main >= self.main {
+            self.ledger.arbiter_added = self.ledger.arbiter_added.saturating_add(main.saturating_sub(self.main));
+        } else {
+            self.ledger.arbiter_removed = self.ledger.arbiter_removed.saturating_add(self.main.saturating_sub(main));
+        }
+        self.main = main;
+        if !main.is_zero() {
+            self.frozen = false;
+            self.flag = None;
+        }
+    }
+
+    fn in_overtime(&self, control: &TimeControl) -> bool {
+        matches!(control, TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. }) && self.period > 0
+    }
+}
+
+/// What a display shows at an instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Reading {
+    /// Main thinking time left.
+    pub main: Duration,
+    /// Time-delay mode, running side only: extra time left for this move.
+    pub delay: Duration,
+    /// Period number (see [`TimeControl::final_period`]).
+    pub period: u32,
+    /// Byo-yomi / Canadian overtime: time left in the current period.
+    pub period_left: Duration,
+    /// Byo-yomi: periods left, the current one included.
+    pub periods_left: u32,
+    /// Canadian overtime: moves still to make in the current period.
+    pub period_moves_left: u32,
+    /// Completed moves (6.15).
+    pub moves: u32,
+    pub flag: Option<FlagFall>,
+}
+
+/// Arbiter-chosen settings for a replacement clock (6.11).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Replacement {
+    pub main: BySide<Duration>,
+    pub moves: BySide<u32>,
+    pub period: BySide<u32>,
+}
+
+/// Transitions one call can meet: every stage can flag once, every byo-yomi
+/// period can be lost once, plus a delay end, overtime start and final flag.
+const TRANSITIONS_MAX: u32 = PERIODS_MAX + STAGES_MAX as u32 + 4;
+
+/// A chess clock running one time control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Clock {
+    control: TimeControl,
+    phase: Phase,
+    /// Instant of the latest call; time up to here is settled.
+    settled_at: Instant,
+    displays: BySide<Display>,
+    flags_fallen: u32,
+}
+
+impl Clock {
+    pub fn new(control: TimeControl) -> Clock {
+        let initial = control.initial_time();
+        Clock {
+            control,
+            phase: Phase::NotStarted,
+            settled_at: Instant::EPOCH,
+            displays: BySide::both(Display::new(initial)),
+            flags_fallen: 0,
+        }
+    }
+
+    pub fn control(&self) -> &TimeControl {
+        &self.control
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// The instant of the latest call: the clock's notion of "now".
+    pub fn settled_at(&self) -> Instant {
+        self.settled_at
+    }
+
+    pub fn running(&self) -> Option<Side> {
+        match self.phase {
+            Phase::Running(side) => Some(side),
+            Phase::NotStarted | Phase::Paused(_) | Phase::Finished => None,
+        }
+    }
+
+    /// Completed moves of `side`, as the clock counted them (6.15).
+    pub fn moves(&self, side: Side) -> u32 {
+        self.displays.get(side).moves
+    }
+
+    pub fn period(&self, side: Side) -> u32 {
+        self.displays.get(side).period
+    }
+
+    /// The flag `side`'s display shows, if any.
+    pub fn flag(&self, side: Side) -> Option<FlagFall> {
+        self.displays.get(side).flag
+    }
+
+    /// Which shown flag fell first, as the equipment standard requires a
+    /// clock to show (6.3).
+    pub fn first_flag(&self) -> Option<FlagFall> {
+        match (self.flag(Side::White), self.flag(Side::Black)) {
+            (Some(white), Some(black)) => Some(if white.sequence <= black.sequence { white } else { black }),
+            (Some(flag), None) | (None, Some(flag)) => Some(flag),
+            (None, None) => None,
+        }
+    }
+
+    pub fn ledger(&self, side: Side) -> Ledger {
+        self.displays.get(side).ledger
+    }
+
+    /// 6.5: at the time set for the start, White's clock is started.
+    pub fn start(&mut self, at: Instant) -> Result<(), ClockError> {
+        self.transaction(|clock| {
+            match clock.phase {
+                Phase::NotStarted => {}
+                Phase::Finished => return Err(ClockError::Finished),
+                Phase::Running(_) | Phase::Paused(_) => return Err(ClockError::AlreadyStarted),
+            }
+            clock.settle(at)?;
+            clock.phase = Phase::Running(Side::White);
+            clock.begin_move(Side::White);
+            Ok(())
+        })
+    }
+
+    /// 6.8a: `side` stops its clock, completing its move, and starts the
+    /// opponent's. The time up to the press is the mover's.
+    pub fn press(&mut self, side: Side, at: Instant) -> Result<(), ClockError> {
+        match self.phase {
+            Phase::Running(running) if running == side => {}
+            Phase::Running(running) => return Err(ClockError::NotRunning { pressed: side, running }),
+            Phase::NotStarted => return Err(ClockError::NotStarted),
+            Phase::Paused(_) => return Err(ClockError::Paused),
+            Phase::Finished => return Err(ClockError::Finished),
+        }
+        self.settle(at)?;
+        self.complete_move(side);
+        self.phase = Phase::Running(side.opponent());
+        self.begin_move(side.opponent());
+        Ok(())
+    }
+
+    /// 6.13a: the arbiter stops the clocks.
+    pub fn pause(&mut self, at: Instant) -> Result<(), ClockError> {
+        let side = match self.phase {
+            Phase::Running(side) => side,
+            Phase::NotStarted => return Err(ClockError::NotStarted),
+            Phase::Paused(_) => return Err(ClockError::Paused),
+            Phase::Finished => return Err(ClockError::Finished),
+        };
+        self.settle(at)?;
+        self.phase = Phase::Paused(side);
+        Ok(())
+    }
+
+    /// 6.13c: the arbiter restarts the clock that was running.
+    pub fn resume(&mut self, at: Instant) -> Result<(), ClockError> {
+        let side = match self.phase {
+            Phase::Paused(side) => side,
+            Phase::NotStarted => return Err(ClockError::NotStarted),
+            Phase::Running(_) => return Err(ClockError::NotPaused),
+            Phase::Finished => return Err(ClockError::Finished),
+        };
+        self.settle(at)?;
+        self.phase = Phase::Running(side);
+        Ok(())
+    }
+
+    /// The game is over (result decided by the laws); the clock stops for good.
+    pub fn finish(&mut self, at: Instant) -> Result<(), ClockError> {
+        if self.phase == Phase::Finished {
+            return Err(ClockError::Finished);
+        }
+        self.settle(at)?;
+        self.phase = Phase::Finished;
+        Ok(())
+    }
+
+    /// Brings the clock up to `at`, applying every transition due by then at
+    /// its exact instant. Needed only to observe a deadline as it passes;
+    /// every other call settles first.
+    pub fn settle(&mut self, at: Instant) -> Result<(), ClockError> {
+        self.check_time_order(at)?;
+        if let Phase::Running(side) = self.phase {
+            self.run(side, at);
+        }
+        self.settled_at = at;
+        Ok(())
+    }
+
+    /// The next instant at which the running display changes more than by
+    /// counting down: a delay runs out, a flag falls, overtime begins or a
+    /// byo-yomi period is lost. `None` when no display runs or the running
+    /// display is frozen after its final flag.
+    pub fn next_deadline(&self) -> Option<Deadline> {
+        let side = self.running()?;
+        let (after, kind) = self.next_transition(side)?;
+        Some(Deadline { at: self.settled_at.after(after), side, kind })
+    }
+
+    /// What `side`'s display shows at `at` (not earlier than the latest call).
+    pub fn reading(&self, side: Side, at: Instant) -> Result<Reading, ClockError> {
+        let mut projected = *self;
+        projected.settle(at)?;
+        Ok(projected.reading_now(side))
+    }
+
+    /// The big number on `side`'s display at `at`: the main time, or in
+    /// byo-yomi / Canadian overtime the time left in the current period.
+    pub fn remaining(&self, side: Side, at: Instant) -> Result<Duration, ClockError> {
+        let reading = self.reading(side, at)?;
+        let overtime_control = matches!(self.control, TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. });
+        Ok(if overtime_control && reading.period > 0 && reading.main.is_zero() {
+            reading.period_left
+        } else {
+            reading.main
+        })
+    }
+
+    /// 6.11 / 6.14: the arbiter sets `side`'s main time. A display set above
+    /// zero no longer shows a flag. A display set to zero flags as soon as it
+    /// runs.
+    pub fn set_time(&mut self, side: Side, main: Duration, at: Instant) -> Result<(), ClockError> {
+        check_arbiter_time(main)?;
+        self.settle(at)?;
+        self.displays.get_mut(side).set_main(main);
+        Ok(())
+    }
+
+    /// 6.8d / 13.4: the arbiter adds time (a penalty's "extra time for the
+    /// opponent") or subtracts it ("less time for the offender"); subtracting
+    /// stops at zero.
+    pub fn adjust_time(&mut self, side: Side, adjustment: TimeAdjustment, at: Instant) -> Result<(), ClockError> {
+        self.transaction(|clock| {
+            clock.settle(at)?;
+            let main = clock.displays.get(side).main;
+            let adjusted = match adjustment {
+                TimeAdjustment::Add(amount) => main.saturating_add(amount),
+                TimeAdjustment::Subtract(amount) => main.saturating_sub(amount),
+            };
+            check_arbiter_time(adjusted)?;
+            clock.displays.get_mut(side).set_main(adjusted);
+            Ok(())
+        })
+    }
+
+    /// 6.14: the arbiter adjusts the move counter. Stage changes follow from
+    /// the counter at the next press.
+    pub fn set_moves(&mut self, side: Side, moves: u32, at: Instant) -> Result<(), ClockError> {
+        self.settle(at)?;
+        self.displays.get_mut(side).moves = moves;
+        Ok(())
+    }
+
+    /// 6.11: a defective clock is replaced; the new one shows what the
+    /// arbiter decided. Flags are cleared; the side that was running keeps
+    /// running (or stays paused).
+    pub fn replace(&mut self, settings: Replacement, at: Instant) -> Result<(), ClockError> {
+        let final_period = self.control.final_period();
+        for side in Side::BOTH {
+            check_arbiter_time(*settings.main.get(side))?;
+            let period = *settings.period.get(side);
+            if period > final_period {
+                return Err(ClockError::NoSuchPeriod { period, final_period });
+            }
+        }
+        self.settle(at)?;
+        for side in Side::BOTH {
+            let overtime_period = match self.control {
+                TimeControl::ByoYomi { period, .. } | TimeControl::Canadian { period, .. } => period,
+                TimeControl::Stages(_) | TimeControl::Hourglass { .. } => Duration::ZERO,
+            };
+            let display = self.displays.get_mut(side);
+            display.set_main(*settings.main.get(side));
+            display.frozen = false;
+            display.flag = None;
+            display.moves = *settings.moves.get(side);
+            display.period = *settings.period.get(side);
+            display.period_left = if display.period > 0 { overtime_period } else { Duration::ZERO };
+            display.period_moves = 0;
+        }
+        Ok(())
+    }
+
+    /// Runs `change` on a copy and keeps the copy only if it succeeds: a call
+    /// that returns an error leaves the clock exactly as it was.
+    fn transaction(&mut self, change: impl FnOnce(&mut Clock) -> Result<(), ClockError>) -> Result<(), ClockError> {
+        let mut next = *self;
+        change(&mut next)?;
+        *self = next;
+        Ok(())
+    }
+
+    fn check_time_order(&self, at: Instant) -> Result<(), ClockError> {
+        if at < self.settled_at {
+            return Err(ClockError::TimeWentBackwards { last: self.settled_at, at });
+        }
+        Ok(())
+    }
+
+    fn reading_now(&self, side: Side) -> Reading {
+        let display = self.displays.get(side);
+        let (periods_left, period_moves_left) = match self.control {
+            TimeControl::ByoYomi { periods, .. } => {
+                let left = if display.frozen { 0 } else { periods.saturating_sub(display.period.saturating_sub(1)) };
+                (left, 0)
+            }
+            TimeControl::Canadian { moves, .. } if display.period > 0 => {
+                (0, moves.saturating_sub(display.period_moves))
+            }
+            TimeControl::Canadian { .. } | TimeControl::Stages(_) | TimeControl::Hourglass { .. } => (0, 0),
+        };
+        Reading {
+            main: display.main,
+            delay: if self.running() == Some(side) { display.delay_left } else { Duration::ZERO },
+            period: display.period,
+            period_left: display.period_left,
+            periods_left,
+            period_moves_left,
+            moves: display.moves,
+            flag: display.flag,
+        }
+    }
+
+    /// The bonus of the stage `side` is in (none outside staged controls).
+    fn bonus(&self, side: Side) -> Bonus {
+        match &self.control {
+            TimeControl::Stages(stages) => {
+                let period = usize::try_from(self.displays.get(side).period).unwrap_or(usize::MAX);
+                stages.get(period).map_or(Bonus::None, |stage| stage.bonus)
+            }
+            TimeControl::Hourglass { .. } | TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. } => Bonus::None,
+        }
+    }
+
+    fn begin_move(&mut self, side: Side) {
+        let delay = match self.bonus(side) {
+            Bonus::Delay(delay) => delay,
+            Bonus::None | Bonus::Increment(_) | Bonus::Bronstein(_) => Duration::ZERO,
+        };
+        let display = self.displays.get_mut(side);
+        display.move_elapsed = Duration::ZERO;
+        display.delay_left = if display.frozen { Duration::ZERO } else { delay };
+    }
+
+    fn complete_move(&mut self, side: Side) {
+        let bonus = self.bonus(side);
+        let control = self.control;
+        let display = self.displays.get_mut(side);
+        display.moves = display.moves.saturating_add(1);
+        if !display.frozen {
+            match bonus {
+                Bonus::Increment(increment) => display.credit(increment),
+                Bonus::Bronstein(delay) => display.credit(display.move_elapsed.min(delay)),
+                // 6.2b: unused extra time is not banked.
+                Bonus::Delay(_) | Bonus::None => {}
+            }
+            match control {
+                TimeControl::ByoYomi { period, .. } if display.period > 0 => display.period_left = period,
+                TimeControl::Canadian { moves, period, .. } if display.period > 0 => {
+                    display.period_moves = display.period_moves.saturating_add(1);
+                    if display.period_moves >= moves {
+                        display.period_moves = 0;
+                        display.period_left = period;
+                    }
+                }
+                TimeControl::Stages(_) => self.advance_stages(side),
+                TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. } | TimeControl::Hourglass { .. } => {}
+            }
+        }
+        let display = self.displays.get_mut(side);
+        display.move_elapsed = Duration::ZERO;
+        display.delay_left = Duration::ZERO;
+    }
+
+    /// 6.2b: each stage completed by `side`'s move count adds the next
+    /// stage's time to what `side` saved.
+    fn advance_stages(&mut self, side: Side) {
+        let TimeControl::Stages(stages) = self.control else { return };
+        for _ in 0..STAGES_MAX {
+            let display = self.displays.get_mut(side);
+            if self.control.is_final_period(display.period) {
+                return;
+            }
+            match self.control.moves_required_by_end_of(display.period) {
+                Some(required) if display.moves >= required => {}
+                Some(_) | None => return,
+            }
+            display.period = display.period.saturating_add(1);
+            let next_time = usize::try_from(display.period)
+                .ok()
+                .and_then(|period| stages.get(period))
+                .map_or(Duration::ZERO, |stage| stage.time);
+            display.credit(next_time);
+        }
+    }
+
+    /// Time from `settled_at` to the running display's next transition.
+    fn next_transition(&self, side: Side) -> Option<(Duration, DeadlineKind)> {
+        let display = self.displays.get(side);
+        if display.frozen {
+            return None;
+        }
+        if !display.delay_left.is_zero() {
+            return Some((display.delay_left, DeadlineKind::DelayEnds));
+        }
+        if !display.main.is_zero() || !display.in_overtime(&self.control) {
+            let kind = match self.control {
+                // Also when main time the arbiter added during overtime runs
+                // out: play goes back to the overtime period in progress.
+                TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. } => DeadlineKind::OvertimeBegins,
+                TimeControl::Stages(_) | TimeControl::Hourglass { .. } => DeadlineKind::Flag { period: display.period },
+            };
+            return Some((display.main, kind));
+        }
+        let kind = match self.control {
+            TimeControl::ByoYomi { .. } if !self.control.is_final_period(display.period) => {
+                DeadlineKind::PeriodLost { period: display.period }
+            }
+            _ => DeadlineKind::Flag { period: display.period },
+        };
+        Some((display.period_left, kind))
+    }
+
+    /// Lets `side`'s display run from `settled_at` to `at`.
+    fn run(&mut self, side: Side, at: Instant) {
+        for _ in 0..TRANSITIONS_MAX {
+            let available = at.since(self.settled_at);
+            match self.next_transition(side) {
+                Some((after, kind)) if after <= available => {
+                    self.consume(side, after);
+                    self.settled_at = self.settled_at.after(after);
+                    self.apply(side, kind);
+                }
+                Some(_) | None => {
+                    self.consume(side, available);
+                    self.settled_at = at;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Spends `spent` of running time on `side`'s display; never crosses a
+    /// transition (the caller stops at each).
+    fn consume(&mut self, side: Side, spent: Duration) {
+        let control = self.control;
+        let display = self.displays.get_mut(side);
+        display.ledger.elapsed = display.ledger.elapsed.saturating_add(spent);
+        display.move_elapsed = display.move_elapsed.saturating_add(spent);
+        if display.frozen {
+            display.ledger.after_flag = display.ledger.after_flag.saturating_add(spent);
+        } else if !display.delay_left.is_zero() {
+            display.delay_left = display.delay_left.saturating_sub(spent);
+            display.ledger.delay_used = display.ledger.delay_used.saturating_add(spent);
+        } else if !display.main.is_zero() || !display.in_overtime(&control) {
+            display.main = display.main.saturating_sub(spent);
+            display.ledger.charged = display.ledger.charged.saturating_add(spent);
+            if let TimeControl::Hourglass { .. } = control {
+                let opponent = self.displays.get_mut(side.opponent());
+                if !opponent.frozen {
+                    opponent.credit(spent);
+                }
+            }
+        } else {
+            display.period_left = display.period_left.saturating_sub(spent);
+            display.ledger.overtime_used = display.ledger.overtime_used.saturating_add(spent);
+        }
+    }
+
+    fn apply(&mut self, side: Side, kind: DeadlineKind) {
+        let control = self.control;
+        match kind {
+            DeadlineKind::DelayEnds => {}
+            DeadlineKind::OvertimeBegins => {
+                let display = self.displays.get_mut(side);
+                if display.period == 0 {
+                    display.period = 1;
+                    display.period_moves = 0;
+                    display.period_left = match control {
+                        TimeControl::ByoYomi { period, .. } | TimeControl::Canadian { period, .. } => period,
+                        TimeControl::Stages(_) | TimeControl::Hourglass { .. } => Duration::ZERO,
+                    };
+                }
+            }
+            DeadlineKind::PeriodLost { .. } => {
+                let display = self.displays.get_mut(side);
+                display.period = display.period.saturating_add(1);
+                if let TimeControl::ByoYomi { period, .. } = control {
+                    display.period_left = period;
+                }
+            }
+            DeadlineKind::Flag { period } => {
+                self.flags_fallen = self.flags_fallen.saturating_add(1);
+                let flag = FlagFall { side, at: self.settled_at, period, sequence: self.flags_fallen };
+                let display = self.displays.get_mut(side);
+                display.flag = Some(flag);
+                if control.is_final_period(period) {
+                    display.frozen = true;
+                    display.delay_left = Duration::ZERO;
+                } else if let TimeControl::Stages(stages) = control {
+                    // The stage ran out before its moves were made: the next
+                    // stage's time starts now, as on a mechanical clock whose
+                    // dial is cumulative; the laws decide what the flag means.
+                    display.period = display.period.saturating_add(1);
+                    let next_time = usize::try_from(display.period)
+                        .ok()
+                        .and_then(|period| stages.get(period))
+                        .map_or(Duration::ZERO, |stage| stage.time);
+                    display.credit(next_time);
+                }
+            }
+        }
+    }
+}
+
+fn check_arbiter_time(time: Duration) -> Result<(), ClockError> {
+    if time > Duration::CONTROL_MAX {
+        return Err(ClockError::TimeTooLong { time });
+    }
+    Ok(())
+}

@@ -334,7 +334,7 @@ impl Clock {
             clock.settle(at)?;
             clock.phase = Phase::Running(Side::White);
             clock.begin_move(Side::White);
-            Ok(())
+            clock.settle(at)
         })
     }
 
@@ -352,7 +352,7 @@ impl Clock {
         self.complete_move(side);
         self.phase = Phase::Running(side.opponent());
         self.begin_move(side.opponent());
-        Ok(())
+        self.settle(at)
     }
 
     /// 6.13a: the arbiter stops the clocks.
@@ -378,7 +378,7 @@ impl Clock {
         };
         self.settle(at)?;
         self.phase = Phase::Running(side);
-        Ok(())
+        self.settle(at)
     }
 
     /// The game is over (result decided by the laws); the clock stops for good.
@@ -439,7 +439,7 @@ impl Clock {
         check_arbiter_time(main)?;
         self.settle(at)?;
         self.displays.get_mut(side).set_main(main);
-        Ok(())
+        self.settle(at)
     }
 
     /// 6.8d / 13.4: the arbiter adds time (a penalty's "extra time for the
@@ -455,7 +455,7 @@ impl Clock {
             };
             check_arbiter_time(adjusted)?;
             clock.displays.get_mut(side).set_main(adjusted);
-            Ok(())
+            clock.settle(at)
         })
     }
 
@@ -494,7 +494,7 @@ impl Clock {
             display.period_left = if display.period > 0 { overtime_period } else { Duration::ZERO };
             display.period_moves = 0;
         }
-        Ok(())
+        self.settle(at)
     }
 
     /// Runs `change` on a copy and keeps the copy only if it succeeds: a call

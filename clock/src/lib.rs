@@ -35,6 +35,7 @@ pub mod clock;
 pub mod control;
 pub mod laws;
 pub mod notation;
+pub mod placement;
 pub mod rules;
 pub mod side;
 pub mod time;
@@ -45,6 +46,7 @@ pub use laws::{
     rule_on_arrival, rule_on_both_flags, rule_on_flag, Article, BothFlagsFacts, FlagFacts, GameEnd, Observation,
     Outcome, Ruling,
 };
+pub use placement::{Button, Placement};
 pub use rules::RuleSet;
 pub use side::{BySide, Side};
 pub use time::{Duration, Instant, TimeAdjustment};

@@ -218,6 +218,29 @@ impl Display {
     fn in_overtime(&self, control: &TimeControl) -> bool {
         matches!(control, TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. }) && self.period > 0
     }
+
+    /// The big number: main time, or in overtime the current period's time.
+    fn shown(&self, control: &TimeControl) -> Duration {
+        if self.in_overtime(control) {
+            self.period_left
+        } else {
+            self.main
+        }
+    }
+
+    /// An arbiter sets the big number. In overtime that is the current
+    /// period's time (main time is over and stays zero there).
+    fn set_shown(&mut self, control: &TimeControl, shown: Duration) {
+        if self.in_overtime(control) {
+            self.period_left = shown;
+            if !shown.is_zero() {
+                self.frozen = false;
+                self.flag = None;
+            }
+        } else {
+            self.set_main(shown);
+        }
+    }
 }
 
 /// What a display shows at an instant.
@@ -423,13 +446,9 @@ impl Clock {
     /// The big number on `side`'s display at `at`: the main time, or in
     /// byo-yomi / Canadian overtime the time left in the current period.
     pub fn remaining(&self, side: Side, at: Instant) -> Result<Duration, ClockError> {
-        let reading = self.reading(side, at)?;
-        let overtime_control = matches!(self.control, TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. });
-        Ok(if overtime_control && reading.period > 0 && reading.main.is_zero() {
-            reading.period_left
-        } else {
-            reading.main
-        })
+        let mut projected = *self;
+        projected.settle(at)?;
+        Ok(projected.displays.get(side).shown(&self.control))
     }
 
     /// 6.11 / 6.14: the arbiter sets `side`'s main time. A display set above
@@ -438,7 +457,8 @@ impl Clock {
     pub fn set_time(&mut self, side: Side, main: Duration, at: Instant) -> Result<(), ClockError> {
         check_arbiter_time(main)?;
         self.settle(at)?;
-        self.displays.get_mut(side).set_main(main);
+        let control = self.control;
+        self.displays.get_mut(side).set_shown(&control, main);
         self.settle(at)
     }
 
@@ -448,13 +468,14 @@ impl Clock {
     pub fn adjust_time(&mut self, side: Side, adjustment: TimeAdjustment, at: Instant) -> Result<(), ClockError> {
         self.transaction(|clock| {
             clock.settle(at)?;
-            let main = clock.displays.get(side).main;
+            let control = clock.control;
+            let shown = clock.displays.get(side).shown(&control);
             let adjusted = match adjustment {
-                TimeAdjustment::Add(amount) => main.saturating_add(amount),
-                TimeAdjustment::Subtract(amount) => main.saturating_sub(amount),
+                TimeAdjustment::Add(amount) => shown.saturating_add(amount),
+                TimeAdjustment::Subtract(amount) => shown.saturating_sub(amount),
             };
             check_arbiter_time(adjusted)?;
-            clock.displays.get_mut(side).set_main(adjusted);
+            clock.displays.get_mut(side).set_shown(&control, adjusted);
             clock.settle(at)
         })
     }
@@ -481,18 +502,19 @@ impl Clock {
         }
         self.settle(at)?;
         for side in Side::BOTH {
-            let overtime_period = match self.control {
-                TimeControl::ByoYomi { period, .. } | TimeControl::Canadian { period, .. } => period,
-                TimeControl::Stages(_) | TimeControl::Hourglass { .. } => Duration::ZERO,
-            };
+            let control = self.control;
             let display = self.displays.get_mut(side);
-            display.set_main(*settings.main.get(side));
+            display.period = *settings.period.get(side);
+            display.period_moves = 0;
+            if display.in_overtime(&control) {
+                display.set_main(Duration::ZERO);
+                display.period_left = *settings.main.get(side);
+            } else {
+                display.set_main(*settings.main.get(side));
+                display.period_left = Duration::ZERO;
+            }
             display.frozen = false;
             display.flag = None;
-            display.moves = *settings.moves.get(side);
-            display.period = *settings.period.get(side);
-            display.period_left = if display.period > 0 { overtime_period } else { Duration::ZERO };
-            display.period_moves = 0;
         }
         self.settle(at)
     }
@@ -619,10 +641,8 @@ impl Clock {
         if !display.delay_left.is_zero() {
             return Some((display.delay_left, DeadlineKind::DelayEnds));
         }
-        if !display.main.is_zero() || !display.in_overtime(&self.control) {
+        if !display.in_overtime(&self.control) {
             let kind = match self.control {
-                // Also when main time the arbiter added during overtime runs
-                // out: play goes back to the overtime period in progress.
                 TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. } => DeadlineKind::OvertimeBegins,
                 TimeControl::Stages(_) | TimeControl::Hourglass { .. } => DeadlineKind::Flag { period: display.period },
             };
@@ -668,7 +688,7 @@ impl Clock {
         } else if !display.delay_left.is_zero() {
             display.delay_left = display.delay_left.saturating_sub(spent);
             display.ledger.delay_used = display.ledger.delay_used.saturating_add(spent);
-        } else if !display.main.is_zero() || !display.in_overtime(&control) {
+        } else if !display.in_overtime(&control) {
             display.main = display.main.saturating_sub(spent);
             display.ledger.charged = display.ledger.charged.saturating_add(spent);
             if let TimeControl::Hourglass { .. } = control {
@@ -689,14 +709,12 @@ impl Clock {
             DeadlineKind::DelayEnds => {}
             DeadlineKind::OvertimeBegins => {
                 let display = self.displays.get_mut(side);
-                if display.period == 0 {
-                    display.period = 1;
-                    display.period_moves = 0;
-                    display.period_left = match control {
-                        TimeControl::ByoYomi { period, .. } | TimeControl::Canadian { period, .. } => period,
-                        TimeControl::Stages(_) | TimeControl::Hourglass { .. } => Duration::ZERO,
-                    };
-                }
+                display.period = 1;
+                display.period_moves = 0;
+                display.period_left = match control {
+                    TimeControl::ByoYomi { period, .. } | TimeControl::Canadian { period, .. } => period,
+                    TimeControl::Stages(_) | TimeControl::Hourglass { .. } => Duration::ZERO,
+                };
             }
             DeadlineKind::PeriodLost { .. } => {
                 let display = self.displays.get_mut(side);

@@ -1,0 +1,351 @@
+//! Properties of the clock over random call sequences, for every kind of
+//! time control. Each property states an invariant of the clock; the call
+//! sequences include wrong calls (wrong side, time going backwards, resume
+//! while running, …) that must be rejected without any change.
+
+use chessclock::{
+    Bonus, Clock, ClockError, DeadlineKind, Duration, Instant, Phase, Side, Stage, TimeAdjustment, TimeControl,
+};
+use proptest::prelude::*;
+
+fn ms(ms: u64) -> Duration {
+    Duration::from_millis(ms)
+}
+
+fn bonus() -> impl Strategy<Value = Bonus> {
+    prop_oneof![
+        Just(Bonus::None),
+        (0u64..3_000).prop_map(|us| Bonus::Increment(ms(us))),
+        (0u64..3_000).prop_map(|us| Bonus::Delay(ms(us))),
+        (0u64..3_000).prop_map(|us| Bonus::Bronstein(ms(us))),
+    ]
+}
+
+fn staged() -> impl Strategy<Value = TimeControl> {
+    prop::collection::vec((1u32..5, 0u64..5_000, bonus()), 1..=4).prop_map(|stages| {
+        let last = stages.len() - 1;
+        let stages: Vec<Stage> = stages
+            .into_iter()
+            .enumerate()
+            .map(|(index, (moves, time_ms, bonus))| {
+                if index == last {
+                    Stage::rest_of_game(ms(time_ms), bonus)
+                } else {
+                    Stage::moves(moves, ms(time_ms), bonus)
+                }
+            })
+            .collect();
+        TimeControl::stages(&stages).unwrap()
+    })
+}
+
+fn control() -> impl Strategy<Value = TimeControl> {
+    prop_oneof![
+        staged(),
+        (0u64..8_000).prop_map(|time| TimeControl::hourglass(ms(time)).unwrap()),
+        (0u64..3_000, 1u32..4, 1u64..2_000).prop_map(|(main, periods, period)| TimeControl::byo_yomi(
+            ms(main),
+            periods,
+            ms(period)
+        )
+        .unwrap()),
+        (0u64..3_000, 1u32..4, 1u64..3_000).prop_map(|(main, moves, period)| TimeControl::canadian(
+            ms(main),
+            moves,
+            ms(period)
+        )
+        .unwrap()),
+    ]
+}
+
+/// One call to the clock, `gap_us` after the previous one (`back` makes it
+/// earlier instead, which must be rejected).
+#[derive(Clone, Debug)]
+enum Call {
+    Start,
+    Press(Side),
+    PressRunning,
+    Settle,
+    Pause,
+    Resume,
+    Add(Side, u64),
+    Subtract(Side, u64),
+    SetMoves(Side, u32),
+    Finish,
+}
+
+#[derive(Clone, Debug)]
+struct Step {
+    call: Call,
+    gap_us: u64,
+    back: bool,
+}
+
+fn side() -> impl Strategy<Value = Side> {
+    prop_oneof![Just(Side::White), Just(Side::Black)]
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    let call = prop_oneof![
+        1 => Just(Call::Start),
+        12 => Just(Call::PressRunning),
+        2 => side().prop_map(Call::Press),
+        3 => Just(Call::Settle),
+        1 => Just(Call::Pause),
+        1 => Just(Call::Resume),
+        1 => (side(), 0u64..2_000_000).prop_map(|(side, us)| Call::Add(side, us)),
+        1 => (side(), 0u64..2_000_000).prop_map(|(side, us)| Call::Subtract(side, us)),
+        1 => (side(), 0u32..12).prop_map(|(side, moves)| Call::SetMoves(side, moves)),
+    ];
+    let finish = prop_oneof![50 => Just(false), 1 => Just(true)];
+    (call, finish, 0u64..1_500_000, prop::bool::weighted(0.03)).prop_map(|(call, finish, gap_us, back)| Step {
+        call: if finish { Call::Finish } else { call },
+        gap_us,
+        back,
+    })
+}
+
+fn game() -> impl Strategy<Value = (TimeControl, Vec<Step>)> {
+    (control(), prop::collection::vec(step(), 1..80))
+}
+
+/// Applies `step` at `at` and returns the result.
+fn apply(clock: &mut Clock, step: &Step, at: Instant) -> Result<(), ClockError> {
+    match step.call {
+        Call::Start => clock.start(at),
+        Call::Press(side) => clock.press(side, at),
+        Call::PressRunning => clock.press(clock.running().unwrap_or(Side::White), at),
+        Call::Settle => clock.settle(at),
+        Call::Pause => clock.pause(at),
+        Call::Resume => clock.resume(at),
+        Call::Add(side, us) => clock.adjust_time(side, TimeAdjustment::Add(Duration::from_us(us)), at),
+        Call::Subtract(side, us) => clock.adjust_time(side, TimeAdjustment::Subtract(Duration::from_us(us)), at),
+        Call::SetMoves(side, moves) => clock.set_moves(side, moves, at),
+        Call::Finish => clock.finish(at),
+    }
+}
+
+/// Walks a game, handing each successful call's before/after to `check`.
+fn walk(control: TimeControl, steps: &[Step], mut check: impl FnMut(&Clock, &Step, &Clock, Instant)) {
+    let mut clock = Clock::new(control);
+    let mut now = Instant::from_us(1_000_000);
+    for step in steps {
+        let at = if step.back {
+            Instant::from_us(now.as_us().saturating_sub(step.gap_us.max(1)))
+        } else {
+            now.after(Duration::from_us(step.gap_us))
+        };
+        let before = clock;
+        match apply(&mut clock, step, at) {
+            Ok(()) => {
+                now = at;
+                check(&before, step, &clock, at);
+            }
+            Err(_) => assert_eq!(clock, before, "a rejected {step:?} changed the clock"),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// Errors never change state (checked inside `walk`), and the phase is
+    /// what the calls made it: exactly one display runs once started and
+    /// not paused.
+    #[test]
+    fn errors_change_nothing_and_one_display_runs((control, steps) in game()) {
+        walk(control, &steps, |before, step, after, _| {
+            match (&step.call, after.phase()) {
+                (Call::Start, phase) => assert_eq!(phase, Phase::Running(Side::White)),
+                (Call::Press(_) | Call::PressRunning, Phase::Running(side)) => {
+                    assert_eq!(Some(side.opponent()), before.running());
+                }
+                (Call::Pause, phase) => assert!(matches!(phase, Phase::Paused(_))),
+                (Call::Resume, phase) => assert!(matches!(phase, Phase::Running(_))),
+                (Call::Finish, phase) => assert_eq!(phase, Phase::Finished),
+                (Call::Press(_) | Call::PressRunning, phase) => panic!("after a press the phase is {phase:?}"),
+                (_, phase) => assert_eq!(phase, before.phase()),
+            }
+        });
+    }
+
+    /// Between calls, the running display only counts down and the other
+    /// one stands still (in an hourglass it gains what the runner loses).
+    /// The one exception is a new period beginning: the next stage's time
+    /// after a stage flag, or a fresh overtime period.
+    #[test]
+    fn time_only_decreases_while_running((control, steps) in game(), probes in prop::collection::vec(0u64..3_000_000, 1..6)) {
+        walk(control, &steps, |_, _, clock, at| {
+            let Some(runner) = clock.running() else { return };
+            let waiter = runner.opponent();
+            let look = |probe_at| {
+                let reading = clock.reading(runner, probe_at).unwrap();
+                (clock.remaining(runner, probe_at).unwrap(), clock.remaining(waiter, probe_at).unwrap(), reading.period)
+            };
+            let mut previous = look(at);
+            let mut probe_at = at;
+            for gap in &probes {
+                probe_at = probe_at.after(Duration::from_us(*gap));
+                let now = look(probe_at);
+                if now.2 == previous.2 {
+                    assert!(now.0 <= previous.0, "running display went up: {previous:?} -> {now:?}");
+                }
+                match clock.control() {
+                    TimeControl::Hourglass { .. } => {
+                        let runner_loss = previous.0.as_us() - now.0.as_us();
+                        let waiter_flagged = clock.reading(waiter, probe_at).unwrap().flag.is_some();
+                        assert_eq!(now.1.as_us() - previous.1.as_us(), if waiter_flagged { 0 } else { runner_loss });
+                    }
+                    _ => assert_eq!(now.1, previous.1, "waiting display changed"),
+                }
+                previous = now;
+            }
+        });
+    }
+
+    /// Flags fall at exactly `next_deadline`: not a microsecond earlier.
+    #[test]
+    fn flags_fall_exactly_at_the_deadline((control, steps) in game()) {
+        walk(control, &steps, |_, _, clock, _| {
+            let Some(deadline) = clock.next_deadline() else { return };
+            let side = deadline.side;
+            if deadline.at > clock.settled_at() {
+                let mut just_before = *clock;
+                just_before.settle(Instant::from_us(deadline.at.as_us() - 1)).unwrap();
+                assert_eq!(just_before.flag(side), clock.flag(side), "flag before its deadline");
+                assert_eq!(just_before.period(side), clock.period(side), "transition before its deadline");
+            }
+            let mut at_deadline = *clock;
+            at_deadline.settle(deadline.at).unwrap();
+            match deadline.kind {
+                DeadlineKind::Flag { period } => {
+                    let flag = at_deadline.flag(side).expect("the flag fell at its deadline");
+                    assert_eq!((flag.at, flag.period), (deadline.at, period));
+                }
+                DeadlineKind::DelayEnds => {
+                    assert_eq!(at_deadline.reading(side, deadline.at).unwrap().delay, Duration::ZERO);
+                    if at_deadline.period(side) == clock.period(side) {
+                        let before = clock.remaining(side, clock.settled_at()).unwrap();
+                        assert_eq!(at_deadline.remaining(side, deadline.at).unwrap(), before, "the delay charged main time");
+                    }
+                }
+                DeadlineKind::OvertimeBegins | DeadlineKind::PeriodLost { .. } => {
+                    assert!(at_deadline.period(side) >= 1);
+                    // A chain of transitions may complete at the same instant
+                    // (an exhausted period right after main time): any new
+                    // flag is still exactly at the deadline.
+                    if at_deadline.flag(side) != clock.flag(side) {
+                        assert_eq!(at_deadline.flag(side).map(|flag| flag.at), Some(deadline.at));
+                    }
+                }
+            }
+        });
+    }
+
+    /// The ledger balances: every microsecond a display ran went somewhere,
+    /// and the main time is what was credited minus what was charged.
+    #[test]
+    fn time_balances((control, steps) in game()) {
+        walk(control, &steps, |_, _, clock, _| {
+            for side in Side::BOTH {
+                let ledger = clock.ledger(side);
+                let spent = ledger.charged.as_us() + ledger.delay_used.as_us() + ledger.overtime_used.as_us() + ledger.after_flag.as_us();
+                assert_eq!(ledger.elapsed.as_us(), spent);
+                let main = clock.reading(side, clock.settled_at()).unwrap().main;
+                assert_eq!(
+                    i128::from(main.as_us()),
+                    i128::from(ledger.credited.as_us()) + i128::from(ledger.arbiter_added.as_us())
+                        - i128::from(ledger.arbiter_removed.as_us()) - i128::from(ledger.charged.as_us()),
+                );
+            }
+        });
+    }
+
+    /// The same balance computed from outside: with no arbiter calls, a
+    /// Fischer control's display shows initial + stage times + increments
+    /// minus the running time the calls themselves imply.
+    #[test]
+    fn fischer_display_matches_externally_counted_time(
+        increment_ms in 0u64..2_000,
+        initial_ms in 1u64..20_000,
+        thinks in prop::collection::vec(0u64..3_000_000, 1..60),
+    ) {
+        let control = TimeControl::sudden_death(ms(initial_ms), Bonus::Increment(ms(increment_ms))).unwrap();
+        let mut clock = Clock::new(control);
+        clock.start(Instant::EPOCH).unwrap();
+        let mut now = Instant::EPOCH;
+        let mut used_us = [0u64; 2];
+        let mut moves = [0u64; 2];
+        for think in thinks {
+            let side = clock.running().unwrap();
+            let index = if side == Side::White { 0 } else { 1 };
+            now = now.after(Duration::from_us(think));
+            clock.press(side, now).unwrap();
+            used_us[index] += think;
+            moves[index] += 1;
+            for (index, side) in Side::BOTH.into_iter().enumerate() {
+                let expected = (initial_ms * 1_000 + moves[index] * increment_ms * 1_000) as i128 - used_us[index] as i128;
+                let shown = clock.remaining(side, now).unwrap().as_us() as i128;
+                match clock.flag(side) {
+                    None => prop_assert_eq!(shown, expected),
+                    Some(flag) => {
+                        prop_assert_eq!(shown, 0);
+                        prop_assert!(flag.at <= now);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Time-delay mode never banks: a move never ends with more main time
+    /// than it started with, and each move starts with the full delay.
+    #[test]
+    fn delay_never_banks(delay_ms in 0u64..3_000, initial_ms in 0u64..10_000, thinks in prop::collection::vec(0u64..4_000_000, 1..40)) {
+        let delay = ms(delay_ms);
+        let mut clock = Clock::new(TimeControl::sudden_death(ms(initial_ms), Bonus::Delay(delay)).unwrap());
+        clock.start(Instant::EPOCH).unwrap();
+        let mut now = Instant::EPOCH;
+        for think in thinks {
+            let side = clock.running().unwrap();
+            let reading = clock.reading(side, now).unwrap();
+            if reading.flag.is_none() {
+                prop_assert_eq!(reading.delay, delay);
+            }
+            let main_before = reading.main;
+            now = now.after(Duration::from_us(think));
+            clock.press(side, now).unwrap();
+            let main_after = clock.remaining(side, now).unwrap();
+            prop_assert!(main_after <= main_before);
+            prop_assert_eq!(main_after, main_before.saturating_sub(Duration::from_us(think).saturating_sub(delay)));
+        }
+    }
+
+    /// Stages switch when the player completes the stage's move count, or
+    /// when the stage's time runs out (the flag opens the next stage); never
+    /// otherwise.
+    #[test]
+    fn stage_switches_at_the_right_count(control in staged(), thinks in prop::collection::vec(0u64..3_000_000, 1..40)) {
+        let mut clock = Clock::new(control);
+        clock.start(Instant::EPOCH).unwrap();
+        let mut now = Instant::EPOCH;
+        for think in thinks {
+            let side = clock.running().unwrap();
+            let before = clock;
+            now = now.after(Duration::from_us(think));
+            clock.press(side, now).unwrap();
+            let control = clock.control();
+            let by_count = (0..=control.final_period())
+                .take_while(|period| control.moves_required_by_end_of(*period).is_some_and(|required| clock.moves(side) >= required))
+                .count() as u32;
+            let period = clock.period(side);
+            prop_assert!(period >= before.period(side));
+            prop_assert!(period >= by_count.min(control.final_period()), "stage {period} behind the count {by_count}");
+            if clock.flag(side).is_none() {
+                prop_assert_eq!(period, by_count.min(control.final_period()));
+            } else {
+                prop_assert!(period <= control.final_period());
+            }
+            prop_assert_eq!(clock.period(side.opponent()), before.period(side.opponent()), "the waiting player's stage moved");
+        }
+    }
+}

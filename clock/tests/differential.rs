@@ -1,5 +1,5 @@
 //! Differential test: the event-driven core ([`chessclock::Clock`]) against an
-//! independent 1 kHz tick model ([`tick_model::TickClock`]) of the same rules.
+//! independent 1 kHz tick model ([`chessclock_tick_model::TickClock`], in `clock/tick-model`) of the same rules.
 //!
 //! Both get the same calls (start, presses by the running side at random
 //! gaps or at the core's next deadline ± 1 ms, pauses and resumes, presses by
@@ -19,7 +19,6 @@
 //! Named tests below pin the same edge cases down with the numbers the
 //! specification gives.
 
-mod tick_model;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -27,7 +26,7 @@ use std::collections::BTreeMap;
 use chessclock::{Bonus, Clock, ClockError, DeadlineKind, Duration, Instant, Phase, Side, Stage, TimeControl};
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
-use tick_model::{TickClock, TickError};
+use chessclock_tick_model::{TickClock, TickError};
 
 /// One tick, in microseconds: the tolerance of every time comparison.
 const TICK_US: u64 = 1_000;

@@ -19,14 +19,13 @@
 //! Named tests below pin the same edge cases down with the numbers the
 //! specification gives.
 
-
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use chessclock::{Bonus, Clock, ClockError, DeadlineKind, Duration, Instant, Phase, Side, Stage, TimeControl};
+use chessclock_tick_model::{TickClock, TickError};
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
-use chessclock_tick_model::{TickClock, TickError};
 
 /// One tick, in microseconds: the tolerance of every time comparison.
 const TICK_US: u64 = 1_000;

@@ -4,6 +4,13 @@
 //! comes from [`rng::Stream`]s, one per (game, actor), through the integer
 //! helpers of [`sample`] only.
 
+pub mod board;
+pub mod game;
+pub mod oracle;
+pub mod outcome;
 pub mod queue;
 pub mod rng;
+pub mod run;
 pub mod sample;
+pub mod scenario;
+pub mod timebase;

@@ -24,6 +24,8 @@ pub enum Actor {
     Board,
     /// Swarm mode: which defects this game has.
     Swarm,
+    /// The device oscillator's random walk.
+    Drift,
 }
 
 impl Actor {
@@ -35,6 +37,7 @@ impl Actor {
             Actor::Arbiter => 3,
             Actor::Board => 4,
             Actor::Swarm => 5,
+            Actor::Drift => 6,
         }
     }
 }

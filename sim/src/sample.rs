@@ -12,6 +12,12 @@ pub struct Ratio {
     pub denominator: u64,
 }
 
+impl Default for Ratio {
+    fn default() -> Self {
+        Ratio::NEVER
+    }
+}
+
 impl Ratio {
     pub const NEVER: Ratio = Ratio { numerator: 0, denominator: 1 };
     pub const ALWAYS: Ratio = Ratio { numerator: 1, denominator: 1 };

@@ -1,0 +1,50 @@
+//! The board: what the position decides. The clock core takes these facts as
+//! inputs (moves actually made, a game ended on the board, whether the
+//! opponent can still checkmate); the board decides them.
+
+use chessclock::{GameEnd, Side};
+
+use crate::rng::Stream;
+use crate::sample;
+use crate::scenario::Board as BoardRates;
+
+/// A source of board facts.
+pub trait Board {
+    /// `side` makes a move. `Some` when the move ends the game (5.1/5.2; such
+    /// a move needs no press, 6.8a).
+    fn play(&mut self, side: Side, stream: &mut Stream) -> Option<GameEnd>;
+
+    /// Whether `side` can still checkmate its opponent by some legal series
+    /// of moves (6.10), asked when the opponent's flag is ruled on.
+    fn can_checkmate(&mut self, side: Side, stream: &mut Stream) -> bool;
+}
+
+/// No board: endings and mating material are drawn from the scenario's rates.
+#[derive(Clone, Copy, Debug)]
+pub struct AbstractBoard {
+    rates: BoardRates,
+}
+
+impl AbstractBoard {
+    pub fn new(rates: BoardRates) -> AbstractBoard {
+        AbstractBoard { rates }
+    }
+}
+
+impl Board for AbstractBoard {
+    fn play(&mut self, side: Side, stream: &mut Stream) -> Option<GameEnd> {
+        if !sample::chance(stream, self.rates.ends_per_move) {
+            return None;
+        }
+        if sample::chance(stream, self.rates.decisive) {
+            // Checkmate and resignation both win for the mover here.
+            Some(GameEnd::Checkmate { winner: side })
+        } else {
+            Some(GameEnd::AgreedDraw)
+        }
+    }
+
+    fn can_checkmate(&mut self, _side: Side, stream: &mut Stream) -> bool {
+        !sample::chance(stream, self.rates.cannot_mate)
+    }
+}

@@ -1,0 +1,1077 @@
+//! One simulated game: players on a board, a defective clock device, and a
+//! perfect ideal clock, driven by one event queue in true time.
+//!
+//! ```text
+//!   players ──think──▶ board move ──press──▶ button edges ──▶ device (clock core on drifting time)
+//!                                    └──────────────────────▶ ideal  (clock core on true time)
+//!   arbiter: notices flags (6.9), rules (laws), pauses / adjusts / replaces (6.11, 6.13, 6.14)
+//! ```
+//!
+//! The game is what happens on the device: players look at its display and
+//! the arbiter rules on its flags. The ideal clock gets the same presses at
+//! their true instants; its result is what a perfect clock would have given.
+//!
+//! Ordering rule for same-instant events: the order they were scheduled in
+//! (the event queue's sequence number). All time is integer microseconds.
+
+use std::fmt::Write as _;
+
+use chessclock::laws::{rule_on_arrival, rule_on_both_flags, rule_on_flag, BothFlagsFacts, FlagFacts};
+use chessclock::{
+    Article, BySide, Clock, Duration, Instant, Observation, Outcome, Replacement, Ruling, Side, TimeAdjustment,
+};
+
+use crate::board::{AbstractBoard, Board};
+use crate::oracle::{ClockOracle, Op, TickOracle, Violation};
+use crate::outcome::{GameResult, Reason};
+use crate::queue::EventQueue;
+use crate::rng::{Actor, Stream};
+use crate::sample::{self, Ratio};
+use crate::scenario::{Device, Distribution, Occasional, Restore, Scenario};
+use crate::timebase::TimeBase;
+
+/// How long a player takes to see that the clock did not do what the press
+/// should have made it do, and to press again.
+const ATTENTION_MIN_US: u64 = 300_000;
+const ATTENTION_MAX_US: u64 = 1_500_000;
+/// A double press: the second edge this long after the first.
+const DOUBLE_PRESS_MIN_US: u64 = 40_000;
+const DOUBLE_PRESS_MAX_US: u64 = 200_000;
+/// A brownout reboot takes this long; a lost clock takes the arbiter longer.
+const REBOOT_MIN_US: u64 = 200_000;
+const REBOOT_MAX_US: u64 = 2_000_000;
+const REPAIR_MIN_US: u64 = 30_000_000;
+const REPAIR_MAX_US: u64 = 120_000_000;
+/// Extra presses to put the clock right, per move: bounds a game's events.
+const CORRECTIONS_PER_MOVE_MAX: u64 = 8;
+/// Drift samples kept per game for the report (evenly thinned).
+pub const DRIFT_SAMPLES_MAX: usize = 256;
+
+/// What the simulation is asked to do with one game.
+#[derive(Clone, Copy, Debug)]
+pub struct GameSpec<'a> {
+    pub scenario: &'a Scenario,
+    pub seed: u64,
+    pub game: u64,
+    /// Swarm mode: this game's defect mix is drawn from the seed.
+    pub swarm: bool,
+    /// Keep the trace lines (the hash is always computed).
+    pub trace: bool,
+    /// Shadow the ideal clock with the tick model.
+    pub tick_oracle: bool,
+}
+
+/// Counts of the defects that struck a game.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DefectCounts {
+    pub missed_presses: u64,
+    pub double_presses: u64,
+    pub bounces: u64,
+    pub stuck_buttons: u64,
+    pub brownouts: u64,
+    pub display_freezes: u64,
+    pub corrections: u64,
+    pub pauses: u64,
+    pub adjustments: u64,
+    pub replacements: u64,
+}
+
+/// A device-minus-ideal sample for the drift plots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DriftSample {
+    pub true_us: u64,
+    /// Device time minus true time.
+    pub clock_offset_us: i64,
+    /// Device display minus ideal display, per side.
+    pub remaining_error_us: BySide<i64>,
+}
+
+/// Everything one game produced.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    pub game: u64,
+    pub device: GameResult,
+    pub ideal: GameResult,
+    /// Articles applied on the device game, in order (final ruling included).
+    pub applied: Vec<Article>,
+    pub moves: BySide<u32>,
+    pub presses: u64,
+    pub events: u64,
+    pub end_us: u64,
+    /// Largest |device − ideal| display difference at a press.
+    pub max_time_error_us: u64,
+    pub drift: Vec<DriftSample>,
+    pub defects: DefectCounts,
+    pub violations: Vec<Violation>,
+    /// FNV-1a of the trace: equal hashes, equal games.
+    pub trace_hash: u64,
+    pub trace: Option<Vec<String>>,
+    /// The defect mix this game ran with (swarm mode draws it).
+    pub device_config: Device,
+}
+
+impl GameRecord {
+    pub fn agrees(&self) -> bool {
+        self.device == self.ideal
+    }
+
+    pub fn failed(&self) -> bool {
+        !self.violations.is_empty()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Event {
+    /// A player reaches the board (6.6, 6.7).
+    Arrive(Side),
+    /// 6.7: the default time has passed; a player still absent loses.
+    DefaultTimeOver,
+    /// The player to move has finished thinking: move on the board, then press.
+    Move(Side),
+    /// An electrical edge of a button reaches the device.
+    Edge(Side),
+    /// A player checks whether the device shows the right clock running.
+    Watch,
+    /// The device's next transition (stale when the generation moved on).
+    DeviceDeadline(u64),
+    IdealDeadline(u64),
+    /// A flag is noticed on one of the clocks.
+    Notice {
+        ideal: bool,
+    },
+    PauseOver,
+    Brownout,
+    BrownoutOver,
+    FreezeOver,
+    StuckOver(Side),
+}
+
+/// Which clock a flag decision is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Which {
+    Device,
+    Ideal,
+}
+
+#[derive(Debug)]
+struct DeviceState {
+    config: Device,
+    clock: Clock,
+    time_base: TimeBase,
+    /// Last accepted edge per button, device microseconds (debounce).
+    last_edge_us: BySide<Option<u64>>,
+    stuck_until_us: BySide<u64>,
+    /// Down (brownout) until this true instant.
+    down_until_us: Option<u64>,
+    /// Backup of the clock taken at each accepted press.
+    backup: Clock,
+    frozen_until_us: u64,
+    /// What the display showed when it froze.
+    frozen_display: BySide<Duration>,
+    deadline_generation: u64,
+    oracle: ClockOracle,
+}
+
+#[derive(Debug)]
+struct IdealState {
+    clock: Clock,
+    deadline_generation: u64,
+    oracle: ClockOracle,
+    tick: TickOracle,
+    tick_violations: Vec<Violation>,
+}
+
+/// The arbiter's bookkeeping for each clock.
+#[derive(Debug, Default)]
+struct Referees {
+    device: Referee,
+    ideal: Referee,
+}
+
+/// Per-clock bookkeeping of flags and the result.
+#[derive(Debug, Default)]
+struct Referee {
+    /// Flag sequence numbers already ruled on.
+    ruled: Vec<u32>,
+    result: Option<GameResult>,
+    /// A notice is scheduled.
+    notice_pending: bool,
+}
+
+struct Game<'a> {
+    spec: GameSpec<'a>,
+    now_us: u64,
+    queue: EventQueue<Event>,
+    players: BySide<Stream>,
+    defects_stream: Stream,
+    arbiter_stream: Stream,
+    board_stream: Stream,
+    board: AbstractBoard,
+    device: DeviceState,
+    ideal: IdealState,
+    referees: Referees,
+    /// Player facts: arrival, moves made on the board, presses meant.
+    present: BySide<bool>,
+    moves: BySide<u32>,
+    to_move: Side,
+    /// The game (on the device) is over; ideal decisions may still be pending.
+    over: bool,
+    notice: BySide<(bool, u64)>,
+    applied: Vec<Article>,
+    presses: u64,
+    events: u64,
+    corrections_left: u64,
+    paused_until_us: Option<u64>,
+    /// The player to move has a `Move` scheduled.
+    think_pending: bool,
+    max_time_error_us: u64,
+    drift: Vec<DriftSample>,
+    defects: DefectCounts,
+    trace_hash: u64,
+    trace: Option<Vec<String>>,
+    line: String,
+}
+
+/// Plays one game to its end.
+pub fn play(spec: GameSpec<'_>) -> GameRecord {
+    let mut game = Game::new(spec);
+    game.run();
+    game.finish()
+}
+
+impl<'a> Game<'a> {
+    fn new(spec: GameSpec<'a>) -> Game<'a> {
+        let scenario = spec.scenario;
+        let stream = |actor| Stream::new(spec.seed, spec.game, actor);
+        let mut swarm_stream = stream(Actor::Swarm);
+        let config = if spec.swarm { swarm_device(&scenario.device, &mut swarm_stream) } else { scenario.device };
+        let control = scenario.control.control;
+        let device_clock = Clock::new(control);
+        let mut arbiter_stream = stream(Actor::Arbiter);
+        // Whether each side's flags get noticed, and how late: drawn once so
+        // that the device and the ideal clock are judged alike.
+        let notice_for = |stream: &mut Stream| {
+            let noticed = sample::chance(stream, scenario.arbiter.flag_noticed);
+            let delay = occasional_us(stream, scenario.arbiter.notice_delay);
+            (noticed, delay)
+        };
+        let notice = BySide::new(notice_for(&mut arbiter_stream), notice_for(&mut arbiter_stream));
+        let max_moves = u64::from(scenario.board.max_moves);
+        Game {
+            spec,
+            now_us: 0,
+            queue: EventQueue::new(),
+            players: BySide::new(stream(Actor::White), stream(Actor::Black)),
+            defects_stream: stream(Actor::Device),
+            arbiter_stream,
+            board_stream: stream(Actor::Board),
+            board: AbstractBoard::new(scenario.board),
+            device: DeviceState {
+                config,
+                clock: device_clock,
+                time_base: TimeBase::new(config.drift_ppm, config.drift_walk_ppm, stream(Actor::Drift)),
+                last_edge_us: BySide::both(None),
+                stuck_until_us: BySide::both(0),
+                down_until_us: None,
+                backup: device_clock,
+                frozen_until_us: 0,
+                frozen_display: BySide::both(Duration::ZERO),
+                deadline_generation: 0,
+                oracle: ClockOracle::new("device"),
+            },
+            ideal: IdealState {
+                clock: Clock::new(control),
+                deadline_generation: 0,
+                oracle: ClockOracle::new("ideal"),
+                tick: if spec.tick_oracle { TickOracle::new(&control) } else { TickOracle::disabled() },
+                tick_violations: Vec::new(),
+            },
+            referees: Referees::default(),
+            present: BySide::both(false),
+            moves: BySide::both(0),
+            to_move: Side::White,
+            over: false,
+            notice,
+            applied: Vec::new(),
+            presses: 0,
+            events: 0,
+            corrections_left: max_moves.saturating_mul(2).saturating_mul(CORRECTIONS_PER_MOVE_MAX),
+            paused_until_us: None,
+            think_pending: false,
+            max_time_error_us: 0,
+            drift: Vec::new(),
+            defects: DefectCounts::default(),
+            trace_hash: FNV_OFFSET,
+            trace: spec.trace.then(Vec::new),
+            line: String::new(),
+        }
+    }
+
+    fn scenario(&self) -> &'a Scenario {
+        self.spec.scenario
+    }
+
+    fn record(&mut self, args: std::fmt::Arguments<'_>) {
+        self.line.clear();
+        let _ = write!(self.line, "{:>14} ", self.now_us);
+        let _ = self.line.write_fmt(args);
+        for byte in self.line.bytes().chain(std::iter::once(b'\n')) {
+            self.trace_hash = (self.trace_hash ^ u64::from(byte)).wrapping_mul(FNV_PRIME);
+        }
+        if let Some(trace) = self.trace.as_mut() {
+            trace.push(self.line.clone());
+        }
+    }
+
+    fn run(&mut self) {
+        // 6.5: White's clock starts at the scheduled time, on both clocks.
+        self.device_call(Op::Start, |clock, at| clock.start(at));
+        self.ideal_call(Op::Start, |clock, at| clock.start(at));
+        self.record(format_args!("start {}", self.scenario().control.text));
+        let rules = self.scenario().rules.0;
+        for side in Side::BOTH {
+            let arrival_us = self.scenario().player(side).arrival_ms.saturating_mul(1_000);
+            self.queue.schedule(Instant::from_us(arrival_us), Event::Arrive(side));
+            if arrival_us > rules.default_time.as_us() {
+                self.queue
+                    .schedule(rules.default_time.as_us().saturating_add(1).into_instant(), Event::DefaultTimeOver);
+            }
+        }
+        self.schedule_deadlines();
+        let events_max = u64::from(self.scenario().board.max_moves).saturating_mul(64).saturating_add(1_024);
+        while let Some((at, event)) = self.queue.pop() {
+            self.now_us = at.as_us();
+            self.events += 1;
+            if self.events > events_max {
+                self.record(format_args!("event bound {events_max} reached"));
+                self.end_both(GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound });
+                break;
+            }
+            self.handle(event);
+            if self.over && self.ideal_decided() {
+                break;
+            }
+        }
+        if self.referees.device.result.is_none() {
+            self.end_both(GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound });
+        }
+    }
+
+    fn ideal_decided(&self) -> bool {
+        self.referees.ideal.result.is_some()
+    }
+
+    fn handle(&mut self, event: Event) {
+        match event {
+            Event::Arrive(side) => self.arrive(side),
+            Event::DefaultTimeOver => self.default_time_over(),
+            Event::Move(side) => self.make_move(side),
+            Event::Edge(side) => self.edge(side),
+            Event::Watch => self.watch(),
+            Event::DeviceDeadline(generation) => {
+                if generation == self.device.deadline_generation && self.device.down_until_us.is_none() {
+                    let deadline = self.device.clock.next_deadline();
+                    self.device_call(Op::Settle(deadline), |clock, at| clock.settle(at));
+                    self.after_device_change();
+                }
+            }
+            Event::IdealDeadline(generation) => {
+                if generation == self.ideal.deadline_generation {
+                    let deadline = self.ideal.clock.next_deadline();
+                    self.ideal_call(Op::Settle(deadline), |clock, at| clock.settle(at));
+                    self.after_ideal_change();
+                }
+            }
+            Event::Notice { ideal } => self.notice(if ideal { Which::Ideal } else { Which::Device }),
+            Event::PauseOver => self.pause_over(),
+            Event::Brownout => self.brownout(),
+            Event::BrownoutOver => self.brownout_over(),
+            Event::FreezeOver => self.record(format_args!("display unfreezes")),
+            Event::StuckOver(side) => self.record(format_args!("{side} button released")),
+        }
+    }
+
+    // ---- players and the board ----
+
+    fn arrive(&mut self, side: Side) {
+        if self.over {
+            return;
+        }
+        *self.present.get_mut(side) = true;
+        self.record(format_args!("{side} arrives"));
+        if self.to_move == side && !self.think_pending && self.paused_until_us.is_none() {
+            self.schedule_think(side);
+        }
+    }
+
+    fn default_time_over(&mut self) {
+        if self.over {
+            return;
+        }
+        for side in Side::BOTH {
+            if !self.present.get(side) {
+                let ruling =
+                    rule_on_arrival(&self.scenario().rules.0, side, Instant::EPOCH, Instant::from_us(self.now_us));
+                if ruling.outcome != Outcome::Continue {
+                    self.record(format_args!("{side} absent beyond the default time: {ruling:?}"));
+                    self.applied.push(ruling.article);
+                    self.end_both(GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) });
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The player to move starts thinking now.
+    fn schedule_think(&mut self, side: Side) {
+        self.think_pending = true;
+        let think_us = self.think_us(side);
+        let at = self.now_us.saturating_add(think_us);
+        self.queue.schedule(at.into_instant(), Event::Move(side));
+    }
+
+    fn think_us(&mut self, side: Side) -> u64 {
+        let player = *self.scenario().player(side);
+        let stream = self.players.get_mut(side);
+        let think_ms = match player.think.distribution {
+            Distribution::Uniform => sample::between(stream, player.think.min_ms, player.think.max_ms),
+            Distribution::Triangular => sample::triangular(stream, player.think.min_ms, player.think.max_ms),
+            Distribution::Skewed => sample::skewed(stream, player.think.min_ms, player.think.max_ms),
+        };
+        let mut think_us = think_ms.saturating_mul(1_000);
+        // Time trouble: the player reads the device's display.
+        let shown_us = self.displayed(side).as_us();
+        if shown_us < player.time_trouble.below_ms.saturating_mul(1_000) {
+            let hurried = Ratio { numerator: player.time_trouble.percent, denominator: 100 }.of(shown_us);
+            // Whole milliseconds keep the ideal clock on the tick model's grid.
+            think_us = think_us.min(hurried / 1_000 * 1_000);
+        }
+        think_us
+    }
+
+    /// What `side` reads on the device display now.
+    fn displayed(&mut self, side: Side) -> Duration {
+        if self.now_us < self.device.frozen_until_us {
+            return *self.device.frozen_display.get(side);
+        }
+        let at = self.device_now();
+        self.device.clock.remaining(side, at).unwrap_or(Duration::ZERO)
+    }
+
+    fn make_move(&mut self, side: Side) {
+        if self.over || self.to_move != side {
+            return;
+        }
+        if let Some(until_us) = self.paused_until_us {
+            // The clocks are stopped: the move waits until play resumes.
+            self.queue.schedule(until_us.saturating_add(1_000).into_instant(), Event::Move(side));
+            return;
+        }
+        self.think_pending = false;
+        *self.moves.get_mut(side) += 1;
+        let move_number = *self.moves.get(side);
+        if let Some(end) = self.board.play(side, &mut self.board_stream) {
+            // 5.1/5.2: the move ends the game; no press needed (6.8a).
+            let ruling = end.ruling();
+            self.record(format_args!("{side} move {move_number} ends the game: {end:?}"));
+            self.applied.push(ruling.article);
+            self.end_both(GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) });
+            return;
+        }
+        self.presses += 1;
+        self.record(format_args!("{side} move {move_number}, press"));
+        self.sample_drift();
+        self.ideal_call(Op::Press(side), |clock, at| clock.press(side, at));
+        self.after_ideal_change();
+        self.physical_press(side);
+        self.to_move = side.opponent();
+        let max_moves = self.scenario().board.max_moves;
+        if *self.moves.get(Side::White) >= max_moves && *self.moves.get(Side::Black) >= max_moves {
+            self.record(format_args!("move bound {max_moves} reached: adjudicated a draw"));
+            self.end_both(GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound });
+            return;
+        }
+        self.arbiter_after_move();
+        self.device_defects_after_press();
+        if self.paused_until_us.is_none() && *self.present.get(side.opponent()) {
+            self.schedule_think(side.opponent());
+        }
+        let attention = sample::between(&mut self.defects_stream, ATTENTION_MIN_US, ATTENTION_MAX_US);
+        self.queue.schedule(self.now_us.saturating_add(attention).into_instant(), Event::Watch);
+    }
+
+    /// The player presses the button: edges reach the device, with the
+    /// device's input defects.
+    fn physical_press(&mut self, side: Side) {
+        let config = self.device.config;
+        if sample::chance(&mut self.defects_stream, config.missed_press) {
+            self.defects.missed_presses += 1;
+            self.record(format_args!("{side} press missed by the device"));
+            return;
+        }
+        if sample::chance(&mut self.defects_stream, config.stuck_button.chance) {
+            let stuck_us = occasional_us(&mut self.defects_stream, config.stuck_button);
+            *self.device.stuck_until_us.get_mut(side) = self.now_us.saturating_add(stuck_us);
+            self.defects.stuck_buttons += 1;
+            self.queue.schedule(self.now_us.saturating_add(stuck_us).into_instant(), Event::StuckOver(side));
+            self.record(format_args!("{side} button sticks for {stuck_us} us"));
+        }
+        let stream = &mut self.defects_stream;
+        let jitter = sample::between(stream, 0, config.jitter_us);
+        self.queue.schedule(self.now_us.saturating_add(jitter).into_instant(), Event::Edge(side));
+        if sample::chance(stream, config.bounce.chance) {
+            self.defects.bounces += 1;
+            let bounce_us = occasional_us(stream, config.bounce);
+            self.queue.schedule(
+                self.now_us.saturating_add(jitter).saturating_add(bounce_us).into_instant(),
+                Event::Edge(side),
+            );
+        }
+        if sample::chance(stream, config.double_press) {
+            self.defects.double_presses += 1;
+            let gap = sample::between(stream, DOUBLE_PRESS_MIN_US, DOUBLE_PRESS_MAX_US);
+            self.queue.schedule(self.now_us.saturating_add(gap).into_instant(), Event::Edge(side));
+        }
+    }
+
+    /// A player notices the device running the wrong clock (a missed press,
+    /// a bounce that restarted a clock) and presses to put it right.
+    fn watch(&mut self) {
+        if self.over || self.paused_until_us.is_some() || self.device.down_until_us.is_some() {
+            return;
+        }
+        let expected = self.to_move;
+        let Some(running) = self.device.clock.running() else { return };
+        if running == expected || self.corrections_left == 0 {
+            return;
+        }
+        self.corrections_left -= 1;
+        self.defects.corrections += 1;
+        self.record(format_args!("{running} sees their clock running on {expected}'s move and presses"));
+        self.physical_press(running);
+        let attention = sample::between(&mut self.defects_stream, ATTENTION_MIN_US, ATTENTION_MAX_US);
+        self.queue.schedule(self.now_us.saturating_add(attention).into_instant(), Event::Watch);
+    }
+
+    // ---- the device ----
+
+    /// The device's own time now, at its tick resolution.
+    fn device_now(&mut self) -> Instant {
+        let device_us = self.device.time_base.device_at(self.now_us);
+        let tick = self.device.config.tick_us.max(1);
+        Instant::from_us(device_us / tick * tick)
+    }
+
+    fn edge(&mut self, side: Side) {
+        if self.over || self.device.down_until_us.is_some() {
+            return;
+        }
+        if self.now_us < *self.device.stuck_until_us.get(side) {
+            self.record(format_args!("{side} edge lost: button stuck"));
+            return;
+        }
+        let at = self.device_now();
+        let debounce_us = self.device.config.debounce_ms.saturating_mul(1_000);
+        if let Some(last) = *self.device.last_edge_us.get(side) {
+            if at.as_us().saturating_sub(last) < debounce_us {
+                self.record(format_args!("{side} edge debounced"));
+                return;
+            }
+        }
+        *self.device.last_edge_us.get_mut(side) = Some(at.as_us());
+        let before = self.device.clock;
+        match self.device.clock.press(side, at) {
+            Ok(()) => {
+                self.device.oracle.check(self.now_us, &before, &self.device.clock, Op::Press(side));
+                self.device.backup = self.device.clock;
+                self.record(format_args!("device registers {side} at {} us", at.as_us()));
+                self.after_device_change();
+            }
+            // A clock ignores a press by the side whose clock is not running.
+            Err(error) => self.record(format_args!("device ignores {side}: {error}")),
+        }
+    }
+
+    fn device_defects_after_press(&mut self) {
+        let config = self.device.config;
+        let stream = &mut self.defects_stream;
+        if sample::chance(stream, config.brownout.chance) {
+            let after = sample::between(stream, 0, 5_000_000);
+            self.queue.schedule(self.now_us.saturating_add(after).into_instant(), Event::Brownout);
+        }
+        if sample::chance(stream, config.display_freeze.chance) && self.now_us >= self.device.frozen_until_us {
+            let freeze_us = occasional_us(stream, config.display_freeze);
+            self.defects.display_freezes += 1;
+            let at = self.device_now();
+            for side in Side::BOTH {
+                *self.device.frozen_display.get_mut(side) =
+                    self.device.clock.remaining(side, at).unwrap_or(Duration::ZERO);
+            }
+            self.device.frozen_until_us = self.now_us.saturating_add(freeze_us);
+            self.queue.schedule(self.device.frozen_until_us.into_instant(), Event::FreezeOver);
+            self.record(format_args!("display freezes for {freeze_us} us"));
+        }
+    }
+
+    fn brownout(&mut self) {
+        if self.over || self.device.down_until_us.is_some() || self.paused_until_us.is_some() {
+            return;
+        }
+        self.defects.brownouts += 1;
+        let restore = self.device.config.brownout.restore;
+        let (min, max) = match restore {
+            Restore::Backup => (REBOOT_MIN_US, REBOOT_MAX_US),
+            Restore::Lost => (REPAIR_MIN_US, REPAIR_MAX_US),
+        };
+        let down_us = sample::between(&mut self.defects_stream, min, max);
+        self.device.down_until_us = Some(self.now_us.saturating_add(down_us));
+        self.device.deadline_generation += 1;
+        if restore == Restore::Lost {
+            // The arbiter stops the clocks at once (6.13) and sets up a new one.
+            self.ideal_call(Op::Pause, |clock, at| clock.pause(at));
+            self.ideal.deadline_generation += 1;
+            self.paused_until_us = Some(self.now_us.saturating_add(down_us));
+        }
+        self.queue.schedule(self.now_us.saturating_add(down_us).into_instant(), Event::BrownoutOver);
+        self.record(format_args!("brownout ({restore:?}), down for {down_us} us"));
+    }
+
+    fn brownout_over(&mut self) {
+        self.device.down_until_us = None;
+        if self.over {
+            return;
+        }
+        match self.device.config.brownout.restore {
+            Restore::Backup => {
+                // The backup was taken at the last press; the device's time
+                // base kept running, so settling charges the whole outage.
+                let before = self.device.clock;
+                self.device.clock = self.device.backup;
+                let at = self.device_now();
+                let _ = self.device.clock.settle(at);
+                self.device.oracle.check(self.now_us, &before, &self.device.clock, Op::Arbiter);
+                self.record(format_args!("device reboots from its backup"));
+            }
+            Restore::Lost => {
+                // 6.11: a replacement clock showing what the arbiter decided:
+                // the ideal clock's numbers are the arbiter's best judgement.
+                self.replace_device_clock();
+                self.ideal_call(Op::Resume, |clock, at| clock.resume(at));
+                self.after_ideal_change();
+                self.paused_until_us = None;
+                self.record(format_args!("device replaced after a lost state; play resumes"));
+            }
+        }
+        self.after_device_change();
+        self.resume_play();
+    }
+
+    /// A fresh device clock set to the ideal clock's numbers, running the
+    /// side the ideal clock runs (6.11).
+    fn replace_device_clock(&mut self) {
+        let at = self.device_now();
+        let ideal_at = Instant::from_us(self.now_us);
+        let ideal = self.ideal.clock;
+        let shown = |side| ideal.remaining(side, ideal_at).unwrap_or(Duration::ZERO);
+        let settings = Replacement {
+            main: BySide::new(shown(Side::White), shown(Side::Black)),
+            moves: BySide::new(ideal.moves(Side::White), ideal.moves(Side::Black)),
+            period: BySide::new(ideal.period(Side::White), ideal.period(Side::Black)),
+        };
+        let before = self.device.clock;
+        let mut clock = Clock::new(*ideal.control());
+        let started = clock.start(at).and_then(|()| {
+            if ideal.running() == Some(Side::Black) || matches!(ideal.phase(), chessclock::Phase::Paused(Side::Black)) {
+                // Only the running side may press: White "presses" to hand over.
+                clock.press(Side::White, at)
+            } else {
+                Ok(())
+            }
+        });
+        let replaced = started.and_then(|()| clock.replace(settings, at));
+        match replaced {
+            Ok(()) => {
+                self.device.clock = clock;
+                self.device.backup = clock;
+                self.device.oracle.check(self.now_us, &before, &self.device.clock, Op::Arbiter);
+            }
+            Err(error) => self.record(format_args!("replacement clock refused the settings: {error}")),
+        }
+    }
+
+    // ---- the arbiter ----
+
+    fn arbiter_after_move(&mut self) {
+        let arbiter = self.scenario().arbiter;
+        if sample::chance(&mut self.arbiter_stream, arbiter.pause.chance) {
+            let pause_us = occasional_us(&mut self.arbiter_stream, arbiter.pause) / 1_000 * 1_000;
+            self.defects.pauses += 1;
+            self.paused_until_us = Some(self.now_us.saturating_add(pause_us));
+            self.device_call(Op::Pause, |clock, at| clock.pause(at));
+            self.ideal_call(Op::Pause, |clock, at| clock.pause(at));
+            self.device.deadline_generation += 1;
+            self.ideal.deadline_generation += 1;
+            self.queue.schedule(self.now_us.saturating_add(pause_us).into_instant(), Event::PauseOver);
+            self.record(format_args!("arbiter pauses the clocks for {pause_us} us (6.13)"));
+        }
+        if sample::chance(&mut self.arbiter_stream, arbiter.adjust.chance) {
+            let side = if sample::chance(&mut self.arbiter_stream, Ratio { numerator: 1, denominator: 2 }) {
+                Side::White
+            } else {
+                Side::Black
+            };
+            let amount = Duration::from_us(occasional_us(&mut self.arbiter_stream, arbiter.adjust) / 1_000 * 1_000);
+            let add = sample::chance(&mut self.arbiter_stream, Ratio { numerator: 1, denominator: 2 });
+            let adjustment = if add { TimeAdjustment::Add(amount) } else { TimeAdjustment::Subtract(amount) };
+            self.defects.adjustments += 1;
+            self.device_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
+            self.ideal_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
+            self.record(format_args!("arbiter adjusts {side}: {adjustment:?} (6.14, 13.4)"));
+            self.after_device_change();
+            self.after_ideal_change();
+        }
+        if sample::chance(&mut self.arbiter_stream, arbiter.set_moves) {
+            let moves = self.moves;
+            self.device_call(Op::Arbiter, |clock, at| {
+                clock.set_moves(Side::White, moves.white, at)?;
+                clock.set_moves(Side::Black, moves.black, at)
+            });
+            self.record(format_args!("arbiter sets the move counters to {}/{} (6.14)", moves.white, moves.black));
+        }
+        if sample::chance(&mut self.arbiter_stream, arbiter.replace_clock) && self.paused_until_us.is_none() {
+            self.defects.replacements += 1;
+            self.replace_device_clock();
+            self.record(format_args!("arbiter replaces the clock (6.11)"));
+            self.after_device_change();
+        }
+    }
+
+    fn pause_over(&mut self) {
+        self.paused_until_us = None;
+        if self.over {
+            return;
+        }
+        self.device_call(Op::Resume, |clock, at| clock.resume(at));
+        self.ideal_call(Op::Resume, |clock, at| clock.resume(at));
+        self.record(format_args!("arbiter resumes the clocks"));
+        self.after_device_change();
+        self.after_ideal_change();
+        self.resume_play();
+    }
+
+    /// After the clocks were stopped: the player to move thinks, and the
+    /// players look at the clock again.
+    fn resume_play(&mut self) {
+        if *self.present.get(self.to_move) && !self.think_pending {
+            self.schedule_think(self.to_move);
+        }
+        let attention = sample::between(&mut self.defects_stream, ATTENTION_MIN_US, ATTENTION_MAX_US);
+        self.queue.schedule(self.now_us.saturating_add(attention).into_instant(), Event::Watch);
+    }
+
+    // ---- flags and rulings ----
+
+    fn after_device_change(&mut self) {
+        self.device.deadline_generation += 1;
+        if let Some(deadline) = self.device.clock.next_deadline() {
+            // The firmware sees the deadline at its first tick at or after it.
+            let tick = self.device.config.tick_us.max(1);
+            let device_us = deadline.at.as_us().div_ceil(tick).saturating_mul(tick);
+            let true_us = self.device.time_base.true_at(device_us).max(self.now_us);
+            self.queue.schedule(true_us.into_instant(), Event::DeviceDeadline(self.device.deadline_generation));
+        }
+        self.check_flags(Which::Device);
+    }
+
+    fn after_ideal_change(&mut self) {
+        self.ideal.deadline_generation += 1;
+        if let Some(deadline) = self.ideal.clock.next_deadline() {
+            self.queue.schedule(deadline.at, Event::IdealDeadline(self.ideal.deadline_generation));
+        }
+        self.check_flags(Which::Ideal);
+    }
+
+    fn schedule_deadlines(&mut self) {
+        self.after_device_change();
+        self.after_ideal_change();
+    }
+
+    fn clock(&self, which: Which) -> &Clock {
+        match which {
+            Which::Device => &self.device.clock,
+            Which::Ideal => &self.ideal.clock,
+        }
+    }
+
+    fn referee(&mut self, which: Which) -> &mut Referee {
+        match which {
+            Which::Device => &mut self.referees.device,
+            Which::Ideal => &mut self.referees.ideal,
+        }
+    }
+
+    /// Unruled flags shown by `which`'s clock.
+    fn unruled_flags(&mut self, which: Which) -> Vec<chessclock::FlagFall> {
+        let clock = *self.clock(which);
+        let ruled = self.referee(which).ruled.clone();
+        Side::BOTH
+            .into_iter()
+            .filter_map(|side| clock.flag(side))
+            .filter(|flag| !ruled.contains(&flag.sequence))
+            .collect()
+    }
+
+    /// A new flag on `which`'s clock: schedule its notice (6.9).
+    fn check_flags(&mut self, which: Which) {
+        if self.referee(which).result.is_some() || self.referee(which).notice_pending {
+            return;
+        }
+        let flags = self.unruled_flags(which);
+        let both_down = flags.len() == 2;
+        let noticed: Vec<_> = flags.iter().filter(|flag| self.notice.get(flag.side).0 || both_down).collect();
+        let Some(first) = noticed.iter().min_by_key(|flag| flag.sequence) else { return };
+        let (_, delay_us) = *self.notice.get(first.side);
+        let mut at_us = self.now_us.saturating_add(delay_us);
+        if which == Which::Device {
+            // A frozen display hides the flag until it unfreezes.
+            at_us = at_us.max(self.device.frozen_until_us);
+        }
+        self.referee(which).notice_pending = true;
+        self.queue.schedule(at_us.into_instant(), Event::Notice { ideal: which == Which::Ideal });
+    }
+
+    fn notice(&mut self, which: Which) {
+        self.referee(which).notice_pending = false;
+        if self.referee(which).result.is_some() {
+            return;
+        }
+        let flags = self.unruled_flags(which);
+        if flags.is_empty() {
+            return;
+        }
+        let control = *self.clock(which).control();
+        let clock_first = self.clock(which).first_flag();
+        let facts_for = |game: &mut Game<'_>, flag: chessclock::FlagFall| FlagFacts {
+            flag,
+            observation: Observation::ObservedByArbiter,
+            moves_required: control.moves_required_by_end_of(flag.period),
+            moves_made: *game.moves.get(flag.side),
+            game_end: None,
+            opponent_can_checkmate: game.board.can_checkmate(flag.side.opponent(), &mut game.board_stream),
+        };
+        let ruling: Ruling = if flags.len() == 2 {
+            let first = if self.scenario().arbiter.clock_shows_first_flag {
+                clock_first.map(|flag| facts_for(self, flag))
+            } else {
+                None
+            };
+            let in_final_period = flags.iter().all(|flag| control.is_final_period(flag.period));
+            rule_on_both_flags(&BothFlagsFacts { first, in_final_period, game_end: None })
+        } else {
+            let flag = flags[0];
+            if !self.notice.get(flag.side).0 {
+                return;
+            }
+            rule_on_flag(&facts_for(self, flag))
+        };
+        let ruled: Vec<u32> = flags.iter().map(|flag| flag.sequence).collect();
+        self.referee(which).ruled.extend(ruled);
+        self.record(format_args!("{which:?} flag(s) {flags:?} ruled: {ruling:?}"));
+        if which == Which::Device {
+            self.applied.push(ruling.article);
+        }
+        if ruling.outcome != Outcome::Continue {
+            let result = GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) };
+            match which {
+                Which::Device => self.end_device(result),
+                Which::Ideal => self.referee(Which::Ideal).result = Some(result),
+            }
+        } else {
+            // Play goes on; later flags are noticed afresh.
+            self.check_flags(which);
+        }
+    }
+
+    /// The board ended the game (or the move bound, or a forfeit): the same
+    /// result on both clocks, unless the ideal clock had already decided.
+    fn end_both(&mut self, result: GameResult) {
+        if self.referees.ideal.result.is_none() {
+            self.referees.ideal.result = Some(result);
+        }
+        self.end_device(result);
+    }
+
+    fn end_device(&mut self, result: GameResult) {
+        if self.referees.device.result.is_none() {
+            self.referees.device.result = Some(result);
+        }
+        if !self.over {
+            self.over = true;
+            self.record(format_args!("game over on the device: {result}"));
+            let device_at = self.device_now();
+            let _ = self.device.clock.finish(device_at);
+            // The ideal clock's pending notices of flags that fell by now
+            // still count; a flag noticed later would be a different game.
+            self.settle_ideal_at_end();
+        }
+    }
+
+    fn settle_ideal_at_end(&mut self) {
+        if self.referees.ideal.result.is_some() {
+            return;
+        }
+        let at = Instant::from_us(self.now_us);
+        if self.ideal.clock.running().is_some() {
+            let before = self.ideal.clock;
+            let deadline = self.ideal.clock.next_deadline().filter(|deadline| deadline.at <= at);
+            let _ = self.ideal.clock.settle(at);
+            self.ideal.oracle.check(self.now_us, &before, &self.ideal.clock, Op::Settle(deadline));
+        }
+        let flags = self.unruled_flags(Which::Ideal);
+        if flags.iter().any(|flag| self.notice.get(flag.side).0) || flags.len() == 2 {
+            self.notice(Which::Ideal);
+        }
+        if self.referees.ideal.result.is_none() {
+            self.referees.ideal.result = Some(GameResult { outcome: Outcome::Continue, reason: Reason::StillPlaying });
+        }
+    }
+
+    // ---- clock calls with oracles ----
+
+    fn device_call(&mut self, op: Op, call: impl FnOnce(&mut Clock, Instant) -> Result<(), chessclock::ClockError>) {
+        if self.device.down_until_us.is_some() {
+            return;
+        }
+        let at = self.device_now();
+        let before = self.device.clock;
+        match call(&mut self.device.clock, at) {
+            Ok(()) => self.device.oracle.check(self.now_us, &before, &self.device.clock, op),
+            Err(error) => self.record(format_args!("device refuses {op:?}: {error}")),
+        }
+    }
+
+    fn ideal_call(&mut self, op: Op, call: impl FnOnce(&mut Clock, Instant) -> Result<(), chessclock::ClockError>) {
+        let at = Instant::from_us(self.now_us);
+        let before = self.ideal.clock;
+        match call(&mut self.ideal.clock, at) {
+            Ok(()) => {
+                self.ideal.oracle.check(self.now_us, &before, &self.ideal.clock, op);
+                let clock = self.ideal.clock;
+                self.ideal.tick.follow(self.now_us, op, at, &clock, &mut self.ideal.tick_violations);
+            }
+            Err(error) => self.record(format_args!("ideal refuses {op:?}: {error}")),
+        }
+    }
+
+    fn sample_drift(&mut self) {
+        let at = self.device_now();
+        let device_us = self.device.time_base.device_at(self.now_us);
+        let ideal_at = Instant::from_us(self.now_us);
+        let mut errors = BySide::both(0i64);
+        for side in Side::BOTH {
+            let device = self.device.clock.remaining(side, at).map_or(0, |time| time.as_us());
+            let ideal = self.ideal.clock.remaining(side, ideal_at).map_or(0, |time| time.as_us());
+            let error = i128::from(device) - i128::from(ideal);
+            *errors.get_mut(side) = i64::try_from(error).unwrap_or(i64::MAX);
+            self.max_time_error_us =
+                self.max_time_error_us.max(u64::try_from(error.unsigned_abs()).unwrap_or(u64::MAX));
+        }
+        if self.drift.len() >= DRIFT_SAMPLES_MAX {
+            // Keep every other sample: an even thinning, bounded memory.
+            let mut keep = false;
+            self.drift.retain(|_| {
+                keep = !keep;
+                keep
+            });
+        }
+        let offset = i128::from(device_us) - i128::from(self.now_us);
+        self.drift.push(DriftSample {
+            true_us: self.now_us,
+            clock_offset_us: i64::try_from(offset).unwrap_or(i64::MAX),
+            remaining_error_us: errors,
+        });
+    }
+
+    fn finish(self) -> GameRecord {
+        let device =
+            self.referees.device.result.unwrap_or(GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound });
+        let ideal = self.referees.ideal.result.unwrap_or(device);
+        let mut violations = self.device.oracle.into_violations();
+        violations.extend(self.ideal.oracle.into_violations());
+        violations.extend(self.ideal.tick_violations);
+        GameRecord {
+            game: self.spec.game,
+            device,
+            ideal,
+            applied: self.applied,
+            moves: self.moves,
+            presses: self.presses,
+            events: self.events,
+            end_us: self.now_us,
+            max_time_error_us: self.max_time_error_us,
+            drift: self.drift,
+            defects: self.defects,
+            violations,
+            trace_hash: self.trace_hash,
+            trace: self.trace,
+            device_config: self.device.config,
+        }
+    }
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+trait IntoInstant {
+    fn into_instant(self) -> Instant;
+}
+
+impl IntoInstant for u64 {
+    fn into_instant(self) -> Instant {
+        Instant::from_us(self)
+    }
+}
+
+/// A duration drawn uniformly from an occasional defect's range.
+fn occasional_us(stream: &mut Stream, occasional: Occasional) -> u64 {
+    sample::between(stream, occasional.min_ms, occasional.max_ms).saturating_mul(1_000)
+}
+
+/// Swarm mode: each defect of the device is independently off or on, at the
+/// scenario's setting or, where the scenario leaves it off, at a swarm
+/// default. Drawn from the game's swarm stream.
+fn swarm_device(base: &Device, stream: &mut Stream) -> Device {
+    let half = Ratio { numerator: 1, denominator: 2 };
+    let mut device = *base;
+    let pick = |stream: &mut Stream, current: Ratio, default: Ratio| {
+        if !sample::chance(stream, half) {
+            Ratio::NEVER
+        } else if current.is_never() {
+            default
+        } else {
+            current
+        }
+    };
+    device.missed_press = pick(stream, base.missed_press, Ratio { numerator: 1, denominator: 200 });
+    device.double_press = pick(stream, base.double_press, Ratio { numerator: 1, denominator: 100 });
+    device.bounce.chance = pick(stream, base.bounce.chance, Ratio { numerator: 1, denominator: 20 });
+    if device.bounce.max_ms == 0 {
+        device.bounce.max_ms = 40;
+    }
+    device.stuck_button.chance = pick(stream, base.stuck_button.chance, Ratio { numerator: 1, denominator: 500 });
+    if device.stuck_button.max_ms == 0 {
+        device.stuck_button = Occasional { max_ms: 3_000, min_ms: 200, ..device.stuck_button };
+    }
+    device.brownout.chance = pick(stream, base.brownout.chance, Ratio { numerator: 1, denominator: 1_000 });
+    device.display_freeze.chance = pick(stream, base.display_freeze.chance, Ratio { numerator: 1, denominator: 300 });
+    if device.display_freeze.max_ms == 0 {
+        device.display_freeze = Occasional { min_ms: 500, max_ms: 5_000, ..device.display_freeze };
+    }
+    if sample::chance(stream, half) {
+        let span = base.drift_ppm.unsigned_abs().max(100);
+        device.drift_ppm = sample::between(stream, 0, 2 * span) as i64 - span as i64;
+        device.drift_walk_ppm = sample::between(stream, 0, span / 4) as i64;
+    }
+    device.jitter_us = if sample::chance(stream, half) { base.jitter_us.max(500) } else { 0 };
+    device
+}

@@ -1,0 +1,297 @@
+//! Oracles: invariants checked on every event a clock sees, and the
+//! differential check of the ideal clock against the independent tick model.
+//! A violated oracle fails the game.
+
+use chessclock::{Bonus, Clock, Deadline, DeadlineKind, Instant, Side, TimeControl};
+use chessclock_tick_model::TickClock;
+
+/// One broken invariant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// True time of the event, in microseconds since the scheduled start.
+    pub at_us: u64,
+    /// `device` or `ideal`.
+    pub clock: &'static str,
+    /// The invariant's name.
+    pub check: &'static str,
+    pub detail: String,
+}
+
+/// What was done to the clock between the two states an oracle compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Start,
+    Press(Side),
+    /// Time passed up to the given deadline (or to an arbitrary instant).
+    Settle(Option<Deadline>),
+    Pause,
+    Resume,
+    /// An arbiter setting (6.11, 6.14, 13.4) or a brownout restore: the
+    /// clock's numbers may change in any way the arbiter chose.
+    Arbiter,
+}
+
+/// The invariants of one clock, checked between consecutive states.
+#[derive(Debug)]
+pub struct ClockOracle {
+    name: &'static str,
+    /// An arbiter replaced periods or counters: stage positions no longer
+    /// follow from the move count alone.
+    arbiter_touched: bool,
+    violations: Vec<Violation>,
+}
+
+impl ClockOracle {
+    pub fn new(name: &'static str) -> ClockOracle {
+        ClockOracle { name, arbiter_touched: false, violations: Vec::new() }
+    }
+
+    pub fn violations(&self) -> &[Violation] {
+        &self.violations
+    }
+
+    pub fn into_violations(self) -> Vec<Violation> {
+        self.violations
+    }
+
+    fn fail(&mut self, at_us: u64, check: &'static str, detail: String) {
+        // One report per invariant is enough to fail a game; keep memory bounded.
+        if self.violations.len() < 16 {
+            self.violations.push(Violation { at_us, clock: self.name, check, detail });
+        }
+    }
+
+    /// Checks the step `before` → `after` made by `op`. `true_us` only
+    /// labels violations.
+    pub fn check(&mut self, true_us: u64, before: &Clock, after: &Clock, op: Op) {
+        if op == Op::Arbiter {
+            self.arbiter_touched = true;
+        }
+        self.check_phase(true_us, after, op);
+        self.check_balance(true_us, after);
+        match op {
+            Op::Settle(deadline) => {
+                self.check_counting_down(true_us, before, after);
+                if let Some(deadline) = deadline {
+                    self.check_deadline(true_us, after, deadline);
+                }
+            }
+            Op::Press(side) => self.check_press(true_us, before, after, side),
+            Op::Start | Op::Pause | Op::Resume | Op::Arbiter => {}
+        }
+    }
+
+    /// Exactly one display runs once started and not paused.
+    fn check_phase(&mut self, true_us: u64, after: &Clock, op: Op) {
+        let expected_running = matches!(op, Op::Start | Op::Press(_) | Op::Resume);
+        if expected_running && after.running().is_none() {
+            self.fail(true_us, "one display runs", format!("after {op:?} the phase is {:?}", after.phase()));
+        }
+        if op == Op::Pause && after.running().is_some() {
+            self.fail(true_us, "one display runs", "a display still runs after a pause".into());
+        }
+    }
+
+    /// Every microsecond a display ran is accounted for, and main time is
+    /// what was credited minus what was charged.
+    fn check_balance(&mut self, true_us: u64, after: &Clock) {
+        for side in Side::BOTH {
+            let ledger = after.ledger(side);
+            let spent = u128::from(ledger.charged.as_us())
+                + u128::from(ledger.delay_used.as_us())
+                + u128::from(ledger.overtime_used.as_us())
+                + u128::from(ledger.after_flag.as_us());
+            if u128::from(ledger.elapsed.as_us()) != spent {
+                self.fail(true_us, "time balances", format!("{side}: ran {:?}, accounted {spent} us", ledger.elapsed));
+            }
+            let main = match after.reading(side, after.settled_at()) {
+                Ok(reading) => i128::from(reading.main.as_us()),
+                Err(error) => {
+                    self.fail(true_us, "time balances", format!("{side}: no reading: {error}"));
+                    continue;
+                }
+            };
+            let expected = i128::from(ledger.credited.as_us()) + i128::from(ledger.arbiter_added.as_us())
+                - i128::from(ledger.arbiter_removed.as_us())
+                - i128::from(ledger.charged.as_us());
+            if main != expected {
+                self.fail(true_us, "time balances", format!("{side}: main {main} us, ledger says {expected} us"));
+            }
+        }
+    }
+
+    /// While time passes, the running display only counts down and the other
+    /// stands still (an hourglass moves what one loses to the other).
+    fn check_counting_down(&mut self, true_us: u64, before: &Clock, after: &Clock) {
+        let Some(runner) = before.running() else { return };
+        let waiter = runner.opponent();
+        let shown =
+            |clock: &Clock, side| clock.remaining(side, clock.settled_at()).map(|time| time.as_us()).unwrap_or(0);
+        let (runner_before, runner_after) = (shown(before, runner), shown(after, runner));
+        let (waiter_before, waiter_after) = (shown(before, waiter), shown(after, waiter));
+        if before.period(runner) == after.period(runner) && runner_after > runner_before {
+            self.fail(true_us, "time only decreases", format!("{runner}: {runner_before} -> {runner_after} us"));
+        }
+        let waiter_gain = match before.control() {
+            TimeControl::Hourglass { .. } if after.flag(waiter).is_none() => runner_before.saturating_sub(runner_after),
+            _ => 0,
+        };
+        if before.period(runner) == after.period(runner) && waiter_after != waiter_before + waiter_gain {
+            self.fail(
+                true_us,
+                "waiting display stands still",
+                format!("{waiter}: {waiter_before} -> {waiter_after} us"),
+            );
+        }
+    }
+
+    /// A flag falls at exactly the deadline the clock announced.
+    fn check_deadline(&mut self, true_us: u64, after: &Clock, deadline: Deadline) {
+        if after.settled_at() < deadline.at {
+            return;
+        }
+        if let DeadlineKind::Flag { period } = deadline.kind {
+            match after.flag(deadline.side) {
+                Some(flag) if flag.at == deadline.at && flag.period == period => {}
+                other => self.fail(
+                    true_us,
+                    "flag at its deadline",
+                    format!(
+                        "{} expected at {} us in period {period}, clock shows {other:?}",
+                        deadline.side,
+                        deadline.at.as_us()
+                    ),
+                ),
+            }
+        }
+    }
+
+    /// A press: delay never banks; the stage follows the move count.
+    fn check_press(&mut self, true_us: u64, before: &Clock, after: &Clock, side: Side) {
+        let flagged = after.flag(side).is_some();
+        if let TimeControl::Stages(stages) = after.control() {
+            let period = usize::try_from(before.period(side)).unwrap_or(usize::MAX);
+            let delay_stage = matches!(stages.get(period).map(|stage| stage.bonus), Some(Bonus::Delay(_)));
+            let main_before = before.reading(side, before.settled_at()).map(|reading| reading.main);
+            let main_after = after.reading(side, after.settled_at()).map(|reading| reading.main);
+            if let (true, false, Ok(main_before), Ok(main_after)) = (delay_stage, flagged, main_before, main_after) {
+                if after.period(side) == before.period(side) && main_after > main_before {
+                    self.fail(true_us, "delay never banks", format!("{side}: main {main_before} -> {main_after}"));
+                }
+            }
+            let control = after.control();
+            let by_count = (0..=control.final_period())
+                .take_while(|period| {
+                    control.moves_required_by_end_of(*period).is_some_and(|required| after.moves(side) >= required)
+                })
+                .count();
+            let by_count = u32::try_from(by_count).unwrap_or(u32::MAX).min(control.final_period());
+            let period = after.period(side);
+            if period < by_count && !self.arbiter_touched {
+                self.fail(
+                    true_us,
+                    "stage switches at its count",
+                    format!("{side}: stage {period}, count says {by_count}"),
+                );
+            }
+            if period != by_count && !flagged && !self.arbiter_touched {
+                self.fail(
+                    true_us,
+                    "stage switches at its count",
+                    format!("{side}: stage {period} without a flag, count says {by_count}"),
+                );
+            }
+        }
+    }
+}
+
+/// The ideal clock shadowed by the independently written tick model: same
+/// calls, and both displays must agree within one tick after each.
+#[derive(Debug)]
+pub struct TickOracle {
+    model: Option<TickClock>,
+}
+
+/// Microseconds per tick of the model.
+const TICK_US: u64 = 1_000;
+
+impl TickOracle {
+    /// The model needs whole milliseconds; other controls go unshadowed.
+    pub fn new(control: &TimeControl) -> TickOracle {
+        TickOracle { model: whole_milliseconds(control).then(|| TickClock::new(control)) }
+    }
+
+    /// No shadowing at all (for benchmarks of the bare simulator).
+    pub fn disabled() -> TickOracle {
+        TickOracle { model: None }
+    }
+
+    pub fn is_active(&self) -> bool {
+        self.model.is_some()
+    }
+
+    /// Stops shadowing: the clock was changed in a way the model has no call
+    /// for (arbiter settings).
+    pub fn stop(&mut self) {
+        self.model = None;
+    }
+
+    /// Mirrors `op` at `at` and compares with `clock`.
+    pub fn follow(&mut self, true_us: u64, op: Op, at: Instant, clock: &Clock, violations: &mut Vec<Violation>) {
+        let Some(model) = self.model.as_mut() else { return };
+        if at.as_us() % TICK_US != 0 || op == Op::Arbiter {
+            self.model = None;
+            return;
+        }
+        let at_ms = at.as_us() / TICK_US;
+        let result = match op {
+            Op::Start => model.start(at_ms),
+            Op::Press(side) => model.press(side, at_ms),
+            Op::Pause => model.pause(at_ms),
+            Op::Resume => model.resume(at_ms),
+            Op::Settle(_) => model.run_until(at_ms),
+            Op::Arbiter => Ok(()),
+        };
+        if let Err(error) = result {
+            violations.push(Violation {
+                at_us: true_us,
+                clock: "ideal",
+                check: "tick model agrees",
+                detail: format!("the tick model refused {op:?}: {error:?}"),
+            });
+            self.model = None;
+            return;
+        }
+        for side in Side::BOTH {
+            let core_us = clock.remaining(side, at).map(|time| time.as_us()).unwrap_or(0);
+            let model_us = model.remaining_ms(side) * TICK_US;
+            let model_flag = model.flag(side).is_some();
+            let core_flag = clock.flag(side).is_some();
+            if core_us.abs_diff(model_us) > TICK_US || model_flag != core_flag {
+                violations.push(Violation {
+                    at_us: true_us,
+                    clock: "ideal",
+                    check: "tick model agrees",
+                    detail: format!(
+                        "after {op:?} {side}: core {core_us} us flag {core_flag}, tick model {model_us} us flag {model_flag}"
+                    ),
+                });
+                self.model = None;
+                return;
+            }
+        }
+    }
+}
+
+fn whole_milliseconds(control: &TimeControl) -> bool {
+    let whole = |time: chessclock::Duration| time.as_us() % TICK_US == 0;
+    match control {
+        TimeControl::Stages(stages) => {
+            stages.as_slice().iter().all(|stage| whole(stage.time) && whole(stage.bonus.amount()))
+        }
+        TimeControl::Hourglass { time } => whole(*time),
+        TimeControl::ByoYomi { main, period, .. } | TimeControl::Canadian { main, period, .. } => {
+            whole(*main) && whole(*period)
+        }
+    }
+}

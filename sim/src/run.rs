@@ -1,0 +1,362 @@
+//! Running many games: on all cores, sliced into shards, aggregated in
+//! bounded memory, and judged against the scenario's expectations.
+//!
+//! **Determinism:** games are independent and every aggregate is
+//! order-independent (sums, extremes, the lowest-numbered failures, a
+//! commutative hash), so the summary is identical whatever `jobs` is.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use chessclock::{Outcome, Side};
+
+use crate::game::{self, DefectCounts, GameRecord, GameSpec};
+use crate::outcome::ResultClass;
+use crate::scenario::Scenario;
+
+/// How many failing games a summary keeps (the lowest-numbered ones).
+pub const FAILURES_KEPT: usize = 20;
+/// Buckets of game time in the drift envelope.
+pub const ENVELOPE_BUCKETS: usize = 64;
+
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub seed: u64,
+    /// The games to play (a shard's slice of `0..scenario.games`).
+    pub games: Range<u64>,
+    pub jobs: usize,
+    pub swarm: bool,
+    pub tick_oracle: bool,
+}
+
+/// `--shard I/N`: the I-th (1-based) of N contiguous slices of `0..games`.
+pub fn shard_range(games: u64, index: u64, count: u64) -> Option<Range<u64>> {
+    if count == 0 || index == 0 || index > count {
+        return None;
+    }
+    let bound = |i: u64| u64::try_from(u128::from(games) * u128::from(i) / u128::from(count)).unwrap_or(games);
+    Some(bound(index - 1)..bound(index))
+}
+
+/// One failing game: why, and the seed to replay it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailedGame {
+    pub game: u64,
+    pub reasons: Vec<String>,
+}
+
+/// The extremes of one bucket of game time across games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnvelopeBucket {
+    pub samples: u64,
+    pub offset_min_us: i64,
+    pub offset_max_us: i64,
+    pub error_min_us: [i64; 2],
+    pub error_max_us: [i64; 2],
+}
+
+impl Default for EnvelopeBucket {
+    fn default() -> Self {
+        EnvelopeBucket {
+            samples: 0,
+            offset_min_us: i64::MAX,
+            offset_max_us: i64::MIN,
+            error_min_us: [i64::MAX; 2],
+            error_max_us: [i64::MIN; 2],
+        }
+    }
+}
+
+impl EnvelopeBucket {
+    fn merge(&mut self, other: &EnvelopeBucket) {
+        self.samples += other.samples;
+        self.offset_min_us = self.offset_min_us.min(other.offset_min_us);
+        self.offset_max_us = self.offset_max_us.max(other.offset_max_us);
+        for index in 0..2 {
+            self.error_min_us[index] = self.error_min_us[index].min(other.error_min_us[index]);
+            self.error_max_us[index] = self.error_max_us[index].max(other.error_max_us[index]);
+        }
+    }
+}
+
+/// Everything a run adds up to. Bounded in size whatever the game count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    pub games: u64,
+    pub presses: u64,
+    pub events: u64,
+    /// Device results by class (`6.10`, `5.1`, `move-bound`, …).
+    pub results: BTreeMap<String, u64>,
+    /// Ideal-clock results by class.
+    pub ideal_results: BTreeMap<String, u64>,
+    /// Games in which each article was applied on the device.
+    pub articles: BTreeMap<String, u64>,
+    /// Device outcomes: white wins, black wins, draws.
+    pub outcomes: [u64; 3],
+    /// Games in each expectation's class, in the scenario's order.
+    pub expected_classes: Vec<u64>,
+    pub agreeing: u64,
+    pub max_time_error_us: u64,
+    pub games_with_violations: u64,
+    pub failures: Vec<FailedGame>,
+    pub defects: DefectCounts,
+    pub envelope_bucket_us: u64,
+    pub envelope: Vec<EnvelopeBucket>,
+    /// Order-independent combination of every game's trace hash.
+    pub run_hash: u64,
+}
+
+impl Summary {
+    fn new(expectations: usize, envelope_bucket_us: u64) -> Summary {
+        Summary {
+            games: 0,
+            presses: 0,
+            events: 0,
+            results: BTreeMap::new(),
+            ideal_results: BTreeMap::new(),
+            articles: BTreeMap::new(),
+            outcomes: [0; 3],
+            expected_classes: vec![0; expectations],
+            agreeing: 0,
+            max_time_error_us: 0,
+            games_with_violations: 0,
+            failures: Vec::new(),
+            defects: DefectCounts::default(),
+            envelope_bucket_us,
+            envelope: vec![EnvelopeBucket::default(); ENVELOPE_BUCKETS],
+            run_hash: 0,
+        }
+    }
+
+    fn add(&mut self, scenario: &Scenario, classes: &[ResultClass], record: &GameRecord) {
+        self.games += 1;
+        self.presses += record.presses;
+        self.events += record.events;
+        *self.results.entry(record.device.class()).or_default() += 1;
+        *self.ideal_results.entry(record.ideal.class()).or_default() += 1;
+        let mut applied: Vec<String> = record.applied.iter().map(|article| article.number().to_string()).collect();
+        applied.sort();
+        applied.dedup();
+        for article in applied {
+            *self.articles.entry(article).or_default() += 1;
+        }
+        match record.device.outcome {
+            Outcome::Win(Side::White) => self.outcomes[0] += 1,
+            Outcome::Win(Side::Black) => self.outcomes[1] += 1,
+            Outcome::Draw | Outcome::Continue => self.outcomes[2] += 1,
+        }
+        for (count, class) in self.expected_classes.iter_mut().zip(classes) {
+            if class.contains(&record.device, &record.applied) {
+                *count += 1;
+            }
+        }
+        if record.agrees() {
+            self.agreeing += 1;
+        }
+        self.max_time_error_us = self.max_time_error_us.max(record.max_time_error_us);
+        let mut reasons: Vec<String> = record
+            .violations
+            .iter()
+            .map(|violation| {
+                format!(
+                    "{} oracle `{}` at {} us: {}",
+                    violation.clock, violation.check, violation.at_us, violation.detail
+                )
+            })
+            .collect();
+        if !record.violations.is_empty() {
+            self.games_with_violations += 1;
+        }
+        if let Some(bound) = scenario.expect.time_error_max_us {
+            if record.max_time_error_us > bound {
+                reasons.push(format!("time error {} us exceeds {} us", record.max_time_error_us, bound));
+            }
+        }
+        if scenario.expect.agreement_min_percent == 100 && !record.agrees() {
+            reasons.push(format!("device result {} differs from the ideal clock's {}", record.device, record.ideal));
+        }
+        if !reasons.is_empty() {
+            self.keep_failure(FailedGame { game: record.game, reasons });
+        }
+        add_defects(&mut self.defects, &record.defects);
+        for sample in &record.drift {
+            let index = usize::try_from(sample.true_us / self.envelope_bucket_us.max(1)).unwrap_or(usize::MAX);
+            let bucket = &mut self.envelope[index.min(ENVELOPE_BUCKETS - 1)];
+            bucket.merge(&EnvelopeBucket {
+                samples: 1,
+                offset_min_us: sample.clock_offset_us,
+                offset_max_us: sample.clock_offset_us,
+                error_min_us: [sample.remaining_error_us.white, sample.remaining_error_us.black],
+                error_max_us: [sample.remaining_error_us.white, sample.remaining_error_us.black],
+            });
+        }
+        self.run_hash = self.run_hash.wrapping_add(mix(record.game, record.trace_hash));
+    }
+
+    fn keep_failure(&mut self, failure: FailedGame) {
+        let position = self.failures.partition_point(|kept| kept.game < failure.game);
+        self.failures.insert(position, failure);
+        self.failures.truncate(FAILURES_KEPT);
+    }
+
+    /// Adds another summary of the same scenario (a thread's, or a shard's).
+    pub fn merge(&mut self, other: Summary) {
+        self.games += other.games;
+        self.presses += other.presses;
+        self.events += other.events;
+        for (class, count) in other.results {
+            *self.results.entry(class).or_default() += count;
+        }
+        for (class, count) in other.ideal_results {
+            *self.ideal_results.entry(class).or_default() += count;
+        }
+        for (article, count) in other.articles {
+            *self.articles.entry(article).or_default() += count;
+        }
+        for index in 0..3 {
+            self.outcomes[index] += other.outcomes[index];
+        }
+        for (mine, theirs) in self.expected_classes.iter_mut().zip(other.expected_classes) {
+            *mine += theirs;
+        }
+        self.agreeing += other.agreeing;
+        self.max_time_error_us = self.max_time_error_us.max(other.max_time_error_us);
+        self.games_with_violations += other.games_with_violations;
+        for failure in other.failures {
+            self.keep_failure(failure);
+        }
+        add_defects(&mut self.defects, &other.defects);
+        for (mine, theirs) in self.envelope.iter_mut().zip(&other.envelope) {
+            mine.merge(theirs);
+        }
+        self.run_hash = self.run_hash.wrapping_add(other.run_hash);
+    }
+}
+
+fn add_defects(total: &mut DefectCounts, more: &DefectCounts) {
+    total.missed_presses += more.missed_presses;
+    total.double_presses += more.double_presses;
+    total.bounces += more.bounces;
+    total.stuck_buttons += more.stuck_buttons;
+    total.brownouts += more.brownouts;
+    total.display_freezes += more.display_freezes;
+    total.corrections += more.corrections;
+    total.pauses += more.pauses;
+    total.adjustments += more.adjustments;
+    total.replacements += more.replacements;
+}
+
+/// A 64-bit mix of (game, hash) so that the sum over games is a good hash.
+fn mix(game: u64, hash: u64) -> u64 {
+    let mut value = hash ^ game.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    value ^= value >> 33;
+    value = value.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    value ^= value >> 33;
+    value
+}
+
+/// The width of one envelope bucket: the control's base time, twice (both
+/// players), spread over the buckets; at least a second.
+pub fn envelope_bucket_us(scenario: &Scenario) -> u64 {
+    let base = scenario.control.control.initial_time().as_us().max(60_000_000);
+    (base.saturating_mul(3) / ENVELOPE_BUCKETS as u64).max(1_000_000)
+}
+
+/// Plays `options.games` of `scenario` on `options.jobs` threads.
+/// `progress` is called with the number of games done so far.
+pub fn run(scenario: &Scenario, options: &RunOptions, progress: &(dyn Fn(u64) + Sync)) -> Summary {
+    let classes: Vec<ResultClass> =
+        scenario.expect.result.iter().filter_map(|share| ResultClass::parse(&share.class)).collect();
+    let bucket_us = envelope_bucket_us(scenario);
+    let next = AtomicU64::new(options.games.start);
+    let done = AtomicU64::new(0);
+    let total = Mutex::new(Summary::new(classes.len(), bucket_us));
+    let jobs = options.jobs.max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| {
+                let mut local = Summary::new(classes.len(), bucket_us);
+                loop {
+                    let game = next.fetch_add(1, Ordering::Relaxed);
+                    if game >= options.games.end {
+                        break;
+                    }
+                    let record = game::play(GameSpec {
+                        scenario,
+                        seed: options.seed,
+                        game,
+                        swarm: options.swarm,
+                        trace: false,
+                        tick_oracle: options.tick_oracle,
+                    });
+                    local.add(scenario, &classes, &record);
+                    let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    if finished % 64 == 0 {
+                        progress(finished);
+                    }
+                }
+                if let Ok(mut total) = total.lock() {
+                    total.merge(local);
+                }
+            });
+        }
+    });
+    progress(done.load(Ordering::Relaxed));
+    total.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// One expectation's verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    pub name: String,
+    pub passed: bool,
+    pub measured: String,
+    pub expected: String,
+}
+
+/// Judges a summary against the scenario's expectations. The oracles are
+/// always an expectation: no invariant may ever be violated.
+pub fn judge(scenario: &Scenario, summary: &Summary) -> Vec<Check> {
+    let mut checks = Vec::new();
+    checks.push(Check {
+        name: "no oracle violations".into(),
+        passed: summary.games_with_violations == 0,
+        measured: format!("{} games with violations", summary.games_with_violations),
+        expected: "0".into(),
+    });
+    let percent = |count: u64| (count * 100).checked_div(summary.games).unwrap_or(0);
+    let tenths = |count: u64| {
+        let tenths = (count * 1_000).checked_div(summary.games).unwrap_or(0);
+        format!("{}.{}", tenths / 10, tenths % 10)
+    };
+    for (share, count) in scenario.expect.result.iter().zip(&summary.expected_classes) {
+        // Integer comparison: count/games within [min, max] percent.
+        let low_ok = u128::from(*count) * 100 >= u128::from(share.min_percent) * u128::from(summary.games);
+        let high_ok = u128::from(*count) * 100 <= u128::from(share.max_percent) * u128::from(summary.games);
+        checks.push(Check {
+            name: format!("games in class `{}`", share.class),
+            passed: low_ok && high_ok,
+            measured: format!("{count} of {} ({} %)", summary.games, tenths(*count)),
+            expected: format!("{} % to {} %", share.min_percent, share.max_percent),
+        });
+    }
+    let agreement_ok = u128::from(summary.agreeing) * 100
+        >= u128::from(scenario.expect.agreement_min_percent) * u128::from(summary.games);
+    checks.push(Check {
+        name: "device and ideal clock agree on the result".into(),
+        passed: agreement_ok,
+        measured: format!("{} of {} ({} %)", summary.agreeing, summary.games, percent(summary.agreeing)),
+        expected: format!(">= {} %", scenario.expect.agreement_min_percent),
+    });
+    if let Some(bound) = scenario.expect.time_error_max_us {
+        checks.push(Check {
+            name: "largest device-ideal time error".into(),
+            passed: summary.max_time_error_us <= bound,
+            measured: format!("{} us", summary.max_time_error_us),
+            expected: format!("<= {bound} us"),
+        });
+    }
+    checks
+}

@@ -1,0 +1,612 @@
+//! Scenario files: what a run simulates and what it expects.
+//!
+//! The schema is documented for users in `scenarios/README.md`; this module
+//! is its single definition. Every table rejects unknown fields, and every
+//! error names the file, line, column and field.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use chessclock::{RuleSet, TimeControl};
+use serde::de::{self, Deserializer};
+use serde::Deserialize;
+
+use crate::sample::Ratio;
+
+/// A parsed, validated scenario.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Filled from the file name; not part of the file.
+    #[serde(skip)]
+    pub name: String,
+    /// One line, shown by `bench scenarios`.
+    pub description: String,
+    /// The time control, in the core's notation (`40/5400+30:1800+30`).
+    pub control: Control,
+    #[serde(default)]
+    pub rules: Rules,
+    #[serde(default = "default_games")]
+    pub games: u64,
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default)]
+    pub moves: MoveMode,
+    /// Both players, unless `white` or `black` replaces one of them.
+    #[serde(default)]
+    pub players: Player,
+    pub white: Option<Player>,
+    pub black: Option<Player>,
+    #[serde(default)]
+    pub board: Board,
+    #[serde(default)]
+    pub device: Device,
+    #[serde(default)]
+    pub arbiter: Arbiter,
+    #[serde(default)]
+    pub expect: Expect,
+}
+
+fn default_games() -> u64 {
+    100
+}
+
+/// A time control and the text it was written as.
+#[derive(Clone, Debug)]
+pub struct Control {
+    pub text: String,
+    pub control: TimeControl,
+}
+
+impl<'de> Deserialize<'de> for Control {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        let control = chessclock::notation::parse(&text)
+            .map_err(|error| de::Error::custom(format!("time control `{text}`: {error}")))?;
+        Ok(Control { text, control })
+    }
+}
+
+/// A rule set by name (`fide-2005`, `fide-2023`).
+#[derive(Clone, Copy, Debug)]
+pub struct Rules(pub RuleSet);
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules(RuleSet::FIDE_2005)
+    }
+}
+
+impl<'de> Deserialize<'de> for Rules {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        RuleSet::by_name(&name).map(Rules).ok_or_else(|| {
+            let known: Vec<&str> = RuleSet::ALL.iter().map(|rules| rules.name).collect();
+            de::Error::custom(format!("unknown rule set `{name}`; known: {}", known.join(", ")))
+        })
+    }
+}
+
+/// How moves are made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MoveMode {
+    /// No board: game endings and mating material are drawn from `[board]` rates.
+    #[default]
+    Abstract,
+    /// Random legal moves on a real board; checkmate and stalemate end games,
+    /// and a flag is ruled with a full "can the opponent still mate" test.
+    Legal,
+}
+
+/// A think-time distribution, in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Think {
+    #[serde(default)]
+    pub distribution: Distribution,
+    pub min_ms: u64,
+    pub max_ms: u64,
+}
+
+impl Default for Think {
+    fn default() -> Self {
+        Think { distribution: Distribution::Skewed, min_ms: 500, max_ms: 20_000 }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Distribution {
+    Uniform,
+    Triangular,
+    /// Most moves quick, a few long (see `sample::skewed`).
+    #[default]
+    Skewed,
+}
+
+/// A player's habits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Player {
+    #[serde(default)]
+    pub think: Think,
+    /// Time trouble: with less than `below_ms` on the display, think at most
+    /// `percent` of what is left.
+    #[serde(default)]
+    pub time_trouble: TimeTrouble,
+    /// Arrives at the board this long after the scheduled start (6.6, 6.7).
+    #[serde(default)]
+    pub arrival_ms: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeTrouble {
+    pub below_ms: u64,
+    pub percent: u64,
+}
+
+impl Default for TimeTrouble {
+    fn default() -> Self {
+        TimeTrouble { below_ms: 0, percent: 100 }
+    }
+}
+
+/// The board in abstract mode: rates of what a real position would decide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Board {
+    /// Chance that a move ends the game on the board (5.1/5.2; no press
+    /// needed, 6.8a).
+    #[serde(default = "Board::default_ends_per_move")]
+    pub ends_per_move: Ratio,
+    /// Of those endings, the share won by the mover (checkmate or the
+    /// opponent resigns); the rest are draws (stalemate, agreement, dead
+    /// position).
+    #[serde(default = "Board::default_decisive")]
+    pub decisive: Ratio,
+    /// Chance that, when a flag is ruled on, the flagged player's opponent
+    /// cannot checkmate by any legal series of moves (6.10: draw).
+    #[serde(default = "Board::default_cannot_mate")]
+    pub cannot_mate: Ratio,
+    /// Moves per player after which the game is adjudicated a draw: the
+    /// bound on every game's length.
+    #[serde(default = "Board::default_max_moves")]
+    pub max_moves: u32,
+}
+
+impl Board {
+    fn default_ends_per_move() -> Ratio {
+        Ratio { numerator: 1, denominator: 80 }
+    }
+    fn default_decisive() -> Ratio {
+        Ratio { numerator: 2, denominator: 3 }
+    }
+    fn default_cannot_mate() -> Ratio {
+        Ratio { numerator: 1, denominator: 10 }
+    }
+    fn default_max_moves() -> u32 {
+        300
+    }
+}
+
+impl Default for Board {
+    fn default() -> Self {
+        Board {
+            ends_per_move: Board::default_ends_per_move(),
+            decisive: Board::default_decisive(),
+            cannot_mate: Board::default_cannot_mate(),
+            max_moves: Board::default_max_moves(),
+        }
+    }
+}
+
+/// A chance per event with a size in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Occasional {
+    pub chance: Ratio,
+    #[serde(default)]
+    pub min_ms: u64,
+    #[serde(default)]
+    pub max_ms: u64,
+}
+
+impl Default for Occasional {
+    fn default() -> Self {
+        Occasional { chance: Ratio::NEVER, min_ms: 0, max_ms: 0 }
+    }
+}
+
+/// What happens to the clock's state on a brownout reset.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Restore {
+    /// Restored from the backup taken at the last press.
+    #[default]
+    Backup,
+    /// Lost: the arbiter must set the clock again (6.11/6.14).
+    Lost,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Brownout {
+    pub chance: Ratio,
+    #[serde(default)]
+    pub restore: Restore,
+}
+
+/// The simulated clock device and its defects. Chances are per press.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Device {
+    /// The device's time base resolution.
+    #[serde(default = "Device::default_tick_us")]
+    pub tick_us: u64,
+    /// Oscillator error: positive runs fast.
+    #[serde(default)]
+    pub drift_ppm: i64,
+    /// Slow random walk of the drift, at most this far from `drift_ppm`.
+    #[serde(default)]
+    pub drift_walk_ppm: i64,
+    /// Random delay of each registered edge.
+    #[serde(default)]
+    pub jitter_us: u64,
+    /// Edges closer than this to the last accepted one are ignored.
+    #[serde(default = "Device::default_debounce_ms")]
+    pub debounce_ms: u64,
+    /// Contact bounce: extra edges up to `max_ms` after a press.
+    #[serde(default)]
+    pub bounce: Occasional,
+    #[serde(default)]
+    pub missed_press: Ratio,
+    #[serde(default)]
+    pub double_press: Ratio,
+    #[serde(default)]
+    pub stuck_button: Occasional,
+    #[serde(default)]
+    pub brownout: Brownout,
+    #[serde(default)]
+    pub display_freeze: Occasional,
+}
+
+impl Device {
+    fn default_tick_us() -> u64 {
+        1_000
+    }
+    fn default_debounce_ms() -> u64 {
+        20
+    }
+}
+
+impl Default for Device {
+    fn default() -> Self {
+        Device {
+            tick_us: Device::default_tick_us(),
+            drift_ppm: 0,
+            drift_walk_ppm: 0,
+            jitter_us: 0,
+            debounce_ms: Device::default_debounce_ms(),
+            bounce: Occasional::default(),
+            missed_press: Ratio::NEVER,
+            double_press: Ratio::NEVER,
+            stuck_button: Occasional::default(),
+            brownout: Brownout::default(),
+            display_freeze: Occasional::default(),
+        }
+    }
+}
+
+/// The arbiter and the players' attention. Chances are per move unless said.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Arbiter {
+    /// Chance that a fallen flag is noticed (observed or claimed, 6.9).
+    #[serde(default = "Arbiter::default_flag_noticed")]
+    pub flag_noticed: Ratio,
+    /// How long after it falls a noticed flag is noticed.
+    #[serde(default)]
+    pub notice_delay: Occasional,
+    /// The clock shows which flag fell first (a digital clock does; with it,
+    /// 6.12's "impossible to establish" never arises).
+    #[serde(default = "Arbiter::default_shows_first_flag")]
+    pub clock_shows_first_flag: bool,
+    /// The arbiter stops the clocks (6.13) for `min_ms..=max_ms`.
+    #[serde(default)]
+    pub pause: Occasional,
+    /// The arbiter adds or removes up to `max_ms` (6.14, 13.4).
+    #[serde(default)]
+    pub adjust: Occasional,
+    /// The arbiter corrects the move counter (6.14).
+    #[serde(default)]
+    pub set_moves: Ratio,
+    /// A defective clock is replaced with arbiter-chosen times (6.11).
+    #[serde(default)]
+    pub replace_clock: Ratio,
+}
+
+impl Arbiter {
+    fn default_flag_noticed() -> Ratio {
+        Ratio::ALWAYS
+    }
+    fn default_shows_first_flag() -> bool {
+        true
+    }
+}
+
+impl Default for Arbiter {
+    fn default() -> Self {
+        Arbiter {
+            flag_noticed: Arbiter::default_flag_noticed(),
+            notice_delay: Occasional::default(),
+            clock_shows_first_flag: Arbiter::default_shows_first_flag(),
+            pause: Occasional::default(),
+            adjust: Occasional::default(),
+            set_moves: Ratio::NEVER,
+            replace_clock: Ratio::NEVER,
+        }
+    }
+}
+
+/// What must hold for the run to pass.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// Share of games in each result class, in percent.
+    #[serde(default)]
+    pub result: Vec<ResultShare>,
+    /// Games whose device result equals the ideal clock's, in percent.
+    #[serde(default = "Expect::default_agreement")]
+    pub agreement_min_percent: u64,
+    /// Largest allowed |device − ideal| remaining time at a press.
+    #[serde(default)]
+    pub time_error_max_us: Option<u64>,
+}
+
+impl Expect {
+    fn default_agreement() -> u64 {
+        100
+    }
+}
+
+impl Default for Expect {
+    fn default() -> Self {
+        Expect { result: Vec::new(), agreement_min_percent: Expect::default_agreement(), time_error_max_us: None }
+    }
+}
+
+/// "Between `min_percent` and `max_percent` of games end as `class`."
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultShare {
+    /// A result class: an article (`6.10`, `6.12 b)`, …), or `white`,
+    /// `black`, `draw`.
+    pub class: String,
+    #[serde(default)]
+    pub min_percent: u64,
+    #[serde(default = "ResultShare::default_max")]
+    pub max_percent: u64,
+}
+
+impl ResultShare {
+    fn default_max() -> u64 {
+        100
+    }
+}
+
+impl<'de> Deserialize<'de> for Ratio {
+    /// `"1/500"`, `"0.2%"`, or the integers 0 and 1.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Text {
+            Integer(u64),
+            String(String),
+        }
+        match Text::deserialize(deserializer)? {
+            Text::Integer(0) => Ok(Ratio::NEVER),
+            Text::Integer(1) => Ok(Ratio::ALWAYS),
+            Text::Integer(other) => {
+                Err(de::Error::custom(format!("a chance of {other}: write a ratio like \"1/500\" or \"0.2%\"")))
+            }
+            Text::String(text) => parse_ratio(&text).map_err(de::Error::custom),
+        }
+    }
+}
+
+/// Parses `"N/D"` or a percentage with up to six decimals (`"0.25%"`).
+pub fn parse_ratio(text: &str) -> Result<Ratio, String> {
+    let invalid = || format!("`{text}` is not a chance: write a ratio like \"1/500\" or a percentage like \"0.2%\"");
+    let ratio = if let Some((numerator, denominator)) = text.split_once('/') {
+        let numerator: u64 = numerator.trim().parse().map_err(|_| invalid())?;
+        let denominator: u64 = denominator.trim().parse().map_err(|_| invalid())?;
+        Ratio::new(numerator, denominator)
+    } else if let Some(percent) = text.strip_suffix('%') {
+        let (whole, fraction) = percent.trim().split_once('.').unwrap_or((percent.trim(), ""));
+        if fraction.len() > 6 || !fraction.bytes().all(|byte| byte.is_ascii_digit()) {
+            return Err(invalid());
+        }
+        let whole: u64 = whole.parse().map_err(|_| invalid())?;
+        let padded = format!("{fraction:0<6}");
+        let fraction: u64 = padded.parse().map_err(|_| invalid())?;
+        let millionths =
+            whole.checked_mul(1_000_000).and_then(|whole| whole.checked_add(fraction)).ok_or_else(invalid)?;
+        Ratio::new(millionths, 100_000_000)
+    } else {
+        return Err(invalid());
+    };
+    ratio.ok_or_else(|| format!("`{text}` is not a chance between 0 and 1"))
+}
+
+/// A scenario file that could not be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub file: PathBuf,
+    /// 1-based; 0 when the error is not about one place (unreadable file).
+    pub line: usize,
+    pub column: usize,
+    /// `table.key` of the offending value, when known.
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if self.line > 0 {
+            write!(f, ":{}:{}", self.line, self.column)?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, ": field `{field}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+impl Scenario {
+    /// Parses and validates `text`, read from `file` (for messages and the name).
+    pub fn parse(text: &str, file: &Path) -> Result<Scenario, ScenarioError> {
+        let mut scenario: Scenario = toml::from_str(text).map_err(|error| {
+            let (line, column, field) = match error.span() {
+                Some(span) => locate(text, span.start),
+                None => (0, 0, None),
+            };
+            ScenarioError { file: file.to_path_buf(), line, column, field, message: error.message().to_string() }
+        })?;
+        scenario.name = file.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
+        scenario.validate().map_err(|(field, message)| {
+            let (line, column) = find_key(text, &field);
+            ScenarioError { file: file.to_path_buf(), line, column, field: Some(field), message }
+        })?;
+        Ok(scenario)
+    }
+
+    /// Reads and parses a scenario file.
+    pub fn load(file: &Path) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(file).map_err(|error| ScenarioError {
+            file: file.to_path_buf(),
+            line: 0,
+            column: 0,
+            field: None,
+            message: format!("cannot read the scenario: {error}"),
+        })?;
+        Scenario::parse(&text, file)
+    }
+
+    /// The player model for `side`.
+    pub fn player(&self, side: chessclock::Side) -> &Player {
+        let specific = match side {
+            chessclock::Side::White => &self.white,
+            chessclock::Side::Black => &self.black,
+        };
+        specific.as_ref().unwrap_or(&self.players)
+    }
+
+    /// Checks relations between fields that the types cannot.
+    fn validate(&self) -> Result<(), (String, String)> {
+        for (table, player) in
+            [("players", Some(&self.players)), ("white", self.white.as_ref()), ("black", self.black.as_ref())]
+        {
+            let Some(player) = player else { continue };
+            if player.think.min_ms > player.think.max_ms {
+                return Err((format!("{table}.think"), "min_ms is larger than max_ms".into()));
+            }
+            if player.time_trouble.percent > 100 {
+                return Err((format!("{table}.time_trouble"), "percent must be at most 100".into()));
+            }
+        }
+        if self.games == 0 {
+            return Err(("games".into(), "a run needs at least one game".into()));
+        }
+        if self.device.tick_us == 0 {
+            return Err(("device.tick_us".into(), "the device's tick must be at least 1 us".into()));
+        }
+        if self.device.drift_ppm.unsigned_abs() > 100_000 || self.device.drift_walk_ppm.unsigned_abs() > 100_000 {
+            return Err(("device.drift_ppm".into(), "drift beyond ±100000 ppm (10 %) is not a clock".into()));
+        }
+        if self.board.max_moves == 0 {
+            return Err(("board.max_moves".into(), "games need at least one move".into()));
+        }
+        for (field, occasional) in [
+            ("device.bounce", self.device.bounce),
+            ("device.stuck_button", self.device.stuck_button),
+            ("device.display_freeze", self.device.display_freeze),
+            ("arbiter.notice_delay", self.arbiter.notice_delay),
+            ("arbiter.pause", self.arbiter.pause),
+            ("arbiter.adjust", self.arbiter.adjust),
+        ] {
+            if occasional.min_ms > occasional.max_ms {
+                return Err((field.into(), "min_ms is larger than max_ms".into()));
+            }
+        }
+        for share in &self.expect.result {
+            if crate::outcome::ResultClass::parse(&share.class).is_none() {
+                return Err((
+                    "expect.result.class".into(),
+                    format!(
+                        "unknown result class `{}`; known: {}",
+                        share.class,
+                        crate::outcome::ResultClass::NAMES.join(", ")
+                    ),
+                ));
+            }
+            if share.min_percent > share.max_percent || share.max_percent > 100 {
+                return Err((
+                    "expect.result".into(),
+                    format!("`{}`: need min_percent <= max_percent <= 100", share.class),
+                ));
+            }
+        }
+        if self.expect.agreement_min_percent > 100 {
+            return Err(("expect.agreement_min_percent".into(), "a percentage is at most 100".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Line, column (1-based) and `table.key` of a byte offset in a TOML text.
+fn locate(text: &str, offset: usize) -> (usize, usize, Option<String>) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
+    let column = before.get(line_start..).map_or(1, |part| part.chars().count() + 1);
+    let mut table = String::new();
+    for header in before.lines().map(str::trim).filter(|line| line.starts_with('[')) {
+        table = header.trim_matches(|c| c == '[' || c == ']').trim().to_string();
+    }
+    let line_text = text.get(line_start..).and_then(|rest| rest.lines().next()).unwrap_or("");
+    let key = line_text.split_once('=').map(|(key, _)| key.trim().to_string()).filter(|key| !key.starts_with('['));
+    let field = match (table.is_empty(), key) {
+        (_, None) if table.is_empty() => None,
+        (_, None) => Some(table),
+        (true, Some(key)) => Some(key),
+        (false, Some(key)) => Some(format!("{table}.{key}")),
+    };
+    (line, column, field)
+}
+
+/// Where `table.key` is written, for errors found after parsing; (0, 0) when
+/// the field was left to its default.
+fn find_key(text: &str, field: &str) -> (usize, usize) {
+    let (table, key) = field.rsplit_once('.').unwrap_or(("", field));
+    let mut current = String::new();
+    for (index, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if trimmed.starts_with('[') {
+            current = trimmed.trim_matches(|c| c == '[' || c == ']').trim().to_string();
+            if current == field {
+                return (index + 1, 1);
+            }
+            continue;
+        }
+        if current == table && trimmed.split_once('=').is_some_and(|(name, _)| name.trim() == key) {
+            let column = line.len() - line.trim_start().len() + 1;
+            return (index + 1, column);
+        }
+    }
+    (0, 0)
+}

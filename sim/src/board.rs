@@ -6,10 +6,19 @@ use chessclock::{GameEnd, Side};
 
 use crate::rng::Stream;
 use crate::sample;
-use crate::scenario::Board as BoardRates;
+use crate::scenario::{Board as BoardRates, MoveMode, Scenario};
+
+/// The board a scenario asks for.
+pub fn for_scenario(scenario: &Scenario) -> Box<dyn Board> {
+    match scenario.moves {
+        MoveMode::Abstract => Box::new(AbstractBoard::new(scenario.board)),
+        // Legal-move mode lands with its own module; until then the rates stand in.
+        MoveMode::Legal => Box::new(AbstractBoard::new(scenario.board)),
+    }
+}
 
 /// A source of board facts.
-pub trait Board {
+pub trait Board: std::fmt::Debug {
     /// `side` makes a move. `Some` when the move ends the game (5.1/5.2; such
     /// a move needs no press, 6.8a).
     fn play(&mut self, side: Side, stream: &mut Stream) -> Option<GameEnd>;

@@ -21,7 +21,7 @@ use chessclock::{
     Article, BySide, Clock, Duration, Instant, Observation, Outcome, Replacement, Ruling, Side, TimeAdjustment,
 };
 
-use crate::board::{AbstractBoard, Board};
+use crate::board::{self, Board};
 use crate::oracle::{ClockOracle, Op, TickOracle, Violation};
 use crate::outcome::{GameResult, Reason};
 use crate::queue::EventQueue;
@@ -206,7 +206,7 @@ struct Game<'a> {
     defects_stream: Stream,
     arbiter_stream: Stream,
     board_stream: Stream,
-    board: AbstractBoard,
+    board: Box<dyn Board>,
     device: DeviceState,
     ideal: IdealState,
     referees: Referees,
@@ -265,7 +265,7 @@ impl<'a> Game<'a> {
             defects_stream: stream(Actor::Device),
             arbiter_stream,
             board_stream: stream(Actor::Board),
-            board: AbstractBoard::new(scenario.board),
+            board: board::for_scenario(scenario),
             device: DeviceState {
                 config,
                 clock: device_clock,

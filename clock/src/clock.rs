@@ -438,6 +438,9 @@ impl Clock {
 
     /// What `side`'s display shows at `at` (not earlier than the latest call).
     pub fn reading(&self, side: Side, at: Instant) -> Result<Reading, ClockError> {
+        if self.unchanged_until(side, at)? {
+            return Ok(self.reading_now(side));
+        }
         let mut projected = *self;
         projected.settle(at)?;
         Ok(projected.reading_now(side))
@@ -446,9 +449,21 @@ impl Clock {
     /// The big number on `side`'s display at `at`: the main time, or in
     /// byo-yomi / Canadian overtime the time left in the current period.
     pub fn remaining(&self, side: Side, at: Instant) -> Result<Duration, ClockError> {
+        if self.unchanged_until(side, at)? {
+            return Ok(self.displays.get(side).shown(&self.control));
+        }
         let mut projected = *self;
         projected.settle(at)?;
         Ok(projected.displays.get(side).shown(&self.control))
+    }
+
+    /// Whether `side`'s display shows at `at` what it shows now, so a
+    /// query needs no projection: nothing has run since, or `side` is not
+    /// running and (outside an hourglass) a waiting display stands still.
+    fn unchanged_until(&self, side: Side, at: Instant) -> Result<bool, ClockError> {
+        self.check_time_order(at)?;
+        let hourglass = matches!(self.control, TimeControl::Hourglass { .. });
+        Ok(at == self.settled_at || (self.running() != Some(side) && !hourglass))
     }
 
     /// 6.11 / 6.14: the arbiter sets `side`'s main time. A display set above

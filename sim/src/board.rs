@@ -4,6 +4,7 @@
 
 use chessclock::{GameEnd, Side};
 
+use crate::legal::LegalBoard;
 use crate::rng::Stream;
 use crate::sample;
 use crate::scenario::{Board as BoardRates, MoveMode, Scenario};
@@ -12,8 +13,8 @@ use crate::scenario::{Board as BoardRates, MoveMode, Scenario};
 pub fn for_scenario(scenario: &Scenario) -> Box<dyn Board> {
     match scenario.moves {
         MoveMode::Abstract => Box::new(AbstractBoard::new(scenario.board)),
-        // Legal-move mode lands with its own module; until then the rates stand in.
-        MoveMode::Legal => Box::new(AbstractBoard::new(scenario.board)),
+        // A real position; the `[board]` rates are not used (see `crate::legal`).
+        MoveMode::Legal => Box::new(LegalBoard::new()),
     }
 }
 

@@ -27,7 +27,8 @@ use crate::outcome::{GameResult, Reason};
 use crate::queue::EventQueue;
 use crate::rng::{Actor, Stream};
 use crate::sample::{self, Ratio};
-use crate::scenario::{Device, Distribution, Occasional, Restore, Scenario};
+use crate::scenario::{Arbiter, Device, Distribution, Occasional, Restore, Scenario};
+use crate::shrink::DefectSet;
 use crate::timebase::TimeBase;
 
 /// How long a player takes to see that the clock did not do what the press
@@ -59,6 +60,8 @@ pub struct GameSpec<'a> {
     pub trace: bool,
     /// Shadow the ideal clock with the tick model.
     pub tick_oracle: bool,
+    /// Defects switched off (shrinking, replays of shrunk games).
+    pub disabled: DefectSet,
 }
 
 /// Counts of the defects that struck a game.
@@ -139,6 +142,8 @@ enum Event {
     Notice {
         ideal: bool,
     },
+    /// The arbiter stops the clocks for this long (6.13).
+    Pause(u64),
     PauseOver,
     Brownout,
     BrownoutOver,
@@ -181,6 +186,43 @@ struct IdealState {
     tick_violations: Vec<Violation>,
 }
 
+/// The game's random streams besides the players', board's and drift's:
+/// one per defect and arbiter habit.
+#[derive(Debug)]
+struct Streams {
+    attention: Stream,
+    missed_press: Stream,
+    stuck_button: Stream,
+    jitter: Stream,
+    bounce: Stream,
+    double_press: Stream,
+    brownout: Stream,
+    display_freeze: Stream,
+    pause: Stream,
+    adjust: Stream,
+    set_moves: Stream,
+    replace_clock: Stream,
+}
+
+impl Streams {
+    fn new(stream: &impl Fn(Actor) -> Stream) -> Streams {
+        Streams {
+            attention: stream(Actor::Attention),
+            missed_press: stream(Actor::MissedPress),
+            stuck_button: stream(Actor::StuckButton),
+            jitter: stream(Actor::Jitter),
+            bounce: stream(Actor::Bounce),
+            double_press: stream(Actor::DoublePress),
+            brownout: stream(Actor::Brownout),
+            display_freeze: stream(Actor::DisplayFreeze),
+            pause: stream(Actor::Pause),
+            adjust: stream(Actor::Adjust),
+            set_moves: stream(Actor::SetMoves),
+            replace_clock: stream(Actor::ReplaceClock),
+        }
+    }
+}
+
 /// The arbiter's bookkeeping for each clock.
 #[derive(Debug, Default)]
 struct Referees {
@@ -203,8 +245,7 @@ struct Game<'a> {
     now_us: u64,
     queue: EventQueue<Event>,
     players: BySide<Stream>,
-    defects_stream: Stream,
-    arbiter_stream: Stream,
+    streams: Streams,
     board_stream: Stream,
     board: Box<dyn Board>,
     device: DeviceState,
@@ -217,6 +258,8 @@ struct Game<'a> {
     /// The game (on the device) is over; ideal decisions may still be pending.
     over: bool,
     notice: BySide<(bool, u64)>,
+    /// The arbiter's habits, with shrinking's switches applied.
+    arbiter: Arbiter,
     applied: Vec<Article>,
     presses: u64,
     events: u64,
@@ -245,9 +288,11 @@ impl<'a> Game<'a> {
         let stream = |actor| Stream::new(spec.seed, spec.game, actor);
         let mut swarm_stream = stream(Actor::Swarm);
         let config = if spec.swarm { swarm_device(&scenario.device, &mut swarm_stream) } else { scenario.device };
+        let config = spec.disabled.apply_to_device(config);
+        let arbiter = spec.disabled.apply_to_arbiter(scenario.arbiter);
         let control = scenario.control.control;
         let device_clock = Clock::new(control);
-        let mut arbiter_stream = stream(Actor::Arbiter);
+        let mut notice_stream = stream(Actor::Arbiter);
         // Whether each side's flags get noticed, and how late: drawn once so
         // that the device and the ideal clock are judged alike.
         let notice_for = |stream: &mut Stream| {
@@ -255,15 +300,14 @@ impl<'a> Game<'a> {
             let delay = occasional_us(stream, scenario.arbiter.notice_delay);
             (noticed, delay)
         };
-        let notice = BySide::new(notice_for(&mut arbiter_stream), notice_for(&mut arbiter_stream));
+        let notice = BySide::new(notice_for(&mut notice_stream), notice_for(&mut notice_stream));
         let max_moves = u64::from(scenario.board.max_moves);
         Game {
             spec,
             now_us: 0,
             queue: EventQueue::new(),
             players: BySide::new(stream(Actor::White), stream(Actor::Black)),
-            defects_stream: stream(Actor::Device),
-            arbiter_stream,
+            streams: Streams::new(&stream),
             board_stream: stream(Actor::Board),
             board: board::for_scenario(scenario),
             device: DeviceState {
@@ -292,6 +336,7 @@ impl<'a> Game<'a> {
             to_move: Side::White,
             over: false,
             notice,
+            arbiter,
             applied: Vec::new(),
             presses: 0,
             events: 0,
@@ -311,15 +356,18 @@ impl<'a> Game<'a> {
         self.spec.scenario
     }
 
+    /// Adds one line to the trace: always to its hash, to the kept lines
+    /// only with `--trace` (formatting straight into the hash, no allocation).
     fn record(&mut self, args: std::fmt::Arguments<'_>) {
+        let keep = self.trace.is_some();
         self.line.clear();
-        let _ = write!(self.line, "{:>14} ", self.now_us);
-        let _ = self.line.write_fmt(args);
-        for byte in self.line.bytes().chain(std::iter::once(b'\n')) {
-            self.trace_hash = (self.trace_hash ^ u64::from(byte)).wrapping_mul(FNV_PRIME);
-        }
+        let mut sink = TraceSink { hash: self.trace_hash, line: keep.then_some(&mut self.line) };
+        let _ = write!(sink, "{:>14} ", self.now_us);
+        let _ = sink.write_fmt(args);
+        let _ = sink.write_str("\n");
+        self.trace_hash = sink.hash;
         if let Some(trace) = self.trace.as_mut() {
-            trace.push(self.line.clone());
+            trace.push(self.line.trim_end().to_string());
         }
     }
 
@@ -383,6 +431,7 @@ impl<'a> Game<'a> {
                 }
             }
             Event::Notice { ideal } => self.notice(if ideal { Which::Ideal } else { Which::Device }),
+            Event::Pause(pause_us) => self.pause(pause_us),
             Event::PauseOver => self.pause_over(),
             Event::Brownout => self.brownout(),
             Event::BrownoutOver => self.brownout_over(),
@@ -496,7 +545,7 @@ impl<'a> Game<'a> {
         if self.paused_until_us.is_none() && *self.present.get(side.opponent()) {
             self.schedule_think(side.opponent());
         }
-        let attention = sample::between(&mut self.defects_stream, ATTENTION_MIN_US, ATTENTION_MAX_US);
+        let attention = sample::between(&mut self.streams.attention, ATTENTION_MIN_US, ATTENTION_MAX_US);
         self.queue.schedule(self.now_us.saturating_add(attention).into_instant(), Event::Watch);
     }
 
@@ -504,32 +553,32 @@ impl<'a> Game<'a> {
     /// device's input defects.
     fn physical_press(&mut self, side: Side) {
         let config = self.device.config;
-        if sample::chance(&mut self.defects_stream, config.missed_press) {
+        if sample::chance(&mut self.streams.missed_press, config.missed_press) {
             self.defects.missed_presses += 1;
             self.record(format_args!("{side} press missed by the device"));
             return;
         }
-        if sample::chance(&mut self.defects_stream, config.stuck_button.chance) {
-            let stuck_us = occasional_us(&mut self.defects_stream, config.stuck_button);
+        if sample::chance(&mut self.streams.stuck_button, config.stuck_button.chance) {
+            let stuck_us = occasional_us(&mut self.streams.stuck_button, config.stuck_button);
             *self.device.stuck_until_us.get_mut(side) = self.now_us.saturating_add(stuck_us);
             self.defects.stuck_buttons += 1;
             self.queue.schedule(self.now_us.saturating_add(stuck_us).into_instant(), Event::StuckOver(side));
             self.record(format_args!("{side} button sticks for {stuck_us} us"));
         }
-        let stream = &mut self.defects_stream;
-        let jitter = sample::between(stream, 0, config.jitter_us);
+        let streams = &mut self.streams;
+        let jitter = sample::between(&mut streams.jitter, 0, config.jitter_us);
         self.queue.schedule(self.now_us.saturating_add(jitter).into_instant(), Event::Edge(side));
-        if sample::chance(stream, config.bounce.chance) {
+        if sample::chance(&mut streams.bounce, config.bounce.chance) {
             self.defects.bounces += 1;
-            let bounce_us = occasional_us(stream, config.bounce);
+            let bounce_us = occasional_us(&mut streams.bounce, config.bounce);
             self.queue.schedule(
                 self.now_us.saturating_add(jitter).saturating_add(bounce_us).into_instant(),
                 Event::Edge(side),
             );
         }
-        if sample::chance(stream, config.double_press) {
+        if sample::chance(&mut streams.double_press, config.double_press) {
             self.defects.double_presses += 1;
-            let gap = sample::between(stream, DOUBLE_PRESS_MIN_US, DOUBLE_PRESS_MAX_US);
+            let gap = sample::between(&mut streams.double_press, DOUBLE_PRESS_MIN_US, DOUBLE_PRESS_MAX_US);
             self.queue.schedule(self.now_us.saturating_add(gap).into_instant(), Event::Edge(side));
         }
     }
@@ -549,7 +598,7 @@ impl<'a> Game<'a> {
         self.defects.corrections += 1;
         self.record(format_args!("{running} sees their clock running on {expected}'s move and presses"));
         self.physical_press(running);
-        let attention = sample::between(&mut self.defects_stream, ATTENTION_MIN_US, ATTENTION_MAX_US);
+        let attention = sample::between(&mut self.streams.attention, ATTENTION_MIN_US, ATTENTION_MAX_US);
         self.queue.schedule(self.now_us.saturating_add(attention).into_instant(), Event::Watch);
     }
 
@@ -594,13 +643,13 @@ impl<'a> Game<'a> {
 
     fn device_defects_after_press(&mut self) {
         let config = self.device.config;
-        let stream = &mut self.defects_stream;
-        if sample::chance(stream, config.brownout.chance) {
-            let after = sample::between(stream, 0, 5_000_000);
+        if sample::chance(&mut self.streams.brownout, config.brownout.chance) {
+            let after = sample::between(&mut self.streams.brownout, 0, 5_000_000);
             self.queue.schedule(self.now_us.saturating_add(after).into_instant(), Event::Brownout);
         }
-        if sample::chance(stream, config.display_freeze.chance) && self.now_us >= self.device.frozen_until_us {
-            let freeze_us = occasional_us(stream, config.display_freeze);
+        let freezes = sample::chance(&mut self.streams.display_freeze, config.display_freeze.chance);
+        let freeze_us = occasional_us(&mut self.streams.display_freeze, config.display_freeze);
+        if freezes && self.now_us >= self.device.frozen_until_us {
             self.defects.display_freezes += 1;
             let at = self.device_now();
             for side in Side::BOTH {
@@ -623,7 +672,7 @@ impl<'a> Game<'a> {
             Restore::Backup => (REBOOT_MIN_US, REBOOT_MAX_US),
             Restore::Lost => (REPAIR_MIN_US, REPAIR_MAX_US),
         };
-        let down_us = sample::between(&mut self.defects_stream, min, max);
+        let down_us = sample::between(&mut self.streams.brownout, min, max);
         self.device.down_until_us = Some(self.now_us.saturating_add(down_us));
         self.device.deadline_generation += 1;
         if restore == Restore::Lost {
@@ -702,26 +751,22 @@ impl<'a> Game<'a> {
     // ---- the arbiter ----
 
     fn arbiter_after_move(&mut self) {
-        let arbiter = self.scenario().arbiter;
-        if sample::chance(&mut self.arbiter_stream, arbiter.pause.chance) {
-            let pause_us = occasional_us(&mut self.arbiter_stream, arbiter.pause) / 1_000 * 1_000;
-            self.defects.pauses += 1;
-            self.paused_until_us = Some(self.now_us.saturating_add(pause_us));
-            self.device_call(Op::Pause, |clock, at| clock.pause(at));
-            self.ideal_call(Op::Pause, |clock, at| clock.pause(at));
-            self.device.deadline_generation += 1;
-            self.ideal.deadline_generation += 1;
-            self.queue.schedule(self.now_us.saturating_add(pause_us).into_instant(), Event::PauseOver);
-            self.record(format_args!("arbiter pauses the clocks for {pause_us} us (6.13)"));
+        let arbiter = self.arbiter;
+        if sample::chance(&mut self.streams.pause, arbiter.pause.chance) {
+            let pause_us = occasional_us(&mut self.streams.pause, arbiter.pause) / 1_000 * 1_000;
+            // Right after the press has reached the clock (edges come at most
+            // `jitter_us` late), on the millisecond grid.
+            let at_us = (self.now_us + self.device.config.jitter_us).div_ceil(1_000) * 1_000 + 1_000;
+            self.queue.schedule(at_us.into_instant(), Event::Pause(pause_us));
         }
-        if sample::chance(&mut self.arbiter_stream, arbiter.adjust.chance) {
-            let side = if sample::chance(&mut self.arbiter_stream, Ratio { numerator: 1, denominator: 2 }) {
+        if sample::chance(&mut self.streams.adjust, arbiter.adjust.chance) {
+            let side = if sample::chance(&mut self.streams.adjust, Ratio { numerator: 1, denominator: 2 }) {
                 Side::White
             } else {
                 Side::Black
             };
-            let amount = Duration::from_us(occasional_us(&mut self.arbiter_stream, arbiter.adjust) / 1_000 * 1_000);
-            let add = sample::chance(&mut self.arbiter_stream, Ratio { numerator: 1, denominator: 2 });
+            let amount = Duration::from_us(occasional_us(&mut self.streams.adjust, arbiter.adjust) / 1_000 * 1_000);
+            let add = sample::chance(&mut self.streams.adjust, Ratio { numerator: 1, denominator: 2 });
             let adjustment = if add { TimeAdjustment::Add(amount) } else { TimeAdjustment::Subtract(amount) };
             self.defects.adjustments += 1;
             self.device_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
@@ -730,7 +775,7 @@ impl<'a> Game<'a> {
             self.after_device_change();
             self.after_ideal_change();
         }
-        if sample::chance(&mut self.arbiter_stream, arbiter.set_moves) {
+        if sample::chance(&mut self.streams.set_moves, arbiter.set_moves) {
             let moves = self.moves;
             self.device_call(Op::Arbiter, |clock, at| {
                 clock.set_moves(Side::White, moves.white, at)?;
@@ -738,12 +783,27 @@ impl<'a> Game<'a> {
             });
             self.record(format_args!("arbiter sets the move counters to {}/{} (6.14)", moves.white, moves.black));
         }
-        if sample::chance(&mut self.arbiter_stream, arbiter.replace_clock) && self.paused_until_us.is_none() {
+        if sample::chance(&mut self.streams.replace_clock, arbiter.replace_clock) && self.paused_until_us.is_none() {
             self.defects.replacements += 1;
             self.replace_device_clock();
             self.record(format_args!("arbiter replaces the clock (6.11)"));
             self.after_device_change();
         }
+    }
+
+    /// 6.13: the arbiter stops both clocks for `pause_us`.
+    fn pause(&mut self, pause_us: u64) {
+        if self.over || self.paused_until_us.is_some() || self.device.down_until_us.is_some() {
+            return;
+        }
+        self.defects.pauses += 1;
+        self.paused_until_us = Some(self.now_us.saturating_add(pause_us));
+        self.device_call(Op::Pause, |clock, at| clock.pause(at));
+        self.ideal_call(Op::Pause, |clock, at| clock.pause(at));
+        self.device.deadline_generation += 1;
+        self.ideal.deadline_generation += 1;
+        self.queue.schedule(self.now_us.saturating_add(pause_us).into_instant(), Event::PauseOver);
+        self.record(format_args!("arbiter pauses the clocks for {pause_us} us (6.13)"));
     }
 
     fn pause_over(&mut self) {
@@ -765,7 +825,7 @@ impl<'a> Game<'a> {
         if *self.present.get(self.to_move) && !self.think_pending {
             self.schedule_think(self.to_move);
         }
-        let attention = sample::between(&mut self.defects_stream, ATTENTION_MIN_US, ATTENTION_MAX_US);
+        let attention = sample::between(&mut self.streams.attention, ATTENTION_MIN_US, ATTENTION_MAX_US);
         self.queue.schedule(self.now_us.saturating_add(attention).into_instant(), Event::Watch);
     }
 
@@ -1016,6 +1076,24 @@ impl<'a> Game<'a> {
             trace: self.trace,
             device_config: self.device.config,
         }
+    }
+}
+
+/// FNV-1a over the trace text, keeping the text only when asked to.
+struct TraceSink<'a> {
+    hash: u64,
+    line: Option<&'a mut String>,
+}
+
+impl std::fmt::Write for TraceSink<'_> {
+    fn write_str(&mut self, text: &str) -> std::fmt::Result {
+        for byte in text.bytes() {
+            self.hash = (self.hash ^ u64::from(byte)).wrapping_mul(FNV_PRIME);
+        }
+        if let Some(line) = self.line.as_mut() {
+            line.push_str(text);
+        }
+        Ok(())
     }
 }
 

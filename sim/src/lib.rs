@@ -6,6 +6,7 @@
 
 pub mod board;
 pub mod game;
+pub mod legal;
 pub mod oracle;
 pub mod outcome;
 pub mod queue;
@@ -13,4 +14,5 @@ pub mod rng;
 pub mod run;
 pub mod sample;
 pub mod scenario;
+pub mod shrink;
 pub mod timebase;

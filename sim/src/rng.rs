@@ -26,6 +26,20 @@ pub enum Actor {
     Swarm,
     /// The device oscillator's random walk.
     Drift,
+    /// One stream per defect and per arbiter habit, so that switching one
+    /// off (shrinking) leaves the others' draws where they were.
+    Attention,
+    MissedPress,
+    StuckButton,
+    Jitter,
+    Bounce,
+    DoublePress,
+    Brownout,
+    DisplayFreeze,
+    Pause,
+    Adjust,
+    SetMoves,
+    ReplaceClock,
 }
 
 impl Actor {
@@ -38,6 +52,18 @@ impl Actor {
             Actor::Board => 4,
             Actor::Swarm => 5,
             Actor::Drift => 6,
+            Actor::Attention => 16,
+            Actor::MissedPress => 17,
+            Actor::StuckButton => 18,
+            Actor::Jitter => 19,
+            Actor::Bounce => 20,
+            Actor::DoublePress => 21,
+            Actor::Brownout => 22,
+            Actor::DisplayFreeze => 23,
+            Actor::Pause => 24,
+            Actor::Adjust => 25,
+            Actor::SetMoves => 26,
+            Actor::ReplaceClock => 27,
         }
     }
 }

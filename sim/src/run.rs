@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use chessclock::{Outcome, Side};
@@ -15,6 +15,7 @@ use chessclock::{Outcome, Side};
 use crate::game::{self, DefectCounts, GameRecord, GameSpec};
 use crate::outcome::ResultClass;
 use crate::scenario::Scenario;
+use crate::shrink::DefectSet;
 
 /// How many failing games a summary keeps (the lowest-numbered ones).
 pub const FAILURES_KEPT: usize = 20;
@@ -100,6 +101,8 @@ pub struct Summary {
     pub agreeing: u64,
     pub max_time_error_us: u64,
     pub games_with_violations: u64,
+    /// Games whose two plays differed (`--check-determinism`).
+    pub nondeterministic_games: u64,
     pub failures: Vec<FailedGame>,
     pub defects: DefectCounts,
     pub envelope_bucket_us: u64,
@@ -122,6 +125,7 @@ impl Summary {
             agreeing: 0,
             max_time_error_us: 0,
             games_with_violations: 0,
+            nondeterministic_games: 0,
             failures: Vec::new(),
             defects: DefectCounts::default(),
             envelope_bucket_us,
@@ -156,27 +160,10 @@ impl Summary {
             self.agreeing += 1;
         }
         self.max_time_error_us = self.max_time_error_us.max(record.max_time_error_us);
-        let mut reasons: Vec<String> = record
-            .violations
-            .iter()
-            .map(|violation| {
-                format!(
-                    "{} oracle `{}` at {} us: {}",
-                    violation.clock, violation.check, violation.at_us, violation.detail
-                )
-            })
-            .collect();
         if !record.violations.is_empty() {
             self.games_with_violations += 1;
         }
-        if let Some(bound) = scenario.expect.time_error_max_us {
-            if record.max_time_error_us > bound {
-                reasons.push(format!("time error {} us exceeds {} us", record.max_time_error_us, bound));
-            }
-        }
-        if scenario.expect.agreement_min_percent == 100 && !record.agrees() {
-            reasons.push(format!("device result {} differs from the ideal clock's {}", record.device, record.ideal));
-        }
+        let reasons = failure_reasons(scenario, record);
         if !reasons.is_empty() {
             self.keep_failure(FailedGame { game: record.game, reasons });
         }
@@ -224,6 +211,7 @@ impl Summary {
         self.agreeing += other.agreeing;
         self.max_time_error_us = self.max_time_error_us.max(other.max_time_error_us);
         self.games_with_violations += other.games_with_violations;
+        self.nondeterministic_games += other.nondeterministic_games;
         for failure in other.failures {
             self.keep_failure(failure);
         }
@@ -233,6 +221,28 @@ impl Summary {
         }
         self.run_hash = self.run_hash.wrapping_add(other.run_hash);
     }
+}
+
+/// Why one game fails its scenario: oracle violations, a time error beyond
+/// the bound, or (when full agreement is expected) a device result that
+/// differs from the ideal clock's. Empty when the game passes.
+pub fn failure_reasons(scenario: &Scenario, record: &GameRecord) -> Vec<String> {
+    let mut reasons: Vec<String> = record
+        .violations
+        .iter()
+        .map(|violation| {
+            format!("{} oracle `{}` at {} us: {}", violation.clock, violation.check, violation.at_us, violation.detail)
+        })
+        .collect();
+    if let Some(bound) = scenario.expect.time_error_max_us {
+        if record.max_time_error_us > bound {
+            reasons.push(format!("time error {} us exceeds {} us", record.max_time_error_us, bound));
+        }
+    }
+    if scenario.expect.agreement_min_percent == 100 && !record.agrees() {
+        reasons.push(format!("device result {} differs from the ideal clock's {}", record.device, record.ideal));
+    }
+    reasons
 }
 
 fn add_defects(total: &mut DefectCounts, more: &DefectCounts) {
@@ -267,6 +277,22 @@ pub fn envelope_bucket_us(scenario: &Scenario) -> u64 {
 /// Plays `options.games` of `scenario` on `options.jobs` threads.
 /// `progress` is called with the number of games done so far.
 pub fn run(scenario: &Scenario, options: &RunOptions, progress: &(dyn Fn(u64) + Sync)) -> Summary {
+    run_with(scenario, options, &Controls { progress, check_determinism: false, stop: None })
+}
+
+/// How a run is watched and steered from outside.
+pub struct Controls<'a> {
+    /// Called with the number of games done so far.
+    pub progress: &'a (dyn Fn(u64) + Sync),
+    /// Play every game twice and fail the games whose traces differ.
+    pub check_determinism: bool,
+    /// Set (e.g. by Ctrl-C) to stop taking new games; the summary then
+    /// covers the games finished so far.
+    pub stop: Option<&'a AtomicBool>,
+}
+
+/// [`run`] with determinism checking and a stop flag.
+pub fn run_with(scenario: &Scenario, options: &RunOptions, controls: &Controls<'_>) -> Summary {
     let classes: Vec<ResultClass> =
         scenario.expect.result.iter().filter_map(|share| ResultClass::parse(&share.class)).collect();
     let bucket_us = envelope_bucket_us(scenario);
@@ -274,27 +300,47 @@ pub fn run(scenario: &Scenario, options: &RunOptions, progress: &(dyn Fn(u64) + 
     let done = AtomicU64::new(0);
     let total = Mutex::new(Summary::new(classes.len(), bucket_us));
     let jobs = options.jobs.max(1);
+    let spec = |game| GameSpec {
+        scenario,
+        seed: options.seed,
+        game,
+        swarm: options.swarm,
+        trace: false,
+        tick_oracle: options.tick_oracle,
+        disabled: DefectSet::NONE,
+    };
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             scope.spawn(|| {
                 let mut local = Summary::new(classes.len(), bucket_us);
                 loop {
+                    if controls.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+                        break;
+                    }
                     let game = next.fetch_add(1, Ordering::Relaxed);
                     if game >= options.games.end {
                         break;
                     }
-                    let record = game::play(GameSpec {
-                        scenario,
-                        seed: options.seed,
-                        game,
-                        swarm: options.swarm,
-                        trace: false,
-                        tick_oracle: options.tick_oracle,
-                    });
+                    let mut record = game::play(spec(game));
+                    if controls.check_determinism {
+                        let again = game::play(spec(game));
+                        if again.trace_hash != record.trace_hash || again.device != record.device {
+                            local.nondeterministic_games += 1;
+                            record.violations.push(crate::oracle::Violation {
+                                at_us: 0,
+                                clock: "run",
+                                check: "deterministic",
+                                detail: format!(
+                                    "two plays differ: trace hashes {:016x} and {:016x}",
+                                    record.trace_hash, again.trace_hash
+                                ),
+                            });
+                        }
+                    }
                     local.add(scenario, &classes, &record);
                     let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
                     if finished % 64 == 0 {
-                        progress(finished);
+                        (controls.progress)(finished);
                     }
                 }
                 if let Ok(mut total) = total.lock() {
@@ -303,7 +349,7 @@ pub fn run(scenario: &Scenario, options: &RunOptions, progress: &(dyn Fn(u64) + 
             });
         }
     });
-    progress(done.load(Ordering::Relaxed));
+    (controls.progress)(done.load(Ordering::Relaxed));
     total.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 

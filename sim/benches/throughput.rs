@@ -1,0 +1,61 @@
+//! Simulator throughput: presses per second, per core and on all cores.
+//!
+//! `cargo bench -p bench-sim --bench throughput` prints one line per
+//! configuration. Performance goals are checked here, by a person or a CI
+//! job reading the ratios, never in timed unit tests.
+//!
+//! Set `BENCH_PERF_GAMES` to change the game count (default 2000).
+
+use std::path::Path;
+use std::time::Instant as WallClock;
+
+use bench_sim::run::{self, RunOptions};
+use bench_sim::scenario::Scenario;
+
+/// Abstract moves, full rules, the invariant oracles and every defect on.
+const DEFECTS: &str = r#"
+description = "throughput: abstract moves, all invariant oracles, every defect"
+control = "300+2"
+games = 2000
+seed = 1
+[players]
+think = { distribution = "skewed", min_ms = 100, max_ms = 12000 }
+time_trouble = { below_ms = 20000, percent = 10 }
+[board]
+ends_per_move = "1/120"
+[device]
+drift_ppm = 40
+drift_walk_ppm = 10
+jitter_us = 300
+bounce = { chance = "1/20", min_ms = 1, max_ms = 40 }
+missed_press = "1/300"
+double_press = "1/200"
+stuck_button = { chance = "1/1000", min_ms = 200, max_ms = 2000 }
+brownout = { chance = "1/3000" }
+display_freeze = { chance = "1/500", min_ms = 500, max_ms = 3000 }
+[expect]
+agreement_min_percent = 0
+"#;
+
+fn measure(label: &str, scenario: &Scenario, games: u64, jobs: usize, tick_oracle: bool) -> f64 {
+    let options = RunOptions { seed: 1, games: 0..games, jobs, swarm: false, tick_oracle };
+    let started = WallClock::now();
+    let summary = run::run(scenario, &options, &|_| {});
+    let seconds = started.elapsed().as_secs_f64();
+    let presses_per_s = summary.presses as f64 / seconds;
+    println!(
+        "{label:<44} jobs {jobs}: {games} games, {} presses in {seconds:.3} s = {:.3} M presses/s",
+        summary.presses,
+        presses_per_s / 1e6
+    );
+    presses_per_s
+}
+
+fn main() {
+    let games: u64 = std::env::var("BENCH_PERF_GAMES").ok().and_then(|games| games.parse().ok()).unwrap_or(2_000);
+    let scenario = Scenario::parse(DEFECTS, Path::new("throughput.toml")).expect("the benchmark scenario parses");
+    let one = measure("abstract, invariants, defects", &scenario, games, 1, false);
+    let two = measure("abstract, invariants, defects", &scenario, games, 2, false);
+    println!("jobs 2 / jobs 1 = {:.2}x", two / one);
+    measure("abstract, invariants + tick model, defects", &scenario, games / 10, 1, true);
+}

@@ -1,0 +1,228 @@
+//! Legal-move mode: random legal moves on a real position.
+//!
+//! The position is a [`chess::Board`] (crate `chess`, pinned to `=3.2.0`),
+//! from the initial position on. Each move is drawn uniformly from the legal
+//! moves; checkmate and stalemate end the game (5.1, 5.2a), and so does a
+//! dead position (5.2b) found by CHA's fast unwinnability test. A flag is
+//! ruled on with CHA's full helpmate search (crate `chasolver`, pinned to
+//! `=3.0.0`): 6.10, "the opponent cannot checkmate the player's king by any
+//! possible series of legal moves".
+//!
+//! **Move order** (part of the reproducibility contract, like the stream
+//! derivation rule): the `k`-th move is the `k`-th one `chess::MoveGen::new_legal`
+//! yields, `k = sample::below(stream, number of legal moves)`. `chess` 3.2
+//! yields them by piece type (pawn, knight, bishop, rook, queen, king); within
+//! a type, unpinned pieces before pinned ones, each group by source square
+//! (a1 = 0, b1, …, h8 = 63); within a piece, by destination square in the
+//! same order; a promotion as queen, knight, rook, bishop. The order is a pure
+//! function of the position, so a version bump of `chess` that changed it
+//! would change every legal-mode run: that is why the version is exact.
+//!
+//! **Dead positions** (5.2b) are looked for with CHA's fast test
+//! ([`is_dead`]: sound, never "dead" where a mate exists, but incomplete)
+//! after every move that changes the position irreversibly (a capture, a pawn
+//! move, a loss of castling rights) or leaves the opponent a single legal
+//! reply, not after every move: the test costs several times a move. A dead
+//! position reached otherwise is recognised at the next such move; in random
+//! games from the initial position every one measured was (the forced reply
+//! is a capture). Until then the game stays drawn whatever happens: no
+//! checkmate can follow, a flag is ruled a draw by the full 6.10 search, and
+//! the move bound is a draw; only the class of the draw can differ.
+//!
+//! **Not modelled:** the 50-move rule and threefold repetition. Under the
+//! 2005 Laws (9.2, 9.3) both are draws a player must claim, and the simulated
+//! players never claim; the scenario's `max_moves` bounds every game instead.
+//! The scenario's `[board]` rates (`ends_per_move`, `decisive`,
+//! `cannot_mate`) are not used in this mode: the position decides.
+//!
+//! **Cost bound of the 6.10 search:** `chasolver::winnability` takes no
+//! budget argument. Its effort is bounded inside the crate by node counts,
+//! never by wall time, so its answer is deterministic: a 1 000-node depth-1
+//! probe, an iterative deepening capped at 1 000 000 nodes, a 3 000-position
+//! closure, a check-chain search of depth 16 and a final guided search capped
+//! at 2^24 nodes. When it still cannot decide (`None`), the flag is ruled as
+//! if the opponent can mate (the conservative reading: the flagged player
+//! loses), and the case is counted ([`LegalBoard::undecided`],
+//! [`undecided_total`]). Both clocks ask about the same flag: the last two
+//! answers are kept per board, so the same question is searched once.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use chasolver::Winnability;
+use chess::{Board as Position, ChessMove, Color, MoveGen, Piece, EMPTY};
+use chessclock::{GameEnd, Side};
+
+use crate::board::Board;
+use crate::rng::Stream;
+use crate::sample;
+
+/// Full 6.10 searches that gave up, over the whole process (every board).
+static UNDECIDED: AtomicU64 = AtomicU64::new(0);
+
+/// How many full 6.10 searches gave up and were ruled "can mate", over every
+/// [`LegalBoard`] of this process. A sum, so independent of thread order.
+pub fn undecided_total() -> u64 {
+    UNDECIDED.load(Ordering::Relaxed)
+}
+
+/// A real position, moved by uniformly random legal moves.
+pub struct LegalBoard {
+    position: Position,
+    /// The legal moves of `position`, when already generated (by the end
+    /// test of the move that led to it).
+    moves: Option<MoveGen>,
+    /// Half-moves played on this board.
+    plies: u64,
+    /// `play` calls refused because `side` was not the side to move.
+    refused: u64,
+    /// 6.10 searches that gave up (ruled "can mate").
+    undecided: u64,
+    /// The last 6.10 answers: position, intended winner, can mate.
+    rulings: [Option<(Position, Color, bool)>; 2],
+}
+
+impl std::fmt::Debug for LegalBoard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LegalBoard")
+            .field("position", &format_args!("{}", self.position))
+            .field("plies", &self.plies)
+            .field("refused", &self.refused)
+            .field("undecided", &self.undecided)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for LegalBoard {
+    fn default() -> Self {
+        LegalBoard::new()
+    }
+}
+
+impl LegalBoard {
+    /// The initial position, White to move.
+    pub fn new() -> LegalBoard {
+        LegalBoard::from_position(Position::default())
+    }
+
+    /// Play goes on from `position` (tests, set-up positions).
+    pub fn from_position(position: Position) -> LegalBoard {
+        LegalBoard { position, moves: None, plies: 0, refused: 0, undecided: 0, rulings: [None; 2] }
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// Half-moves played on this board.
+    pub fn plies(&self) -> u64 {
+        self.plies
+    }
+
+    /// `play` calls for a side not to move: a caller's bug, refused without
+    /// touching the position or the stream.
+    pub fn refused(&self) -> u64 {
+        self.refused
+    }
+
+    /// 6.10 searches on this board that could not decide and were ruled
+    /// "can mate".
+    pub fn undecided(&self) -> u64 {
+        self.undecided
+    }
+
+    /// Whether `winner` can checkmate by some series of legal moves, by the
+    /// full search; `None` when the search gives up.
+    fn search(&mut self, winner: Color) -> bool {
+        let remembered =
+            self.rulings.iter().flatten().find(|(position, color, _)| *color == winner && *position == self.position);
+        if let Some(&(_, _, can_mate)) = remembered {
+            return can_mate;
+        }
+        let can_mate = match chasolver::winnability(&self.position, winner) {
+            Some(Winnability::Winnable { .. }) => true,
+            Some(Winnability::Unwinnable) => false,
+            None => {
+                self.undecided = self.undecided.saturating_add(1);
+                UNDECIDED.fetch_add(1, Ordering::Relaxed);
+                true
+            }
+        };
+        self.rulings = [Some((self.position, winner, can_mate)), self.rulings[0]];
+        can_mate
+    }
+}
+
+/// The colour that plays `side`.
+pub const fn color(side: Side) -> Color {
+    match side {
+        Side::White => Color::White,
+        Side::Black => Color::Black,
+    }
+}
+
+/// Neither side can checkmate, by CHA's fast test: sound (never says "dead"
+/// of a position where a mate exists) but incomplete (a few dead positions,
+/// mostly locked pawn walls, pass as alive until later).
+pub fn is_dead(position: &Position) -> bool {
+    // White first: in almost every live position this one says "alive", and
+    // the mirrored Black test is skipped.
+    chasolver::is_unwinnable_fast(position, Color::White) && chasolver::is_unwinnable_fast(position, Color::Black)
+}
+
+/// The end of the game in `position`, if it has no legal move: checkmate of
+/// the side to move, or stalemate.
+fn no_move_end(position: &Position) -> GameEnd {
+    if *position.checkers() == EMPTY {
+        GameEnd::Stalemate
+    } else {
+        let loser = position.side_to_move();
+        GameEnd::Checkmate { winner: if loser == Color::White { Side::Black } else { Side::White } }
+    }
+}
+
+/// Whether `chosen` changes `position` irreversibly: a capture, a pawn move
+/// (en passant and promotion included), or a move that loses castling rights.
+fn irreversible(position: &Position, chosen: ChessMove, after: &Position) -> bool {
+    position.piece_on(chosen.get_source()) == Some(Piece::Pawn)
+        || position.piece_on(chosen.get_dest()).is_some()
+        || position.castle_rights(Color::White) != after.castle_rights(Color::White)
+        || position.castle_rights(Color::Black) != after.castle_rights(Color::Black)
+}
+
+impl Board for LegalBoard {
+    fn play(&mut self, side: Side, stream: &mut Stream) -> Option<GameEnd> {
+        if color(side) != self.position.side_to_move() {
+            // The caller lost track of whose move it is: make no move and
+            // draw nothing, so the position and the stream stay as they were.
+            self.refused = self.refused.saturating_add(1);
+            return None;
+        }
+        let mut moves = self.moves.take().unwrap_or_else(|| MoveGen::new_legal(&self.position));
+        let count = moves.len();
+        if count == 0 {
+            // Asked to move in a position that already ended (the caller
+            // ignored the end): the end stands.
+            return Some(no_move_end(&self.position));
+        }
+        let index = usize::try_from(sample::below(stream, count as u64)).unwrap_or(0);
+        let chosen = moves.nth(index)?;
+        let before = self.position;
+        self.position = before.make_move_new(chosen);
+        self.plies = self.plies.saturating_add(1);
+        let replies = MoveGen::new_legal(&self.position);
+        let reply_count = replies.len();
+        if reply_count == 0 {
+            return Some(no_move_end(&self.position));
+        }
+        self.moves = Some(replies);
+        if (reply_count == 1 || irreversible(&before, chosen, &self.position)) && is_dead(&self.position) {
+            return Some(GameEnd::DeadPosition);
+        }
+        None
+    }
+
+    fn can_checkmate(&mut self, side: Side, _stream: &mut Stream) -> bool {
+        self.search(color(side))
+    }
+}

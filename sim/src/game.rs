@@ -247,6 +247,9 @@ struct Game<'a> {
     players: BySide<Stream>,
     streams: Streams,
     board_stream: Stream,
+    /// Draws for "can the opponent still mate" in abstract mode, apart from
+    /// the moves so a ruling on one clock never shifts the game's moves.
+    mate_test_stream: Stream,
     board: Box<dyn Board>,
     device: DeviceState,
     ideal: IdealState,
@@ -309,6 +312,7 @@ impl<'a> Game<'a> {
             players: BySide::new(stream(Actor::White), stream(Actor::Black)),
             streams: Streams::new(&stream),
             board_stream: stream(Actor::Board),
+            mate_test_stream: stream(Actor::MateTest),
             board: board::for_scenario(scenario),
             device: DeviceState {
                 config,
@@ -911,13 +915,22 @@ impl<'a> Game<'a> {
         }
         let control = *self.clock(which).control();
         let clock_first = self.clock(which).first_flag();
-        let facts_for = |game: &mut Game<'_>, flag: chessclock::FlagFall| FlagFacts {
-            flag,
-            observation: Observation::ObservedByArbiter,
-            moves_required: control.moves_required_by_end_of(flag.period),
-            moves_made: *game.moves.get(flag.side),
-            game_end: None,
-            opponent_can_checkmate: game.board.can_checkmate(flag.side.opponent(), &mut game.board_stream),
+        let facts_for = |game: &mut Game<'_>, flag: chessclock::FlagFall| {
+            let moves_required = control.moves_required_by_end_of(flag.period);
+            let moves_made = *game.moves.get(flag.side);
+            // The mating test is only asked for when 6.10 decides: not when
+            // 6.3 finds the required moves made (a full search is costly).
+            let harmless = moves_required.is_some_and(|required| moves_made >= required);
+            let opponent_can_checkmate =
+                harmless || game.board.can_checkmate(flag.side.opponent(), &mut game.mate_test_stream);
+            FlagFacts {
+                flag,
+                observation: Observation::ObservedByArbiter,
+                moves_required,
+                moves_made,
+                game_end: None,
+                opponent_can_checkmate,
+            }
         };
         let ruling: Ruling = if flags.len() == 2 {
             let first = if self.scenario().arbiter.clock_shows_first_flag {

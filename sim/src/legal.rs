@@ -5,8 +5,8 @@
 //! moves; checkmate and stalemate end the game (5.1, 5.2a), and so does a
 //! dead position (5.2b) found by CHA's fast unwinnability test. A flag is
 //! ruled on with CHA's full helpmate search (crate `chasolver`, pinned to
-//! `=3.0.0`): 6.10, "the opponent cannot checkmate the player's king by any
-//! possible series of legal moves".
+//! `=3.0.0`): under 6.10 the flag is a draw when the opponent cannot
+//! checkmate by any possible series of legal moves, a helpmate included.
 //!
 //! **Move order** (part of the reproducibility contract, like the stream
 //! derivation rule): the `k`-th move is the `k`-th one `chess::MoveGen::new_legal`
@@ -22,12 +22,13 @@
 //! ([`is_dead`]: sound, never "dead" where a mate exists, but incomplete)
 //! after every move that changes the position irreversibly (a capture, a pawn
 //! move, a loss of castling rights) or leaves the opponent a single legal
-//! reply, not after every move: the test costs several times a move. A dead
-//! position reached otherwise is recognised at the next such move; in random
-//! games from the initial position every one measured was (the forced reply
-//! is a capture). Until then the game stays drawn whatever happens: no
-//! checkmate can follow, a flag is ruled a draw by the full 6.10 search, and
-//! the move bound is a draw; only the class of the draw can differ.
+//! reply, not after every move: the test costs several moves' worth of time.
+//! A dead position reached otherwise is recognised at the next such move.
+//! Measured over 10 000 random games from the initial position: 7 of 7 736
+//! dead positions arose that way, each recognised one ply later. Until then
+//! the game is drawn whatever happens: no checkmate can follow, a flag is
+//! ruled a draw by the full 6.10 search, the move bound is a draw; only the
+//! class of the draw can differ.
 //!
 //! **Not modelled:** the 50-move rule and threefold repetition. Under the
 //! 2005 Laws (9.2, 9.3) both are draws a player must claim, and the simulated
@@ -132,7 +133,7 @@ impl LegalBoard {
     }
 
     /// Whether `winner` can checkmate by some series of legal moves, by the
-    /// full search; `None` when the search gives up.
+    /// full search; a search that gives up counts as "can mate".
     fn search(&mut self, winner: Color) -> bool {
         let remembered =
             self.rulings.iter().flatten().find(|(position, color, _)| *color == winner && *position == self.position);

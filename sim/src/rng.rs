@@ -40,6 +40,8 @@ pub enum Actor {
     Adjust,
     SetMoves,
     ReplaceClock,
+    /// Abstract mode's "can the opponent still mate" at a ruled flag.
+    MateTest,
 }
 
 impl Actor {
@@ -64,6 +66,7 @@ impl Actor {
             Actor::Adjust => 25,
             Actor::SetMoves => 26,
             Actor::ReplaceClock => 27,
+            Actor::MateTest => 28,
         }
     }
 }

@@ -16,6 +16,7 @@ use crate::sample;
 pub const SEGMENT_US: u64 = 60_000_000;
 
 const PPM: i128 = 1_000_000;
+const PPM_I64: i64 = 1_000_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Segment {
@@ -26,8 +27,12 @@ struct Segment {
 
 impl Segment {
     fn device_at(&self, true_us: u64) -> u64 {
-        let elapsed = i128::from(true_us.saturating_sub(self.start_true_us));
-        let scaled = elapsed * (PPM + i128::from(self.ppm)) / PPM;
+        if self.ppm == 0 {
+            return self.start_device_us.saturating_add(true_us.saturating_sub(self.start_true_us));
+        }
+        // Within a segment (at most SEGMENT_US) the product fits an i64 easily.
+        let elapsed = i64::try_from(true_us.saturating_sub(self.start_true_us)).unwrap_or(i64::MAX);
+        let scaled = elapsed.saturating_mul(PPM_I64 + self.ppm) / PPM_I64;
         self.start_device_us.saturating_add(u64::try_from(scaled.max(0)).unwrap_or(u64::MAX))
     }
 
@@ -73,6 +78,11 @@ impl TimeBase {
 
     /// The segment holding `true_us`, drawing later ones as needed.
     fn segment(&mut self, true_us: u64) -> Segment {
+        if let Some(first) = self.segments.front() {
+            if first.start_true_us <= true_us && true_us < first.end_true_us() {
+                return *first;
+            }
+        }
         loop {
             let last = *self.segments.back().expect("a time base always has a segment");
             if true_us < last.end_true_us() {

@@ -3,8 +3,10 @@
 //! This file only declares the command line and maps outcomes to exit codes
 //! ([`exit`]); each subcommand lives in its own file under `cmd/`.
 
+mod catalog;
 mod cmd;
 mod exit;
+pub mod report;
 
 use std::process::ExitCode;
 
@@ -31,11 +33,31 @@ enum Cli {
     /// An invalid TEXT is shown with a caret under the offending character, exit code 2.
     #[command(verbatim_doc_comment)]
     Timecontrol(cmd::timecontrol::Cmd),
+
+    /// Simulate seeded games of a scenario against the clock core, with clock defects
+    ///
+    /// Plays the scenario's games on a simulated clock device (drift, bounce,
+    /// missed presses, brownouts, …) and on a perfect clock, checks every event
+    /// against the rules, and judges the run by the scenario's expectations.
+    /// One seed reproduces a run bit for bit, whatever --jobs is. Writes
+    /// report.json, summary.md and drift plots to the report directory.
+    ///
+    ///   bench sim --scenario both-flags
+    ///   bench sim --scenario both-flags --seed 7 --game 12 --trace
+    ///   bench sim --scenario defects --shrink
+    ///   bench sim --scenario drift-stress --games 100000 --shard 3/8
+    #[command(verbatim_doc_comment)]
+    Sim(cmd::sim::Cmd),
+
+    /// List the shipped scenarios, one line each
+    Scenarios(cmd::scenarios::Cmd),
 }
 
 fn main() -> ExitCode {
     let outcome = match Cli::parse() {
         Cli::Timecontrol(cmd) => cmd.run(),
+        Cli::Sim(cmd) => cmd.run(),
+        Cli::Scenarios(cmd) => cmd.run(),
     };
     match outcome {
         Ok(exit) => exit.into(),

@@ -101,6 +101,9 @@ pub struct Summary {
     pub agreeing: u64,
     pub max_time_error_us: u64,
     pub games_with_violations: u64,
+    /// Games that failed for any reason (only the first few are kept in
+    /// `failures`).
+    pub games_failed: u64,
     /// Games whose two plays differed (`--check-determinism`).
     pub nondeterministic_games: u64,
     pub failures: Vec<FailedGame>,
@@ -125,6 +128,7 @@ impl Summary {
             agreeing: 0,
             max_time_error_us: 0,
             games_with_violations: 0,
+            games_failed: 0,
             nondeterministic_games: 0,
             failures: Vec::new(),
             defects: DefectCounts::default(),
@@ -165,6 +169,7 @@ impl Summary {
         }
         let reasons = failure_reasons(scenario, record);
         if !reasons.is_empty() {
+            self.games_failed += 1;
             self.keep_failure(FailedGame { game: record.game, reasons });
         }
         add_defects(&mut self.defects, &record.defects);
@@ -211,6 +216,7 @@ impl Summary {
         self.agreeing += other.agreeing;
         self.max_time_error_us = self.max_time_error_us.max(other.max_time_error_us);
         self.games_with_violations += other.games_with_violations;
+        self.games_failed += other.games_failed;
         self.nondeterministic_games += other.nondeterministic_games;
         for failure in other.failures {
             self.keep_failure(failure);
@@ -267,11 +273,26 @@ fn mix(game: u64, hash: u64) -> u64 {
     value
 }
 
-/// The width of one envelope bucket: the control's base time, twice (both
-/// players), spread over the buckets; at least a second.
+/// The width of one envelope bucket: a long game's length spread over the
+/// buckets (at least a second). A long game: both players use all the time
+/// every stage gives, plus their bonuses for up to 100 moves each; later
+/// samples land in the last bucket.
 pub fn envelope_bucket_us(scenario: &Scenario) -> u64 {
-    let base = scenario.control.control.initial_time().as_us().max(60_000_000);
-    (base.saturating_mul(3) / ENVELOPE_BUCKETS as u64).max(1_000_000)
+    use chessclock::TimeControl;
+    let moves = u64::from(scenario.board.max_moves.min(100));
+    let per_player = match &scenario.control.control {
+        TimeControl::Stages(stages) => stages
+            .as_slice()
+            .iter()
+            .map(|stage| stage.time.as_us().saturating_add(stage.bonus.amount().as_us().saturating_mul(moves)))
+            .fold(0u64, u64::saturating_add),
+        TimeControl::Hourglass { time } => time.as_us().saturating_mul(2),
+        TimeControl::ByoYomi { main, periods, period } => {
+            main.as_us().saturating_add(period.as_us().saturating_mul(u64::from(*periods).saturating_add(moves)))
+        }
+        TimeControl::Canadian { main, period, .. } => main.as_us().saturating_add(period.as_us().saturating_mul(4)),
+    };
+    (per_player.saturating_mul(2) / ENVELOPE_BUCKETS as u64).max(1_000_000)
 }
 
 /// Plays `options.games` of `scenario` on `options.jobs` threads.

@@ -3,6 +3,8 @@
 //! [`Failure`](crate::exit::Failure); printing of errors and the exit code
 //! are left to `main`.
 
+pub mod scenarios;
+pub mod sim;
 pub mod timecontrol;
 
 use std::io::{self, Write};

@@ -1,0 +1,221 @@
+//! The board: TI Stellaris LM3S6965 as QEMU 7.2's `lm3s6965evb` models it.
+//!
+//! - **Time base:** SysTick on the 12.5 MHz system clock (the reset clock:
+//!   no PLL set up), one interrupt per millisecond. The firmware clock
+//!   [`now_us`] is the tick count in ms plus the cycles elapsed in the
+//!   current tick, read from the SysTick current value.
+//! - **Free-running counter:** general-purpose timer 0 in 32-bit RTC mode,
+//!   which counts seconds. QEMU 7.2 returns 0 for the timer value in every
+//!   other GPTM mode and does not model DWT CYCCNT (see `firmware/SMOKE.md`),
+//!   so this 1 Hz register is the emulator's only hardware counter the
+//!   firmware clock does not feed; it is sampled at its edges.
+//! - **Buttons:** port E, PE0 left, PE1 right, PE2 pause; inputs with
+//!   pull-ups, active low, edge interrupt on the falling edge (GPIOE, IRQ 4).
+//!   QEMU drives them from the keys `up`, `down`, `left`.
+//!
+//! Registers are written through raw volatile pointers at the addresses of
+//! the LM3S6965 data sheet; only what this firmware uses is here.
+
+use core::cell::Cell;
+use core::ptr::{read_volatile, write_volatile};
+
+use cortex_m::interrupt::{self, InterruptNumber, Mutex};
+use cortex_m::peripheral::syst::SystClkSource;
+use cortex_m::peripheral::{NVIC, SCB, SYST};
+use cortex_m_rt::exception;
+
+/// System clock out of reset, as QEMU 7.2 derives it from the reset value of
+/// RCC (no PLL): 12.5 MHz, checked against the RTC in `firmware/SMOKE.md`.
+pub const SYSCLK_HZ: u32 = 12_500_000;
+/// The firmware clock's tick.
+pub const TICK_US: u32 = 1_000;
+/// Cycles per tick, as the firmware's time arithmetic assumes them.
+pub const CYCLES_PER_TICK: u32 = SYSCLK_HZ / (1_000_000 / TICK_US);
+const _: () = assert!(1_000_000 % TICK_US == 0);
+const _: () = assert!(SYSCLK_HZ % (1_000_000 / TICK_US) == 0, "a tick is a whole number of cycles");
+
+/// SysTick reload value: the counter counts RELOAD..=0, so a tick lasts
+/// RELOAD + 1 cycles. Defect `defect-systick-off-by-one` loads the cycle
+/// count itself, so each tick is one cycle (80 ns) too long.
+pub const SYSTICK_RELOAD: u32 =
+    if cfg!(feature = "defect-systick-off-by-one") { CYCLES_PER_TICK } else { CYCLES_PER_TICK - 1 };
+const _: () = assert!(SYSTICK_RELOAD < (1 << 24), "SysTick is a 24-bit counter");
+
+/// The free-running counter's rate and width, announced in the Hello record.
+pub const HW_COUNTER_HZ: u32 = 1;
+pub const HW_COUNTER_BITS: u8 = 32;
+
+// System control: run-mode clock gating.
+const SYSCTL_RCGC1: usize = 0x400F_E104;
+const SYSCTL_RCGC2: usize = 0x400F_E108;
+const RCGC1_TIMER0: u32 = 1 << 16;
+const RCGC2_GPIOE: u32 = 1 << 4;
+
+// GPIO port E (APB aperture).
+const GPIOE: usize = 0x4002_4000;
+const GPIO_DIR: usize = 0x400;
+const GPIO_IS: usize = 0x404;
+const GPIO_IBE: usize = 0x408;
+const GPIO_IEV: usize = 0x40C;
+const GPIO_IM: usize = 0x410;
+const GPIO_MIS: usize = 0x418;
+const GPIO_ICR: usize = 0x41C;
+const GPIO_PUR: usize = 0x510;
+const GPIO_DEN: usize = 0x51C;
+
+/// Port E pins of the three buttons.
+pub const PIN_LEFT: u32 = 1 << 0;
+pub const PIN_RIGHT: u32 = 1 << 1;
+pub const PIN_PAUSE: u32 = 1 << 2;
+const BUTTON_PINS: u32 = PIN_LEFT | PIN_RIGHT | PIN_PAUSE;
+
+// General-purpose timer 0.
+const GPTM0: usize = 0x4003_0000;
+const GPTM_CFG: usize = 0x000;
+const GPTM_CTL: usize = 0x00C;
+const GPTM_TAILR: usize = 0x028;
+const GPTM_TAMATCHR: usize = 0x030;
+const GPTM_TAR: usize = 0x048;
+const GPTM_CFG_RTC: u32 = 0x1;
+const GPTM_CTL_TAEN: u32 = 1 << 0;
+const GPTM_CTL_RTCEN: u32 = 1 << 4;
+
+// SysTick control and status: bit 16 COUNTFLAG, cleared by reading.
+const SYST_CSR: usize = 0xE000_E010;
+const SYST_CSR_COUNTFLAG: u32 = 1 << 16;
+
+/// The device interrupts this firmware uses (LM3S6965 vector numbers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Irq {
+    GpioE = 4,
+}
+
+// SAFETY: the numbers are the LM3S6965's interrupt numbers (data sheet,
+// table 2-8), all below its 38 interrupts.
+unsafe impl InterruptNumber for Irq {
+    fn number(self) -> u16 {
+        self as u16
+    }
+}
+
+fn read(address: usize) -> u32 {
+    // SAFETY: every address passed here is a 4-byte-aligned LM3S6965
+    // peripheral register listed above.
+    unsafe { read_volatile(address as *const u32) }
+}
+
+fn write(address: usize, value: u32) {
+    // SAFETY: as for `read`.
+    unsafe { write_volatile(address as *mut u32, value) }
+}
+
+/// Milliseconds since boot (or since the counter was started).
+static TICKS: Mutex<Cell<u64>> = Mutex::new(Cell::new(0));
+
+#[exception]
+fn SysTick() {
+    interrupt::free(|cs| {
+        let ticks = TICKS.borrow(cs);
+        ticks.set(ticks.get().wrapping_add(1));
+    });
+}
+
+/// Sets up the time base, the free-running counter and the buttons, and
+/// unmasks the button interrupt. Call once, before enabling anything else.
+pub fn init(syst: &mut SYST) {
+    write(SYSCTL_RCGC1, read(SYSCTL_RCGC1) | RCGC1_TIMER0);
+    write(SYSCTL_RCGC2, read(SYSCTL_RCGC2) | RCGC2_GPIOE);
+
+    // Free-running counter: 32-bit RTC mode, counting up from 0, never
+    // matching (the match value is the largest count).
+    write(GPTM0 + GPTM_CTL, 0);
+    write(GPTM0 + GPTM_CFG, GPTM_CFG_RTC);
+    write(GPTM0 + GPTM_TAILR, 0);
+    write(GPTM0 + GPTM_TAMATCHR, u32::MAX);
+    write(GPTM0 + GPTM_CTL, GPTM_CTL_TAEN | GPTM_CTL_RTCEN);
+
+    // Buttons: inputs, pull-ups, falling-edge interrupts.
+    write(GPIOE + GPIO_DIR, read(GPIOE + GPIO_DIR) & !BUTTON_PINS);
+    write(GPIOE + GPIO_PUR, read(GPIOE + GPIO_PUR) | BUTTON_PINS);
+    write(GPIOE + GPIO_DEN, read(GPIOE + GPIO_DEN) | BUTTON_PINS);
+    write(GPIOE + GPIO_IS, read(GPIOE + GPIO_IS) & !BUTTON_PINS);
+    write(GPIOE + GPIO_IBE, read(GPIOE + GPIO_IBE) & !BUTTON_PINS);
+    write(GPIOE + GPIO_IEV, read(GPIOE + GPIO_IEV) & !BUTTON_PINS);
+    write(GPIOE + GPIO_ICR, BUTTON_PINS);
+    write(GPIOE + GPIO_IM, read(GPIOE + GPIO_IM) | BUTTON_PINS);
+
+    // Time base.
+    syst.set_clock_source(SystClkSource::Core);
+    syst.set_reload(SYSTICK_RELOAD);
+    syst.clear_current();
+    syst.enable_interrupt();
+    syst.enable_counter();
+
+    NVIC::unpend(Irq::GpioE);
+    // SAFETY: the GPIOE handler only touches the button state, which is
+    // behind a critical section.
+    unsafe { NVIC::unmask(Irq::GpioE) };
+}
+
+/// The firmware clock: µs since the time base started. Monotonic
+/// (non-decreasing); resolution one SysTick cycle rounded down to a µs.
+pub fn now_us() -> u64 {
+    interrupt::free(|cs| {
+        let mut ticks = TICKS.borrow(cs).get();
+        // A wrap the SysTick handler has not counted yet shows as a pending
+        // SysTick. Read the counter on both sides of that check: if the wrap
+        // happened in between, the second reading is after it.
+        let before = SYST::get_current();
+        let pending = SCB::is_pendst_pending();
+        let after = SYST::get_current();
+        let current = if pending {
+            ticks = ticks.wrapping_add(1);
+            after
+        } else {
+            before
+        };
+        // The tick ends when the counter steps from 1 to 0 (the interrupt);
+        // the next cycle reloads it. So 0 is the first cycle of a tick and
+        // RELOAD the second: `current` cycles before the tick ends.
+        let elapsed_cycles = if current == 0 { 0 } else { u64::from((SYSTICK_RELOAD + 1).saturating_sub(current)) };
+        let tick_us = u64::from(TICK_US);
+        let within_tick_us = (elapsed_cycles * tick_us / u64::from(CYCLES_PER_TICK)).min(tick_us - 1);
+        ticks.wrapping_mul(tick_us).wrapping_add(within_tick_us)
+    })
+}
+
+/// The raw tick count, low 32 bits (for the time-base record).
+pub fn ticks() -> u32 {
+    interrupt::free(|cs| TICKS.borrow(cs).get() as u32)
+}
+
+/// The free-running counter: seconds counted by GPTM0 in RTC mode.
+pub fn hw_counter() -> u32 {
+    read(GPTM0 + GPTM_TAR)
+}
+
+/// Which button pins had a falling edge since the last call (clears them).
+pub fn take_button_edges() -> u32 {
+    let edges = read(GPIOE + GPIO_MIS) & BUTTON_PINS;
+    write(GPIOE + GPIO_ICR, edges);
+    edges
+}
+
+/// Spins with interrupts masked until SysTick has wrapped `wraps` times
+/// (each wrap is one tick), bounded by `spins_max` loop turns. Only the
+/// `defect-lost-ticks` build calls it: a display refresh that keeps
+/// interrupts off for longer than a tick loses every tick but one.
+pub fn spin_with_interrupts_masked(wraps: u32, spins_max: u32) {
+    interrupt::free(|_| {
+        let _ = read(SYST_CSR); // clears a COUNTFLAG left from before
+        let mut seen = 0;
+        for _ in 0..spins_max {
+            if read(SYST_CSR) & SYST_CSR_COUNTFLAG != 0 {
+                seen += 1;
+                if seen >= wraps {
+                    break;
+                }
+            }
+        }
+    });
+}

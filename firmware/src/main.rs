@@ -1,0 +1,159 @@
+//! bench's reference chess-clock firmware, for QEMU's `lm3s6965evb`.
+//!
+//! It runs the clock core (`chessclock`) on the board's time base and
+//! implements the bench contract (`hil/CONTRACT.md`, crate `bench-contract`):
+//! buttons in, records out over the RTT up-channel `bench`, commands in over
+//! the down-channel `bench-ctl`. One image plays every scenario: the host
+//! writes the time control and starts the game.
+//!
+//! ```text
+//!   SysTick (1 kHz) ──► board::now_us ◄── GPIOE edge IRQ ──► buttons (debounce, queue)
+//!                              │                                   │
+//!   RTT bench-ctl ──► Game::command     Game::press ◄──────────────┘
+//!                              │                │
+//!                    Game::advance (deadlines from chessclock::Clock)
+//!                              │
+//!                      RTT bench (records) ◄── time-base samples (GPTM0 RTC edges)
+//! ```
+//!
+//! `main` only wires the hardware to the logic (`game.rs`); the board is in
+//! `board.rs`, the defect builds in `defects.rs`.
+#![no_std]
+#![no_main]
+
+mod board;
+mod buttons;
+mod channel;
+mod defects;
+mod game;
+
+use bench_contract::{Body, Hello, TimeBase, BUTTONS_PAUSE, COMMAND_LINE_MAX, CONTRACT_VERSION, RECORD_SIZE};
+use chessclock::Instant;
+use cortex_m_rt::{entry, exception};
+// Last resort only: nothing in this firmware panics by design (the core
+// returns errors, buffers are bounded and indexed with `get`).
+use panic_halt as _;
+
+use channel::{Channel, Line, Sink};
+use game::Game;
+
+/// Snapshots of both displays while a game is set up, besides those sent
+/// after every event.
+const SNAPSHOT_INTERVAL_US: u64 = 100_000;
+/// Command lines handled per turn of the main loop.
+const LINES_PER_TURN_MAX: u32 = 4;
+
+const FIRMWARE_NAME: [u8; 8] = *b"benchref";
+const FIRMWARE_VERSION: u32 = 1;
+
+#[entry]
+fn main() -> ! {
+    // SAFETY: `main` runs once and is the only code that uses the core
+    // peripherals' owning handles.
+    let mut core = unsafe { cortex_m::Peripherals::steal() };
+    board::init(&mut core.SYST);
+    let mut channel = Channel::init();
+    let mut game = Game::new();
+
+    channel.emit(
+        board::now_us(),
+        Body::Hello(Hello {
+            contract_version: CONTRACT_VERSION,
+            record_size: RECORD_SIZE as u16,
+            tick_us: board::TICK_US,
+            hw_counter_hz: board::HW_COUNTER_HZ,
+            hw_counter_bits: board::HW_COUNTER_BITS,
+            buttons: BUTTONS_PAUSE,
+            debounce_us: buttons::DEBOUNCE_US as u32,
+            firmware_version: FIRMWARE_VERSION,
+            firmware_name: FIRMWARE_NAME,
+        }),
+    );
+    let mut last_counter = board::hw_counter();
+    emit_time_base(&mut channel, last_counter, false);
+    let mut next_snapshot_us = SNAPSHOT_INTERVAL_US;
+    let mut next_refresh_us = defects::LOST_TICKS_REFRESH_INTERVAL_US;
+    let mut line = [0u8; COMMAND_LINE_MAX + 1];
+
+    // The one loop that runs forever: the firmware's main loop. Each turn
+    // does a bounded amount of work: at most LINES_PER_TURN_MAX commands,
+    // QUEUE_CAPACITY presses, TRANSITIONS_PER_ADVANCE_MAX deadlines.
+    //
+    // It polls and never sleeps. On a real board a `wfi()` at the top of the
+    // turn saves power; under QEMU 7.2 with `-icount …,sleep=off` (the
+    // deterministic mode bench runs in) a core sleeping in WFI loses every
+    // other SysTick interrupt, and without icount the host's scheduling
+    // loses ticks too (measurements in SMOKE.md).
+    loop {
+        // One instant for the turn. Presses stamped after it (their
+        // interrupt came during the turn) are later than it, so the clock is
+        // never settled past a press still in the queue.
+        let now = Instant::from_us(board::now_us());
+
+        for _ in 0..LINES_PER_TURN_MAX {
+            let Some(event) = channel.next_line(&mut line) else { break };
+            let text = match event {
+                Line::Complete { len } => Ok(line.get(..len).unwrap_or_default()),
+                Line::TooLong => Err(()),
+            };
+            game.command(text, now, &mut channel);
+        }
+
+        for _ in 0..buttons::QUEUE_CAPACITY {
+            let Some(edge) = buttons::take() else { break };
+            game.press(edge, Instant::from_us(board::now_us()), &mut channel);
+        }
+
+        game.advance(now, &mut channel);
+
+        if now.as_us() >= next_snapshot_us {
+            game.snapshot(now, &mut channel);
+            next_snapshot_us = next_due(next_snapshot_us, now.as_us(), SNAPSHOT_INTERVAL_US);
+        }
+
+        let counter = board::hw_counter();
+        if counter != last_counter {
+            last_counter = counter;
+            emit_time_base(&mut channel, counter, true);
+        }
+
+        if defects::LOST_TICKS && now.as_us() >= next_refresh_us {
+            // The defect: a display refresh with interrupts masked for
+            // three ticks.
+            board::spin_with_interrupts_masked(defects::LOST_TICKS_MASKED_WRAPS, defects::LOST_TICKS_SPINS_MAX);
+            next_refresh_us = next_due(next_refresh_us, now.as_us(), defects::LOST_TICKS_REFRESH_INTERVAL_US);
+        }
+    }
+}
+
+/// A time-base record: the firmware clock now, paired with `counter`.
+fn emit_time_base(channel: &mut Channel, counter: u32, edge: bool) {
+    let at_us = board::now_us();
+    let sample = TimeBase {
+        hw_counter: u64::from(counter),
+        ticks: board::ticks(),
+        edge,
+        dropped_total: channel.dropped_total(),
+    };
+    channel.emit(at_us, Body::TimeBase(sample));
+}
+
+/// The next time a periodic job is due: one interval after the last due
+/// time, or after `now` if the loop fell more than an interval behind.
+fn next_due(due_us: u64, now_us: u64, interval_us: u64) -> u64 {
+    let next = due_us.saturating_add(interval_us);
+    if next > now_us {
+        next
+    } else {
+        now_us.saturating_add(interval_us)
+    }
+}
+
+/// Device interrupts: cortex-m-rt's default vector table sends every one
+/// here with its number (no device crate needed for one interrupt).
+#[exception]
+unsafe fn DefaultHandler(irqn: i16) {
+    if irqn == board::Irq::GpioE as i16 {
+        buttons::on_interrupt();
+    }
+}

@@ -1,0 +1,55 @@
+//! `bench-contract`: what a clock firmware adds so bench can test it —
+//! version 1 of the contract in `hil/CONTRACT.md`, as code.
+//!
+//! - [`record`]: the fixed-size little-endian records of the RTT up-channel
+//!   [`UP_CHANNEL`] (`bench`), with [`Record::encode`] and [`Record::decode`].
+//! - [`command`]: the text commands of the down-channel [`DOWN_CHANNEL`]
+//!   (`bench-ctl`) and a line buffer that collects them.
+//! - [`rtt`]: the SEGGER RTT control block layout, so a host can find and
+//!   read the channels over plain memory access.
+//!
+//! The firmware encodes, the harness decodes; both use this crate, so the
+//! layout is written once. `CONTRACT.md` gives the same layout as tables and
+//! C structs for firmware written in C; the golden-byte tests here pin both.
+//!
+//! **API Boundary:** no dependency, no allocation, no panics: it builds for
+//! the host and for any Cortex-M target.
+#![cfg_attr(not(test), no_std)]
+#![warn(missing_debug_implementations)]
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+pub mod command;
+pub mod record;
+pub mod rtt;
+
+pub use command::{Command, CommandError, LineBuffer, LineEvent, COMMAND_LINE_MAX};
+pub use record::{
+    Ack, AckStatus, Body, Button, CommandCode, DecodeError, Flag, Hello, Kind, PeriodCause, PeriodChange, Phase, Press,
+    PressResult, Record, Side, Snapshot, TimeBase, BUTTONS_PAUSE, BUTTONS_PLAYERS, BUTTON_BLACK, BUTTON_PAUSE,
+    BUTTON_WHITE,
+};
+
+/// The contract version a firmware announces in its [`Hello`] record.
+pub const CONTRACT_VERSION: u16 = 1;
+
+/// Every record on the up-channel is exactly this many bytes.
+pub const RECORD_SIZE: usize = 48;
+
+/// Name of the RTT up-channel (firmware to host) that carries the records.
+pub const UP_CHANNEL: &str = "bench";
+
+/// Name of the RTT down-channel (host to firmware) that carries commands.
+pub const DOWN_CHANNEL: &str = "bench-ctl";
+
+/// Smallest up-channel buffer the contract allows, in bytes: 21 records.
+/// The host must drain the buffer faster than the firmware fills it; with
+/// snapshots every 100 ms the reference firmware writes about 12 records/s.
+pub const UP_BUFFER_MIN: usize = 1024;
+
+/// Smallest down-channel buffer, in bytes: one longest command line and its
+/// newline fit.
+pub const DOWN_BUFFER_MIN: usize = COMMAND_LINE_MAX + 1;
+
+const _: () = assert!(RECORD_SIZE % 8 == 0, "records keep u64 fields aligned when packed back to back");
+const _: () = assert!(UP_BUFFER_MIN >= 16 * RECORD_SIZE);
+const _: () = assert!(RECORD_SIZE <= u16::MAX as usize);

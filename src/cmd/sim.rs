@@ -1,0 +1,412 @@
+//! `bench sim`: seeded games against the clock core, judged by the
+//! scenario's expectations.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::Context;
+use bench_sim::game::{self, GameSpec};
+use bench_sim::run::{self, Check, Controls, RunOptions, Summary};
+use bench_sim::scenario::Scenario;
+use bench_sim::shrink::{self, DefectSet, Target};
+
+use crate::catalog;
+use crate::exit::{Exit, Failure, Result};
+use crate::report::{self, RunFacts, SimReportInput};
+
+#[derive(Debug, clap::Args)]
+pub struct Cmd {
+    /// A scenario name (see `bench scenarios`) or a path to a scenario file.
+    #[arg(long, short, value_name = "NAME|PATH")]
+    scenario: String,
+    /// Games to play [default: the scenario's `games`].
+    #[arg(long)]
+    games: Option<u64>,
+    /// The run's seed [default: the scenario's `seed`].
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Threads to run games on [default: all cores]. Results do not depend on it.
+    #[arg(long, short)]
+    jobs: Option<usize>,
+    /// Run only slice I of N of the games (1-based), e.g. `--shard 2/8`.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<(u64, u64)>,
+    /// Report directory [default: reports/<scenario>-<seed>].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Play only game G (0-based) and print its result; with --trace, every event.
+    #[arg(long, value_name = "G")]
+    game: Option<u64>,
+    /// With --game: print the game's full event trace.
+    #[arg(long, requires = "game")]
+    trace: bool,
+    /// Reduce a failing game (--game G, or the run's first failure) to the
+    /// fewest defects and moves that still fail, and print its trace.
+    #[arg(long)]
+    shrink: bool,
+    /// Play every game twice and fail on any difference.
+    #[arg(long)]
+    check_determinism: bool,
+    /// Draw each game's defect mix from the seed.
+    #[arg(long)]
+    swarm: bool,
+    /// Skip the tick-model oracle (faster; the invariants still run).
+    #[arg(long)]
+    no_tick_oracle: bool,
+    /// Replay with these defects switched off (comma-separated; printed by --shrink).
+    #[arg(long, value_name = "LIST", value_parser = parse_defects)]
+    disable: Option<DefectSet>,
+    /// Replay with at most this many moves per player (printed by --shrink).
+    #[arg(long, value_name = "N")]
+    max_moves: Option<u32>,
+}
+
+fn parse_shard(text: &str) -> std::result::Result<(u64, u64), String> {
+    let (index, count) = text.split_once('/').ok_or("write the shard as I/N, e.g. 2/8")?;
+    let index: u64 = index.trim().parse().map_err(|_| format!("`{index}` is not a shard number"))?;
+    let count: u64 = count.trim().parse().map_err(|_| format!("`{count}` is not a shard count"))?;
+    if index == 0 || count == 0 || index > count {
+        return Err(format!("shard {index}/{count}: need 1 <= I <= N"));
+    }
+    Ok((index, count))
+}
+
+fn parse_defects(text: &str) -> std::result::Result<DefectSet, String> {
+    DefectSet::parse(text)
+}
+
+impl Cmd {
+    pub fn run(self) -> Result {
+        let (mut scenario, file) = catalog::find(&self.scenario).map_err(Failure::usage)?;
+        if let Some(max_moves) = self.max_moves {
+            if max_moves == 0 {
+                return Err(Failure::usage(anyhow::anyhow!("--max-moves must be at least 1")));
+            }
+            scenario.board.max_moves = max_moves;
+        }
+        let seed = self.seed.unwrap_or(scenario.seed);
+        if let Some(game) = self.game {
+            return self.one_game(&scenario, seed, game);
+        }
+        self.many_games(&scenario, &file, seed)
+    }
+
+    fn disabled(&self) -> DefectSet {
+        self.disable.unwrap_or_default()
+    }
+
+    fn target<'a>(&self, scenario: &'a Scenario, seed: u64, game: u64) -> Target<'a> {
+        Target { scenario, seed, game, swarm: self.swarm, tick_oracle: !self.no_tick_oracle }
+    }
+
+    /// The command that replays game `game` with its trace.
+    fn replay_command(&self, seed: u64, game: u64, disabled: DefectSet, max_moves: Option<u32>) -> String {
+        let mut command = format!("bench sim --scenario {} --seed {seed} --game {game} --trace", self.scenario);
+        if self.swarm {
+            command.push_str(" --swarm");
+        }
+        if !disabled.is_empty() {
+            let _ = write!(command, " --disable {disabled}");
+        }
+        if let Some(max_moves) = max_moves {
+            let _ = write!(command, " --max-moves {max_moves}");
+        }
+        command
+    }
+
+    /// The command that reproduces this run's report.json: every option
+    /// that changes results, none that does not (--jobs, --out).
+    fn reproduce_command(&self, seed: u64, games: u64) -> String {
+        let mut command = format!("bench sim --scenario {} --seed {seed} --games {games}", self.scenario);
+        if let Some((index, count)) = self.shard {
+            let _ = write!(command, " --shard {index}/{count}");
+        }
+        for (flag, on) in [
+            ("--swarm", self.swarm),
+            ("--check-determinism", self.check_determinism),
+            ("--no-tick-oracle", self.no_tick_oracle),
+        ] {
+            if on {
+                let _ = write!(command, " {flag}");
+            }
+        }
+        if let Some(disabled) = self.disable.filter(|disabled| !disabled.is_empty()) {
+            let _ = write!(command, " --disable {disabled}");
+        }
+        if let Some(max_moves) = self.max_moves {
+            let _ = write!(command, " --max-moves {max_moves}");
+        }
+        command
+    }
+
+    fn one_game(&self, scenario: &Scenario, seed: u64, game: u64) -> Result {
+        if game >= scenario.games && self.games.is_none_or(|games| game >= games) {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "--game {game}: the scenario has games 0..{} (use --games to go further)",
+                scenario.games
+            )));
+        }
+        if self.shrink {
+            return self.shrink_game(scenario, seed, game);
+        }
+        let record = game::play(GameSpec {
+            scenario,
+            seed,
+            game,
+            swarm: self.swarm,
+            trace: self.trace,
+            tick_oracle: !self.no_tick_oracle,
+            disabled: self.disabled(),
+        });
+        let mut out = String::new();
+        for line in record.trace.iter().flatten() {
+            let _ = writeln!(out, "{line}");
+        }
+        let _ = writeln!(
+            out,
+            "game {game} (seed {seed}): device {}, ideal clock {}; {} moves, {} presses, max time error {} us, trace {:016x}",
+            record.device,
+            record.ideal,
+            record.moves.white + record.moves.black,
+            record.presses,
+            record.max_time_error_us,
+            record.trace_hash
+        );
+        let reasons = run::failure_reasons(scenario, &record);
+        for reason in &reasons {
+            let _ = writeln!(out, "  FAIL {reason}");
+        }
+        super::print(&out)?;
+        Ok(if reasons.is_empty() { Exit::Pass } else { Exit::GateFailed })
+    }
+
+    fn shrink_game(&self, scenario: &Scenario, seed: u64, game: u64) -> Result {
+        let Some(shrunk) = shrink::shrink(self.target(scenario, seed, game)) else {
+            super::print(&format!("game {game} (seed {seed}) does not fail: nothing to shrink\n"))?;
+            return Ok(Exit::Pass);
+        };
+        let mut out = String::new();
+        for line in shrunk.record.trace.iter().flatten() {
+            let _ = writeln!(out, "{line}");
+        }
+        let _ = writeln!(
+            out,
+            "shrunk game {game} (seed {seed}) in {} plays: fails with {} moves per player and defects off: {}",
+            shrunk.attempts,
+            shrunk.max_moves,
+            if shrunk.disabled.is_empty() { "none".to_string() } else { shrunk.disabled.to_string() }
+        );
+        for reason in &shrunk.reasons {
+            let _ = writeln!(out, "  FAIL {reason}");
+        }
+        let _ = writeln!(out, "replay: {}", self.replay_command(seed, game, shrunk.disabled, Some(shrunk.max_moves)));
+        super::print(&out)?;
+        Ok(Exit::GateFailed)
+    }
+
+    fn many_games(&self, scenario: &Scenario, file: &Path, seed: u64) -> Result {
+        let games = self.games.unwrap_or(scenario.games);
+        let range = match self.shard {
+            Some((index, count)) => run::shard_range(games, index, count).unwrap_or(0..0),
+            None => 0..games,
+        };
+        let jobs = self.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
+        let options =
+            RunOptions { seed, games: range.clone(), jobs, swarm: self.swarm, tick_oracle: !self.no_tick_oracle };
+        let stop = Arc::new(AtomicBool::new(false));
+        let handler_stop = Arc::clone(&stop);
+        // A second Ctrl-C while the report is written kills the process as usual.
+        let _ = ctrlc::set_handler(move || handler_stop.store(true, Ordering::Relaxed));
+        let bar = progress_bar(range.end - range.start);
+        let started = std::time::Instant::now();
+        let summary = run::run_with(
+            scenario,
+            &options,
+            &Controls {
+                progress: &|done| bar.set_position(done),
+                check_determinism: self.check_determinism,
+                stop: Some(&stop),
+            },
+        );
+        bar.finish_and_clear();
+        let complete = summary.games == range.end - range.start;
+        let mut checks = run::judge(scenario, &summary);
+        if self.check_determinism {
+            checks.push(Check {
+                name: "every game plays the same twice".into(),
+                passed: summary.nondeterministic_games == 0,
+                measured: format!("{} games differed", summary.nondeterministic_games),
+                expected: "0".into(),
+            });
+        }
+        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(scenario, seed, self.shard));
+        let replay = |game| self.replay_command(seed, game, self.disabled(), self.max_moves);
+        let written = write_reports(
+            &out_dir,
+            &ReportParts {
+                scenario,
+                file,
+                seed,
+                range: range.clone(),
+                shard: self.shard,
+                swarm: self.swarm,
+                summary: &summary,
+                checks: &checks,
+                replay: &replay,
+                command: self.reproduce_command(seed, games),
+                complete,
+                wall_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                jobs,
+            },
+        );
+        let passed = checks.iter().all(|check| check.passed);
+        let mut out = render_summary(scenario, seed, &range, &summary, &checks, &replay);
+        match &written {
+            Ok(()) => {
+                let _ = writeln!(out, "report: {}", out_dir.display());
+            }
+            Err(error) => {
+                let _ = writeln!(out, "report NOT written: {error:#}");
+            }
+        }
+        if !complete {
+            let _ = writeln!(
+                out,
+                "interrupted after {} of {} games: the report is marked incomplete",
+                summary.games,
+                range.end - range.start
+            );
+        }
+        super::print(&out)?;
+        if self.shrink && !passed {
+            if let Some(first) = summary.failures.first() {
+                return self.shrink_game(scenario, seed, first.game);
+            }
+        }
+        written.map_err(Failure::infrastructure)?;
+        if !complete {
+            return Err(Failure::infrastructure(anyhow::anyhow!("the run was interrupted")));
+        }
+        Ok(if passed { Exit::Pass } else { Exit::GateFailed })
+    }
+}
+
+fn progress_bar(total: u64) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} games [{bar:40}] {per_sec} eta {eta}")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+fn default_out_dir(scenario: &Scenario, seed: u64, shard: Option<(u64, u64)>) -> PathBuf {
+    let name = match shard {
+        Some((index, count)) => format!("{}-{seed}-shard-{index}-of-{count}", scenario.name),
+        None => format!("{}-{seed}", scenario.name),
+    };
+    PathBuf::from("reports").join(name)
+}
+
+struct ReportParts<'a> {
+    scenario: &'a Scenario,
+    file: &'a Path,
+    seed: u64,
+    range: std::ops::Range<u64>,
+    shard: Option<(u64, u64)>,
+    swarm: bool,
+    summary: &'a Summary,
+    checks: &'a [Check],
+    replay: &'a dyn Fn(u64) -> String,
+    /// The command that reproduces the run (options that change results only).
+    command: String,
+    complete: bool,
+    wall_ms: u64,
+    jobs: usize,
+}
+
+fn write_reports(dir: &Path, parts: &ReportParts<'_>) -> anyhow::Result<()> {
+    let bytes = std::fs::read(parts.file).with_context(|| format!("reading {}", parts.file.display()))?;
+    let input = SimReportInput {
+        scenario: parts.scenario,
+        scenario_file: parts.file,
+        scenario_sha256: report::sha256_hex(&bytes),
+        seed: parts.seed,
+        games: parts.range.clone(),
+        shard: parts.shard,
+        swarm: parts.swarm,
+        summary: parts.summary,
+        checks: parts.checks,
+        command_line: parts.command.clone(),
+        replay_command: parts.replay,
+        complete: parts.complete,
+    };
+    report::write_sim_report(dir, &input)?;
+    let facts = RunFacts {
+        wall_ms: parts.wall_ms,
+        jobs: parts.jobs,
+        host: host_name(),
+        started_unix_s: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs().saturating_sub(parts.wall_ms / 1_000)),
+        bench_version: env!("CARGO_PKG_VERSION").to_string(),
+        git_commit: option_env!("BENCH_GIT_COMMIT").map(str::to_string),
+    };
+    report::write_run_facts(dir, &facts)?;
+    Ok(())
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .map(|name| name.trim().to_string())
+        .ok()
+        .filter(|name| !name.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn render_summary(
+    scenario: &Scenario,
+    seed: u64,
+    range: &std::ops::Range<u64>,
+    summary: &Summary,
+    checks: &[Check],
+    replay: &dyn Fn(u64) -> String,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "bench sim {}  seed {seed}  games {}..{}  ({} presses)",
+        scenario.name, range.start, range.end, summary.presses
+    );
+    let results: Vec<String> = summary.results.iter().map(|(class, count)| format!("{class} {count}")).collect();
+    let _ = writeln!(out, "  results on the device: {}", results.join(" · "));
+    let _ = writeln!(
+        out,
+        "  outcomes: 1-0 {} · 0-1 {} · draw {}",
+        summary.outcomes[0], summary.outcomes[1], summary.outcomes[2]
+    );
+    let _ = writeln!(out, "  device agrees with the ideal clock in {} of {} games", summary.agreeing, summary.games);
+    let _ = writeln!(out, "  largest device-ideal time error: {} us", summary.max_time_error_us);
+    let width = checks.iter().map(|check| check.name.chars().count()).max().unwrap_or(0);
+    for check in checks {
+        let _ = writeln!(
+            out,
+            "  {}  {:<width$}  {}  (expected {})",
+            if check.passed { "PASS" } else { "FAIL" },
+            check.name,
+            check.measured,
+            check.expected
+        );
+    }
+    for failure in &summary.failures {
+        let _ = writeln!(out, "  failed game {}: {}", failure.game, failure.reasons.join("; "));
+        let _ = writeln!(out, "    replay: {}", replay(failure.game));
+    }
+    let verdict = if checks.iter().all(|check| check.passed) { "PASS" } else { "FAIL" };
+    let _ = writeln!(out, "verdict: {verdict}");
+    out
+}

@@ -1,0 +1,327 @@
+//! `report.json`, schema `bench.sim.report/1` (documented for users in
+//! `reports/README.md`; this module is its single definition).
+//!
+//! Deterministic by construction: the document is serde structs (keys in
+//! declaration order) and `BTreeMap`s (keys sorted), holds integers and
+//! strings only, and nothing that varies between runs of the same inputs
+//! (wall time, date, host, thread count: those are in `run.json`).
+
+use std::collections::BTreeMap;
+
+use bench_sim::run::{EnvelopeBucket, Summary, FAILURES_KEPT};
+use serde::{Deserialize, Serialize};
+
+use super::SimReportInput;
+
+/// The schema's name and major version. A change that can break a reader
+/// (a field removed, renamed or retyped) bumps the number; adding a field
+/// does not.
+pub const SCHEMA: &str = "bench.sim.report/1";
+/// The schema of `run.json`.
+pub const RUN_SCHEMA: &str = "bench.sim.run/1";
+
+/// The name of the check that the whole slice of games was played.
+pub const COMPLETE_CHECK: &str = "all games of the run played";
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    pub schema: String,
+    pub bench_version: String,
+    /// False when the run was interrupted: the numbers cover the games
+    /// played so far only, and the verdict is `fail`.
+    pub complete: bool,
+    /// `pass` when every check passed, else `fail`.
+    pub verdict: String,
+    pub scenario: ScenarioInfo,
+    pub seed: u64,
+    pub games: Games,
+    pub shard: Option<Shard>,
+    pub swarm: bool,
+    pub checks: Vec<CheckInfo>,
+    pub expected_classes: Vec<ExpectedClass>,
+    pub results: Results,
+    /// Games in which each article was applied on the device.
+    pub articles: BTreeMap<String, u64>,
+    pub outcomes: Outcomes,
+    pub agreement: Agreement,
+    pub max_time_error_us: u64,
+    pub games_with_violations: u64,
+    /// Games that failed for any reason; `failures` lists the first few.
+    pub games_failed: u64,
+    /// Games whose two plays differed (only counted with
+    /// `--check-determinism`; 0 otherwise).
+    pub nondeterministic_games: u64,
+    /// At most `failures_kept_max` failing games, the lowest-numbered.
+    pub failures: Vec<Failure>,
+    pub failures_kept_max: u64,
+    pub defects: Defects,
+    pub presses: u64,
+    pub events: u64,
+    /// The order-independent hash of every game's trace, 16 hex digits:
+    /// equal hashes, equal games.
+    pub run_hash: String,
+    pub drift_envelope: DriftEnvelope,
+    /// The plots of this report and their SHA-256: which plots belong to
+    /// this `report.json`. (`summary.md` is not listed: it shows the command
+    /// line, and this file must not change with `--jobs` or `--out`.)
+    pub files: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScenarioInfo {
+    pub name: String,
+    /// As given on the command line.
+    pub file: String,
+    /// Of the file's bytes, hex.
+    pub sha256: String,
+    pub description: String,
+    pub control: String,
+    pub rules: String,
+}
+
+/// The games this run was asked to play (`start..end`) and how many it did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Games {
+    pub start: u64,
+    pub end: u64,
+    pub played: u64,
+}
+
+/// `--shard INDEX/COUNT`, 1-based.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckInfo {
+    pub name: String,
+    pub passed: bool,
+    pub measured: String,
+    pub expected: String,
+}
+
+/// An `[[expect.result]]` of the scenario and the games in its class.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExpectedClass {
+    pub class: String,
+    pub min_percent: u64,
+    pub max_percent: u64,
+    pub games: u64,
+}
+
+/// Games by result class, on the simulated device and on the ideal clock.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Results {
+    pub device: BTreeMap<String, u64>,
+    pub ideal: BTreeMap<String, u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcomes {
+    pub white: u64,
+    pub black: u64,
+    pub draw: u64,
+}
+
+/// Games whose device result equals the ideal clock's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Agreement {
+    pub agreeing: u64,
+    pub games: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    pub game: u64,
+    pub reasons: Vec<String>,
+    /// The one command that replays this game with a trace.
+    pub replay: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Defects {
+    pub missed_presses: u64,
+    pub double_presses: u64,
+    pub bounces: u64,
+    pub stuck_buttons: u64,
+    pub brownouts: u64,
+    pub display_freezes: u64,
+    pub corrections: u64,
+    pub pauses: u64,
+    pub adjustments: u64,
+    pub replacements: u64,
+}
+
+/// Extremes across games, per bucket of true game time.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DriftEnvelope {
+    pub bucket_us: u64,
+    /// Buckets in the simulator's envelope; the last one holds every sample
+    /// at or after its start (its `end_us` is null).
+    pub buckets_total: u64,
+    /// Buckets without samples are left out.
+    pub buckets: Vec<Bucket>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bucket {
+    pub index: u64,
+    pub start_us: u64,
+    /// Null for the last, open-ended bucket.
+    pub end_us: Option<u64>,
+    pub samples: u64,
+    /// Device time minus true time.
+    pub offset_min_us: i64,
+    pub offset_max_us: i64,
+    /// Device display minus ideal display, per side.
+    pub error_min_us: PerSide,
+    pub error_max_us: PerSide,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerSide {
+    pub white: i64,
+    pub black: i64,
+}
+
+/// `run.json`: the facts of one run that are not a function of its inputs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub schema: String,
+    pub bench_version: String,
+    pub git_commit: Option<String>,
+    pub host: String,
+    pub jobs: u64,
+    pub started_unix_s: u64,
+    pub wall_ms: u64,
+}
+
+/// The report of `input`, without `files` (filled in once they are written).
+pub fn build(input: &SimReportInput) -> Report {
+    let summary = input.summary;
+    let scenario = input.scenario;
+    let planned = input.games.end.saturating_sub(input.games.start);
+    let mut checks: Vec<CheckInfo> = input
+        .checks
+        .iter()
+        .map(|check| CheckInfo {
+            name: check.name.clone(),
+            passed: check.passed,
+            measured: check.measured.clone(),
+            expected: check.expected.clone(),
+        })
+        .collect();
+    checks.push(CheckInfo {
+        name: COMPLETE_CHECK.into(),
+        passed: input.complete && summary.games == planned,
+        measured: format!("{} of {planned} games{}", summary.games, if input.complete { "" } else { " (interrupted)" }),
+        expected: format!("{planned} games"),
+    });
+    let verdict = if checks.iter().all(|check| check.passed) { "pass" } else { "fail" };
+    let expected_classes = scenario
+        .expect
+        .result
+        .iter()
+        .enumerate()
+        .map(|(index, share)| ExpectedClass {
+            class: share.class.clone(),
+            min_percent: share.min_percent,
+            max_percent: share.max_percent,
+            games: summary.expected_classes.get(index).copied().unwrap_or(0),
+        })
+        .collect();
+    let [white, black, draw] = summary.outcomes;
+    let defects = &summary.defects;
+    Report {
+        schema: SCHEMA.into(),
+        bench_version: env!("CARGO_PKG_VERSION").into(),
+        complete: input.complete,
+        verdict: verdict.into(),
+        scenario: ScenarioInfo {
+            name: scenario.name.clone(),
+            file: input.scenario_file.display().to_string(),
+            sha256: input.scenario_sha256.clone(),
+            description: scenario.description.clone(),
+            control: scenario.control.text.clone(),
+            rules: scenario.rules.0.name.into(),
+        },
+        seed: input.seed,
+        games: Games { start: input.games.start, end: input.games.end, played: summary.games },
+        shard: input.shard.map(|(index, count)| Shard { index, count }),
+        swarm: input.swarm,
+        checks,
+        expected_classes,
+        results: Results { device: summary.results.clone(), ideal: summary.ideal_results.clone() },
+        articles: summary.articles.clone(),
+        outcomes: Outcomes { white, black, draw },
+        agreement: Agreement { agreeing: summary.agreeing, games: summary.games },
+        max_time_error_us: summary.max_time_error_us,
+        games_with_violations: summary.games_with_violations,
+        games_failed: summary.games_failed,
+        nondeterministic_games: summary.nondeterministic_games,
+        failures: summary
+            .failures
+            .iter()
+            .map(|failure| Failure {
+                game: failure.game,
+                reasons: failure.reasons.clone(),
+                replay: (input.replay_command)(failure.game),
+            })
+            .collect(),
+        failures_kept_max: FAILURES_KEPT as u64,
+        defects: Defects {
+            missed_presses: defects.missed_presses,
+            double_presses: defects.double_presses,
+            bounces: defects.bounces,
+            stuck_buttons: defects.stuck_buttons,
+            brownouts: defects.brownouts,
+            display_freezes: defects.display_freezes,
+            corrections: defects.corrections,
+            pauses: defects.pauses,
+            adjustments: defects.adjustments,
+            replacements: defects.replacements,
+        },
+        presses: summary.presses,
+        events: summary.events,
+        run_hash: format!("{:016x}", summary.run_hash),
+        drift_envelope: envelope(summary),
+        files: BTreeMap::new(),
+    }
+}
+
+fn envelope(summary: &Summary) -> DriftEnvelope {
+    let bucket_us = summary.envelope_bucket_us;
+    let last = summary.envelope.len().saturating_sub(1);
+    let buckets = summary
+        .envelope
+        .iter()
+        .enumerate()
+        .filter(|(_, bucket)| bucket.samples > 0)
+        .map(|(index, bucket)| to_bucket(index, index == last, bucket_us, bucket))
+        .collect();
+    DriftEnvelope { bucket_us, buckets_total: summary.envelope.len() as u64, buckets }
+}
+
+fn to_bucket(index: usize, last: bool, bucket_us: u64, bucket: &EnvelopeBucket) -> Bucket {
+    let index = index as u64;
+    let start_us = index.saturating_mul(bucket_us);
+    Bucket {
+        index,
+        start_us,
+        end_us: (!last).then(|| start_us.saturating_add(bucket_us)),
+        samples: bucket.samples,
+        offset_min_us: bucket.offset_min_us,
+        offset_max_us: bucket.offset_max_us,
+        error_min_us: PerSide { white: bucket.error_min_us[0], black: bucket.error_min_us[1] },
+        error_max_us: PerSide { white: bucket.error_max_us[0], black: bucket.error_max_us[1] },
+    }
+}
+
+/// The document's bytes: pretty-printed, two-space indent, final newline.
+pub fn to_bytes<T: Serialize>(value: &T) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(value)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}

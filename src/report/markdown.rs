@@ -1,0 +1,264 @@
+//! `summary.md`: the report for a person, in a terminal or on a CI page.
+//! Verdict first, then the checks, the failures with their replay commands,
+//! results, defects. Rendered from the same [`Report`] as `report.json`, so
+//! the two never disagree.
+
+use std::collections::BTreeSet;
+
+use super::json::Report;
+use super::{DRIFT_PNG, DRIFT_SVG};
+
+/// Renders `summary.md`. `command_line` is the run's command as typed.
+pub fn render(report: &Report, command_line: &str) -> String {
+    let mut out = String::new();
+    let mut line = |text: &str| {
+        out.push_str(text);
+        out.push('\n');
+    };
+    let failed = report.checks.iter().filter(|check| !check.passed).count();
+    let verdict = if report.verdict == "pass" { "PASS" } else { "FAIL" };
+    line(&format!("# {verdict}: simulation of `{}`", escape_text(&report.scenario.name)));
+    line("");
+    if report.verdict == "pass" {
+        line(&format!("**{verdict}**: all {} checks passed.", report.checks.len()));
+    } else {
+        line(&format!("**{verdict}**: {failed} of {} checks failed.", report.checks.len()));
+    }
+    if !report.complete {
+        line("");
+        line(&format!(
+            "**INCOMPLETE**: the run was interrupted after {} of {} games; every number below covers those \
+             games only.",
+            report.games.played,
+            report.games.end.saturating_sub(report.games.start)
+        ));
+    }
+    line("");
+    line(&format!("- Scenario: {}", escape_text(&report.scenario.description)));
+    line(&format!(
+        "- File: {} (sha256 {})",
+        code(&report.scenario.file),
+        code(report.scenario.sha256.get(..16).unwrap_or(&report.scenario.sha256))
+    ));
+    line(&format!("- Control: {}, rules {}", code(&report.scenario.control), code(&report.scenario.rules)));
+    let shard = match &report.shard {
+        Some(shard) => format!(", shard {}/{}", shard.index, shard.count),
+        None => String::new(),
+    };
+    line(&format!(
+        "- Seed {}, games {}..{} ({} played){shard}, swarm {}",
+        report.seed,
+        report.games.start,
+        report.games.end,
+        report.games.played,
+        if report.swarm { "on" } else { "off" }
+    ));
+    line(&format!("- Command: {}", code(command_line)));
+    line(&format!("- Run hash: {}, bench {}", code(&report.run_hash), report.bench_version));
+    line("");
+
+    line("## Checks");
+    line("");
+    line("| Check | Result | Measured | Expected |");
+    line("| --- | --- | --- | --- |");
+    for check in &report.checks {
+        line(&format!(
+            "| {} | {} | {} | {} |",
+            cell(&check.name),
+            if check.passed { "pass" } else { "**FAIL**" },
+            cell(&check.measured),
+            cell(&check.expected)
+        ));
+    }
+    line("");
+
+    line("## Failures");
+    line("");
+    if report.failures.is_empty() {
+        line("No game failed.");
+    } else {
+        let kept = report.failures.len() as u64;
+        if kept >= report.failures_kept_max {
+            line(&format!("The {kept} lowest-numbered failing games (there may be more):"));
+        } else {
+            line(&format!("Failing games ({kept}):"));
+        }
+        line("");
+        for failure in &report.failures {
+            let reasons: Vec<String> = failure.reasons.iter().map(|reason| escape_text(reason)).collect();
+            line(&format!("- **Game {}**: {}", failure.game, reasons.join("; ")));
+            line(&format!("  - replay: {}", code(&failure.replay)));
+        }
+    }
+    line("");
+
+    line("## Results");
+    line("");
+    line("Games by result class, on the simulated device and on a perfect clock given the same presses.");
+    line("");
+    line("| Class | Device | Ideal clock |");
+    line("| --- | ---: | ---: |");
+    let classes: BTreeSet<&String> = report.results.device.keys().chain(report.results.ideal.keys()).collect();
+    let mut classes: Vec<&String> = classes.into_iter().collect();
+    classes.sort_by_key(|class| article_key(class));
+    for class in classes {
+        let device = report.results.device.get(class).copied().unwrap_or(0);
+        let ideal = report.results.ideal.get(class).copied().unwrap_or(0);
+        line(&format!("| {} | {device} | {ideal} |", cell(class)));
+    }
+    line("");
+    let outcomes = &report.outcomes;
+    line(&format!(
+        "Outcomes on the device: White won {}, Black won {}, drawn {}. Device and ideal clock agree in {} of {} \
+         games. Largest device-ideal time error at a press: {}.",
+        outcomes.white,
+        outcomes.black,
+        outcomes.draw,
+        report.agreement.agreeing,
+        report.agreement.games,
+        micros(report.max_time_error_us)
+    ));
+    line("");
+
+    line("## Articles applied");
+    line("");
+    if report.articles.is_empty() {
+        line("No article was applied.");
+    } else {
+        line("| Article | Games |");
+        line("| --- | ---: |");
+        let mut articles: Vec<(&String, &u64)> = report.articles.iter().collect();
+        articles.sort_by_key(|(article, _)| article_key(article));
+        for (article, games) in articles {
+            line(&format!("| {} | {games} |", cell(article)));
+        }
+    }
+    line("");
+
+    line("## Defects");
+    line("");
+    let defects = &report.defects;
+    line("| Defect or intervention | Count |");
+    line("| --- | ---: |");
+    for (name, count) in [
+        ("missed presses", defects.missed_presses),
+        ("double presses", defects.double_presses),
+        ("contact bounces", defects.bounces),
+        ("stuck buttons", defects.stuck_buttons),
+        ("brownouts", defects.brownouts),
+        ("display freezes", defects.display_freezes),
+        ("corrective presses", defects.corrections),
+        ("arbiter pauses", defects.pauses),
+        ("arbiter time adjustments", defects.adjustments),
+        ("clock replacements", defects.replacements),
+    ] {
+        line(&format!("| {name} | {count} |"));
+    }
+    line("");
+    line(&format!(
+        "{} presses, {} events, {} games with oracle violations.",
+        report.presses, report.events, report.games_with_violations
+    ));
+    line("");
+
+    line("## Drift");
+    line("");
+    line(&format!(
+        "Device display minus ideal display, and device time minus true time, across games \
+         ({} buckets of {} with samples): [{DRIFT_SVG}]({DRIFT_SVG}), [{DRIFT_PNG}]({DRIFT_PNG}).",
+        report.drift_envelope.buckets.len(),
+        seconds(report.drift_envelope.bucket_us)
+    ));
+    line("");
+    line(&format!("![drift]({DRIFT_SVG})"));
+    out
+}
+
+/// Inline code that survives backticks in `text`.
+fn code(text: &str) -> String {
+    let text = text.replace(['\n', '\r'], " ");
+    let mut fence = String::from("`");
+    while text.contains(fence.as_str()) {
+        fence.push('`');
+    }
+    let pad = if text.starts_with('`') || text.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// A table cell: one line, pipes escaped.
+fn cell(text: &str) -> String {
+    escape_text(text).replace('|', "\\|")
+}
+
+/// Free text on one line (a reason or a description cannot break the layout).
+fn escape_text(text: &str) -> String {
+    text.replace(['\n', '\r'], " ")
+}
+
+/// `1234567` → `1.234567 s`; under a second, in ms or µs.
+fn micros(value_us: u64) -> String {
+    if value_us >= 1_000_000 {
+        format!("{}.{:06} s", value_us / 1_000_000, value_us % 1_000_000)
+    } else if value_us >= 1_000 && value_us % 1_000 == 0 {
+        format!("{} ms", value_us / 1_000)
+    } else {
+        format!("{value_us} µs")
+    }
+}
+
+/// `2812500` → `2.8125 s`.
+fn seconds(value_us: u64) -> String {
+    let fraction = format!("{:06}", value_us % 1_000_000);
+    let fraction = fraction.trim_end_matches('0');
+    if fraction.is_empty() {
+        format!("{} s", value_us / 1_000_000)
+    } else {
+        format!("{}.{fraction} s", value_us / 1_000_000)
+    }
+}
+
+/// Sorts article numbers as numbers (`5.2` before `13.4`), the other
+/// classes after them by name.
+fn article_key(text: &str) -> (u8, Vec<u64>, String) {
+    let number: String = text.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    let parts: Option<Vec<u64>> = number.split('.').map(|part| part.parse().ok()).collect();
+    match parts {
+        Some(parts) if !number.is_empty() => (0, parts, text.to_string()),
+        _ => (1, Vec::new(), text.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cell_escapes_pipes_and_newlines() {
+        assert_eq!(cell("a | b\nc"), "a \\| b c");
+    }
+
+    #[test]
+    fn code_survives_backticks() {
+        assert_eq!(code("bench sim"), "`bench sim`");
+        assert_eq!(code("oracle `x`"), "`` oracle `x` ``");
+        assert_eq!(code("`x`"), "`` `x` ``");
+    }
+
+    #[test]
+    fn articles_sort_as_numbers() {
+        let mut classes = vec!["move-bound", "13.4", "6.12 b)", "5.1", "6.10", "6.12 a)", "6.3"];
+        classes.sort_by_key(|class| article_key(class));
+        assert_eq!(classes, vec!["5.1", "6.3", "6.10", "6.12 a)", "6.12 b)", "13.4", "move-bound"]);
+    }
+
+    #[test]
+    fn durations_read_in_their_unit() {
+        assert_eq!(micros(750), "750 µs");
+        assert_eq!(micros(3_000), "3 ms");
+        assert_eq!(micros(3_001), "3001 µs");
+        assert_eq!(micros(2_812_500), "2.812500 s");
+        assert_eq!(seconds(3_000_000), "3 s");
+        assert_eq!(seconds(2_812_500), "2.8125 s");
+        assert_eq!(seconds(500), "0.0005 s");
+    }
+}

@@ -1,0 +1,417 @@
+//! Reports of `bench sim` runs, written into one folder per run (under
+//! `reports/`; the files and their schema are documented for users in
+//! `reports/README.md`).
+//!
+//! ```text
+//!   Summary + checks ──▶ json::build ──▶ Report ─┬─▶ drift.svg, drift.png   (plot)
+//!                                                ├─▶ summary.md             (markdown)
+//!                                                └─▶ report.json, last      (json)
+//!   RunFacts ─────────────────────────────────────▶ run.json                (json)
+//! ```
+//!
+//! **Reproducible:** `report.json`, `summary.md` and the plots are a pure
+//! function of the run's inputs: byte-identical for the same scenario, seed,
+//! games and command line, whatever the thread count, host or date. What
+//! varies between runs goes to `run.json` only.
+//!
+//! **Atomic:** every file is written to a temporary file in the folder and
+//! renamed into place ([`atomic`]). `report.json` is removed first and
+//! written last, and it names the plots with their SHA-256: a folder with a
+//! `report.json` holds a whole report, and a run that died part-way leaves
+//! no `report.json` at all. (A temporary folder renamed into place
+//! was the other choice; it cannot replace an existing report folder
+//! atomically, since a rename onto a non-empty directory fails, and it
+//! would hide a half-written report from whoever looks for one.)
+
+pub mod atomic;
+pub mod json;
+pub mod markdown;
+pub mod plot;
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use sha2::{Digest, Sha256};
+
+pub const REPORT_JSON: &str = "report.json";
+pub const SUMMARY_MD: &str = "summary.md";
+pub const DRIFT_SVG: &str = "drift.svg";
+pub const DRIFT_PNG: &str = "drift.png";
+pub const RUN_JSON: &str = "run.json";
+
+/// Everything a simulation report is made of. Only facts that are a
+/// function of the run's inputs: see [`RunFacts`] for the rest.
+pub struct SimReportInput<'a> {
+    pub scenario: &'a bench_sim::scenario::Scenario,
+    /// The scenario file as given on the command line.
+    pub scenario_file: &'a Path,
+    /// Hex SHA-256 of the scenario file's bytes ([`sha256_hex`]).
+    pub scenario_sha256: String,
+    pub seed: u64,
+    /// The games this run played (a shard's slice of the scenario's games).
+    pub games: Range<u64>,
+    /// `--shard I/N`, 1-based.
+    pub shard: Option<(u64, u64)>,
+    pub swarm: bool,
+    pub summary: &'a bench_sim::run::Summary,
+    pub checks: &'a [bench_sim::run::Check],
+    /// The exact command line (shown in `summary.md`; not in `report.json`,
+    /// which must not change with `--jobs` or the output folder).
+    pub command_line: String,
+    /// The one command that replays game G with a trace.
+    pub replay_command: &'a dyn Fn(u64) -> String,
+    /// False when the run was interrupted: the report is marked incomplete
+    /// and fails.
+    pub complete: bool,
+}
+
+/// Writes the report of a simulation run into `dir` (created if missing):
+/// `drift.svg`, `drift.png`, `summary.md`, then `report.json`. Returns the
+/// paths written, `report.json` last.
+pub fn write_sim_report(dir: &Path, input: &SimReportInput) -> anyhow::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating the report folder {}", dir.display()))?;
+    // From here until the new one is in place, the folder has no
+    // report.json: it does not look like a whole report.
+    atomic::remove_if_exists(dir, REPORT_JSON)?;
+
+    let mut report = json::build(input);
+    let plot = plot::DriftPlot { title: plot_title(&report), envelope: &report.drift_envelope };
+    let svg = plot::svg(&plot)?;
+    let mut written = Vec::new();
+    let mut files = std::collections::BTreeMap::new();
+
+    written.push(atomic::write_bytes(dir, DRIFT_SVG, svg.as_bytes())?);
+    files.insert(DRIFT_SVG.to_string(), sha256_hex(svg.as_bytes()));
+
+    let png_path = atomic::write_with(dir, DRIFT_PNG, |temp| plot::png(&plot, temp))?;
+    let png = std::fs::read(&png_path).with_context(|| format!("reading back {}", png_path.display()))?;
+    files.insert(DRIFT_PNG.to_string(), sha256_hex(&png));
+    written.push(png_path);
+
+    let summary = markdown::render(&report, &input.command_line);
+    // Not in `files`: it shows the command line, which report.json must
+    // not depend on (`--jobs`, `--out`).
+    written.push(atomic::write_bytes(dir, SUMMARY_MD, summary.as_bytes())?);
+
+    report.files = files;
+    written.push(atomic::write_bytes(dir, REPORT_JSON, &json::to_bytes(&report)?)?);
+    Ok(written)
+}
+
+fn plot_title(report: &json::Report) -> String {
+    let bucket_us = report.drift_envelope.bucket_us;
+    format!(
+        "{}, seed {}, {} games: min–max across games per {}.{} s of game time",
+        report.scenario.name,
+        report.seed,
+        report.games.played,
+        bucket_us / 1_000_000,
+        bucket_us % 1_000_000 / 100_000
+    )
+}
+
+/// The facts of one run that are not a function of its inputs.
+/// Everything that varies between runs (wall time, host, date) goes to
+/// `run.json`, never `report.json`.
+pub struct RunFacts {
+    pub wall_ms: u64,
+    pub jobs: usize,
+    pub host: String,
+    pub started_unix_s: u64,
+    pub bench_version: String,
+    pub git_commit: Option<String>,
+}
+
+/// Writes `run.json` into `dir` (created if missing), atomically.
+pub fn write_run_facts(dir: &Path, facts: &RunFacts) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating the report folder {}", dir.display()))?;
+    let info = json::RunInfo {
+        schema: json::RUN_SCHEMA.into(),
+        bench_version: facts.bench_version.clone(),
+        git_commit: facts.git_commit.clone(),
+        host: facts.host.clone(),
+        jobs: facts.jobs as u64,
+        started_unix_s: facts.started_unix_s,
+        wall_ms: facts.wall_ms,
+    };
+    atomic::write_bytes(dir, RUN_JSON, &json::to_bytes(&info)?)
+}
+
+/// Lower-case hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    use bench_sim::run::{self, Check, RunOptions, Summary};
+    use bench_sim::scenario::Scenario;
+
+    use super::*;
+
+    /// A folder under the system's temporary folder, removed on drop.
+    pub(crate) struct TempDir(PathBuf);
+
+    impl TempDir {
+        pub(crate) fn new(name: &str) -> TempDir {
+            let path = std::env::temp_dir().join(format!("bench-report-{}-{name}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&path);
+            std::fs::create_dir_all(&path).expect("create a temporary folder");
+            TempDir(path)
+        }
+
+        pub(crate) fn path(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A short, drifting, fast game: a few games run in well under a second.
+    /// The time-error bound is far below what 2000 ppm makes, so games fail.
+    const DRIFTING: &str = r#"
+description = "Report test: a clock 2000 ppm fast, 1 min + 1 s games"
+control = "60+1"
+games = 6
+seed = 7
+
+[players]
+think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
+
+[device]
+drift_ppm = 2000
+jitter_us = 300
+missed_press = "1/40"
+
+[expect]
+time_error_max_us = 5000
+
+[[expect.result]]
+class = "6.3"
+min_percent = 10
+"#;
+
+    /// A perfect clock with no expectations: passes.
+    const PERFECT: &str = r#"
+description = "Report test: a perfect clock"
+control = "60+1"
+games = 4
+seed = 3
+
+[players]
+think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
+"#;
+
+    const FILE: &str = "scenarios/report-test.toml";
+
+    struct Run {
+        scenario: Scenario,
+        summary: Summary,
+        checks: Vec<Check>,
+        sha256: String,
+    }
+
+    fn simulate(text: &str, jobs: usize) -> Run {
+        let scenario = Scenario::parse(text, Path::new(FILE)).expect("the test scenario parses");
+        let options =
+            RunOptions { seed: scenario.seed, games: 0..scenario.games, jobs, swarm: false, tick_oracle: true };
+        let summary = run::run(&scenario, &options, &|_| {});
+        let checks = run::judge(&scenario, &summary);
+        Run { scenario, summary, checks, sha256: sha256_hex(text.as_bytes()) }
+    }
+
+    fn replay(game: u64) -> String {
+        format!("bench sim {FILE} --seed 7 --game {game} --trace")
+    }
+
+    fn input<'a>(run: &'a Run, complete: bool) -> SimReportInput<'a> {
+        SimReportInput {
+            scenario: &run.scenario,
+            scenario_file: Path::new(FILE),
+            scenario_sha256: run.sha256.clone(),
+            seed: run.scenario.seed,
+            games: 0..run.scenario.games,
+            shard: None,
+            swarm: false,
+            summary: &run.summary,
+            checks: &run.checks,
+            command_line: format!("bench sim {FILE} --jobs 2"),
+            replay_command: &replay,
+            complete,
+        }
+    }
+
+    fn files(dir: &Path) -> BTreeSet<String> {
+        std::fs::read_dir(dir)
+            .expect("list the report folder")
+            .map(|entry| entry.expect("an entry").file_name().to_string_lossy().into_owned())
+            .collect()
+    }
+
+    fn read_json(path: &Path) -> serde_json::Value {
+        let text = std::fs::read_to_string(path).expect("read the json");
+        serde_json::from_str(&text).expect("valid json")
+    }
+
+    #[test]
+    fn the_same_inputs_give_byte_identical_files() {
+        let run = simulate(DRIFTING, 2);
+        let (first, second) = (TempDir::new("identical-1"), TempDir::new("identical-2"));
+        let written = write_sim_report(first.path(), &input(&run, true)).expect("first report");
+        write_sim_report(second.path(), &input(&run, true)).expect("second report");
+        let names: Vec<String> =
+            written.iter().map(|path| path.file_name().expect("a file name").to_string_lossy().into_owned()).collect();
+        assert_eq!(names, [DRIFT_SVG, DRIFT_PNG, SUMMARY_MD, REPORT_JSON]);
+        assert_eq!(files(first.path()), names.iter().cloned().collect::<BTreeSet<_>>(), "no stray files");
+        for name in &names {
+            let a = std::fs::read(first.path().join(name)).expect("read");
+            let b = std::fs::read(second.path().join(name)).expect("read");
+            assert!(!a.is_empty(), "{name} is empty");
+            assert!(a == b, "{name} differs between two writes of the same run");
+        }
+    }
+
+    #[test]
+    fn report_json_does_not_change_with_the_thread_count_or_command_line() {
+        let (one, two) = (simulate(DRIFTING, 1), simulate(DRIFTING, 2));
+        let (first, second) = (TempDir::new("jobs-1"), TempDir::new("jobs-2"));
+        write_sim_report(first.path(), &input(&one, true)).expect("report");
+        let other_command =
+            SimReportInput { command_line: format!("bench sim {FILE} -j 1 --out x"), ..input(&two, true) };
+        write_sim_report(second.path(), &other_command).expect("report");
+        let a = std::fs::read(first.path().join(REPORT_JSON)).expect("read");
+        let b = std::fs::read(second.path().join(REPORT_JSON)).expect("read");
+        assert!(a == b);
+    }
+
+    #[test]
+    fn a_failing_run_says_fail_and_how_to_replay_each_failure() {
+        let run = simulate(DRIFTING, 2);
+        let dir = TempDir::new("failing");
+        write_sim_report(dir.path(), &input(&run, true)).expect("report");
+        let report = read_json(&dir.path().join(REPORT_JSON));
+        assert_eq!(report["schema"], "bench.sim.report/1");
+        assert_eq!(report["complete"], true);
+        assert_eq!(report["verdict"], "fail");
+        let failures = report["failures"].as_array().expect("failures is an array");
+        assert!(!failures.is_empty(), "2000 ppm against a 5 ms bound must fail games");
+        for failure in failures {
+            let game = failure["game"].as_u64().expect("a game number");
+            assert_eq!(failure["replay"], replay(game).as_str());
+            assert!(!failure["reasons"].as_array().expect("reasons").is_empty());
+        }
+        let checks = report["checks"].as_array().expect("checks");
+        assert!(checks.iter().any(|check| check["passed"] == false));
+        assert!(report["drift_envelope"]["buckets"].as_array().is_some_and(|buckets| !buckets.is_empty()));
+        assert_eq!(report["files"].as_object().map(|files| files.len()), Some(2));
+        for name in [DRIFT_SVG, DRIFT_PNG] {
+            let bytes = std::fs::read(dir.path().join(name)).expect("read");
+            assert_eq!(report["files"][name], sha256_hex(&bytes).as_str(), "{name} is named with its hash");
+        }
+        let summary = std::fs::read_to_string(dir.path().join(SUMMARY_MD)).expect("read");
+        assert!(summary.starts_with("# FAIL"), "verdict first:\n{summary}");
+        let first = failures[0]["game"].as_u64().expect("a game");
+        assert!(summary.contains(&replay(first)), "the replay command is in summary.md");
+    }
+
+    #[test]
+    fn a_passing_run_says_pass() {
+        let run = simulate(PERFECT, 1);
+        let dir = TempDir::new("passing");
+        write_sim_report(dir.path(), &input(&run, true)).expect("report");
+        let report = read_json(&dir.path().join(REPORT_JSON));
+        assert_eq!(report["verdict"], "pass", "{report:#}");
+        assert_eq!(report["failures"].as_array().map(Vec::len), Some(0));
+        let summary = std::fs::read_to_string(dir.path().join(SUMMARY_MD)).expect("read");
+        assert!(summary.starts_with("# PASS"));
+    }
+
+    #[test]
+    fn an_interrupted_run_is_marked_incomplete_and_fails() {
+        let run = simulate(PERFECT, 1);
+        let dir = TempDir::new("incomplete");
+        write_sim_report(dir.path(), &input(&run, false)).expect("report");
+        let report = read_json(&dir.path().join(REPORT_JSON));
+        assert_eq!(report["complete"], false);
+        assert_eq!(report["verdict"], "fail");
+        let checks = report["checks"].as_array().expect("checks");
+        let complete = checks.iter().find(|check| check["name"] == json::COMPLETE_CHECK).expect("the check");
+        assert_eq!(complete["passed"], false);
+        let summary = std::fs::read_to_string(dir.path().join(SUMMARY_MD)).expect("read");
+        assert!(summary.contains("**INCOMPLETE**"));
+    }
+
+    #[test]
+    fn a_rewrite_replaces_a_stale_report() {
+        let run = simulate(PERFECT, 1);
+        let dir = TempDir::new("rewrite");
+        std::fs::write(dir.path().join(REPORT_JSON), b"{\"schema\": \"stale\"}").expect("stale file");
+        write_sim_report(dir.path(), &input(&run, true)).expect("report");
+        assert_eq!(read_json(&dir.path().join(REPORT_JSON))["schema"], json::SCHEMA);
+    }
+
+    #[test]
+    fn varying_facts_go_to_run_json_only() {
+        let run = simulate(PERFECT, 1);
+        let dir = TempDir::new("run-facts");
+        write_sim_report(dir.path(), &input(&run, true)).expect("report");
+        let facts = RunFacts {
+            wall_ms: 1234,
+            jobs: 2,
+            host: "ci-host-42".into(),
+            started_unix_s: 1_700_000_000,
+            bench_version: "0.1.0".into(),
+            git_commit: Some("abc123".into()),
+        };
+        let path = write_run_facts(dir.path(), &facts).expect("run.json");
+        let run_json = read_json(&path);
+        assert_eq!(run_json["schema"], json::RUN_SCHEMA);
+        assert_eq!(run_json["jobs"], 2);
+        assert_eq!(run_json["host"], "ci-host-42");
+        let report = std::fs::read_to_string(dir.path().join(REPORT_JSON)).expect("read");
+        for word in ["wall", "host", "jobs", "started", "unix", "git_commit"] {
+            assert!(!report.contains(word), "report.json mentions `{word}`");
+        }
+    }
+
+    /// The report.json of a tiny fixed run, compared byte for byte with
+    /// `src/report/testdata/report.json`. After an intended change (to the
+    /// schema, the plots, or the simulator), rewrite the golden file with
+    ///
+    /// ```sh
+    /// BENCH_UPDATE_GOLDEN=1 cargo test -p bench report::tests::golden
+    /// ```
+    ///
+    /// and review its diff.
+    #[test]
+    fn golden_report_json() {
+        let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/report/testdata/report.json");
+        let run = simulate(DRIFTING, 2);
+        let dir = TempDir::new("golden");
+        write_sim_report(dir.path(), &input(&run, true)).expect("report");
+        let actual = std::fs::read_to_string(dir.path().join(REPORT_JSON)).expect("read");
+        if std::env::var_os("BENCH_UPDATE_GOLDEN").is_some_and(|value| value == "1") {
+            std::fs::write(&golden, &actual).expect("rewrite the golden file");
+            return;
+        }
+        let expected = std::fs::read_to_string(&golden).unwrap_or_default();
+        assert!(
+            actual == expected,
+            "report.json differs from {} (rerun with BENCH_UPDATE_GOLDEN=1 if the change is intended):\n{actual}",
+            golden.display()
+        );
+    }
+
+    #[test]
+    fn sha256_is_lower_case_hex() {
+        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+}

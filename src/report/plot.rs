@@ -1,0 +1,274 @@
+//! `drift.svg` and `drift.png`: the drift envelope across games.
+//!
+//! Top panel: device display minus ideal display, per side. Bottom panel:
+//! the device's time base minus true time. Each bucket of game time is a
+//! band from the smallest to the largest value any game had in it.
+//!
+//! **Determinism:** no system fonts (the font is compiled in, see
+//! `fonts/`), no timestamps, integer data converted the same way every
+//! time: the same envelope gives the same bytes.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use anyhow::anyhow;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::{register_font, FontStyle};
+
+use super::json::DriftEnvelope;
+
+pub const WIDTH: u32 = 1000;
+pub const HEIGHT: u32 = 700;
+
+/// DejaVu Sans 2.37 (Debian `fonts-dejavu-core`); licence beside it.
+const FONT_TTF: &[u8] = include_bytes!("fonts/DejaVuSans.ttf");
+const FONT: &str = "sans-serif";
+
+const WHITE_SIDE: RGBColor = RGBColor(31, 119, 180);
+const BLACK_SIDE: RGBColor = RGBColor(214, 39, 40);
+const TIME_BASE: RGBColor = RGBColor(44, 160, 44);
+
+/// What the plot shows.
+pub struct DriftPlot<'a> {
+    pub title: String,
+    pub envelope: &'a DriftEnvelope,
+}
+
+/// The plot as an SVG document.
+pub fn svg(plot: &DriftPlot) -> anyhow::Result<String> {
+    register()?;
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, (WIDTH, HEIGHT)).into_drawing_area();
+        draw(&root, plot)?;
+        root.present().map_err(|error| anyhow!("drawing the drift plot: {error}"))?;
+    }
+    Ok(text)
+}
+
+/// Writes the plot as a PNG file at `path` (the encoder picks the format
+/// from the extension).
+pub fn png(plot: &DriftPlot, path: &Path) -> anyhow::Result<()> {
+    register()?;
+    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    draw(&root, plot)?;
+    root.present().map_err(|error| anyhow!("writing the drift plot: {error}"))?;
+    Ok(())
+}
+
+/// Registers the compiled-in font once per process; without it plotters
+/// has no font at all (`FontUnavailable`).
+fn register() -> anyhow::Result<()> {
+    static REGISTERED: OnceLock<bool> = OnceLock::new();
+    if *REGISTERED.get_or_init(|| register_font(FONT, FontStyle::Normal, FONT_TTF).is_ok()) {
+        Ok(())
+    } else {
+        Err(anyhow!("the report's built-in font could not be loaded"))
+    }
+}
+
+/// One band: per bucket, (start, end) in minutes and (min, max) in ms.
+struct Band {
+    label: &'static str,
+    color: RGBColor,
+    spans: Vec<(f64, f64, f64, f64)>,
+}
+
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &DriftPlot) -> anyhow::Result<()> {
+    let fail = |error: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing the drift plot: {error}");
+    root.fill(&WHITE).map_err(fail)?;
+    let root = root.titled(&plot.title, (FONT, 20)).map_err(fail)?;
+    let (upper, lower) = root.split_vertically(HEIGHT.saturating_sub(40) / 2);
+
+    let envelope = plot.envelope;
+    let minutes = |us: u64| us as f64 / 60_000_000.0;
+    let ms = |us: i64| us as f64 / 1_000.0;
+    let bucket_us = envelope.bucket_us;
+    let span = |start_us: u64, end_us: Option<u64>| {
+        (minutes(start_us), minutes(end_us.unwrap_or_else(|| start_us.saturating_add(bucket_us))))
+    };
+    let mut white = Band { label: "White's display", color: WHITE_SIDE, spans: Vec::new() };
+    let mut black = Band { label: "Black's display", color: BLACK_SIDE, spans: Vec::new() };
+    let mut offset = Band { label: "device time base", color: TIME_BASE, spans: Vec::new() };
+    for bucket in &envelope.buckets {
+        let (x0, x1) = span(bucket.start_us, bucket.end_us);
+        white.spans.push((x0, x1, ms(bucket.error_min_us.white), ms(bucket.error_max_us.white)));
+        black.spans.push((x0, x1, ms(bucket.error_min_us.black), ms(bucket.error_max_us.black)));
+        offset.spans.push((x0, x1, ms(bucket.offset_min_us), ms(bucket.offset_max_us)));
+    }
+    let x_end = envelope.buckets.iter().map(|bucket| span(bucket.start_us, bucket.end_us).1).fold(0.0, f64::max);
+    let x_end = if x_end > 0.0 { x_end } else { 1.0 };
+    let open_ended = envelope.buckets.iter().any(|bucket| bucket.end_us.is_none());
+    let x_desc =
+        if open_ended { "game time (minutes; the last band holds every later sample)" } else { "game time (minutes)" };
+    panel(&upper, "Displayed time: device minus ideal clock", x_desc, x_end, &[white, black])?;
+    panel(&lower, "Time base: device minus true time", x_desc, x_end, &[offset])?;
+    Ok(())
+}
+
+fn panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    caption: &str,
+    x_desc: &str,
+    x_end: f64,
+    bands: &[Band],
+) -> anyhow::Result<()> {
+    let fail = |error: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing the drift plot: {error}");
+    let (y_low, y_high) = y_range(bands);
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, (FONT, 16))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..x_end, y_low..y_high)
+        .map_err(fail)?;
+    let x_decimals = decimals(x_end);
+    let y_decimals = decimals(y_high - y_low);
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc("ms")
+        .label_style((FONT, 13))
+        .axis_desc_style((FONT, 14))
+        .x_label_formatter(&|value| tick(*value, x_decimals))
+        .y_label_formatter(&|value| tick(*value, y_decimals))
+        .light_line_style(BLACK.mix(0.05))
+        .bold_line_style(BLACK.mix(0.15))
+        .draw()
+        .map_err(fail)?;
+    chart.draw_series(LineSeries::new([(0.0, 0.0), (x_end, 0.0)], BLACK.mix(0.6))).map_err(fail)?;
+    let mut any = false;
+    for band in bands.iter().filter(|band| !band.spans.is_empty()) {
+        any = true;
+        let color = band.color;
+        chart
+            .draw_series(
+                band.spans
+                    .iter()
+                    .map(|&(x0, x1, low, high)| Rectangle::new([(x0, low), (x1, high)], color.mix(0.25).filled())),
+            )
+            .map_err(fail)?
+            .label(band.label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 20, y + 6)], color.mix(0.5).filled()));
+        chart
+            .draw_series(band.spans.iter().flat_map(|&(x0, x1, low, high)| {
+                [
+                    PathElement::new(vec![(x0, low), (x1, low)], color.stroke_width(2)),
+                    PathElement::new(vec![(x0, high), (x1, high)], color.stroke_width(2)),
+                ]
+            }))
+            .map_err(fail)?;
+    }
+    if any {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.4))
+            .label_font((FONT, 13))
+            .draw()
+            .map_err(fail)?;
+    } else {
+        chart
+            .draw_series(std::iter::once(Text::new(
+                "no drift samples",
+                (x_end / 2.0, (y_low + y_high) / 2.0),
+                (FONT, 16).into_font().color(&BLACK.mix(0.6)),
+            )))
+            .map_err(fail)?;
+    }
+    Ok(())
+}
+
+/// The y range: every band and zero, with a margin; never empty.
+fn y_range(bands: &[Band]) -> (f64, f64) {
+    let (low, high) = bands
+        .iter()
+        .flat_map(|band| &band.spans)
+        .fold((0.0_f64, 0.0_f64), |(low, high), &(_, _, min, max)| (low.min(min), high.max(max)));
+    let pad = ((high - low) * 0.08).max(0.001);
+    if high - low < 1e-9 {
+        (low - 1.0, high + 1.0)
+    } else {
+        (low - pad, high + pad)
+    }
+}
+
+/// Decimals for tick labels over a span (ticks are about a tenth of it).
+fn decimals(span: f64) -> usize {
+    match span {
+        span if span >= 20.0 => 0,
+        span if span >= 2.0 => 1,
+        span if span >= 0.2 => 2,
+        _ => 3,
+    }
+}
+
+/// A tick label; never `-0`.
+fn tick(value: f64, decimals: usize) -> String {
+    let text = format!("{value:.decimals$}");
+    match text.strip_prefix('-') {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_string(),
+        _ => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A full envelope (every bucket filled), rendered both ways. Prints
+    /// the time it took: `cargo test --release -p bench report::plot -- --nocapture`.
+    #[test]
+    fn a_full_envelope_renders_to_svg_and_png() {
+        use crate::report::json::{Bucket, PerSide};
+        let bucket_us = 2_812_500;
+        let buckets = (0..64_i64)
+            .map(|index| Bucket {
+                index: index as u64,
+                start_us: index as u64 * bucket_us,
+                end_us: (index < 63).then_some((index as u64 + 1) * bucket_us),
+                samples: 100,
+                offset_min_us: index * 900,
+                offset_max_us: index * 1_100,
+                error_min_us: PerSide { white: -index * 700, black: -index * 500 },
+                error_max_us: PerSide { white: index * 600, black: index * 800 },
+            })
+            .collect();
+        let envelope = DriftEnvelope { bucket_us, buckets_total: 64, buckets };
+        let plot = DriftPlot { title: "full envelope".into(), envelope: &envelope };
+        let dir = crate::report::tests::TempDir::new("plot-full");
+        let started = std::time::Instant::now();
+        let svg = svg(&plot).expect("svg");
+        let svg_done = started.elapsed();
+        png(&plot, &dir.path().join("drift.png")).expect("png");
+        let png_done = started.elapsed() - svg_done;
+        eprintln!("drift plot: svg {} us, png {} us", svg_done.as_micros(), png_done.as_micros());
+        assert!(svg.starts_with("<svg") && svg.contains("full envelope"));
+        let png = std::fs::read(dir.path().join("drift.png")).expect("read the png");
+        assert!(png.starts_with(b"\x89PNG"));
+    }
+
+    #[test]
+    fn an_empty_envelope_still_renders() {
+        let envelope = DriftEnvelope { bucket_us: 1_000_000, buckets_total: 64, buckets: Vec::new() };
+        let plot = DriftPlot { title: "nothing".into(), envelope: &envelope };
+        assert!(svg(&plot).expect("svg").contains("no drift samples"));
+    }
+
+    #[test]
+    fn tick_labels_never_show_minus_zero() {
+        assert_eq!(tick(-0.000_01, 2), "0.00");
+        assert_eq!(tick(-1.5, 1), "-1.5");
+        assert_eq!(tick(12.0, 0), "12");
+    }
+
+    #[test]
+    fn the_y_range_holds_zero_and_every_band() {
+        let band = Band { label: "x", color: WHITE_SIDE, spans: vec![(0.0, 1.0, 2.0, 5.0)] };
+        let (low, high) = y_range(&[band]);
+        assert!(low < 0.0 && high > 5.0);
+        assert_eq!(y_range(&[]), (-1.0, 1.0));
+    }
+}

@@ -1,0 +1,181 @@
+//! `bench sim` and `bench scenarios` as a user runs them: exit codes,
+//! reports, replay commands, determinism across --jobs, clear errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("BENCH_SCENARIOS", Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"))
+        .output()
+        .expect("bench runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bench-cli-sim-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A scenario where any time error fails a game, and missed presses make some.
+const FAILING: &str = r#"
+description = "missed presses against a zero time-error bound"
+control = "60+1"
+games = 12
+seed = 5
+[players]
+think = { distribution = "uniform", min_ms = 500, max_ms = 2500 }
+[device]
+missed_press = "1/10"
+[expect]
+time_error_max_us = 0
+agreement_min_percent = 0
+"#;
+
+#[test]
+fn a_passing_run_exits_0_and_writes_its_report() {
+    let out = temp_dir("pass");
+    let output = bench(&["sim", "--scenario", "both-flags", "--games", "16", "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}{}", text(&output.stdout), text(&output.stderr));
+    assert!(text(&output.stdout).contains("verdict: PASS"));
+    for file in ["report.json", "summary.md", "run.json", "drift.svg", "drift.png"] {
+        assert!(out.join(file).is_file(), "{file} written");
+    }
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["verdict"], "pass");
+}
+
+#[test]
+fn a_failing_run_exits_1_and_its_replay_command_reproduces_the_game() {
+    let dir = temp_dir("fail");
+    let scenario = dir.join("failing.toml");
+    std::fs::write(&scenario, FAILING).unwrap();
+    let out = dir.join("report");
+    let output = bench(&["sim", "--scenario", scenario.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stdout));
+    let stdout = text(&output.stdout);
+    let replay = stdout.lines().find_map(|line| line.trim().strip_prefix("replay: ")).expect("a replay command");
+    let args: Vec<&str> = replay.split_whitespace().skip(1).collect();
+    assert!(args.contains(&"--trace") && args.contains(&"--game"));
+    let first = bench(&args);
+    let second = bench(&args);
+    assert_eq!(first.status.code(), Some(1), "the replayed game fails too: {}", text(&first.stdout));
+    assert_eq!(first.stdout, second.stdout, "a replay is bit for bit the same");
+    assert!(text(&first.stdout).contains("press missed"), "the trace shows the cause");
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let dir = temp_dir("jobs");
+    let reports: Vec<Vec<u8>> = ["1", "2"]
+        .iter()
+        .map(|jobs| {
+            let out = dir.join(jobs);
+            let output = bench(&[
+                "sim",
+                "--scenario",
+                "both-flags",
+                "--games",
+                "24",
+                "--jobs",
+                jobs,
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            assert_eq!(output.status.code(), Some(0));
+            std::fs::read(out.join("report.json")).unwrap()
+        })
+        .collect();
+    assert!(
+        reports[0] == reports[1],
+        "report.json differs between --jobs 1 and 2:\n{}\n---\n{}",
+        text(&reports[0]),
+        text(&reports[1])
+    );
+}
+
+#[test]
+fn check_determinism_plays_every_game_twice() {
+    let out = temp_dir("determinism");
+    let output = bench(&[
+        "sim",
+        "--scenario",
+        "both-flags",
+        "--games",
+        "8",
+        "--check-determinism",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stdout));
+    assert!(text(&output.stdout).contains("every game plays the same twice"));
+}
+
+#[test]
+fn shards_split_the_games() {
+    let dir = temp_dir("shards");
+    let mut games = 0;
+    for shard in ["1/3", "2/3", "3/3"] {
+        let out = dir.join(shard.replace('/', "-"));
+        let output = bench(&[
+            "sim",
+            "--scenario",
+            "both-flags",
+            "--games",
+            "10",
+            "--shard",
+            shard,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(output.status.code(), Some(0));
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+        let range = &report["games"];
+        games += range["end"].as_u64().unwrap() - range["start"].as_u64().unwrap();
+    }
+    assert_eq!(games, 10);
+    let output = bench(&["sim", "--scenario", "both-flags", "--shard", "4/3"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn an_unknown_scenario_lists_the_valid_ones() {
+    let output = bench(&["sim", "--scenario", "no-such-scenario"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("no scenario named `no-such-scenario`") && stderr.contains("both-flags"), "{stderr}");
+}
+
+#[test]
+fn a_malformed_scenario_names_file_line_column_and_field() {
+    let dir = temp_dir("malformed");
+    let file = dir.join("bad.toml");
+    std::fs::write(&file, "description = \"x\"\ncontrol = \"300+2\"\n\n[device]\ndrift_ppm = \"fast\"\n").unwrap();
+    let output = bench(&["sim", "--scenario", file.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("bad.toml:5:13") && stderr.contains("device.drift_ppm"), "{stderr}");
+}
+
+#[test]
+fn scenarios_lists_every_shipped_scenario() {
+    let output = bench(&["scenarios"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|extension| extension == "toml") {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            assert!(stdout.lines().any(|line| line.starts_with(&name)), "{name} listed:\n{stdout}");
+        }
+    }
+}

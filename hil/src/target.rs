@@ -1,0 +1,77 @@
+//! The board as the harness sees it: the one abstraction every backend
+//! implements (QEMU's emulated board, a real board through probe-rs, an
+//! in-memory fake for tests). Everything above it is shared code.
+//!
+//! Layers, probe-rs style: a backend opens a session (`Target`), which
+//! lends short-lived access to memory and buttons.
+
+use std::path::Path;
+use std::time::Duration as HostDuration;
+
+/// A player's button (or the optional pause button) on the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ButtonId {
+    White,
+    Black,
+    Pause,
+}
+
+/// What a backend can do; the harness adapts (e.g. time compression only
+/// where the guest's time is virtual).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Memory can be read while the core runs (probe-rs on Cortex-M). When
+    /// false, a read halts the core briefly (QEMU's gdbstub).
+    pub read_while_running: bool,
+    /// Guest time is virtual and may run faster than host time.
+    pub virtual_time: bool,
+    /// The pause button is wired.
+    pub pause_button: bool,
+}
+
+/// Why a target operation failed. Every variant says what to do next.
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    /// The backend's tool is not installed.
+    #[error("{tool} is not installed: {hint}")]
+    ToolMissing { tool: String, hint: String },
+    /// The emulator or probe connection is gone.
+    #[error("the {what} went away: {detail}")]
+    Disconnected { what: String, detail: String },
+    /// The target did not answer in time.
+    #[error("the {what} did not answer within {timeout:?}")]
+    Timeout { what: String, timeout: HostDuration },
+    /// The target answered, but not as the protocol says it must.
+    #[error("protocol error talking to the {what}: {detail}")]
+    Protocol { what: String, detail: String },
+    /// The firmware image could not be used.
+    #[error("firmware image {path}: {detail}")]
+    Image { path: String, detail: String },
+    #[error("I/O error with the {what}: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A board running clock firmware.
+///
+/// Contract: addresses are the target's 32-bit physical addresses; a failed
+/// call leaves the target usable or reports `Disconnected`; no call blocks
+/// longer than the backend's stated timeout.
+pub trait Target {
+    fn capabilities(&self) -> Capabilities;
+    /// Loads (flashes) the ELF image; the core stays halted afterwards.
+    fn load(&mut self, elf: &Path) -> Result<(), TargetError>;
+    /// Resets the core and lets it run.
+    fn reset_and_run(&mut self) -> Result<(), TargetError>;
+    fn halt(&mut self) -> Result<(), TargetError>;
+    fn resume(&mut self) -> Result<(), TargetError>;
+    fn read_memory(&mut self, address: u32, buffer: &mut [u8]) -> Result<(), TargetError>;
+    fn write_memory(&mut self, address: u32, data: &[u8]) -> Result<(), TargetError>;
+    /// Presses (`true`) or releases a button: a real edge on the firmware's input.
+    fn set_button(&mut self, button: ButtonId, pressed: bool) -> Result<(), TargetError>;
+    /// A short human description for reports ("QEMU 7.2 lm3s6965evb, icount shift=4").
+    fn describe(&self) -> String;
+}

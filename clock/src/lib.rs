@@ -8,6 +8,8 @@
 //! - [`control`]: time controls (6.2), validated on construction;
 //!   [`notation`]: their text form (the PGN `TimeControl` tag and extensions).
 //! - [`clock`]: the event-driven clock state machine (6.1–6.15).
+//! - [`correspondence`]: the correspondence clock (whole days) and its
+//!   overstepping claims procedure (seed `004_…`).
 //! - [`laws`]: pure functions from clock and board facts to a ruling that
 //!   names its article (6.3, 6.6–6.12); [`rules`]: rule sets as data.
 //!
@@ -33,6 +35,7 @@
 
 pub mod clock;
 pub mod control;
+pub mod correspondence;
 pub mod laws;
 pub mod notation;
 pub mod placement;

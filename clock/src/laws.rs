@@ -8,7 +8,7 @@
 
 use crate::clock::FlagFall;
 use crate::rules::RuleSet;
-use crate::side::Side;
+use crate::side::{BySide, Side};
 use crate::time::Instant;
 
 /// An article of the Laws a ruling rests on (2005-era numbering).
@@ -63,6 +63,8 @@ pub enum Outcome {
     Continue,
     Win(Side),
     Draw,
+    /// Both players lose (6.7: both arrived after the default time).
+    BothLose,
 }
 
 /// A decision and the article it applied.
@@ -184,6 +186,28 @@ pub fn rule_on_both_flags(facts: &BothFlagsFacts) -> Ruling {
         None if facts.in_final_period => Ruling::new(Outcome::Draw, Article::A6_12b),
         None => Ruling::new(Outcome::Continue, Article::A6_12a),
     }
+}
+
+/// 6.7 for both players at `at`: each one still absent more than the
+/// default time after the scheduled start loses; when both are, both lose.
+/// `arrived` is each player's arrival, `None` while absent.
+pub fn rule_on_absence(
+    rules: &RuleSet,
+    scheduled_start: Instant,
+    arrived: BySide<Option<Instant>>,
+    at: Instant,
+) -> Ruling {
+    let forfeits = |side: Side| {
+        let arrival = arrived.get(side).unwrap_or(at);
+        arrival.since(scheduled_start) > rules.default_time
+    };
+    let outcome = match (forfeits(Side::White), forfeits(Side::Black)) {
+        (true, true) => Outcome::BothLose,
+        (true, false) => Outcome::Win(Side::Black),
+        (false, true) => Outcome::Win(Side::White),
+        (false, false) => Outcome::Continue,
+    };
+    Ruling::new(outcome, Article::A6_7)
 }
 
 /// 6.7: `player` arrived at the board at `arrived_at`. More than the rule

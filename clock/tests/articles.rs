@@ -182,6 +182,20 @@ fn a6_7_arriving_more_than_default_time_late_loses_fide_2005() {
 }
 
 #[test]
+fn a6_7_both_players_absent_beyond_the_default_time_both_lose() {
+    use chessclock::laws::rule_on_absence;
+    let rules = RuleSet::FIDE_2005;
+    let start = at_s(0);
+    let at = at_ms(3_600_001);
+    let both_absent = chessclock::BySide::new(None, None);
+    assert_eq!(rule_on_absence(&rules, start, both_absent, at).outcome, Outcome::BothLose);
+    let white_came = chessclock::BySide::new(Some(at_s(1_000)), None);
+    assert_eq!(rule_on_absence(&rules, start, white_came, at).outcome, Outcome::Win(White));
+    assert_eq!(rule_on_absence(&rules, start, both_absent, at_s(3_600)).outcome, Outcome::Continue, "exactly one hour");
+    assert_eq!(rule_on_absence(&rules, start, both_absent, at).article, Article::A6_7);
+}
+
+#[test]
 fn a6_7_default_time_zero_fide_2023() {
     let rules = RuleSet::by_name("fide-2023").unwrap();
     let start = at_s(10);

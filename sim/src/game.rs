@@ -16,7 +16,7 @@
 
 use std::fmt::Write as _;
 
-use chessclock::laws::{rule_on_arrival, rule_on_both_flags, rule_on_flag, BothFlagsFacts, FlagFacts};
+use chessclock::laws::{rule_on_absence, rule_on_both_flags, rule_on_flag, BothFlagsFacts, FlagFacts};
 use chessclock::{
     Article, BySide, Clock, Duration, Instant, Observation, Outcome, Replacement, Ruling, Side, TimeAdjustment,
 };
@@ -35,6 +35,8 @@ use crate::timebase::TimeBase;
 /// should have made it do, and to press again.
 const ATTENTION_MIN_US: u64 = 300_000;
 const ATTENTION_MAX_US: u64 = 1_500_000;
+/// The fastest a hurried player makes a move and presses the clock.
+const HURRIED_MOVE_MIN_US: u64 = 250_000;
 /// A double press: the second edge this long after the first.
 const DOUBLE_PRESS_MIN_US: u64 = 40_000;
 const DOUBLE_PRESS_MAX_US: u64 = 200_000;
@@ -97,6 +99,8 @@ pub struct GameRecord {
     pub ideal: GameResult,
     /// Articles applied on the device game, in order (final ruling included).
     pub applied: Vec<Article>,
+    /// Correspondence articles applied (postal games).
+    pub applied_correspondence: Vec<chessclock::correspondence::CorrespondenceArticle>,
     pub moves: BySide<u32>,
     pub presses: u64,
     pub events: u64,
@@ -144,6 +148,8 @@ enum Event {
     },
     /// The arbiter stops the clocks for this long (6.13).
     Pause(u64),
+    /// The arbiter corrects the move counters (6.14).
+    SetMoves,
     PauseOver,
     Brownout,
     BrownoutOver,
@@ -250,6 +256,9 @@ struct Game<'a> {
     /// Draws for "can the opponent still mate" in abstract mode, apart from
     /// the moves so a ruling on one clock never shifts the game's moves.
     mate_test_stream: Stream,
+    /// Answers of the mating test so far, by (side, moves made): a handful
+    /// per game at most (one per ruled flag).
+    mate_answers: Vec<((Side, u32, u32), bool)>,
     board: Box<dyn Board>,
     device: DeviceState,
     ideal: IdealState,
@@ -280,6 +289,9 @@ struct Game<'a> {
 
 /// Plays one game to its end.
 pub fn play(spec: GameSpec<'_>) -> GameRecord {
+    if let Some(postal) = &spec.scenario.correspondence {
+        return crate::postal::game_record(postal, spec);
+    }
     let mut game = Game::new(spec);
     game.run();
     game.finish()
@@ -300,8 +312,10 @@ impl<'a> Game<'a> {
         // that the device and the ideal clock are judged alike.
         let notice_for = |stream: &mut Stream| {
             let noticed = sample::chance(stream, scenario.arbiter.flag_noticed);
+            // `notice_delay.chance`: how often a noticed flag is noticed late at all.
+            let late = sample::chance(stream, scenario.arbiter.notice_delay.chance);
             let delay = occasional_us(stream, scenario.arbiter.notice_delay);
-            (noticed, delay)
+            (noticed, if late { delay } else { 0 })
         };
         let notice = BySide::new(notice_for(&mut notice_stream), notice_for(&mut notice_stream));
         let max_moves = u64::from(scenario.board.max_moves);
@@ -313,6 +327,7 @@ impl<'a> Game<'a> {
             streams: Streams::new(&stream),
             board_stream: stream(Actor::Board),
             mate_test_stream: stream(Actor::MateTest),
+            mate_answers: Vec::new(),
             board: board::for_scenario(scenario),
             device: DeviceState {
                 config,
@@ -436,6 +451,7 @@ impl<'a> Game<'a> {
             }
             Event::Notice { ideal } => self.notice(if ideal { Which::Ideal } else { Which::Device }),
             Event::Pause(pause_us) => self.pause(pause_us),
+            Event::SetMoves => self.set_moves(),
             Event::PauseOver => self.pause_over(),
             Event::Brownout => self.brownout(),
             Event::BrownoutOver => self.brownout_over(),
@@ -461,17 +477,13 @@ impl<'a> Game<'a> {
         if self.over {
             return;
         }
-        for side in Side::BOTH {
-            if !self.present.get(side) {
-                let ruling =
-                    rule_on_arrival(&self.scenario().rules.0, side, Instant::EPOCH, Instant::from_us(self.now_us));
-                if ruling.outcome != Outcome::Continue {
-                    self.record(format_args!("{side} absent beyond the default time: {ruling:?}"));
-                    self.applied.push(ruling.article);
-                    self.end_both(GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) });
-                    return;
-                }
-            }
+        let arrived =
+            BySide::new(self.present.white.then_some(Instant::EPOCH), self.present.black.then_some(Instant::EPOCH));
+        let ruling = rule_on_absence(&self.scenario().rules.0, Instant::EPOCH, arrived, Instant::from_us(self.now_us));
+        if ruling.outcome != Outcome::Continue {
+            self.record(format_args!("absent beyond the default time: {ruling:?}"));
+            self.applied.push(ruling.article);
+            self.end_both(GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) });
         }
     }
 
@@ -499,7 +511,9 @@ impl<'a> Game<'a> {
             // Whole milliseconds keep the ideal clock on the tick model's grid.
             think_us = think_us.min(hurried / 1_000 * 1_000);
         }
-        think_us
+        // Nobody moves and presses faster than this, however hurried: in
+        // time trouble a player runs out of time instead (6.10).
+        think_us.max(HURRIED_MOVE_MIN_US.min(player.think.min_ms.saturating_mul(1_000)))
     }
 
     /// What `side` reads on the device display now.
@@ -648,7 +662,8 @@ impl<'a> Game<'a> {
     fn device_defects_after_press(&mut self) {
         let config = self.device.config;
         if sample::chance(&mut self.streams.brownout, config.brownout.chance) {
-            let after = sample::between(&mut self.streams.brownout, 0, 5_000_000);
+            // Whole milliseconds keep the ideal clock on the tick model's grid.
+            let after = sample::between(&mut self.streams.brownout, 0, 5_000) * 1_000;
             self.queue.schedule(self.now_us.saturating_add(after).into_instant(), Event::Brownout);
         }
         let freezes = sample::chance(&mut self.streams.display_freeze, config.display_freeze.chance);
@@ -676,7 +691,7 @@ impl<'a> Game<'a> {
             Restore::Backup => (REBOOT_MIN_US, REBOOT_MAX_US),
             Restore::Lost => (REPAIR_MIN_US, REPAIR_MAX_US),
         };
-        let down_us = sample::between(&mut self.streams.brownout, min, max);
+        let down_us = sample::between(&mut self.streams.brownout, min / 1_000, max / 1_000) * 1_000;
         self.device.down_until_us = Some(self.now_us.saturating_add(down_us));
         self.device.deadline_generation += 1;
         if restore == Restore::Lost {
@@ -758,10 +773,7 @@ impl<'a> Game<'a> {
         let arbiter = self.arbiter;
         if sample::chance(&mut self.streams.pause, arbiter.pause.chance) {
             let pause_us = occasional_us(&mut self.streams.pause, arbiter.pause) / 1_000 * 1_000;
-            // Right after the press has reached the clock (edges come at most
-            // `jitter_us` late), on the millisecond grid.
-            let at_us = (self.now_us + self.device.config.jitter_us).div_ceil(1_000) * 1_000 + 1_000;
-            self.queue.schedule(at_us.into_instant(), Event::Pause(pause_us));
+            self.queue.schedule(self.after_press_landed().into_instant(), Event::Pause(pause_us));
         }
         if sample::chance(&mut self.streams.adjust, arbiter.adjust.chance) {
             let side = if sample::chance(&mut self.streams.adjust, Ratio { numerator: 1, denominator: 2 }) {
@@ -780,12 +792,9 @@ impl<'a> Game<'a> {
             self.after_ideal_change();
         }
         if sample::chance(&mut self.streams.set_moves, arbiter.set_moves) {
-            let moves = self.moves;
-            self.device_call(Op::Arbiter, |clock, at| {
-                clock.set_moves(Side::White, moves.white, at)?;
-                clock.set_moves(Side::Black, moves.black, at)
-            });
-            self.record(format_args!("arbiter sets the move counters to {}/{} (6.14)", moves.white, moves.black));
+            // 6.8a: the move is complete once the press reaches the clock;
+            // the arbiter corrects the counter after that.
+            self.queue.schedule(self.after_press_landed().into_instant(), Event::SetMoves);
         }
         if sample::chance(&mut self.streams.replace_clock, arbiter.replace_clock) && self.paused_until_us.is_none() {
             self.defects.replacements += 1;
@@ -793,6 +802,25 @@ impl<'a> Game<'a> {
             self.record(format_args!("arbiter replaces the clock (6.11)"));
             self.after_device_change();
         }
+    }
+
+    /// Just after the latest press has reached the clock (edges come at most
+    /// `jitter_us` late), on the millisecond grid.
+    fn after_press_landed(&self) -> u64 {
+        (self.now_us + self.device.config.jitter_us).div_ceil(1_000) * 1_000 + 1_000
+    }
+
+    /// 6.14: the arbiter sets the move counters to the moves on the board.
+    fn set_moves(&mut self) {
+        if self.over || self.device.down_until_us.is_some() {
+            return;
+        }
+        let moves = self.moves;
+        self.device_call(Op::Arbiter, |clock, at| {
+            clock.set_moves(Side::White, moves.white, at)?;
+            clock.set_moves(Side::Black, moves.black, at)
+        });
+        self.record(format_args!("arbiter sets the move counters to {}/{} (6.14)", moves.white, moves.black));
     }
 
     /// 6.13: the arbiter stops both clocks for `pause_us`.
@@ -921,8 +949,7 @@ impl<'a> Game<'a> {
             // The mating test is only asked for when 6.10 decides: not when
             // 6.3 finds the required moves made (a full search is costly).
             let harmless = moves_required.is_some_and(|required| moves_made >= required);
-            let opponent_can_checkmate =
-                harmless || game.board.can_checkmate(flag.side.opponent(), &mut game.mate_test_stream);
+            let opponent_can_checkmate = harmless || game.can_checkmate(flag.side.opponent());
             FlagFacts {
                 flag,
                 observation: Observation::ObservedByArbiter,
@@ -963,6 +990,18 @@ impl<'a> Game<'a> {
             // Play goes on; later flags are noticed afresh.
             self.check_flags(which);
         }
+    }
+
+    /// Whether `side` can still mate, asked once per position: the device's
+    /// and the ideal clock's rulings on the same flag see the same board.
+    fn can_checkmate(&mut self, side: Side) -> bool {
+        let position = (side, self.moves.white, self.moves.black);
+        if let Some((_, answer)) = self.mate_answers.iter().find(|(asked, _)| *asked == position) {
+            return *answer;
+        }
+        let answer = self.board.can_checkmate(side, &mut self.mate_test_stream);
+        self.mate_answers.push((position, answer));
+        answer
     }
 
     /// The board ended the game (or the move bound, or a forfeit): the same
@@ -1077,6 +1116,7 @@ impl<'a> Game<'a> {
             device,
             ideal,
             applied: self.applied,
+            applied_correspondence: Vec::new(),
             moves: self.moves,
             presses: self.presses,
             events: self.events,

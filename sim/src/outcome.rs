@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use chessclock::correspondence::CorrespondenceArticle;
 use chessclock::{Article, Outcome, Side};
 
 /// Why the game ended.
@@ -14,6 +15,8 @@ pub enum Reason {
     /// The ideal game was still going when the device's game ended (the
     /// device decided something a perfect clock would not have, yet).
     StillPlaying,
+    /// A ruling of the correspondence regulation (postal games).
+    Correspondence(CorrespondenceArticle),
 }
 
 /// The result of one game on one clock.
@@ -30,6 +33,7 @@ impl GameResult {
             Reason::Article(article) => article.number().to_string(),
             Reason::MoveBound => "move-bound".to_string(),
             Reason::StillPlaying => "still-playing".to_string(),
+            Reason::Correspondence(article) => format!("corr {}", article.number()),
         }
     }
 }
@@ -41,6 +45,7 @@ impl fmt::Display for GameResult {
             Outcome::Win(Side::Black) => "0-1",
             Outcome::Draw => "1/2-1/2",
             Outcome::Continue => "*",
+            Outcome::BothLose => "0-0",
         };
         write!(f, "{outcome} ({})", self.class())
     }
@@ -50,6 +55,8 @@ impl fmt::Display for GameResult {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ResultClass {
     Article(Article),
+    /// A correspondence article (`corr 6.6`).
+    Correspondence(CorrespondenceArticle),
     MoveBound,
     White,
     Black,
@@ -60,8 +67,38 @@ impl ResultClass {
     pub const ARTICLES: [Article; 7] =
         [Article::A5_1, Article::A5_2, Article::A6_3, Article::A6_7, Article::A6_10, Article::A6_12a, Article::A6_12b];
 
-    pub const NAMES: [&'static str; 11] =
-        ["5.1", "5.2", "6.3", "6.7", "6.10", "6.12 a)", "6.12 b)", "move-bound", "white", "black", "draw"];
+    pub const CORRESPONDENCE: [CorrespondenceArticle; 8] = [
+        CorrespondenceArticle::C6_3,
+        CorrespondenceArticle::C6_4,
+        CorrespondenceArticle::C6_5,
+        CorrespondenceArticle::C6_6,
+        CorrespondenceArticle::C6_8,
+        CorrespondenceArticle::C6_9,
+        CorrespondenceArticle::C6_10,
+        CorrespondenceArticle::C6_11,
+    ];
+
+    pub const NAMES: [&'static str; 19] = [
+        "5.1",
+        "5.2",
+        "6.3",
+        "6.7",
+        "6.10",
+        "6.12 a)",
+        "6.12 b)",
+        "move-bound",
+        "white",
+        "black",
+        "draw",
+        "corr 6.3",
+        "corr 6.4",
+        "corr 6.5",
+        "corr 6.6",
+        "corr 6.8",
+        "corr 6.9",
+        "corr 6.10",
+        "corr 6.11",
+    ];
 
     pub fn parse(text: &str) -> Option<ResultClass> {
         match text {
@@ -69,7 +106,15 @@ impl ResultClass {
             "black" => Some(ResultClass::Black),
             "draw" => Some(ResultClass::Draw),
             "move-bound" => Some(ResultClass::MoveBound),
-            _ => ResultClass::ARTICLES.into_iter().find(|article| article.number() == text).map(ResultClass::Article),
+            _ => match text.strip_prefix("corr ") {
+                Some(number) => ResultClass::CORRESPONDENCE
+                    .into_iter()
+                    .find(|article| article.number() == number)
+                    .map(ResultClass::Correspondence),
+                None => {
+                    ResultClass::ARTICLES.into_iter().find(|article| article.number() == text).map(ResultClass::Article)
+                }
+            },
         }
     }
 
@@ -77,9 +122,15 @@ impl ResultClass {
     /// were made (the final one included), belongs to this class. An article
     /// class counts every game in which that article was applied, so rulings
     /// that let play go on (6.3, 6.12 a)) are counted too.
-    pub fn contains(self, result: &GameResult, applied: &[Article]) -> bool {
+    pub fn contains(
+        self,
+        result: &GameResult,
+        applied: &[Article],
+        applied_correspondence: &[CorrespondenceArticle],
+    ) -> bool {
         match self {
             ResultClass::Article(article) => applied.contains(&article),
+            ResultClass::Correspondence(article) => applied_correspondence.contains(&article),
             ResultClass::MoveBound => result.reason == Reason::MoveBound,
             ResultClass::White => result.outcome == Outcome::Win(Side::White),
             ResultClass::Black => result.outcome == Outcome::Win(Side::Black),

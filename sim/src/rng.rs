@@ -42,6 +42,10 @@ pub enum Actor {
     ReplaceClock,
     /// Abstract mode's "can the opponent still mate" at a ruled flag.
     MateTest,
+    /// Postal games: letters in transit, claims, objections.
+    Transit,
+    Claims,
+    Objections,
 }
 
 impl Actor {
@@ -67,6 +71,9 @@ impl Actor {
             Actor::SetMoves => 26,
             Actor::ReplaceClock => 27,
             Actor::MateTest => 28,
+            Actor::Transit => 32,
+            Actor::Claims => 33,
+            Actor::Objections => 34,
         }
     }
 }

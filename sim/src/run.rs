@@ -21,6 +21,10 @@ use crate::shrink::DefectSet;
 pub const FAILURES_KEPT: usize = 20;
 /// Buckets of game time in the drift envelope.
 pub const ENVELOPE_BUCKETS: usize = 64;
+/// Drift samples taken earlier in a game than this do not count towards
+/// [`Summary::drift_ppb`]: over a short time the microsecond rounding of the
+/// offset would dominate the rate.
+pub const DRIFT_RATE_MIN_GAME_US: u64 = 10_000_000;
 
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -112,6 +116,11 @@ pub struct Summary {
     pub envelope: Vec<EnvelopeBucket>,
     /// Order-independent combination of every game's trace hash.
     pub run_hash: u64,
+    /// The device time base's average rate error since the start of its
+    /// game, in parts per billion (positive: fast), as (smallest, largest)
+    /// over every drift sample at least [`DRIFT_RATE_MIN_GAME_US`] into a
+    /// game; `None` without such a sample.
+    pub drift_ppb: Option<(i64, i64)>,
 }
 
 impl Summary {
@@ -135,6 +144,7 @@ impl Summary {
             envelope_bucket_us,
             envelope: vec![EnvelopeBucket::default(); ENVELOPE_BUCKETS],
             run_hash: 0,
+            drift_ppb: None,
         }
     }
 
@@ -144,7 +154,12 @@ impl Summary {
         self.events += record.events;
         *self.results.entry(record.device.class()).or_default() += 1;
         *self.ideal_results.entry(record.ideal.class()).or_default() += 1;
-        let mut applied: Vec<String> = record.applied.iter().map(|article| article.number().to_string()).collect();
+        let mut applied: Vec<String> = record
+            .applied
+            .iter()
+            .map(|article| article.number().to_string())
+            .chain(record.applied_correspondence.iter().map(|article| format!("corr {}", article.number())))
+            .collect();
         applied.sort();
         applied.dedup();
         for article in applied {
@@ -154,9 +169,11 @@ impl Summary {
             Outcome::Win(Side::White) => self.outcomes[0] += 1,
             Outcome::Win(Side::Black) => self.outcomes[1] += 1,
             Outcome::Draw | Outcome::Continue => self.outcomes[2] += 1,
+            // Both forfeited (6.7): neither a win nor a draw; the class `6.7` counts it.
+            Outcome::BothLose => {}
         }
         for (count, class) in self.expected_classes.iter_mut().zip(classes) {
-            if class.contains(&record.device, &record.applied) {
+            if class.contains(&record.device, &record.applied, &record.applied_correspondence) {
                 *count += 1;
             }
         }
@@ -183,6 +200,11 @@ impl Summary {
                 error_min_us: [sample.remaining_error_us.white, sample.remaining_error_us.black],
                 error_max_us: [sample.remaining_error_us.white, sample.remaining_error_us.black],
             });
+            if sample.true_us >= DRIFT_RATE_MIN_GAME_US {
+                let ppb = i128::from(sample.clock_offset_us) * 1_000_000_000 / i128::from(sample.true_us);
+                let ppb = i64::try_from(ppb).unwrap_or(if ppb < 0 { i64::MIN } else { i64::MAX });
+                self.drift_ppb = merge_range(self.drift_ppb, Some((ppb, ppb)));
+            }
         }
         self.run_hash = self.run_hash.wrapping_add(mix(record.game, record.trace_hash));
     }
@@ -226,6 +248,15 @@ impl Summary {
             mine.merge(theirs);
         }
         self.run_hash = self.run_hash.wrapping_add(other.run_hash);
+        self.drift_ppb = merge_range(self.drift_ppb, other.drift_ppb);
+    }
+}
+
+/// The smallest range holding both (`None`: empty).
+fn merge_range(a: Option<(i64, i64)>, b: Option<(i64, i64)>) -> Option<(i64, i64)> {
+    match (a, b) {
+        (Some((a_min, a_max)), Some((b_min, b_max))) => Some((a_min.min(b_min), a_max.max(b_max))),
+        (range, None) | (None, range) => range,
     }
 }
 
@@ -372,6 +403,17 @@ pub fn run_with(scenario: &Scenario, options: &RunOptions, controls: &Controls<'
     });
     (controls.progress)(done.load(Ordering::Relaxed));
     total.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The check that `--check-determinism` adds: every game played the same
+/// twice.
+pub fn determinism_check(summary: &Summary) -> Check {
+    Check {
+        name: "every game plays the same twice".into(),
+        passed: summary.nondeterministic_games == 0,
+        measured: format!("{} games differed", summary.nondeterministic_games),
+        expected: "0".into(),
+    }
 }
 
 /// One expectation's verdict.

@@ -23,7 +23,13 @@ pub struct Scenario {
     /// One line, shown by `bench scenarios`.
     pub description: String,
     /// The time control, in the core's notation (`40/5400+30:1800+30`).
+    /// Every over-the-board scenario has one; a correspondence scenario has
+    /// the `[correspondence]` table instead.
+    #[serde(default)]
     pub control: Control,
+    /// A postal game under the correspondence overstepping rules.
+    #[serde(default)]
+    pub correspondence: Option<crate::postal::Postal>,
     #[serde(default)]
     pub rules: Rules,
     #[serde(default = "default_games")]
@@ -56,6 +62,28 @@ fn default_games() -> u64 {
 pub struct Control {
     pub text: String,
     pub control: TimeControl,
+}
+
+impl Default for Control {
+    /// No time control: only a correspondence scenario may leave it out.
+    fn default() -> Self {
+        Control { text: String::new(), control: TimeControl::Hourglass { time: chessclock::Duration::ZERO } }
+    }
+}
+
+impl Control {
+    pub fn is_given(&self) -> bool {
+        !self.text.is_empty()
+    }
+
+    /// The control's text, or `correspondence` for a postal scenario.
+    pub fn label(&self) -> &str {
+        if self.is_given() {
+            &self.text
+        } else {
+            "correspondence"
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for Control {
@@ -306,7 +334,8 @@ pub struct Arbiter {
     /// Chance that a fallen flag is noticed (observed or claimed, 6.9).
     #[serde(default = "Arbiter::default_flag_noticed")]
     pub flag_noticed: Ratio,
-    /// How long after it falls a noticed flag is noticed.
+    /// How late a noticed flag is noticed: with `chance`, a delay drawn from
+    /// `min_ms..=max_ms`; otherwise at once.
     #[serde(default)]
     pub notice_delay: Occasional,
     /// The clock shows which flag fell first (a digital clock does; with it,
@@ -399,20 +428,47 @@ impl ResultShare {
 impl<'de> Deserialize<'de> for Ratio {
     /// `"1/500"`, `"0.2%"`, or the integers 0 and 1.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Text {
-            Integer(u64),
-            String(String),
+        deserializer.deserialize_any(ChanceVisitor)
+    }
+}
+
+/// Reads a chance, saying what to write instead of anything else.
+struct ChanceVisitor;
+
+impl ChanceVisitor {
+    fn other<E: de::Error>(value: impl fmt::Display) -> E {
+        E::custom(format!("a chance of {value}: write 0, 1, a ratio like \"1/500\" or a percentage like \"0.2%\""))
+    }
+}
+
+impl de::Visitor<'_> for ChanceVisitor {
+    type Value = Ratio;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a chance: 0, 1, a ratio like \"1/500\" or a percentage like \"0.2%\"")
+    }
+
+    fn visit_u64<E: de::Error>(self, value: u64) -> Result<Ratio, E> {
+        match value {
+            0 => Ok(Ratio::NEVER),
+            1 => Ok(Ratio::ALWAYS),
+            other => Err(ChanceVisitor::other(other)),
         }
-        match Text::deserialize(deserializer)? {
-            Text::Integer(0) => Ok(Ratio::NEVER),
-            Text::Integer(1) => Ok(Ratio::ALWAYS),
-            Text::Integer(other) => {
-                Err(de::Error::custom(format!("a chance of {other}: write a ratio like \"1/500\" or \"0.2%\"")))
-            }
-            Text::String(text) => parse_ratio(&text).map_err(de::Error::custom),
+    }
+
+    fn visit_i64<E: de::Error>(self, value: i64) -> Result<Ratio, E> {
+        match u64::try_from(value) {
+            Ok(value) => self.visit_u64(value),
+            Err(_) => Err(ChanceVisitor::other(value)),
         }
+    }
+
+    fn visit_f64<E: de::Error>(self, value: f64) -> Result<Ratio, E> {
+        Err(ChanceVisitor::other(value))
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Ratio, E> {
+        parse_ratio(text).map_err(E::custom)
     }
 }
 
@@ -471,16 +527,27 @@ impl Scenario {
     /// Parses and validates `text`, read from `file` (for messages and the name).
     pub fn parse(text: &str, file: &Path) -> Result<Scenario, ScenarioError> {
         let mut scenario: Scenario = toml::from_str(text).map_err(|error| {
+            let message = error.message().to_string();
             let (line, column, field) = match error.span() {
-                Some(span) => locate(text, span.start),
+                Some(span) => locate(text, span.start, &message),
                 None => (0, 0, None),
             };
-            ScenarioError { file: file.to_path_buf(), line, column, field, message: error.message().to_string() }
+            ScenarioError { file: file.to_path_buf(), line, column, field, message }
         })?;
         scenario.name = file.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
-        scenario.validate().map_err(|(field, message)| {
-            let (line, column) = find_key(text, &field);
-            ScenarioError { file: file.to_path_buf(), line, column, field: Some(field), message }
+        scenario.validate().map_err(|invalid| {
+            let (line, column) = match find_key(text, &invalid.field, invalid.element) {
+                // A field left out altogether: the file as a whole is at fault.
+                (0, 0) => (1, 1),
+                found => found,
+            };
+            ScenarioError {
+                file: file.to_path_buf(),
+                line,
+                column,
+                field: Some(invalid.field),
+                message: invalid.message,
+            }
         })?;
         Ok(scenario)
     }
@@ -507,29 +574,51 @@ impl Scenario {
     }
 
     /// Checks relations between fields that the types cannot.
-    fn validate(&self) -> Result<(), (String, String)> {
+    fn validate(&self) -> Result<(), Invalid> {
+        match (self.control.is_given(), self.correspondence.is_some()) {
+            (false, false) => {
+                return Err(Invalid::new(
+                    "control",
+                    "missing field `control`: name the time control (e.g. control = \"300+2\"), or add a [correspondence] table for a postal game",
+                ))
+            }
+            (true, true) => {
+                return Err(Invalid::new(
+                    "control",
+                    "a correspondence scenario has no chess-clock time control: remove `control` or the [correspondence] table",
+                ))
+            }
+            (true, false) | (false, true) => {}
+        }
         for (table, player) in
             [("players", Some(&self.players)), ("white", self.white.as_ref()), ("black", self.black.as_ref())]
         {
             let Some(player) = player else { continue };
             if player.think.min_ms > player.think.max_ms {
-                return Err((format!("{table}.think"), "min_ms is larger than max_ms".into()));
+                return Err(Invalid::new(
+                    format!("{table}.think.min_ms"),
+                    format!("min_ms ({}) is larger than max_ms ({})", player.think.min_ms, player.think.max_ms),
+                ));
             }
             if player.time_trouble.percent > 100 {
-                return Err((format!("{table}.time_trouble"), "percent must be at most 100".into()));
+                return Err(Invalid::new(format!("{table}.time_trouble.percent"), "percent must be at most 100"));
             }
         }
         if self.games == 0 {
-            return Err(("games".into(), "a run needs at least one game".into()));
+            return Err(Invalid::new("games", "a run needs at least one game"));
         }
         if self.device.tick_us == 0 {
-            return Err(("device.tick_us".into(), "the device's tick must be at least 1 us".into()));
+            return Err(Invalid::new("device.tick_us", "the device's tick must be at least 1 us"));
         }
-        if self.device.drift_ppm.unsigned_abs() > 100_000 || self.device.drift_walk_ppm.unsigned_abs() > 100_000 {
-            return Err(("device.drift_ppm".into(), "drift beyond ±100000 ppm (10 %) is not a clock".into()));
+        for (field, ppm) in
+            [("device.drift_ppm", self.device.drift_ppm), ("device.drift_walk_ppm", self.device.drift_walk_ppm)]
+        {
+            if ppm.unsigned_abs() > 100_000 {
+                return Err(Invalid::new(field, "drift beyond ±100000 ppm (10 %) is not a clock"));
+            }
         }
         if self.board.max_moves == 0 {
-            return Err(("board.max_moves".into(), "games need at least one move".into()));
+            return Err(Invalid::new("board.max_moves", "games need at least one move"));
         }
         for (field, occasional) in [
             ("device.bounce", self.device.bounce),
@@ -540,73 +629,402 @@ impl Scenario {
             ("arbiter.adjust", self.arbiter.adjust),
         ] {
             if occasional.min_ms > occasional.max_ms {
-                return Err((field.into(), "min_ms is larger than max_ms".into()));
+                return Err(Invalid::new(
+                    format!("{field}.min_ms"),
+                    format!("min_ms ({}) is larger than max_ms ({})", occasional.min_ms, occasional.max_ms),
+                ));
             }
         }
-        for share in &self.expect.result {
+        for (element, share) in self.expect.result.iter().enumerate() {
             if crate::outcome::ResultClass::parse(&share.class).is_none() {
-                return Err((
-                    "expect.result.class".into(),
-                    format!(
+                return Err(Invalid {
+                    field: "expect.result.class".into(),
+                    element,
+                    message: format!(
                         "unknown result class `{}`; known: {}",
                         share.class,
                         crate::outcome::ResultClass::NAMES.join(", ")
                     ),
-                ));
+                });
             }
-            if share.min_percent > share.max_percent || share.max_percent > 100 {
-                return Err((
-                    "expect.result".into(),
-                    format!("`{}`: need min_percent <= max_percent <= 100", share.class),
-                ));
+            if share.max_percent > 100 {
+                return Err(Invalid {
+                    field: "expect.result.max_percent".into(),
+                    element,
+                    message: format!("`{}`: max_percent {} is above 100", share.class, share.max_percent),
+                });
+            }
+            if share.min_percent > share.max_percent {
+                return Err(Invalid {
+                    field: "expect.result.min_percent".into(),
+                    element,
+                    message: format!(
+                        "`{}`: min_percent {} is larger than max_percent {}",
+                        share.class, share.min_percent, share.max_percent
+                    ),
+                });
             }
         }
         if self.expect.agreement_min_percent > 100 {
-            return Err(("expect.agreement_min_percent".into(), "a percentage is at most 100".into()));
+            return Err(Invalid::new("expect.agreement_min_percent", "a percentage is at most 100"));
         }
         Ok(())
     }
 }
 
-/// Line, column (1-based) and `table.key` of a byte offset in a TOML text.
-fn locate(text: &str, offset: usize) -> (usize, usize, Option<String>) {
-    let before = text.get(..offset).unwrap_or(text);
+/// A relation between fields that does not hold, found after parsing.
+#[derive(Debug)]
+struct Invalid {
+    /// `table.key` of the value to correct.
+    field: String,
+    /// Which element of an array of tables (`[[expect.result]]`) it is in.
+    element: usize,
+    message: String,
+}
+
+impl Invalid {
+    fn new(field: impl Into<String>, message: impl Into<String>) -> Invalid {
+        Invalid { field: field.into(), element: 0, message: message.into() }
+    }
+}
+
+/// Line, column (1-based) and `table.key` of the error `message` that the
+/// TOML reader reported at byte `offset`.
+///
+/// A "missing field" error points at the table that lacks the field (the
+/// whole file for a top-level field), so the field named is that table's
+/// path plus the missing key. Any other error points into a key or a value:
+/// the field named is the innermost key written there, or for text that is
+/// no key at all, the table it is in. A bad time control is pointed at the
+/// offending character inside the string.
+fn locate(text: &str, offset: usize, message: &str) -> (usize, usize, Option<String>) {
+    let sites = sites(text);
+    let (line, column) = line_column(text, offset);
+    if let Some(missing) = message.strip_prefix("missing field `").and_then(|rest| rest.split('`').next()) {
+        // The top level's required fields are named nowhere else; a table
+        // header at the very start must not claim them.
+        let top_level = ["description", "control"].contains(&missing);
+        let table = sites
+            .iter()
+            .filter(|_| !top_level)
+            .filter(|site| if site.header { site.start == offset } else { site.value_start == offset })
+            .max_by_key(|site| site.path.len());
+        let field = match table {
+            Some(table) => format!("{}.{missing}", table.path),
+            None => missing.to_string(),
+        };
+        return (line, column, Some(field));
+    }
+    let within = sites.iter().filter(|site| site.start <= offset && offset <= site.end).max_by_key(|site| site.start);
+    // Text that is no key at all: name the table it is in.
+    let table = || sites.iter().filter(|site| site.header && site.start <= offset).max_by_key(|site| site.start);
+    let Some(site) = within.or_else(table) else {
+        return (line, column, None);
+    };
+    if site.path == "control" && !site.header && site.value_start == offset {
+        if let Some(column) = control_error_column(text, site) {
+            return (line, column, Some(site.path.clone()));
+        }
+    }
+    (line, column, Some(site.path.clone()))
+}
+
+/// The column of the character a time control's parse error is about, when
+/// the control is a plain one-line string (no escapes).
+fn control_error_column(text: &str, site: &Site) -> Option<usize> {
+    let value = text.get(site.value_start..site.end)?.trim_end();
+    let quote = value.chars().next().filter(|quote| *quote == '"' || *quote == '\'')?;
+    let inner = value.strip_prefix(quote)?.strip_suffix(quote)?;
+    if inner.contains(['\\', '"', '\'']) {
+        return None;
+    }
+    let error = chessclock::notation::parse(inner).err()?;
+    let before = inner.get(..error.position.min(inner.len()))?;
+    let (_, column) = line_column(text, site.value_start);
+    Some(column + 1 + before.chars().count())
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset.min(text.len())).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
     let column = before.get(line_start..).map_or(1, |part| part.chars().count() + 1);
-    let mut table = String::new();
-    for header in before.lines().map(str::trim).filter(|line| line.starts_with('[')) {
-        table = header.trim_matches(|c| c == '[' || c == ']').trim().to_string();
-    }
-    let line_text = text.get(line_start..).and_then(|rest| rest.lines().next()).unwrap_or("");
-    let key = line_text.split_once('=').map(|(key, _)| key.trim().to_string()).filter(|key| !key.starts_with('['));
-    let field = match (table.is_empty(), key) {
-        (_, None) if table.is_empty() => None,
-        (_, None) => Some(table),
-        (true, Some(key)) => Some(key),
-        (false, Some(key)) => Some(format!("{table}.{key}")),
-    };
-    (line, column, field)
+    (line, column)
 }
 
-/// Where `table.key` is written, for errors found after parsing; (0, 0) when
-/// the field was left to its default.
-fn find_key(text: &str, field: &str) -> (usize, usize) {
-    let (table, key) = field.rsplit_once('.').unwrap_or(("", field));
-    let mut current = String::new();
-    for (index, line) in text.lines().enumerate() {
-        let trimmed = line.trim();
-        if trimmed.starts_with('[') {
-            current = trimmed.trim_matches(|c| c == '[' || c == ']').trim().to_string();
-            if current == field {
-                return (index + 1, 1);
+/// Where `field` (a dotted path) is written, for errors found after parsing:
+/// the key, or failing that the nearest enclosing table or key that is
+/// written; (0, 0) when the field and its tables were all left to their
+/// defaults. `element` picks the element of an array of tables.
+fn find_key(text: &str, field: &str, element: usize) -> (usize, usize) {
+    let sites = sites(text);
+    for exact_element in [true, false] {
+        let mut path = field;
+        loop {
+            let found = sites.iter().find(|site| site.path == path && (!exact_element || site.element == element));
+            if let Some(site) = found {
+                return line_column(text, site.start);
             }
-            continue;
-        }
-        if current == table && trimmed.split_once('=').is_some_and(|(name, _)| name.trim() == key) {
-            let column = line.len() - line.trim_start().len() + 1;
-            return (index + 1, column);
+            match path.rsplit_once('.') {
+                Some((parent, _)) => path = parent,
+                None => break,
+            }
         }
     }
     (0, 0)
+}
+
+/// A key or a table header as written in a TOML text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Site {
+    /// Dotted path from the root (`device.bounce.chance`).
+    path: String,
+    /// The element of the enclosing array of tables (`[[expect.result]]` or
+    /// an inline array of tables); 0 elsewhere.
+    element: usize,
+    header: bool,
+    /// Byte offsets: where the key (or header) starts, where its value
+    /// starts, and where the value (or the header line) ends.
+    start: usize,
+    value_start: usize,
+    end: usize,
+}
+
+/// Every key and table header of `text`, in order. A forgiving scanner: on
+/// text that is not TOML it still ends, and finds what it can.
+fn sites(text: &str) -> Vec<Site> {
+    let mut scanner = Scanner { text: text.as_bytes(), pos: 0, sites: Vec::new(), arrays: Vec::new() };
+    scanner.document();
+    scanner.sites
+}
+
+struct Scanner<'a> {
+    text: &'a [u8],
+    pos: usize,
+    sites: Vec<Site>,
+    /// Elements seen so far of each array of tables, by path.
+    arrays: Vec<(String, usize)>,
+}
+
+impl Scanner<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.get(self.pos).copied()
+    }
+
+    fn starts_with(&self, prefix: &[u8]) -> bool {
+        self.text.get(self.pos..).is_some_and(|rest| rest.starts_with(prefix))
+    }
+
+    fn skip_spaces(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t')) {
+            self.pos += 1;
+        }
+    }
+
+    fn skip_line(&mut self) {
+        while let Some(byte) = self.peek() {
+            self.pos += 1;
+            if byte == b'\n' {
+                return;
+            }
+        }
+    }
+
+    /// Spaces, newlines and comments.
+    fn skip_blank(&mut self) {
+        loop {
+            match self.peek() {
+                Some(b' ' | b'\t' | b'\r' | b'\n') => self.pos += 1,
+                Some(b'#') => self.skip_line(),
+                _ => return,
+            }
+        }
+    }
+
+    fn document(&mut self) {
+        let mut table = String::new();
+        let mut element = 0;
+        loop {
+            self.skip_blank();
+            let Some(byte) = self.peek() else { return };
+            let start = self.pos;
+            if byte == b'[' {
+                let array = self.starts_with(b"[[");
+                self.pos += if array { 2 } else { 1 };
+                table = self.key().join(".");
+                element = 0;
+                if array {
+                    element = match self.arrays.iter_mut().find(|(path, _)| *path == table) {
+                        Some((_, count)) => {
+                            *count += 1;
+                            *count - 1
+                        }
+                        None => {
+                            self.arrays.push((table.clone(), 1));
+                            0
+                        }
+                    };
+                }
+                self.skip_line();
+                // The header's line, without its newline.
+                let newline = self.text.get(self.pos.wrapping_sub(1)) == Some(&b'\n');
+                let end = if newline { self.pos - 1 } else { self.pos }.max(start);
+                self.sites.push(Site { path: table.clone(), element, header: true, start, value_start: start, end });
+            } else {
+                self.key_value(&table, element);
+                if self.pos == start {
+                    self.skip_line();
+                }
+            }
+        }
+    }
+
+    /// A possibly dotted key; each part unquoted.
+    fn key(&mut self) -> Vec<String> {
+        let mut parts = Vec::new();
+        loop {
+            self.skip_spaces();
+            let part = match self.peek() {
+                Some(quote @ (b'"' | b'\'')) => {
+                    let start = self.pos + 1;
+                    self.string(quote);
+                    let end = self.pos.saturating_sub(1).max(start);
+                    String::from_utf8_lossy(self.text.get(start..end).unwrap_or_default()).into_owned()
+                }
+                _ => {
+                    let start = self.pos;
+                    while self.peek().is_some_and(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-') {
+                        self.pos += 1;
+                    }
+                    String::from_utf8_lossy(self.text.get(start..self.pos).unwrap_or_default()).into_owned()
+                }
+            };
+            if part.is_empty() && !matches!(self.text.get(self.pos.wrapping_sub(1)), Some(b'"' | b'\'')) {
+                return parts;
+            }
+            parts.push(part);
+            self.skip_spaces();
+            if self.peek() == Some(b'.') {
+                self.pos += 1;
+            } else {
+                return parts;
+            }
+        }
+    }
+
+    /// `key = value`, inside the table or inline table at `base`.
+    fn key_value(&mut self, base: &str, element: usize) {
+        let start = self.pos;
+        let key = self.key();
+        if key.is_empty() {
+            return;
+        }
+        let path = if base.is_empty() { key.join(".") } else { format!("{base}.{}", key.join(".")) };
+        self.skip_spaces();
+        if self.peek() == Some(b'=') {
+            self.pos += 1;
+        }
+        self.skip_spaces();
+        let index = self.sites.len();
+        self.sites.push(Site {
+            path: path.clone(),
+            element,
+            header: false,
+            start,
+            value_start: self.pos,
+            end: self.pos,
+        });
+        self.value(&path, element);
+        if let Some(site) = self.sites.get_mut(index) {
+            site.end = self.pos;
+        }
+    }
+
+    fn value(&mut self, path: &str, element: usize) {
+        match self.peek() {
+            Some(b'{') => {
+                self.pos += 1;
+                loop {
+                    self.skip_spaces();
+                    match self.peek() {
+                        None | Some(b'\n') => return,
+                        Some(b'}') => {
+                            self.pos += 1;
+                            return;
+                        }
+                        Some(b',') => self.pos += 1,
+                        Some(_) => {
+                            let before = self.pos;
+                            self.key_value(path, element);
+                            if self.pos == before {
+                                return;
+                            }
+                        }
+                    }
+                }
+            }
+            Some(b'[') => {
+                self.pos += 1;
+                let mut index = 0;
+                loop {
+                    self.skip_blank();
+                    match self.peek() {
+                        None => return,
+                        Some(b']') => {
+                            self.pos += 1;
+                            return;
+                        }
+                        Some(b',') => {
+                            self.pos += 1;
+                            index += 1;
+                        }
+                        Some(_) => {
+                            let before = self.pos;
+                            self.value(path, index);
+                            if self.pos == before {
+                                return;
+                            }
+                        }
+                    }
+                }
+            }
+            Some(quote @ (b'"' | b'\'')) => self.string(quote),
+            _ => {
+                let start = self.pos;
+                while self.peek().is_some_and(|byte| !matches!(byte, b',' | b'}' | b']' | b'\n' | b'#')) {
+                    self.pos += 1;
+                }
+                while self.pos > start && matches!(self.text.get(self.pos - 1), Some(b' ' | b'\t' | b'\r')) {
+                    self.pos -= 1;
+                }
+            }
+        }
+    }
+
+    /// A basic or literal string, one-line or multi-line, from its opening quote.
+    fn string(&mut self, quote: u8) {
+        let triple = [quote; 3];
+        let multi = self.starts_with(&triple);
+        self.pos += if multi { 3 } else { 1 };
+        while let Some(byte) = self.peek() {
+            if multi && self.starts_with(&triple) {
+                self.pos += 3;
+                // A multi-line string may end with up to two more quotes.
+                while self.peek() == Some(quote) {
+                    self.pos += 1;
+                }
+                return;
+            }
+            if !multi && byte == b'\n' {
+                return;
+            }
+            self.pos += 1;
+            if byte == b'\\' && quote == b'"' {
+                self.pos += usize::from(self.peek().is_some());
+            } else if !multi && byte == quote {
+                return;
+            }
+        }
+    }
 }

@@ -27,7 +27,7 @@ impl Cmd {
                     let _ = writeln!(
                         out,
                         "{name:<width$}  {:<20} {:>6} games  {}",
-                        scenario.control.text, scenario.games, scenario.description
+                        scenario.control.label(), scenario.games, scenario.description
                     );
                 }
                 Err(error) => {

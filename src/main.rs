@@ -40,7 +40,9 @@ enum Cli {
     /// missed presses, brownouts, …) and on a perfect clock, checks every event
     /// against the rules, and judges the run by the scenario's expectations.
     /// One seed reproduces a run bit for bit, whatever --jobs is. Writes
-    /// report.json, summary.md and drift plots to the report directory.
+    /// report.json, index.html, summary.md, junit.xml and drift plots to the
+    /// report directory, then applies the default gate to it (see `bench gate`):
+    /// exit 0 pass, 1 fail.
     ///
     ///   bench sim --scenario both-flags
     ///   bench sim --scenario both-flags --seed 7 --game 12 --trace
@@ -51,6 +53,40 @@ enum Cli {
 
     /// List the shipped scenarios, one line each
     Scenarios(cmd::scenarios::Cmd),
+
+    /// Play seeded games of a scenario on a board running clock firmware, and compare
+    ///
+    /// Starts the board (`--board qemu`: QEMU's lm3s6965evb, no hardware), sets the
+    /// scenario's time control over the firmware's RTT channel, presses the buttons
+    /// as the scenario's players would (the same think times as `bench sim` for the
+    /// same seed), and replays the presses the firmware saw through the clock model:
+    /// every time, flag, stage change, move count and result must match within one
+    /// firmware tick. Measures the firmware clock's drift against the board's own
+    /// counter and the press latency. Writes report.json, summary.md and a drift
+    /// plot. Exit 0 pass, 1 a mismatch or drift beyond tolerance, 2 usage, 3 the
+    /// board or the firmware failed (the report is marked incomplete).
+    ///
+    ///   bench hil
+    ///   bench hil --scenario both-flags --games 3
+    ///   bench hil --firmware /tmp/target/firmware/defect-systick-off-by-one.elf
+    #[command(verbatim_doc_comment)]
+    Hil(cmd::hil::Cmd),
+
+    /// Gate a release on a report: thresholds, and regressions against a baseline
+    ///
+    /// Reads only REPORT's report.json (a folder or the file). Prints each rule
+    /// with its measured and allowed value. Exit 0 pass, 1 a rule failed, 2 a bad
+    /// input: no report, a truncated or corrupted one, another schema version, an
+    /// interrupted run's, a bad rules file. Rules: reports/README.md, "The gate";
+    /// without --rules, the defaults (gate.example.toml holds the same).
+    ///
+    ///   bench gate reports/both-flags-1
+    ///   bench gate reports/both-flags-1 --rules gate.toml --baseline old/report.json
+    #[command(verbatim_doc_comment)]
+    Gate(cmd::gate::Cmd),
+
+    /// Work on written reports: merge the shards of a sweep
+    Report(cmd::report::Cmd),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +94,9 @@ fn main() -> ExitCode {
         Cli::Timecontrol(cmd) => cmd.run(),
         Cli::Sim(cmd) => cmd.run(),
         Cli::Scenarios(cmd) => cmd.run(),
+        Cli::Hil(cmd) => cmd.run(),
+        Cli::Gate(cmd) => cmd.run(),
+        Cli::Report(cmd) => cmd.run(),
     };
     match outcome {
         Ok(exit) => exit.into(),

@@ -45,7 +45,7 @@ fn a_passing_run_exits_0_and_writes_its_report() {
     let output = bench(&["sim", "--scenario", "both-flags", "--games", "16", "--out", out.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}{}", text(&output.stdout), text(&output.stderr));
     assert!(text(&output.stdout).contains("verdict: PASS"));
-    for file in ["report.json", "summary.md", "run.json", "drift.svg", "drift.png"] {
+    for file in ["report.json", "summary.md", "run.json", "drift.svg", "drift.png", "index.html", "junit.xml"] {
         assert!(out.join(file).is_file(), "{file} written");
     }
     let report: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();

@@ -1,6 +1,21 @@
 //! `bench-hil`: hardware in the loop.
 //!
 //! - [`target`]: the `Target` abstraction every backend implements.
+//! - [`gdb`], [`qmp`]: clients for QEMU's gdbstub and QMP; [`qemu`]: the emulator backend.
+//! - [`rtt`]: the one RTT reader (records up, commands down) over any `Target`.
+//! - [`fake`]: an in-memory `Target` for unit tests.
+//! - [`schedule`]: the presses of a scenario's game; [`run`]: playing them on a board;
+//!   [`compare`]: the firmware's records against the clock model; [`drift`]: time-base fits.
 pub mod target;
+
+pub mod compare;
+pub mod drift;
+pub mod fake;
+pub mod gdb;
+pub mod qemu;
+pub mod qmp;
+pub mod rtt;
+pub mod run;
+pub mod schedule;
 
 pub use target::{ButtonId, Capabilities, Target, TargetError};

@@ -3,6 +3,9 @@
 //! [`Failure`](crate::exit::Failure); printing of errors and the exit code
 //! are left to `main`.
 
+pub mod gate;
+pub mod hil;
+pub mod report;
 pub mod scenarios;
 pub mod sim;
 pub mod timecontrol;

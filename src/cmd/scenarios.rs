@@ -27,7 +27,9 @@ impl Cmd {
                     let _ = writeln!(
                         out,
                         "{name:<width$}  {:<20} {:>6} games  {}",
-                        scenario.control.label(), scenario.games, scenario.description
+                        scenario.control.label(),
+                        scenario.games,
+                        scenario.description
                     );
                 }
                 Err(error) => {

@@ -14,7 +14,7 @@ use bench_sim::shrink::{self, DefectSet, Target};
 
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
-use crate::report::{self, RunFacts, SimReportInput};
+use crate::report::{self, gate, RunFacts, SimReportInput};
 
 #[derive(Debug, clap::Args)]
 pub struct Cmd {
@@ -103,7 +103,8 @@ impl Cmd {
 
     /// The command that replays game `game` with its trace.
     fn replay_command(&self, seed: u64, game: u64, disabled: DefectSet, max_moves: Option<u32>) -> String {
-        let mut command = format!("bench sim --scenario {} --seed {seed} --game {game} --trace", self.scenario);
+        let mut command =
+            format!("bench sim --scenario {} --seed {seed} --game {game} --trace", shell_word(&self.scenario));
         if self.swarm {
             command.push_str(" --swarm");
         }
@@ -119,7 +120,7 @@ impl Cmd {
     /// The command that reproduces this run's report.json: every option
     /// that changes results, none that does not (--jobs, --out).
     fn reproduce_command(&self, seed: u64, games: u64) -> String {
-        let mut command = format!("bench sim --scenario {} --seed {seed} --games {games}", self.scenario);
+        let mut command = format!("bench sim --scenario {} --seed {seed} --games {games}", shell_word(&self.scenario));
         if let Some((index, count)) = self.shard {
             let _ = write!(command, " --shard {index}/{count}");
         }
@@ -234,12 +235,7 @@ impl Cmd {
         let complete = summary.games == range.end - range.start;
         let mut checks = run::judge(scenario, &summary);
         if self.check_determinism {
-            checks.push(Check {
-                name: "every game plays the same twice".into(),
-                passed: summary.nondeterministic_games == 0,
-                measured: format!("{} games differed", summary.nondeterministic_games),
-                expected: "0".into(),
-            });
+            checks.push(run::determinism_check(&summary));
         }
         let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(scenario, seed, self.shard));
         let replay = |game| self.replay_command(seed, game, self.disabled(), self.max_moves);
@@ -250,6 +246,12 @@ impl Cmd {
                 file,
                 seed,
                 range: range.clone(),
+                games_total: games,
+                options: report::json::Options {
+                    check_determinism: self.check_determinism,
+                    tick_oracle: !self.no_tick_oracle,
+                    max_moves: self.max_moves,
+                },
                 shard: self.shard,
                 swarm: self.swarm,
                 summary: &summary,
@@ -261,11 +263,27 @@ impl Cmd {
                 jobs,
             },
         );
-        let passed = checks.iter().all(|check| check.passed);
+        // The gate reads the report just written, as `bench gate` would: the
+        // exit code is the default gate's verdict.
+        let gated = match &written {
+            Ok(()) if complete => Some(gate_report(&out_dir)),
+            _ => None,
+        };
+        let passed = match &gated {
+            Some(Ok((passed, _))) => *passed,
+            _ => checks.iter().all(|check| check.passed),
+        };
         let mut out = render_summary(scenario, seed, &range, &summary, &checks, &replay);
         match &written {
             Ok(()) => {
                 let _ = writeln!(out, "report: {}", out_dir.display());
+                match &gated {
+                    Some(Ok((_, text))) => out.push_str(text),
+                    Some(Err(error)) => {
+                        let _ = writeln!(out, "gate: cannot read the report back: {error:#}");
+                    }
+                    None => {}
+                }
             }
             Err(error) => {
                 let _ = writeln!(out, "report NOT written: {error:#}");
@@ -289,7 +307,36 @@ impl Cmd {
         if !complete {
             return Err(Failure::infrastructure(anyhow::anyhow!("the run was interrupted")));
         }
+        if let Some(Err(error)) = gated {
+            return Err(Failure::infrastructure(error));
+        }
         Ok(if passed { Exit::Pass } else { Exit::GateFailed })
+    }
+}
+
+/// The default gate on the report in `dir`: whether it passed, and its
+/// printout.
+fn gate_report(dir: &Path) -> anyhow::Result<(bool, String)> {
+    let path = dir.join(report::REPORT_JSON);
+    let loaded = gate::load_complete(&path)?;
+    let measured = loaded.measurements();
+    let verdicts =
+        gate::evaluate(&measured, &gate::Rules::defaults(), None).map_err(|message| anyhow::anyhow!(message))?;
+    // Rules on what a simulation has not (latency, …) are left out here;
+    // `bench gate` lists them as skipped.
+    let shown: Vec<gate::Verdict> =
+        verdicts.iter().filter(|verdict| verdict.status != gate::Status::Skip).cloned().collect();
+    Ok((gate::passed(&verdicts), gate::render(&path, &measured, None, &shown)))
+}
+
+/// `text` as one word for a POSIX shell: as it is when that is safe, else
+/// in single quotes, so that a printed command can be pasted.
+fn shell_word(text: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_-./:=+,@%".contains(c);
+    if !text.is_empty() && text.chars().all(safe) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
     }
 }
 
@@ -316,6 +363,8 @@ struct ReportParts<'a> {
     file: &'a Path,
     seed: u64,
     range: std::ops::Range<u64>,
+    games_total: u64,
+    options: report::json::Options,
     shard: Option<(u64, u64)>,
     swarm: bool,
     summary: &'a Summary,
@@ -336,8 +385,10 @@ fn write_reports(dir: &Path, parts: &ReportParts<'_>) -> anyhow::Result<()> {
         scenario_sha256: report::sha256_hex(&bytes),
         seed: parts.seed,
         games: parts.range.clone(),
+        games_total: parts.games_total,
         shard: parts.shard,
         swarm: parts.swarm,
+        options: parts.options.clone(),
         summary: parts.summary,
         checks: parts.checks,
         command_line: parts.command.clone(),
@@ -409,4 +460,18 @@ fn render_summary(
     let verdict = if checks.iter().all(|check| check.passed) { "PASS" } else { "FAIL" };
     let _ = writeln!(out, "verdict: {verdict}");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_word_is_quoted_only_when_a_shell_needs_it() {
+        assert_eq!(shell_word("both-flags"), "both-flags");
+        assert_eq!(shell_word("scenarios/x_1.toml"), "scenarios/x_1.toml");
+        assert_eq!(shell_word("my scenario.toml"), "'my scenario.toml'");
+        assert_eq!(shell_word("a'b<c>&\"d"), r#"'a'\''b<c>&"d'"#);
+        assert_eq!(shell_word(""), "''");
+    }
 }

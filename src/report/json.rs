@@ -32,11 +32,16 @@ pub struct Report {
     pub complete: bool,
     /// `pass` when every check passed, else `fail`.
     pub verdict: String,
+    /// The command that reproduces this report: `bench sim` with every
+    /// option that changes results, none that does not (`--jobs`, `--out`).
+    pub command: String,
     pub scenario: ScenarioInfo,
     pub seed: u64,
     pub games: Games,
     pub shard: Option<Shard>,
     pub swarm: bool,
+    /// The other options that change results.
+    pub options: Options,
     pub checks: Vec<CheckInfo>,
     pub expected_classes: Vec<ExpectedClass>,
     pub results: Results,
@@ -45,6 +50,9 @@ pub struct Report {
     pub outcomes: Outcomes,
     pub agreement: Agreement,
     pub max_time_error_us: u64,
+    /// The device time base's rate error, parts per billion (null: no
+    /// sample late enough in a game to measure it).
+    pub drift_ppb: Option<Range>,
     pub games_with_violations: u64,
     /// Games that failed for any reason; `failures` lists the first few.
     pub games_failed: u64,
@@ -61,9 +69,8 @@ pub struct Report {
     /// equal hashes, equal games.
     pub run_hash: String,
     pub drift_envelope: DriftEnvelope,
-    /// The plots of this report and their SHA-256: which plots belong to
-    /// this `report.json`. (`summary.md` is not listed: it shows the command
-    /// line, and this file must not change with `--jobs` or `--out`.)
+    /// The other files of this report and their SHA-256: which files in
+    /// the folder belong to this `report.json`.
     pub files: BTreeMap<String, String>,
 }
 
@@ -79,12 +86,33 @@ pub struct ScenarioInfo {
     pub rules: String,
 }
 
-/// The games this run was asked to play (`start..end`) and how many it did.
+/// The games this run was asked to play (`start..end`), how many it did,
+/// and how many the whole sweep has (`--games`; a shard plays a slice).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Games {
     pub start: u64,
     pub end: u64,
     pub played: u64,
+    pub total: u64,
+}
+
+/// The options of `bench sim` that change results, besides the seed, the
+/// games and `--swarm`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Options {
+    /// `--check-determinism`: every game played twice, and a check more.
+    pub check_determinism: bool,
+    /// False with `--no-tick-oracle`.
+    pub tick_oracle: bool,
+    /// `--max-moves N`: the scenario's move bound, overridden.
+    pub max_moves: Option<u32>,
+}
+
+/// Smallest and largest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Range {
+    pub min: i64,
+    pub max: i64,
 }
 
 /// `--shard INDEX/COUNT`, 1-based.
@@ -239,6 +267,7 @@ pub fn build(input: &SimReportInput) -> Report {
         bench_version: env!("CARGO_PKG_VERSION").into(),
         complete: input.complete,
         verdict: verdict.into(),
+        command: input.command_line.clone(),
         scenario: ScenarioInfo {
             name: scenario.name.clone(),
             file: input.scenario_file.display().to_string(),
@@ -248,9 +277,15 @@ pub fn build(input: &SimReportInput) -> Report {
             rules: scenario.rules.0.name.into(),
         },
         seed: input.seed,
-        games: Games { start: input.games.start, end: input.games.end, played: summary.games },
+        games: Games {
+            start: input.games.start,
+            end: input.games.end,
+            played: summary.games,
+            total: input.games_total,
+        },
         shard: input.shard.map(|(index, count)| Shard { index, count }),
         swarm: input.swarm,
+        options: input.options.clone(),
         checks,
         expected_classes,
         results: Results { device: summary.results.clone(), ideal: summary.ideal_results.clone() },
@@ -258,6 +293,7 @@ pub fn build(input: &SimReportInput) -> Report {
         outcomes: Outcomes { white, black, draw },
         agreement: Agreement { agreeing: summary.agreeing, games: summary.games },
         max_time_error_us: summary.max_time_error_us,
+        drift_ppb: summary.drift_ppb.map(|(min, max)| Range { min, max }),
         games_with_violations: summary.games_with_violations,
         games_failed: summary.games_failed,
         nondeterministic_games: summary.nondeterministic_games,

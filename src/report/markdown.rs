@@ -196,7 +196,7 @@ fn escape_text(text: &str) -> String {
 }
 
 /// `1234567` → `1.234567 s`; under a second, in ms or µs.
-fn micros(value_us: u64) -> String {
+pub(crate) fn micros(value_us: u64) -> String {
     if value_us >= 1_000_000 {
         format!("{}.{:06} s", value_us / 1_000_000, value_us % 1_000_000)
     } else if value_us >= 1_000 && value_us % 1_000 == 0 {
@@ -207,7 +207,7 @@ fn micros(value_us: u64) -> String {
 }
 
 /// `2812500` → `2.8125 s`.
-fn seconds(value_us: u64) -> String {
+pub(crate) fn seconds(value_us: u64) -> String {
     let fraction = format!("{:06}", value_us % 1_000_000);
     let fraction = fraction.trim_end_matches('0');
     if fraction.is_empty() {
@@ -219,7 +219,7 @@ fn seconds(value_us: u64) -> String {
 
 /// Sorts article numbers as numbers (`5.2` before `13.4`), the other
 /// classes after them by name.
-fn article_key(text: &str) -> (u8, Vec<u64>, String) {
+pub(crate) fn article_key(text: &str) -> (u8, Vec<u64>, String) {
     let number: String = text.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
     let parts: Option<Vec<u64>> = number.split('.').map(|part| part.parse().ok()).collect();
     match parts {

@@ -24,8 +24,13 @@
 //! would hide a half-written report from whoever looks for one.)
 
 pub mod atomic;
+pub mod gate;
+pub mod hil;
+pub mod html;
 pub mod json;
+pub mod junit;
 pub mod markdown;
+pub mod merge;
 pub mod plot;
 
 use std::ops::Range;
@@ -39,6 +44,8 @@ pub const SUMMARY_MD: &str = "summary.md";
 pub const DRIFT_SVG: &str = "drift.svg";
 pub const DRIFT_PNG: &str = "drift.png";
 pub const RUN_JSON: &str = "run.json";
+pub const INDEX_HTML: &str = "index.html";
+pub const JUNIT_XML: &str = "junit.xml";
 
 /// Everything a simulation report is made of. Only facts that are a
 /// function of the run's inputs: see [`RunFacts`] for the rest.
@@ -51,13 +58,18 @@ pub struct SimReportInput<'a> {
     pub seed: u64,
     /// The games this run played (a shard's slice of the scenario's games).
     pub games: Range<u64>,
+    /// The games of the whole sweep (`--games`, or the scenario's).
+    pub games_total: u64,
     /// `--shard I/N`, 1-based.
     pub shard: Option<(u64, u64)>,
     pub swarm: bool,
+    /// The other options that change results.
+    pub options: json::Options,
     pub summary: &'a bench_sim::run::Summary,
     pub checks: &'a [bench_sim::run::Check],
-    /// The exact command line (shown in `summary.md`; not in `report.json`,
-    /// which must not change with `--jobs` or the output folder).
+    /// The command that reproduces the report: every option that changes
+    /// results, none that does not (`--jobs`, `--out`), since it is part of
+    /// `report.json` (`command`) and shown in `summary.md` and `index.html`.
     pub command_line: String,
     /// The one command that replays game G with a trace.
     pub replay_command: &'a dyn Fn(u64) -> String,
@@ -67,8 +79,8 @@ pub struct SimReportInput<'a> {
 }
 
 /// Writes the report of a simulation run into `dir` (created if missing):
-/// `drift.svg`, `drift.png`, `summary.md`, then `report.json`. Returns the
-/// paths written, `report.json` last.
+/// `drift.svg`, `drift.png`, `junit.xml`, `summary.md`, `index.html`, then
+/// `report.json`. Returns the paths written, `report.json` last.
 pub fn write_sim_report(dir: &Path, input: &SimReportInput) -> anyhow::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating the report folder {}", dir.display()))?;
     // From here until the new one is in place, the folder has no
@@ -89,10 +101,14 @@ pub fn write_sim_report(dir: &Path, input: &SimReportInput) -> anyhow::Result<Ve
     files.insert(DRIFT_PNG.to_string(), sha256_hex(&png));
     written.push(png_path);
 
+    // Each of these is a function of the report (without `files`) alone.
+    let junit = junit::render(&junit::sim_suites(&report));
     let summary = markdown::render(&report, &input.command_line);
-    // Not in `files`: it shows the command line, which report.json must
-    // not depend on (`--jobs`, `--out`).
-    written.push(atomic::write_bytes(dir, SUMMARY_MD, summary.as_bytes())?);
+    let index = html::render(&html::sim_page(&report, &svg));
+    for (name, text) in [(JUNIT_XML, junit), (SUMMARY_MD, summary), (INDEX_HTML, index)] {
+        written.push(atomic::write_bytes(dir, name, text.as_bytes())?);
+        files.insert(name.to_string(), sha256_hex(text.as_bytes()));
+    }
 
     report.files = files;
     written.push(atomic::write_bytes(dir, REPORT_JSON, &json::to_bytes(&report)?)?);
@@ -239,11 +255,13 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
             scenario_sha256: run.sha256.clone(),
             seed: run.scenario.seed,
             games: 0..run.scenario.games,
+            games_total: run.scenario.games,
             shard: None,
             swarm: false,
+            options: json::Options { check_determinism: false, tick_oracle: true, max_moves: None },
             summary: &run.summary,
             checks: &run.checks,
-            command_line: format!("bench sim {FILE} --jobs 2"),
+            command_line: format!("bench sim --scenario {FILE} --seed 7 --games {}", run.scenario.games),
             replay_command: &replay,
             complete,
         }
@@ -269,7 +287,7 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
         write_sim_report(second.path(), &input(&run, true)).expect("second report");
         let names: Vec<String> =
             written.iter().map(|path| path.file_name().expect("a file name").to_string_lossy().into_owned()).collect();
-        assert_eq!(names, [DRIFT_SVG, DRIFT_PNG, SUMMARY_MD, REPORT_JSON]);
+        assert_eq!(names, [DRIFT_SVG, DRIFT_PNG, JUNIT_XML, SUMMARY_MD, INDEX_HTML, REPORT_JSON]);
         assert_eq!(files(first.path()), names.iter().cloned().collect::<BTreeSet<_>>(), "no stray files");
         for name in &names {
             let a = std::fs::read(first.path().join(name)).expect("read");
@@ -279,17 +297,19 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
         }
     }
 
+    /// `bench sim` passes the command that reproduces the report, which
+    /// never holds `--jobs` or `--out` (tests/cli_sim.rs runs both).
     #[test]
-    fn report_json_does_not_change_with_the_thread_count_or_command_line() {
+    fn report_files_do_not_change_with_the_thread_count() {
         let (one, two) = (simulate(DRIFTING, 1), simulate(DRIFTING, 2));
         let (first, second) = (TempDir::new("jobs-1"), TempDir::new("jobs-2"));
         write_sim_report(first.path(), &input(&one, true)).expect("report");
-        let other_command =
-            SimReportInput { command_line: format!("bench sim {FILE} -j 1 --out x"), ..input(&two, true) };
-        write_sim_report(second.path(), &other_command).expect("report");
-        let a = std::fs::read(first.path().join(REPORT_JSON)).expect("read");
-        let b = std::fs::read(second.path().join(REPORT_JSON)).expect("read");
-        assert!(a == b);
+        write_sim_report(second.path(), &input(&two, true)).expect("report");
+        for name in [REPORT_JSON, JUNIT_XML, INDEX_HTML, SUMMARY_MD] {
+            let a = std::fs::read(first.path().join(name)).expect("read");
+            let b = std::fs::read(second.path().join(name)).expect("read");
+            assert!(a == b, "{name} differs");
+        }
     }
 
     #[test]
@@ -311,8 +331,8 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
         let checks = report["checks"].as_array().expect("checks");
         assert!(checks.iter().any(|check| check["passed"] == false));
         assert!(report["drift_envelope"]["buckets"].as_array().is_some_and(|buckets| !buckets.is_empty()));
-        assert_eq!(report["files"].as_object().map(|files| files.len()), Some(2));
-        for name in [DRIFT_SVG, DRIFT_PNG] {
+        assert_eq!(report["files"].as_object().map(|files| files.len()), Some(5));
+        for name in [DRIFT_SVG, DRIFT_PNG, JUNIT_XML, SUMMARY_MD, INDEX_HTML] {
             let bytes = std::fs::read(dir.path().join(name)).expect("read");
             assert_eq!(report["files"][name], sha256_hex(&bytes).as_str(), "{name} is named with its hash");
         }
@@ -408,6 +428,165 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
             "report.json differs from {} (rerun with BENCH_UPDATE_GOLDEN=1 if the change is intended):\n{actual}",
             golden.display()
         );
+    }
+
+    /// `junit.xml` of the same tiny run, compared byte for byte with
+    /// `src/report/testdata/junit.xml` (rewrite it like the report.json
+    /// golden file: `BENCH_UPDATE_GOLDEN=1`).
+    #[test]
+    fn golden_junit_xml() {
+        let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/report/testdata/junit.xml");
+        let run = simulate(DRIFTING, 2);
+        let dir = TempDir::new("golden-junit");
+        write_sim_report(dir.path(), &input(&run, true)).expect("report");
+        let actual = std::fs::read_to_string(dir.path().join(JUNIT_XML)).expect("read");
+        if std::env::var_os("BENCH_UPDATE_GOLDEN").is_some_and(|value| value == "1") {
+            std::fs::write(&golden, &actual).expect("rewrite the golden file");
+            return;
+        }
+        let expected = std::fs::read_to_string(&golden).unwrap_or_default();
+        assert!(
+            actual == expected,
+            "junit.xml differs from {} (rerun with BENCH_UPDATE_GOLDEN=1 if the change is intended):\n{actual}",
+            golden.display()
+        );
+    }
+
+    /// The structure CI systems read: `testsuites` > `testsuite` >
+    /// `testcase` (+ `failure`), counts that add up, one case per check and
+    /// per kept failing game, the replay command in each game's failure.
+    #[test]
+    fn junit_xml_has_a_case_per_check_and_per_failing_game() {
+        let run = simulate(DRIFTING, 2);
+        let dir = TempDir::new("junit-structure");
+        write_sim_report(dir.path(), &input(&run, true)).expect("report");
+        let xml = std::fs::read_to_string(dir.path().join(JUNIT_XML)).expect("read");
+        let report = read_json(&dir.path().join(REPORT_JSON));
+        let document = roxmltree::Document::parse(&xml).expect("junit.xml is well-formed XML");
+        let root = document.root_element();
+        assert_eq!(root.tag_name().name(), "testsuites");
+        let suites: Vec<_> = root.children().filter(|node| node.has_tag_name("testsuite")).collect();
+        assert_eq!(suites.len(), 2);
+        let number = |node: roxmltree::Node, name: &str| -> usize {
+            node.attribute(name).and_then(|value| value.parse().ok()).expect("a count attribute")
+        };
+        let mut all_cases = 0;
+        let mut all_failures = 0;
+        for suite in &suites {
+            let cases: Vec<_> = suite.children().filter(|node| node.has_tag_name("testcase")).collect();
+            let failures = cases.iter().filter(|case| case.children().any(|node| node.has_tag_name("failure"))).count();
+            assert_eq!(number(*suite, "tests"), cases.len());
+            assert_eq!(number(*suite, "failures"), failures);
+            for case in &cases {
+                assert!(case.attribute("classname").is_some() && case.attribute("name").is_some());
+            }
+            all_cases += cases.len();
+            all_failures += failures;
+        }
+        assert_eq!(number(root, "tests"), all_cases);
+        assert_eq!(number(root, "failures"), all_failures);
+
+        let checks = report["checks"].as_array().expect("checks");
+        let check_cases: Vec<_> = suites[0].children().filter(|node| node.has_tag_name("testcase")).collect();
+        assert_eq!(check_cases.len(), checks.len(), "one case per check");
+        for (case, check) in check_cases.iter().zip(checks) {
+            assert_eq!(case.attribute("name"), check["name"].as_str());
+            let failure = case.children().find(|node| node.has_tag_name("failure"));
+            assert_eq!(failure.is_some(), check["passed"] == false, "{check}");
+            if let Some(failure) = failure {
+                let message = failure.attribute("message").expect("a message");
+                let measured = check["measured"].as_str().expect("measured");
+                let expected = check["expected"].as_str().expect("expected");
+                assert!(message.contains(measured) && message.contains(expected), "{message}");
+            }
+        }
+        let failures = report["failures"].as_array().expect("failures");
+        let game_cases: Vec<_> = suites[1].children().filter(|node| node.has_tag_name("testcase")).collect();
+        assert_eq!(game_cases.len(), failures.len(), "one case per kept failing game");
+        for (case, failure) in game_cases.iter().zip(failures) {
+            let game = failure["game"].as_u64().expect("a game");
+            assert_eq!(case.attribute("name"), Some(format!("game {game}").as_str()));
+            let text = case.children().find(|node| node.has_tag_name("failure")).and_then(|node| node.text());
+            assert!(text.is_some_and(|text| text.contains(&replay(game))), "the replay command is in the failure");
+        }
+    }
+
+    /// Hostile strings everywhere a user reaches: the scenario's file name,
+    /// description and the replay commands. None may become markup.
+    #[test]
+    fn every_user_string_is_escaped_in_index_html_and_junit_xml() {
+        const HOSTILE: &str = r#"
+description = "<script>alert('x')</script> & \"q\" </svg><img src=x onerror=alert(1)> ]]> \u0001"
+control = "60+1"
+games = 2
+seed = 1
+[players]
+think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
+[device]
+drift_ppm = 2000
+[expect]
+time_error_max_us = 0
+"#;
+        let file = Path::new("scenarios/<b>evil&'\".toml");
+        let scenario = Scenario::parse(HOSTILE, file).expect("parses");
+        let options = RunOptions { seed: 1, games: 0..2, jobs: 1, swarm: false, tick_oracle: true };
+        let summary = run::run(&scenario, &options, &|_| {});
+        let checks = run::judge(&scenario, &summary);
+        assert!(!summary.failures.is_empty(), "the run must have failures to show");
+        let replay = |game: u64| format!("bench sim --scenario '<script>x</script>' --game {game} --trace");
+        let dir = TempDir::new("hostile");
+        let report_input = SimReportInput {
+            scenario: &scenario,
+            scenario_file: file,
+            scenario_sha256: sha256_hex(HOSTILE.as_bytes()),
+            seed: 1,
+            games: 0..2,
+            games_total: 2,
+            shard: None,
+            swarm: false,
+            options: json::Options { check_determinism: false, tick_oracle: true, max_moves: None },
+            summary: &summary,
+            checks: &checks,
+            command_line: "bench sim --scenario '<b>evil&.toml' --seed 1 --games 2".into(),
+            replay_command: &replay,
+            complete: true,
+        };
+        write_sim_report(dir.path(), &report_input).expect("report");
+        let html = std::fs::read_to_string(dir.path().join(INDEX_HTML)).expect("read");
+        for raw in ["<script", "<img", "<b>", "onerror=alert(1)>", "\u{1}"] {
+            assert!(!html.contains(raw), "index.html holds `{raw}` unescaped");
+        }
+        assert_eq!(html.matches("</svg>").count(), 1, "only the plot closes an svg");
+        for escaped in ["&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;", "&lt;b&gt;evil&amp;&#39;&quot;", "[U+0001]"]
+        {
+            assert!(html.contains(escaped), "index.html shows `{escaped}`");
+        }
+        let verdict = html.find("id=\"verdict\"").expect("a verdict");
+        let failures = html.find("id=\"failures\"").expect("failures");
+        let drift = html.find("id=\"drift\"").expect("the plot");
+        assert!(verdict < failures && failures < drift, "verdict first, then failures, later the plot");
+        let without_namespace = html.replace("http://www.w3.org/2000/svg", "");
+        assert!(!without_namespace.contains("http://") && !without_namespace.contains("https://"), "no network");
+
+        let xml = std::fs::read_to_string(dir.path().join(JUNIT_XML)).expect("read");
+        let document = roxmltree::Document::parse(&xml).expect("junit.xml stays well-formed");
+        let text: String = document.descendants().filter_map(|node| node.text()).collect();
+        assert!(text.contains("<script>x</script>"), "the replay command reads back unchanged");
+    }
+
+    /// `bench report merge` rebuilds each shard's `Summary` from its
+    /// report.json: the report must hold all of it. (A field added to
+    /// `Summary` fails to compile in `merge::summary_of` first, then here
+    /// until report.json carries it.)
+    #[test]
+    fn report_json_holds_the_whole_summary() {
+        for (text, jobs) in [(DRIFTING, 2), (PERFECT, 1)] {
+            let run = simulate(text, jobs);
+            let dir = TempDir::new("summary-round-trip");
+            write_sim_report(dir.path(), &input(&run, true)).expect("report");
+            let report = gate::load(dir.path()).expect("the report loads").into_sim().expect("a sim report");
+            assert_eq!(merge::summary_of(&report).expect("a summary"), run.summary);
+        }
     }
 
     #[test]

@@ -23,7 +23,7 @@ pub const HEIGHT: u32 = 700;
 
 /// DejaVu Sans 2.37 (Debian `fonts-dejavu-core`); licence beside it.
 const FONT_TTF: &[u8] = include_bytes!("fonts/DejaVuSans.ttf");
-const FONT: &str = "sans-serif";
+pub(crate) const FONT: &str = "sans-serif";
 
 const WHITE_SIDE: RGBColor = RGBColor(31, 119, 180);
 const BLACK_SIDE: RGBColor = RGBColor(214, 39, 40);
@@ -59,7 +59,7 @@ pub fn png(plot: &DriftPlot, path: &Path) -> anyhow::Result<()> {
 
 /// Registers the compiled-in font once per process; without it plotters
 /// has no font at all (`FontUnavailable`).
-fn register() -> anyhow::Result<()> {
+pub(crate) fn register() -> anyhow::Result<()> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     if *REGISTERED.get_or_init(|| register_font(FONT, FontStyle::Normal, FONT_TTF).is_ok()) {
         Ok(())
@@ -196,7 +196,7 @@ fn y_range(bands: &[Band]) -> (f64, f64) {
 }
 
 /// Decimals for tick labels over a span (ticks are about a tenth of it).
-fn decimals(span: f64) -> usize {
+pub(crate) fn decimals(span: f64) -> usize {
     match span {
         span if span >= 20.0 => 0,
         span if span >= 2.0 => 1,
@@ -206,7 +206,7 @@ fn decimals(span: f64) -> usize {
 }
 
 /// A tick label; never `-0`.
-fn tick(value: f64, decimals: usize) -> String {
+pub(crate) fn tick(value: f64, decimals: usize) -> String {
     let text = format!("{value:.decimals$}");
     match text.strip_prefix('-') {
         Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_string(),

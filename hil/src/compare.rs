@@ -1,0 +1,1597 @@
+//! The comparison: what the firmware reported against what the clock core
+//! says it must have.
+//!
+//! The presses the firmware saw — its Press records, at its own `at_us`
+//! instants — are replayed through `chessclock::Clock` on the time control
+//! the harness sent (`tc TEXT`, parsed with `chessclock::notation::parse`),
+//! together with the commands it acknowledged (`tc`, `reset`, `start`,
+//! `pause`, `resume`). Then every observation the firmware made is checked
+//! against the model at the same instant:
+//!
+//! - each Press: the result (accepted or why not, 6.8a), the presser's move
+//!   count (6.15) and display after the press (increment, delay, stage time);
+//! - each Snapshot: both displays, move counters, periods, shown flags,
+//!   phase and running side, the delay left (6.2b);
+//! - Flag records against the model's flags, per side in order: instant,
+//!   period, order of fall (`sequence`) and moves at the flag (6.3);
+//! - Period records against the model's period changes, per side in order:
+//!   instant, from/to, cause, moves, display after the change;
+//! - the result: the ruling the laws give on the flags shown at the end
+//!   (`chessclock::laws`, arbiter observing, opponent able to mate: the
+//!   clock's part of the result).
+//!
+//! **Tolerance: one firmware tick** (`tick_us` of the Hello record). Times
+//! match within a tick; a discrete value (a flag shown, a period, a move
+//! count, the phase) matches if the model has it within a tick of the
+//! record's instant. The reference firmware runs the same core on the same
+//! instants, so it matches exactly; a firmware with a coarser time base
+//! still passes.
+//!
+//! Same-instant order follows the firmware's record order: a Snapshot after
+//! a Press at the same instant sees the press.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use bench_contract::{self as contract, AckStatus, Body, Button, CommandCode, PeriodCause, PressResult, Record};
+use chessclock::laws::{rule_on_both_flags, rule_on_flag, BothFlagsFacts, FlagFacts};
+use chessclock::{
+    notation, BySide, Clock, ClockError, DeadlineKind, FlagFall, Instant, Observation, Outcome, Phase, Ruling, Side,
+    TimeControl,
+};
+
+/// Mismatches kept with their values; the rest are counted.
+pub const MISMATCHES_KEPT: usize = 200;
+
+/// Transitions applied per settle before giving up (the core's own bound is
+/// far lower; this only guards the loop).
+const TRANSITIONS_MAX: usize = 1_024;
+
+/// What a mismatch is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Quantity {
+    /// A command the firmware acknowledged differently from the model.
+    Command,
+    PressResult,
+    PressMoves,
+    PressRemaining,
+    Remaining(Side),
+    Moves(Side),
+    Period(Side),
+    FlagShown(Side),
+    /// Phase and running side.
+    Phase,
+    Delay,
+    /// A flag one side reported and the other did not.
+    Flag,
+    FlagInstant,
+    FlagPeriod,
+    FlagSequence,
+    FlagMoves,
+    /// A period change one side reported and the other did not, or to
+    /// another period.
+    PeriodChange,
+    PeriodInstant,
+    PeriodCause,
+    PeriodMoves,
+    PeriodRemaining,
+    Result,
+}
+
+impl Quantity {
+    /// A stable name, used as the key in reports.
+    pub const fn key(self) -> &'static str {
+        match self {
+            Quantity::Command => "command",
+            Quantity::PressResult => "press.result",
+            Quantity::PressMoves => "press.moves",
+            Quantity::PressRemaining => "press.remaining_us",
+            Quantity::Remaining(Side::White) => "snapshot.remaining_us.white",
+            Quantity::Remaining(Side::Black) => "snapshot.remaining_us.black",
+            Quantity::Moves(Side::White) => "snapshot.moves.white",
+            Quantity::Moves(Side::Black) => "snapshot.moves.black",
+            Quantity::Period(Side::White) => "snapshot.period.white",
+            Quantity::Period(Side::Black) => "snapshot.period.black",
+            Quantity::FlagShown(Side::White) => "snapshot.flag.white",
+            Quantity::FlagShown(Side::Black) => "snapshot.flag.black",
+            Quantity::Phase => "snapshot.phase",
+            Quantity::Delay => "snapshot.delay_us",
+            Quantity::Flag => "flag",
+            Quantity::FlagInstant => "flag.at_us",
+            Quantity::FlagPeriod => "flag.period",
+            Quantity::FlagSequence => "flag.sequence",
+            Quantity::FlagMoves => "flag.moves",
+            Quantity::PeriodChange => "period_change",
+            Quantity::PeriodInstant => "period_change.at_us",
+            Quantity::PeriodCause => "period_change.cause",
+            Quantity::PeriodMoves => "period_change.moves",
+            Quantity::PeriodRemaining => "period_change.remaining_us",
+            Quantity::Result => "result",
+        }
+    }
+}
+
+impl fmt::Display for Quantity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+/// One difference between the model and the firmware.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    pub quantity: Quantity,
+    /// The Press record (0-based, in the firmware's order, pause presses
+    /// included) this was at or after; `None` before the first press.
+    pub press_index: Option<usize>,
+    /// The firmware instant it is about, µs.
+    pub at_us: u64,
+    /// The record it was found in (`None` for something the firmware never
+    /// reported).
+    pub seq: Option<u32>,
+    pub model: String,
+    pub firmware: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let press = match self.press_index {
+            Some(index) => format!("press {index}"),
+            None => "before the first press".to_string(),
+        };
+        write!(
+            f,
+            "{} at {} ({press}): model {}, firmware {}",
+            self.quantity,
+            seconds(self.at_us),
+            self.model,
+            self.firmware
+        )
+    }
+}
+
+/// A game's end state as one side of the comparison tells it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameSummary {
+    pub moves: BySide<u32>,
+    /// Every flag that fell, in order of fall.
+    pub flags: Vec<FlagFall>,
+    /// The laws' ruling on the flags shown at the end; `None` without a flag.
+    pub ruling: Option<Ruling>,
+}
+
+/// The outcome of a comparison.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comparison {
+    pub control_text: String,
+    pub tick_us: u64,
+    /// Firmware instant of the game's start (the `start` Ack).
+    pub start_us: Option<u64>,
+    /// The last instant the records cover.
+    pub end_us: u64,
+    pub presses: usize,
+    pub snapshots: usize,
+    /// Records missing from the sequence numbers (dropped or lost): the
+    /// comparison may then report differences that are only gaps.
+    pub records_lost: u64,
+    pub mismatch_count: usize,
+    /// The first [`MISMATCHES_KEPT`] mismatches, in the order found
+    /// (records first, then flags, period changes and the result).
+    pub mismatches: Vec<Mismatch>,
+    /// The first mismatch of each quantity, earliest instant first: where
+    /// each difference began (a wrong display repeats in every snapshot).
+    pub first_of_each: Vec<Mismatch>,
+    /// Every mismatch counted by [`Quantity::key`].
+    pub by_quantity: BTreeMap<&'static str, usize>,
+    pub model: GameSummary,
+    pub firmware: GameSummary,
+}
+
+impl Comparison {
+    pub fn passed(&self) -> bool {
+        self.mismatch_count == 0 && self.start_us.is_some()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CompareError {
+    /// The time-control text the harness sent does not parse.
+    Control { text: String, detail: String },
+}
+
+impl fmt::Display for CompareError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CompareError::Control { text, detail } => write!(f, "time control `{text}`: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for CompareError {}
+
+/// Compares a game's records with the model of `control_text` at
+/// `tick_us` tolerance. `records` are in the firmware's order; records
+/// before the first acknowledged `tc`/`reset` are not about this game and
+/// are skipped.
+pub fn compare(control_text: &str, tick_us: u64, records: &[Record]) -> Result<Comparison, CompareError> {
+    let control = notation::parse(control_text)
+        .map_err(|error| CompareError::Control { text: control_text.to_string(), detail: error.to_string() })?;
+    let tick_us = tick_us.max(1);
+    let timeline = Timeline::replay(control, records);
+    let mut out = Checker {
+        tick_us,
+        timeline: &timeline,
+        records,
+        mismatch_count: 0,
+        mismatches: Vec::new(),
+        first_of_each: Vec::new(),
+        by_quantity: BTreeMap::new(),
+    };
+    let snapshots = out.check_observations();
+    out.check_flags();
+    out.check_periods();
+    let model = timeline.model_summary();
+    let firmware = timeline.firmware_summary(records);
+    if model.ruling != firmware.ruling {
+        out.push(Mismatch {
+            quantity: Quantity::Result,
+            press_index: timeline.press_index_at(timeline.end_us),
+            at_us: timeline.end_us,
+            seq: None,
+            model: ruling_text(model.ruling),
+            firmware: ruling_text(firmware.ruling),
+        });
+    }
+    Ok(Comparison {
+        control_text: control_text.to_string(),
+        tick_us,
+        start_us: timeline.start_us,
+        end_us: timeline.end_us,
+        presses: timeline.presses.len(),
+        snapshots,
+        records_lost: records_lost(records),
+        mismatch_count: out.mismatch_count,
+        mismatches: out.mismatches,
+        first_of_each: {
+            let mut first = out.first_of_each;
+            first.sort_by_key(|mismatch| mismatch.at_us);
+            first
+        },
+        by_quantity: out.by_quantity,
+        model,
+        firmware,
+    })
+}
+
+/// Records missing between consecutive sequence numbers.
+pub fn records_lost(records: &[Record]) -> u64 {
+    records
+        .windows(2)
+        .filter_map(|pair| match pair {
+            [a, b] => Some(u64::from(b.seq.wrapping_sub(a.seq).wrapping_sub(1)).min(u64::from(u32::MAX / 2))),
+            _ => None,
+        })
+        .sum()
+}
+
+/// The model after one of the firmware's state changes.
+#[derive(Clone, Copy, Debug)]
+struct State {
+    /// Index of the record that made the change.
+    index: usize,
+    clock: Option<Clock>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct ModelFlag {
+    flag: FlagFall,
+    moves: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct ModelPeriod {
+    side: Side,
+    from: u32,
+    to: u32,
+    at_us: u64,
+    cause: PeriodCause,
+    moves: u32,
+    remaining_us: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct ModelPress {
+    index: usize,
+    result: PressResult,
+    moves: u32,
+    remaining_us: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct ModelCommand {
+    index: usize,
+    command: CommandCode,
+    accepted: bool,
+}
+
+/// The replay: the model's state after every firmware state change, and
+/// everything the model did on the way.
+struct Timeline {
+    control: TimeControl,
+    states: Vec<State>,
+    flags: Vec<ModelFlag>,
+    periods: Vec<ModelPeriod>,
+    presses: Vec<ModelPress>,
+    commands: Vec<ModelCommand>,
+    /// Record indices of the Press records, in order.
+    press_records: Vec<(usize, u64)>,
+    start_us: Option<u64>,
+    end_us: u64,
+    final_clock: Option<Clock>,
+    /// Index of the record that configured the game (the last accepted
+    /// `tc` or `reset`); earlier records belong to another game.
+    game_from: usize,
+}
+
+impl Timeline {
+    fn replay(control: TimeControl, records: &[Record]) -> Timeline {
+        let mut timeline = Timeline {
+            control,
+            states: vec![State { index: 0, clock: None }],
+            flags: Vec::new(),
+            periods: Vec::new(),
+            presses: Vec::new(),
+            commands: Vec::new(),
+            press_records: Vec::new(),
+            start_us: None,
+            end_us: 0,
+            final_clock: None,
+            game_from: usize::MAX,
+        };
+        let mut clock: Option<Clock> = None;
+        for (index, record) in records.iter().enumerate() {
+            let at = record.at_us;
+            if clock.is_some() || timeline.start_us.is_some() {
+                timeline.end_us = timeline.end_us.max(at);
+            }
+            match record.body {
+                Body::Ack(ack) => {
+                    let ok = ack.status == AckStatus::Ok;
+                    match ack.command {
+                        CommandCode::TimeControl | CommandCode::Reset if ok => {
+                            clock = Some(Clock::new(control));
+                            timeline.start_us = None;
+                            timeline.end_us = at;
+                            timeline.game_from = index;
+                            timeline.flags.clear();
+                            timeline.periods.clear();
+                            timeline.states.push(State { index, clock });
+                        }
+                        CommandCode::Start | CommandCode::Pause | CommandCode::Resume => {
+                            let Some(model) = clock.as_mut() else { continue };
+                            let at = timeline.advance(model, at);
+                            let mut next = *model;
+                            let result = match ack.command {
+                                CommandCode::Start => next.start(at),
+                                CommandCode::Pause => next.pause(at),
+                                _ => next.resume(at),
+                            };
+                            timeline.commands.push(ModelCommand {
+                                index,
+                                command: ack.command,
+                                accepted: result.is_ok(),
+                            });
+                            // The firmware's answer decides what happened;
+                            // the check above says whether it was right.
+                            if ok && result.is_ok() {
+                                *model = next;
+                                if ack.command == CommandCode::Start {
+                                    timeline.start_us = Some(at.as_us());
+                                }
+                                timeline.states.push(State { index, clock });
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                Body::Press(press) => {
+                    timeline.press_records.push((index, at));
+                    let Some(model) = clock.as_mut() else {
+                        timeline.presses.push(ModelPress {
+                            index,
+                            result: PressResult::NotStarted,
+                            moves: 0,
+                            remaining_us: 0,
+                        });
+                        continue;
+                    };
+                    let at = timeline.advance(model, at);
+                    let before = *model;
+                    let (side, result) = match press.button {
+                        Button::Pause => match model.phase() {
+                            Phase::Paused(_) => (None, model.resume(at)),
+                            _ => (None, model.pause(at)),
+                        },
+                        Button::White => (Some(Side::White), model.press(Side::White, at)),
+                        Button::Black => (Some(Side::Black), model.press(Side::Black, at)),
+                    };
+                    timeline.note_periods(&before, model, at.as_us(), None);
+                    let (moves, remaining_us) = side.map_or((0, 0), |side| {
+                        (model.moves(side), model.remaining(side, at).map_or(0, |time| time.as_us()))
+                    });
+                    timeline.presses.push(ModelPress { index, result: press_result(result), moves, remaining_us });
+                    timeline.states.push(State { index, clock });
+                }
+                _ => {}
+            }
+        }
+        if let Some(model) = clock.as_mut() {
+            timeline.advance(model, timeline.end_us);
+        }
+        timeline.final_clock = clock;
+        timeline
+    }
+
+    /// Settles `model` up to `at_us`, noting each flag and period change at
+    /// its own instant; returns the instant to apply a call at (never
+    /// before the model's latest call, as the firmware's `later` does).
+    fn advance(&mut self, model: &mut Clock, at_us: u64) -> Instant {
+        let at = Instant::from_us(at_us).max(model.settled_at());
+        for _ in 0..TRANSITIONS_MAX {
+            let Some(deadline) = model.next_deadline().filter(|deadline| deadline.at <= at) else { break };
+            let before = *model;
+            if model.settle(deadline.at).is_err() {
+                break;
+            }
+            self.note_periods(&before, model, deadline.at.as_us(), Some(deadline.kind));
+        }
+        let _ = model.settle(at);
+        at
+    }
+
+    /// Flags and period changes between `before` and `after`; `kind` is
+    /// the transition that made them (`None`: a press).
+    fn note_periods(&mut self, before: &Clock, after: &Clock, at_us: u64, kind: Option<DeadlineKind>) {
+        for side in Side::BOTH {
+            let flag = after.flag(side);
+            let new_flag = flag.filter(|_| flag != before.flag(side));
+            if let Some(flag) = new_flag {
+                self.flags.push(ModelFlag { flag, moves: after.moves(side) });
+            }
+            let (from, to) = (before.period(side), after.period(side));
+            if from == to {
+                continue;
+            }
+            let cause = match kind {
+                None => PeriodCause::MovesCompleted,
+                Some(DeadlineKind::Flag { .. }) => PeriodCause::FlagOpenedNext,
+                Some(DeadlineKind::OvertimeBegins) => PeriodCause::OvertimeBegins,
+                Some(DeadlineKind::PeriodLost { .. } | DeadlineKind::DelayEnds) => PeriodCause::PeriodLost,
+            };
+            let remaining_us = after.remaining(side, after.settled_at()).map_or(0, |time| time.as_us());
+            self.periods.push(ModelPeriod { side, from, to, at_us, cause, moves: after.moves(side), remaining_us });
+        }
+    }
+
+    /// The model at instant `at_us` as seen by record `index`: the state
+    /// after the last change before that record, settled to `at_us`.
+    fn model_at(&self, index: usize, at_us: u64) -> Option<Clock> {
+        let at = Instant::from_us(at_us);
+        let before = self.states.partition_point(|state| state.index < index);
+        let mut candidates = self.states.get(..before)?.iter().rev();
+        let state = candidates.find(|state| state.clock.is_none_or(|clock| clock.settled_at() <= at))?;
+        let mut clock = state.clock?;
+        clock.settle(at).ok()?;
+        Some(clock)
+    }
+
+    /// The last Press record at or before instant `at_us`.
+    fn press_index_at(&self, at_us: u64) -> Option<usize> {
+        self.press_records.iter().rposition(|&(_, at)| at <= at_us)
+    }
+
+    /// The last Press record before record `index`.
+    fn press_index_before(&self, index: usize) -> Option<usize> {
+        self.press_records.partition_point(|&(record, _)| record < index).checked_sub(1)
+    }
+
+    fn model_summary(&self) -> GameSummary {
+        let moves = self
+            .final_clock
+            .map_or(BySide::both(0), |clock| BySide::new(clock.moves(Side::White), clock.moves(Side::Black)));
+        let flags: Vec<FlagFall> = self.flags.iter().map(|flag| flag.flag).collect();
+        let at_flag =
+            |flag: &FlagFall| self.flags.iter().find(|model| model.flag == *flag).map_or(0, |model| model.moves);
+        GameSummary { ruling: ruling(&self.control, &flags, &at_flag), moves, flags }
+    }
+
+    fn firmware_summary(&self, records: &[Record]) -> GameSummary {
+        let mut moves = BySide::both(0);
+        let mut flags = Vec::new();
+        let mut moves_at = Vec::new();
+        for record in records.iter().skip(self.game_from) {
+            match record.body {
+                Body::Snapshot(snapshot) => moves = BySide::new(snapshot.moves_white, snapshot.moves_black),
+                Body::Flag(flag) => {
+                    let fall = FlagFall {
+                        side: side_of(flag.side),
+                        at: Instant::from_us(record.at_us),
+                        period: flag.period,
+                        sequence: flag.sequence,
+                    };
+                    flags.push(fall);
+                    moves_at.push((fall, flag.moves));
+                }
+                _ => {}
+            }
+        }
+        let at_flag = |flag: &FlagFall| moves_at.iter().find(|(fall, _)| fall == flag).map_or(0, |&(_, moves)| moves);
+        GameSummary { ruling: ruling(&self.control, &flags, &at_flag), moves, flags }
+    }
+}
+
+/// The laws' ruling on the flags shown at the end (the latest of each
+/// side), as an arbiter who sees them would give it: observed, the clock
+/// showing which fell first, the opponent able to mate (a board fact the
+/// clock cannot know), moves made as the clock counted them at the flag.
+fn ruling(control: &TimeControl, flags: &[FlagFall], moves_at_flag: &dyn Fn(&FlagFall) -> u32) -> Option<Ruling> {
+    let shown: Vec<FlagFall> = Side::BOTH
+        .into_iter()
+        .filter_map(|side| flags.iter().filter(|flag| flag.side == side).max_by_key(|flag| flag.sequence).copied())
+        .collect();
+    let facts = |flag: FlagFall| FlagFacts {
+        flag,
+        observation: Observation::ObservedByArbiter,
+        moves_required: control.moves_required_by_end_of(flag.period),
+        moves_made: moves_at_flag(&flag),
+        game_end: None,
+        opponent_can_checkmate: true,
+    };
+    match shown.as_slice() {
+        [] => None,
+        [flag] => Some(rule_on_flag(&facts(*flag))),
+        many => {
+            let first = many.iter().min_by_key(|flag| flag.sequence).copied().map(facts);
+            let in_final_period = many.iter().all(|flag| control.is_final_period(flag.period));
+            Some(rule_on_both_flags(&BothFlagsFacts { first, in_final_period, game_end: None }))
+        }
+    }
+}
+
+fn ruling_text(ruling: Option<Ruling>) -> String {
+    match ruling {
+        None => "no flag".to_string(),
+        Some(ruling) => {
+            let outcome = match ruling.outcome {
+                Outcome::Continue => "play on",
+                Outcome::Win(Side::White) => "1-0",
+                Outcome::Win(Side::Black) => "0-1",
+                Outcome::Draw => "draw",
+                Outcome::BothLose => "0-0",
+            };
+            format!("{outcome} ({})", ruling.article)
+        }
+    }
+}
+
+fn press_result(result: Result<(), ClockError>) -> PressResult {
+    match result {
+        Ok(()) => PressResult::Accepted,
+        Err(ClockError::NotRunning { .. }) => PressResult::NotRunning,
+        Err(ClockError::NotStarted) => PressResult::NotStarted,
+        Err(ClockError::Paused) => PressResult::Paused,
+        Err(ClockError::Finished) => PressResult::Finished,
+        Err(_) => PressResult::Other,
+    }
+}
+
+fn side_of(side: contract::Side) -> Side {
+    match side {
+        contract::Side::White => Side::White,
+        contract::Side::Black => Side::Black,
+    }
+}
+
+/// `12345678` → `12.345678 s`.
+pub fn seconds(us: u64) -> String {
+    format!("{}.{:06} s", us / 1_000_000, us % 1_000_000)
+}
+
+fn phase_text(phase: contract::Phase, side: Option<Side>) -> String {
+    let name = match phase {
+        contract::Phase::NotStarted => "not started",
+        contract::Phase::Running => "running",
+        contract::Phase::Paused => "paused",
+        contract::Phase::Finished => "finished",
+    };
+    match side {
+        Some(side) => format!("{name} ({side})"),
+        None => name.to_string(),
+    }
+}
+
+fn model_phase(clock: &Clock) -> (contract::Phase, Option<Side>) {
+    match clock.phase() {
+        Phase::NotStarted => (contract::Phase::NotStarted, None),
+        Phase::Running(side) => (contract::Phase::Running, Some(side)),
+        Phase::Paused(side) => (contract::Phase::Paused, Some(side)),
+        Phase::Finished => (contract::Phase::Finished, None),
+    }
+}
+
+fn flag_text(side: Side, at_us: u64, period: u32, sequence: u32, moves: u32) -> String {
+    format!("{side} flag at {} in period {period} (fell {sequence}., {moves} moves)", seconds(at_us))
+}
+
+fn period_text(from: u32, to: u32, at_us: u64, moves: u32) -> String {
+    format!("period {from} → {to} at {} after {moves} moves", seconds(at_us))
+}
+
+/// Walks the records and collects mismatches.
+struct Checker<'a> {
+    tick_us: u64,
+    timeline: &'a Timeline,
+    records: &'a [Record],
+    mismatch_count: usize,
+    mismatches: Vec<Mismatch>,
+    first_of_each: Vec<Mismatch>,
+    by_quantity: BTreeMap<&'static str, usize>,
+}
+
+impl Checker<'_> {
+    fn push(&mut self, mismatch: Mismatch) {
+        self.mismatch_count = self.mismatch_count.saturating_add(1);
+        let count = self.by_quantity.entry(mismatch.quantity.key()).or_insert(0);
+        if *count == 0 {
+            self.first_of_each.push(mismatch.clone());
+        }
+        *count = count.saturating_add(1);
+        if self.mismatches.len() < MISMATCHES_KEPT {
+            self.mismatches.push(mismatch);
+        }
+    }
+
+    fn close(&self, a: u64, b: u64) -> bool {
+        a.abs_diff(b) <= self.tick_us
+    }
+
+    /// Whether `value` of the model at `at_us`, or within a tick of it,
+    /// equals `firmware`.
+    fn near<T: PartialEq>(&self, index: usize, at_us: u64, firmware: &T, value: impl Fn(&Clock) -> T) -> bool {
+        [at_us, at_us.saturating_sub(self.tick_us), at_us.saturating_add(self.tick_us)]
+            .into_iter()
+            .filter_map(|at| self.timeline.model_at(index, at))
+            .any(|clock| value(&clock) == *firmware)
+    }
+
+    /// Commands, presses and snapshots; returns the snapshots compared.
+    fn check_observations(&mut self) -> usize {
+        let mut snapshots = 0;
+        let mut presses = self.timeline.presses.iter().enumerate().peekable();
+        let mut commands = self.timeline.commands.iter().peekable();
+        for (index, record) in self.records.iter().enumerate() {
+            let at_us = record.at_us;
+            let mismatch = |quantity, press_index, model: String, firmware: String| Mismatch {
+                quantity,
+                press_index,
+                at_us,
+                seq: Some(record.seq),
+                model,
+                firmware,
+            };
+            match record.body {
+                Body::Ack(ack) => {
+                    let Some(command) = commands.next_if(|command| command.index == index) else { continue };
+                    let ok = ack.status == AckStatus::Ok;
+                    if command.accepted != ok {
+                        let answer = |accepted: bool| if accepted { "accepted" } else { "refused" };
+                        let model = format!("{:?} {}", command.command, answer(command.accepted));
+                        let firmware = format!("{:?} {} ({:?})", ack.command, answer(ok), ack.status);
+                        let press_index = self.timeline.press_index_before(index);
+                        self.push(mismatch(Quantity::Command, press_index, model, firmware));
+                    }
+                }
+                Body::Press(press) => {
+                    let Some((number, model)) = presses.next_if(|(_, model)| model.index == index) else { continue };
+                    let press_index = Some(number);
+                    if model.result != press.result {
+                        let text = |result| format!("{result:?}");
+                        self.push(mismatch(Quantity::PressResult, press_index, text(model.result), text(press.result)));
+                    }
+                    if press.button == Button::Pause {
+                        continue;
+                    }
+                    if model.moves != press.moves {
+                        self.push(mismatch(
+                            Quantity::PressMoves,
+                            press_index,
+                            model.moves.to_string(),
+                            press.moves.to_string(),
+                        ));
+                    }
+                    if !self.close(model.remaining_us, press.remaining_us) {
+                        self.push(mismatch(
+                            Quantity::PressRemaining,
+                            press_index,
+                            seconds(model.remaining_us),
+                            seconds(press.remaining_us),
+                        ));
+                    }
+                }
+                Body::Snapshot(snapshot) => {
+                    let Some(clock) = self.timeline.model_at(index, at_us) else { continue };
+                    snapshots += 1;
+                    let press_index = self.timeline.press_index_before(index);
+                    let at = Instant::from_us(at_us);
+                    let firmware_phase = (snapshot.phase, snapshot.side.map(side_of));
+                    if !self.near(index, at_us, &firmware_phase, model_phase) {
+                        let (phase, side) = model_phase(&clock);
+                        let model = phase_text(phase, side);
+                        self.push(mismatch(
+                            Quantity::Phase,
+                            press_index,
+                            model,
+                            phase_text(firmware_phase.0, firmware_phase.1),
+                        ));
+                    }
+                    for side in Side::BOTH {
+                        let (remaining, moves, period, flag) = match side {
+                            Side::White => (
+                                snapshot.remaining_white_us,
+                                snapshot.moves_white,
+                                snapshot.period_white,
+                                snapshot.flag_white,
+                            ),
+                            Side::Black => (
+                                snapshot.remaining_black_us,
+                                snapshot.moves_black,
+                                snapshot.period_black,
+                                snapshot.flag_black,
+                            ),
+                        };
+                        let model_remaining = clock.remaining(side, at).map_or(0, |time| time.as_us());
+                        if !self.close(model_remaining, remaining) {
+                            self.push(mismatch(
+                                Quantity::Remaining(side),
+                                press_index,
+                                seconds(model_remaining),
+                                seconds(remaining),
+                            ));
+                        }
+                        if !self.near(index, at_us, &moves, |clock| clock.moves(side)) {
+                            self.push(mismatch(
+                                Quantity::Moves(side),
+                                press_index,
+                                clock.moves(side).to_string(),
+                                moves.to_string(),
+                            ));
+                        }
+                        let model_period = |clock: &Clock| u8::try_from(clock.period(side)).unwrap_or(u8::MAX);
+                        if !self.near(index, at_us, &period, model_period) {
+                            self.push(mismatch(
+                                Quantity::Period(side),
+                                press_index,
+                                model_period(&clock).to_string(),
+                                period.to_string(),
+                            ));
+                        }
+                        let shown = |clock: &Clock| clock.flag(side).is_some();
+                        if !self.near(index, at_us, &flag, shown) {
+                            let text = |shown: bool| if shown { "flag shown" } else { "no flag" }.to_string();
+                            self.push(mismatch(
+                                Quantity::FlagShown(side),
+                                press_index,
+                                text(shown(&clock)),
+                                text(flag),
+                            ));
+                        }
+                    }
+                    let delay = |clock: &Clock| {
+                        clock
+                            .running()
+                            .and_then(|side| clock.reading(side, clock.settled_at()).ok())
+                            .map_or(0, |reading| u32::try_from(reading.delay.as_us()).unwrap_or(u32::MAX))
+                    };
+                    if !self.close(u64::from(delay(&clock)), u64::from(snapshot.delay_us)) {
+                        let text = |us: u32| seconds(u64::from(us));
+                        self.push(mismatch(Quantity::Delay, press_index, text(delay(&clock)), text(snapshot.delay_us)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        snapshots
+    }
+
+    /// Flag records against the model's flags, per side in order.
+    fn check_flags(&mut self) {
+        let timeline = self.timeline;
+        let first_game_record = timeline.game_from;
+        for side in Side::BOTH {
+            let model: Vec<&ModelFlag> = timeline.flags.iter().filter(|flag| flag.flag.side == side).collect();
+            let firmware: Vec<(usize, &Record, contract::Flag)> = self
+                .records
+                .iter()
+                .enumerate()
+                .skip(first_game_record)
+                .filter_map(|(index, record)| match record.body {
+                    Body::Flag(flag) if side_of(flag.side) == side => Some((index, record, flag)),
+                    _ => None,
+                })
+                .collect();
+            for position in 0..model.len().max(firmware.len()) {
+                match (model.get(position), firmware.get(position)) {
+                    (Some(model), Some(&(index, record, flag))) => {
+                        let press_index = timeline.press_index_before(index);
+                        let model_text =
+                            flag_text(side, model.flag.at.as_us(), model.flag.period, model.flag.sequence, model.moves);
+                        let firmware_text = flag_text(side, record.at_us, flag.period, flag.sequence, flag.moves);
+                        let checks = [
+                            (Quantity::FlagInstant, !self.close(model.flag.at.as_us(), record.at_us)),
+                            (Quantity::FlagPeriod, model.flag.period != flag.period),
+                            (Quantity::FlagSequence, model.flag.sequence != flag.sequence),
+                            (Quantity::FlagMoves, model.moves != flag.moves),
+                        ];
+                        for (quantity, differs) in checks {
+                            if differs {
+                                self.push(Mismatch {
+                                    quantity,
+                                    press_index,
+                                    at_us: record.at_us,
+                                    seq: Some(record.seq),
+                                    model: model_text.clone(),
+                                    firmware: firmware_text.clone(),
+                                });
+                            }
+                        }
+                    }
+                    (Some(model), None) => {
+                        // Not yet reported when the records end: not a difference.
+                        let at_us = model.flag.at.as_us();
+                        if at_us.saturating_add(self.tick_us) > timeline.end_us {
+                            continue;
+                        }
+                        self.push(Mismatch {
+                            quantity: Quantity::Flag,
+                            press_index: timeline.press_index_at(at_us),
+                            at_us,
+                            seq: None,
+                            model: flag_text(side, at_us, model.flag.period, model.flag.sequence, model.moves),
+                            firmware: "no flag".to_string(),
+                        });
+                    }
+                    (None, Some(&(index, record, flag))) => {
+                        self.push(Mismatch {
+                            quantity: Quantity::Flag,
+                            press_index: timeline.press_index_before(index),
+                            at_us: record.at_us,
+                            seq: Some(record.seq),
+                            model: "no flag".to_string(),
+                            firmware: flag_text(side, record.at_us, flag.period, flag.sequence, flag.moves),
+                        });
+                    }
+                    (None, None) => {}
+                }
+            }
+        }
+    }
+
+    /// Period records against the model's period changes, per side in order.
+    fn check_periods(&mut self) {
+        let timeline = self.timeline;
+        let first_game_record = timeline.game_from;
+        for side in Side::BOTH {
+            let model: Vec<&ModelPeriod> = timeline.periods.iter().filter(|change| change.side == side).collect();
+            let firmware: Vec<(usize, &Record, contract::PeriodChange)> = self
+                .records
+                .iter()
+                .enumerate()
+                .skip(first_game_record)
+                .filter_map(|(index, record)| match record.body {
+                    Body::Period(change) if side_of(change.side) == side => Some((index, record, change)),
+                    _ => None,
+                })
+                .collect();
+            for position in 0..model.len().max(firmware.len()) {
+                match (model.get(position), firmware.get(position)) {
+                    (Some(model), Some(&(index, record, change))) => {
+                        let press_index = timeline.press_index_before(index).or(timeline.press_index_at(record.at_us));
+                        let tick_us = self.tick_us;
+                        let mut push = |quantity, model: String, firmware: String| {
+                            self.push(Mismatch {
+                                quantity,
+                                press_index,
+                                at_us: record.at_us,
+                                seq: Some(record.seq),
+                                model,
+                                firmware,
+                            });
+                        };
+                        let model_text = period_text(model.from, model.to, model.at_us, model.moves);
+                        let firmware_text = period_text(change.from, change.to, record.at_us, change.moves);
+                        if (model.from, model.to) != (change.from, change.to) {
+                            push(Quantity::PeriodChange, model_text.clone(), firmware_text.clone());
+                        }
+                        if model.at_us.abs_diff(record.at_us) > tick_us {
+                            push(Quantity::PeriodInstant, model_text.clone(), firmware_text.clone());
+                        }
+                        if model.cause != change.cause {
+                            push(Quantity::PeriodCause, format!("{:?}", model.cause), format!("{:?}", change.cause));
+                        }
+                        if model.moves != change.moves {
+                            push(Quantity::PeriodMoves, model_text, firmware_text);
+                        }
+                        if model.remaining_us.abs_diff(change.remaining_us) > tick_us {
+                            push(Quantity::PeriodRemaining, seconds(model.remaining_us), seconds(change.remaining_us));
+                        }
+                    }
+                    (Some(model), None) => {
+                        if model.at_us.saturating_add(self.tick_us) > timeline.end_us {
+                            continue;
+                        }
+                        self.push(Mismatch {
+                            quantity: Quantity::PeriodChange,
+                            press_index: timeline.press_index_at(model.at_us),
+                            at_us: model.at_us,
+                            seq: None,
+                            model: period_text(model.from, model.to, model.at_us, model.moves),
+                            firmware: "no change".to_string(),
+                        });
+                    }
+                    (None, Some(&(index, record, change))) => {
+                        self.push(Mismatch {
+                            quantity: Quantity::PeriodChange,
+                            press_index: timeline.press_index_before(index),
+                            at_us: record.at_us,
+                            seq: Some(record.seq),
+                            model: "no change".to_string(),
+                            firmware: period_text(change.from, change.to, record.at_us, change.moves),
+                        });
+                    }
+                    (None, None) => {}
+                }
+            }
+        }
+    }
+}
+
+/// A firmware for tests: the reference firmware's game logic
+/// (`firmware/src/game.rs`) on the host, with its rule defects as switches,
+/// writing records into a vector. The run's tests drive it through a fake
+/// board; the comparison's tests feed its records straight in.
+#[cfg(test)]
+pub(crate) mod fake_firmware {
+    use bench_contract::{
+        self as contract, Ack, AckStatus, Body, Button, Command, CommandCode, Flag, Hello, PeriodCause, PeriodChange,
+        Press, PressResult, Record, Snapshot, TimeBase, BUTTONS_PAUSE,
+    };
+    use chessclock::{
+        notation, Bonus, BySide, Clock, ClockError, DeadlineKind, Duration, FlagFall, Instant, Phase, Side, Stage,
+        StageLength, TimeAdjustment, TimeControl, STAGES_MAX,
+    };
+
+    pub(crate) const TICK_US: u32 = 1_000;
+    pub(crate) const SNAPSHOT_INTERVAL_US: u64 = 100_000;
+
+    /// The reference firmware's rule defects (`firmware/src/defects.rs`).
+    #[derive(Clone, Copy, Debug, Default)]
+    pub(crate) struct Defects {
+        pub delay_as_bronstein: bool,
+        pub late_stage_switch: bool,
+        pub increment_before_flag_check: bool,
+        pub display_rounding_flag: bool,
+    }
+
+    #[derive(Debug)]
+    pub(crate) struct FakeFirmware {
+        defects: Defects,
+        seq: u32,
+        pub(crate) out: Vec<Record>,
+        control: Option<TimeControl>,
+        clock: Option<Clock>,
+        started_at: Option<Instant>,
+        flags: BySide<Option<FlagFall>>,
+        periods: BySide<u32>,
+        counted_increment: Option<(Side, Duration)>,
+        commands: u32,
+        next_snapshot_us: u64,
+    }
+
+    fn later(a: Instant, b: Instant) -> Instant {
+        a.max(b)
+    }
+
+    fn contract_side(side: Side) -> contract::Side {
+        match side {
+            Side::White => contract::Side::White,
+            Side::Black => contract::Side::Black,
+        }
+    }
+
+    impl FakeFirmware {
+        pub(crate) fn new(defects: Defects) -> FakeFirmware {
+            FakeFirmware {
+                defects,
+                seq: 0,
+                out: Vec::new(),
+                control: None,
+                clock: None,
+                started_at: None,
+                flags: BySide::both(None),
+                periods: BySide::both(0),
+                counted_increment: None,
+                commands: 0,
+                next_snapshot_us: 0,
+            }
+        }
+
+        fn emit(&mut self, at_us: u64, body: Body) {
+            self.out.push(Record::new(self.seq, 0, at_us, body));
+            self.seq = self.seq.wrapping_add(1);
+        }
+
+        pub(crate) fn boot(&mut self, at_us: u64) {
+            self.emit(
+                at_us,
+                Body::Hello(Hello {
+                    contract_version: 1,
+                    record_size: 48,
+                    tick_us: TICK_US,
+                    hw_counter_hz: 1,
+                    hw_counter_bits: 32,
+                    buttons: BUTTONS_PAUSE,
+                    debounce_us: 20_000,
+                    firmware_version: 1,
+                    firmware_name: *b"fakefw\0\0",
+                }),
+            );
+        }
+
+        pub(crate) fn time_base(&mut self, at_us: u64, hw_counter: u64) {
+            self.emit(at_us, Body::TimeBase(TimeBase { hw_counter, ticks: 0, edge: true, dropped_total: 0 }));
+        }
+
+        fn control_as_run(&self, control: TimeControl) -> TimeControl {
+            let TimeControl::Stages(stages) = control else { return control };
+            let mut items = [Stage::rest_of_game(Duration::ZERO, Bonus::None); STAGES_MAX];
+            for (slot, stage) in items.iter_mut().zip(stages.as_slice()) {
+                *slot = *stage;
+                if let (true, Bonus::Delay(delay)) = (self.defects.delay_as_bronstein, stage.bonus) {
+                    slot.bonus = Bonus::Bronstein(delay);
+                }
+            }
+            if let (true, Some(first)) = (self.defects.late_stage_switch, items.first_mut()) {
+                if let StageLength::Moves(moves) = first.length {
+                    first.length = StageLength::Moves(moves + 1);
+                }
+            }
+            TimeControl::stages(&items[..stages.len()]).unwrap_or(control)
+        }
+
+        pub(crate) fn command(&mut self, line: &str, now_us: u64) {
+            let now = Instant::from_us(now_us);
+            self.commands += 1;
+            self.advance(now_us);
+            let at = self.clock.map_or(now, |clock| later(now, clock.settled_at()));
+            let (code, outcome) = match Command::parse(line.as_bytes()) {
+                Err(error) if error.status == AckStatus::BadTimeControl => {
+                    (CommandCode::TimeControl, Err((error.status, error.position)))
+                }
+                Err(error) => (CommandCode::Unknown, Err((error.status, error.position))),
+                Ok(command) => (command.code(), self.apply(command, at)),
+            };
+            let (status, error_position) = outcome.err().unwrap_or((AckStatus::Ok, 0));
+            let ack = Ack {
+                command: code,
+                status,
+                error_position,
+                commands: self.commands,
+                initial_us: self.control.map_or(0, |control| control.initial_time().as_us()),
+                final_period: self.control.map_or(0, |control| control.final_period()),
+            };
+            self.emit(at.as_us(), Body::Ack(ack));
+            self.snapshot(at.as_us());
+        }
+
+        fn apply(&mut self, command: Command<'_>, at: Instant) -> Result<(), (AckStatus, u16)> {
+            const NOT_ALLOWED: (AckStatus, u16) = (AckStatus::NotAllowed, 0);
+            match command {
+                Command::TimeControl(text) => {
+                    let control = notation::parse(text)
+                        .map_err(|error| (AckStatus::BadTimeControl, u16::try_from(error.position).unwrap_or(0)))?;
+                    self.control = Some(self.control_as_run(control));
+                    self.new_game();
+                    Ok(())
+                }
+                Command::Reset if self.control.is_some() => {
+                    self.new_game();
+                    Ok(())
+                }
+                Command::Reset => Err(NOT_ALLOWED),
+                Command::Start => {
+                    let clock = self.clock.as_mut().ok_or(NOT_ALLOWED)?;
+                    clock.start(at).map_err(|_| NOT_ALLOWED)?;
+                    self.started_at = Some(at);
+                    Ok(())
+                }
+                Command::Pause => self.clock.as_mut().ok_or(NOT_ALLOWED)?.pause(at).map_err(|_| NOT_ALLOWED),
+                Command::Resume => self.clock.as_mut().ok_or(NOT_ALLOWED)?.resume(at).map_err(|_| NOT_ALLOWED),
+            }
+        }
+
+        fn new_game(&mut self) {
+            self.clock = self.control.map(Clock::new);
+            self.started_at = None;
+            self.flags = BySide::both(None);
+            self.periods = BySide::both(0);
+            self.counted_increment = None;
+        }
+
+        /// A debounced press with its edge instant, applied at `handled_us`.
+        pub(crate) fn press(&mut self, button: Button, edge_us: u64, handled_us: u64) {
+            let (Some(started_at), Some(settled_at)) = (self.started_at, self.clock.map(|clock| clock.settled_at()))
+            else {
+                return;
+            };
+            let edge = Instant::from_us(edge_us);
+            if edge < started_at {
+                return;
+            }
+            let at = later(edge, settled_at);
+            self.advance(at.as_us());
+            let Some(mut clock) = self.clock else { return };
+            let (side, outcome) = match button {
+                Button::Pause => match clock.phase() {
+                    Phase::Paused(_) => (None, clock.resume(at)),
+                    _ => (None, clock.pause(at)),
+                },
+                Button::White => (Some(Side::White), clock.press(Side::White, at)),
+                Button::Black => (Some(Side::Black), clock.press(Side::Black, at)),
+            };
+            if let (Ok(()), Some(side), Some((counted, increment))) = (outcome, side, self.counted_increment) {
+                if side == counted {
+                    let _ = clock.adjust_time(side, TimeAdjustment::Subtract(increment), at);
+                    self.counted_increment = None;
+                }
+            }
+            self.clock = Some(clock);
+            let result = match outcome {
+                Ok(()) => PressResult::Accepted,
+                Err(ClockError::NotRunning { .. }) => PressResult::NotRunning,
+                Err(ClockError::NotStarted) => PressResult::NotStarted,
+                Err(ClockError::Paused) => PressResult::Paused,
+                Err(ClockError::Finished) => PressResult::Finished,
+                Err(_) => PressResult::Other,
+            };
+            let (moves, remaining_us) = side.map_or((0, 0), |side| (clock.moves(side), self.shown(side, at).as_us()));
+            let press = Press {
+                button,
+                result,
+                bounces: 0,
+                moves,
+                remaining_us,
+                handled_at_us: later(Instant::from_us(handled_us), at).as_us(),
+            };
+            self.emit(at.as_us(), Body::Press(press));
+            self.report(at, true, Instant::from_us(handled_us));
+            self.snapshot(at.as_us());
+        }
+
+        /// One turn of the main loop at `now_us`: deadlines, then the
+        /// periodic snapshot.
+        pub(crate) fn advance(&mut self, now_us: u64) {
+            let now = Instant::from_us(now_us);
+            let Some(mut clock) = self.clock else { return };
+            let mut changed = false;
+            for _ in 0..8 {
+                let Some(deadline) = clock.next_deadline() else { break };
+                let rounding = self.defects.display_rounding_flag
+                    && matches!(deadline.kind, DeadlineKind::Flag { .. })
+                    && deadline.at.since(now) < Duration::from_millis(500);
+                if rounding {
+                    let at = later(now, clock.settled_at());
+                    if clock.set_time(deadline.side, Duration::ZERO, at).is_err() {
+                        break;
+                    }
+                    self.clock = Some(clock);
+                    changed |= self.report(at, false, now);
+                    continue;
+                }
+                if deadline.at > now {
+                    break;
+                }
+                if let (true, DeadlineKind::Flag { period }, None, TimeControl::Stages(stages)) =
+                    (self.defects.increment_before_flag_check, deadline.kind, self.counted_increment, clock.control())
+                {
+                    if let Some(Bonus::Increment(increment)) =
+                        stages.get(period as usize).map(|stage| stage.bonus).filter(|bonus| !bonus.amount().is_zero())
+                    {
+                        let at = clock.settled_at();
+                        if clock.adjust_time(deadline.side, TimeAdjustment::Add(increment), at).is_ok() {
+                            self.counted_increment = Some((deadline.side, increment));
+                            continue;
+                        }
+                    }
+                }
+                if clock.settle(deadline.at).is_err() {
+                    break;
+                }
+                self.clock = Some(clock);
+                changed |= self.report(deadline.at, false, now);
+            }
+            let at = later(now, clock.settled_at());
+            if clock.settle(at).is_ok() {
+                self.clock = Some(clock);
+                changed |= self.report(at, false, now);
+            }
+            self.clock = Some(clock);
+            if let Some((side, _)) = self.counted_increment {
+                if clock.flag(side).is_some() {
+                    self.counted_increment = None;
+                }
+            }
+            if changed {
+                self.snapshot(now_us);
+            }
+            if now_us >= self.next_snapshot_us {
+                self.snapshot(now_us);
+                self.next_snapshot_us = now_us + SNAPSHOT_INTERVAL_US;
+            }
+        }
+
+        fn shown(&self, side: Side, at: Instant) -> Duration {
+            let Some(clock) = self.clock else { return Duration::ZERO };
+            let remaining = clock.remaining(side, at).unwrap_or(Duration::ZERO);
+            match self.counted_increment {
+                Some((counted, increment)) if counted == side => remaining.saturating_sub(increment),
+                _ => remaining,
+            }
+        }
+
+        fn report(&mut self, at: Instant, pressed: bool, now: Instant) -> bool {
+            let Some(clock) = self.clock else { return false };
+            let mut emitted = false;
+            for side in Side::BOTH {
+                let flag = clock.flag(side);
+                let new_flag = flag.filter(|_| flag != *self.flags.get(side));
+                *self.flags.get_mut(side) = flag;
+                if let Some(flag) = new_flag {
+                    let record = Flag {
+                        side: contract_side(side),
+                        period: flag.period,
+                        sequence: flag.sequence,
+                        observed_at_us: later(now, flag.at).as_us(),
+                        moves: clock.moves(side),
+                    };
+                    self.emit(flag.at.as_us(), Body::Flag(record));
+                    emitted = true;
+                }
+                let (from, to) = (*self.periods.get(side), clock.period(side));
+                if from == to {
+                    continue;
+                }
+                *self.periods.get_mut(side) = to;
+                let cause = match clock.control() {
+                    _ if pressed => PeriodCause::MovesCompleted,
+                    _ if new_flag.is_some() => PeriodCause::FlagOpenedNext,
+                    TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. } if from == 0 => {
+                        PeriodCause::OvertimeBegins
+                    }
+                    _ => PeriodCause::PeriodLost,
+                };
+                let change = PeriodChange {
+                    side: contract_side(side),
+                    from,
+                    to,
+                    cause,
+                    moves: clock.moves(side),
+                    remaining_us: clock.remaining(side, clock.settled_at()).map_or(0, Duration::as_us),
+                };
+                self.emit(at.as_us(), Body::Period(change));
+                emitted = true;
+            }
+            emitted
+        }
+
+        fn snapshot(&mut self, now_us: u64) {
+            let Some(clock) = self.clock else { return };
+            let at = later(Instant::from_us(now_us), clock.settled_at());
+            let (phase, side) = match clock.phase() {
+                Phase::NotStarted => (contract::Phase::NotStarted, None),
+                Phase::Running(side) => (contract::Phase::Running, Some(side)),
+                Phase::Paused(side) => (contract::Phase::Paused, Some(side)),
+                Phase::Finished => (contract::Phase::Finished, None),
+            };
+            let delay =
+                clock.running().and_then(|side| clock.reading(side, at).ok()).map_or(Duration::ZERO, |r| r.delay);
+            let period = |side| u8::try_from(clock.period(side)).unwrap_or(u8::MAX);
+            let snapshot = Snapshot {
+                phase,
+                side: side.map(contract_side),
+                remaining_white_us: self.shown(Side::White, at).as_us(),
+                remaining_black_us: self.shown(Side::Black, at).as_us(),
+                moves_white: clock.moves(Side::White),
+                moves_black: clock.moves(Side::Black),
+                delay_us: u32::try_from(delay.as_us()).unwrap_or(u32::MAX),
+                period_white: period(Side::White),
+                period_black: period(Side::Black),
+                flag_white: clock.flag(Side::White).is_some(),
+                flag_black: clock.flag(Side::Black).is_some(),
+            };
+            self.emit(at.as_us(), Body::Snapshot(snapshot));
+        }
+    }
+
+    /// A scripted game: `tc`, `start` at 1 s, then the presses (button,
+    /// edge instant after the start, µs), main-loop turns every 1 ms until
+    /// `until_us` after the start. Returns the records.
+    pub(crate) fn play(defects: Defects, control: &str, presses: &[(Button, u64)], until_us: u64) -> Vec<Record> {
+        let mut firmware = FakeFirmware::new(defects);
+        firmware.boot(6);
+        firmware.command("reset", 500_000);
+        firmware.command(&format!("tc {control}"), 600_000);
+        let start_us = 1_000_000;
+        firmware.command("start", start_us);
+        let mut presses = presses.iter().peekable();
+        let mut now = start_us;
+        while now <= start_us + until_us {
+            while let Some(&&(button, offset)) = presses.peek() {
+                let edge = start_us + offset;
+                if edge > now {
+                    break;
+                }
+                firmware.press(button, edge, edge + 7);
+                presses.next();
+            }
+            firmware.advance(now);
+            if now % 1_000_000 == 0 {
+                firmware.time_base(now + 3, now / 1_000_000);
+            }
+            now += 1_000;
+        }
+        firmware.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bench_contract::{Ack, Button, Hello, Press, Snapshot, BUTTONS_PAUSE};
+
+    use super::fake_firmware::{play, Defects, TICK_US};
+    use super::*;
+
+    fn tick() -> u64 {
+        u64::from(TICK_US)
+    }
+
+    /// Alternating presses, White first, at these offsets (µs after the start).
+    fn alternate(offsets: &[u64]) -> Vec<(Button, u64)> {
+        offsets
+            .iter()
+            .enumerate()
+            .map(|(index, &offset)| (if index % 2 == 0 { Button::White } else { Button::Black }, offset))
+            .collect()
+    }
+
+    fn keys(comparison: &Comparison) -> Vec<&'static str> {
+        comparison.by_quantity.keys().copied().collect()
+    }
+
+    fn check(control: &str, presses: &[(Button, u64)], until_us: u64, defects: Defects) -> Comparison {
+        let records = play(defects, control, presses, until_us);
+        compare(control, tick(), &records).expect("the control parses")
+    }
+
+    /// The normal firmware matches on every kind of control, with flags,
+    /// stage changes, delay, byo-yomi periods and a press out of turn.
+    #[test]
+    fn a_correct_firmware_gives_no_mismatch() {
+        let mut out_of_turn = alternate(&[400_000, 900_000, 1_500_000]);
+        out_of_turn.push((Button::White, 1_700_000)); // White's clock is not running: refused (6.8a)
+        type Case = (&'static str, Vec<(Button, u64)>, u64);
+        let cases: [Case; 8] = [
+            ("300+2", alternate(&[1_234_567, 2_500_000, 4_000_001, 4_100_000, 9_999_999]), 12_000_000),
+            ("5+1", alternate(&[1_000_000, 1_500_000]), 14_000_000), // White flags in the final period
+            ("3+d2", alternate(&[1_000_000, 3_500_000, 4_000_000]), 12_000_000), // delay, then a flag
+            ("2/10:10", alternate(&[500_000, 1_000_000, 1_500_000, 2_000_000, 2_500_000]), 4_000_000),
+            ("2/3:5", alternate(&[500_000, 1_000_000]), 10_000_000), // a flag opens the next stage
+            ("3(2x1)", alternate(&[500_000]), 8_000_000),            // byo-yomi: overtime, periods lost, flag
+            ("*10", alternate(&[2_000_000, 3_000_000, 7_000_000]), 9_000_000),
+            ("60", out_of_turn, 2_500_000),
+        ];
+        for (control, presses, until) in cases {
+            let comparison = check(control, &presses, until, Defects::default());
+            assert!(comparison.passed(), "{control}: {:#?}", comparison.mismatches);
+            assert_eq!(comparison.presses, presses.len(), "{control}");
+            assert!(comparison.snapshots > 10, "{control}");
+            assert_eq!(comparison.model, comparison.firmware, "{control}");
+            let flags = match control {
+                "5+1" | "3+d2" | "3(2x1)" => 1,
+                "2/3:5" => 2,
+                _ => 0,
+            };
+            assert_eq!(comparison.model.flags.len(), flags, "{control}: the case exercises its flags");
+        }
+    }
+
+    /// The five-minute control where White flags: the result is the laws'.
+    #[test]
+    fn the_result_is_the_laws_ruling_on_the_flags() {
+        let comparison = check("5+1", &alternate(&[1_000_000, 1_500_000]), 14_000_000, Defects::default());
+        assert!(comparison.passed(), "{:#?}", comparison.mismatches);
+        assert_eq!(comparison.model.flags.len(), 1, "White's flag falls; Black's clock never runs again");
+        let ruling = comparison.model.ruling.expect("a ruling");
+        assert_eq!(ruling.outcome, Outcome::Win(Side::Black), "White's flag fell first (6.10)");
+    }
+
+    /// 6.2b time-delay mode run as Bronstein: the display falls during the
+    /// delay and the flag comes the delay early.
+    #[test]
+    fn delay_treated_as_bronstein_is_caught() {
+        let defects = Defects { delay_as_bronstein: true, ..Defects::default() };
+        let comparison = check("3+d2", &alternate(&[1_000_000, 3_500_000, 4_000_000]), 12_000_000, defects);
+        assert!(!comparison.passed());
+        let keys = keys(&comparison);
+        for key in ["snapshot.remaining_us.white", "snapshot.delay_us", "flag.at_us"] {
+            assert!(keys.contains(&key), "{key} in {keys:?}");
+        }
+        let flag = comparison.mismatches.iter().find(|m| m.quantity == Quantity::FlagInstant).expect("a flag mismatch");
+        assert!(flag.model.contains("flag at") && flag.firmware.contains("flag at"), "{flag}");
+        assert_ne!(flag.model, flag.firmware);
+    }
+
+    /// `moves > required`: the second stage's time comes one move late.
+    #[test]
+    fn a_stage_switch_one_move_late_is_caught() {
+        let defects = Defects { late_stage_switch: true, ..Defects::default() };
+        let presses = alternate(&[500_000, 1_000_000, 1_500_000, 2_000_000, 2_500_000, 3_000_000]);
+        let comparison = check("2/10:10", &presses, 4_000_000, defects);
+        let keys = keys(&comparison);
+        for key in ["press.remaining_us", "period_change.at_us", "period_change.moves"] {
+            assert!(keys.contains(&key), "{key} in {keys:?}");
+        }
+        assert_eq!(comparison.first_of_each.len(), comparison.by_quantity.len(), "one first per quantity");
+        assert!(comparison.first_of_each.windows(2).all(|pair| pair[0].at_us <= pair[1].at_us));
+        // White's second move (press 2) should have opened stage 1: 10 − 1 + 10 s.
+        let press = comparison.mismatches.iter().find(|m| m.quantity == Quantity::PressRemaining).expect("a press");
+        assert_eq!(press.press_index, Some(2));
+        assert_eq!(press.model, "19.000000 s");
+        assert_eq!(press.firmware, "9.000000 s");
+    }
+
+    /// The increment credited before the flag check: the flag falls an
+    /// increment late, and a press within it is taken as in time.
+    #[test]
+    fn an_increment_added_before_the_flag_check_is_caught() {
+        let defects = Defects { increment_before_flag_check: true, ..Defects::default() };
+        // White idles past the flag (1 s) and presses 1.5 s in.
+        let comparison = check("1+2", &[(Button::White, 1_500_000)], 4_000_000, defects);
+        let keys = keys(&comparison);
+        assert!(keys.contains(&"snapshot.flag.white"), "{keys:?}");
+        assert!(keys.contains(&"press.remaining_us"), "{keys:?}");
+        let flag = comparison.mismatches.iter().find(|m| m.quantity == Quantity::Flag).expect("a missing flag");
+        assert_eq!(flag.firmware, "no flag");
+        assert!(flag.model.contains("White flag at 2.000000 s"), "{flag}");
+        // Idle to the late flag: it comes the increment late.
+        let comparison = check("1+2", &[], 4_000_000, defects);
+        assert!(keys_of(&comparison).contains(&"flag.at_us"), "{:?}", keys_of(&comparison));
+    }
+
+    fn keys_of(comparison: &Comparison) -> Vec<&'static str> {
+        keys(comparison)
+    }
+
+    /// The flag decided on the display rounded to the second: up to 0.5 s early.
+    #[test]
+    fn a_flag_shown_by_rounding_the_display_is_caught() {
+        let defects = Defects { display_rounding_flag: true, ..Defects::default() };
+        let comparison = check("2", &[], 3_000_000, defects);
+        let flag = comparison.mismatches.iter().find(|m| m.quantity == Quantity::FlagInstant).expect("a flag");
+        assert!(flag.model.contains("at 3.000000 s"), "{flag}");
+        assert!(flag.firmware.contains("at 2.50"), "{flag}");
+        assert!(keys(&comparison).contains(&"snapshot.flag.white"));
+    }
+
+    fn header(seq: u32, at_us: u64, body: Body) -> Record {
+        Record::new(seq, 0, at_us, body)
+    }
+
+    fn ack(command: CommandCode, initial_us: u64) -> Body {
+        Body::Ack(Ack { command, status: AckStatus::Ok, error_position: 0, commands: 1, initial_us, final_period: 0 })
+    }
+
+    fn press(button: Button, moves: u32, remaining_us: u64, handled_at_us: u64) -> Body {
+        Body::Press(Press { button, result: PressResult::Accepted, bounces: 0, moves, remaining_us, handled_at_us })
+    }
+
+    fn snapshot(side: contract::Side, white: u64, black: u64, moves: (u32, u32)) -> Body {
+        Body::Snapshot(Snapshot {
+            phase: contract::Phase::Running,
+            side: Some(side),
+            remaining_white_us: white,
+            remaining_black_us: black,
+            moves_white: moves.0,
+            moves_black: moves.1,
+            delay_us: 0,
+            period_white: 0,
+            period_black: 0,
+            flag_white: false,
+            flag_black: false,
+        })
+    }
+
+    /// A literal sequence, written by hand: `60+1`, started at 1 s, White
+    /// presses at 3.5 s (60 − 2.5 + 1 = 58.5 s left), Black at 4 s.
+    fn hand_built(white_after_press_us: u64) -> Vec<Record> {
+        let hello = Hello {
+            contract_version: 1,
+            record_size: 48,
+            tick_us: 1_000,
+            hw_counter_hz: 1,
+            hw_counter_bits: 32,
+            buttons: BUTTONS_PAUSE,
+            debounce_us: 20_000,
+            firmware_version: 1,
+            firmware_name: *b"handmade",
+        };
+        vec![
+            header(0, 5, Body::Hello(hello)),
+            header(1, 900_000, ack(CommandCode::TimeControl, 60_000_000)),
+            header(2, 1_000_000, ack(CommandCode::Start, 60_000_000)),
+            header(3, 1_000_000, snapshot(contract::Side::White, 60_000_000, 60_000_000, (0, 0))),
+            header(4, 2_000_000, snapshot(contract::Side::White, 59_000_000, 60_000_000, (0, 0))),
+            header(5, 3_500_000, press(Button::White, 1, white_after_press_us, 3_500_009)),
+            header(6, 3_500_000, snapshot(contract::Side::Black, white_after_press_us, 60_000_000, (1, 0))),
+            header(7, 4_000_000, press(Button::Black, 1, 60_500_000, 4_000_004)),
+            header(8, 4_100_000, snapshot(contract::Side::White, white_after_press_us - 100_000, 60_500_000, (1, 1))),
+        ]
+    }
+
+    #[test]
+    fn a_hand_built_correct_sequence_matches() {
+        let comparison = compare("60+1", 1_000, &hand_built(58_500_000)).expect("parses");
+        assert!(comparison.passed(), "{:#?}", comparison.mismatches);
+        assert_eq!((comparison.presses, comparison.snapshots), (2, 4));
+        assert_eq!(comparison.start_us, Some(1_000_000));
+        assert_eq!(comparison.records_lost, 0);
+    }
+
+    #[test]
+    fn a_difference_within_a_tick_is_no_mismatch_and_beyond_it_names_the_press_and_both_values() {
+        let within = compare("60+1", 1_000, &hand_built(58_500_000 + 1_000)).expect("parses");
+        assert!(within.passed(), "{:#?}", within.mismatches);
+        let beyond = compare("60+1", 1_000, &hand_built(58_500_000 + 1_001)).expect("parses");
+        let first = beyond.mismatches.first().expect("a mismatch");
+        assert_eq!(first.quantity, Quantity::PressRemaining);
+        assert_eq!(first.press_index, Some(0));
+        assert_eq!(first.seq, Some(5));
+        assert_eq!((first.model.as_str(), first.firmware.as_str()), ("58.500000 s", "58.501001 s"));
+        assert_eq!(
+            first.to_string(),
+            "press.remaining_us at 3.500000 s (press 0): model 58.500000 s, firmware 58.501001 s"
+        );
+        // The snapshots after it show the same wrong time.
+        assert_eq!(beyond.by_quantity.get("snapshot.remaining_us.white"), Some(&2));
+    }
+
+    #[test]
+    fn a_sequence_gap_is_counted() {
+        let mut records = hand_built(58_500_000);
+        records.remove(4);
+        let comparison = compare("60+1", 1_000, &records).expect("parses");
+        assert_eq!(comparison.records_lost, 1);
+    }
+
+    #[test]
+    fn a_game_never_started_does_not_pass() {
+        let records: Vec<Record> = hand_built(58_500_000).into_iter().take(2).collect();
+        let comparison = compare("60+1", 1_000, &records).expect("parses");
+        assert_eq!(comparison.start_us, None);
+        assert!(!comparison.passed());
+    }
+
+    #[test]
+    fn a_control_that_does_not_parse_is_an_error() {
+        assert!(matches!(compare("40/54x0", 1_000, &[]), Err(CompareError::Control { .. })));
+    }
+}

@@ -1,0 +1,708 @@
+//! The emulator backend: QEMU's `lm3s6965evb` (Cortex-M3) as a [`Target`].
+//!
+//! One `QemuTarget` owns one QEMU process, started for it with its own
+//! free TCP port for the gdbstub and its own QMP socket in a temporary
+//! directory, so runs go in parallel. The process is killed by its PID when
+//! the target is dropped (or replaced by another `load`).
+//!
+//! ```text
+//! qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb -nographic -monitor none -serial none
+//!     -kernel ELF -gdb tcp:127.0.0.1:PORT -qmp unix:DIR/qmp.sock,server=on,wait=off -S
+//!     -icount shift=4,sleep=off
+//! ```
+//!
+//! - **Guest time**: `-icount shift=4,sleep=off` makes the guest's virtual
+//!   clock deterministic (0.0 ppm against the emulated RTC with a busy-loop
+//!   firmware, `firmware/SMOKE.md` §4) and about 2–3× faster than real time.
+//!   It stands still while the VM is halted: [`Target::halt`] pauses guest
+//!   time, [`Target::resume`] lets it go on.
+//! - **Memory** goes through the gdbstub, which halts the VM for each access
+//!   (≈0.45 ms for halt, read, continue); a target halted by the caller
+//!   stays halted.
+//! - **Buttons** are QMP key events (`up` → PE0 White, `down` → PE1 Black,
+//!   `left` → PE2 pause, active low). QEMU refuses keys while the VM is
+//!   halted, so [`Target::set_button`] lets a halted VM run for the event and
+//!   halts it again. QEMU 7.2 reads the pins low until each key's first
+//!   event: [`Target::reset_and_run`] presses and releases every key once.
+//! - **A dead QEMU** (killed, crashed) closes both sockets: the next call
+//!   fails at once with `TargetError::Disconnected`, naming the exit status
+//!   and QEMU's last words on stderr.
+
+use std::fs::File;
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::gdb::GdbClient;
+use crate::qmp::QmpClient;
+use crate::target::{ButtonId, Capabilities, Target, TargetError};
+
+/// The program, as Debian installs it.
+pub const QEMU_PROGRAM: &str = "qemu-system-arm";
+/// What to tell a user without it.
+pub const INSTALL_HINT: &str =
+    "install it with `apt-get install qemu-system-arm` (or run scripts/check, which installs it)";
+/// The deterministic guest-time mode (see the module docs).
+pub const DEFAULT_ICOUNT: &str = "shift=4,sleep=off";
+/// Attempts at starting QEMU when its port was taken in between.
+const START_ATTEMPTS: u32 = 3;
+
+/// The QMP key of each button.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyMap {
+    pub white: String,
+    pub black: String,
+    pub pause: Option<String>,
+    /// Keys pressed and released once after each reset (QEMU 7.2 reads
+    /// their pins low until their first event).
+    pub prime: Vec<String>,
+}
+
+impl Default for KeyMap {
+    /// The reference firmware's wiring on `lm3s6965evb`.
+    fn default() -> Self {
+        KeyMap {
+            white: "up".to_string(),
+            black: "down".to_string(),
+            pause: Some("left".to_string()),
+            prime: ["up", "down", "left", "right", "ctrl"].map(String::from).to_vec(),
+        }
+    }
+}
+
+/// How to run QEMU.
+#[derive(Clone, Debug)]
+pub struct QemuConfig {
+    /// `qemu-system-arm`, looked up on PATH, or a path.
+    pub program: PathBuf,
+    pub machine: String,
+    pub cpu: String,
+    /// `-icount` option; `None` runs the guest in real time (loses ticks on
+    /// a loaded host, `firmware/SMOKE.md` §4).
+    pub icount: Option<String>,
+    /// Longest wait for one answer from the gdbstub or QMP.
+    pub timeout: Duration,
+    /// Longest wait for QEMU to start and both sockets to answer.
+    pub start_timeout: Duration,
+    pub keys: KeyMap,
+    /// Write QEMU's `-d unimp,guest_errors` log to `qemu.log` in the
+    /// target's directory.
+    pub debug_log: bool,
+    /// More arguments, appended as they are.
+    pub extra_args: Vec<String>,
+}
+
+impl Default for QemuConfig {
+    fn default() -> Self {
+        QemuConfig {
+            program: PathBuf::from(QEMU_PROGRAM),
+            machine: "lm3s6965evb".to_string(),
+            cpu: "cortex-m3".to_string(),
+            icount: Some(DEFAULT_ICOUNT.to_string()),
+            timeout: Duration::from_secs(2),
+            start_timeout: Duration::from_secs(10),
+            keys: KeyMap::default(),
+            debug_log: false,
+            extra_args: Vec::new(),
+        }
+    }
+}
+
+/// The program's path if it can be run: as given when it has a directory
+/// part, else the first match on PATH.
+fn find_program(program: &Path) -> Option<PathBuf> {
+    if program.components().count() > 1 {
+        return program.is_file().then(|| program.to_path_buf());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|candidate| candidate.is_file())
+}
+
+fn tool_missing(program: &Path) -> TargetError {
+    TargetError::ToolMissing { tool: program.display().to_string(), hint: INSTALL_HINT.to_string() }
+}
+
+/// Refuses what is not a 32-bit little-endian Arm ELF file before QEMU
+/// sees it (QEMU would load any other file as a raw image and run garbage).
+fn check_elf(elf: &Path) -> Result<(), TargetError> {
+    let image_error = |detail: String| TargetError::Image { path: elf.display().to_string(), detail };
+    let mut header = [0u8; 20];
+    let mut file = File::open(elf).map_err(|error| image_error(error.to_string()))?;
+    std::io::Read::read_exact(&mut file, &mut header)
+        .map_err(|error| image_error(format!("too short for an ELF header ({error})")))?;
+    if header.get(..4) != Some(b"\x7fELF") {
+        return Err(image_error("not an ELF file".to_string()));
+    }
+    let machine = u16::from_le_bytes([header[18], header[19]]);
+    if header[4] != 1 || header[5] != 1 || machine != 40 {
+        return Err(image_error(format!(
+            "not a 32-bit little-endian Arm ELF (class {}, data {}, machine {machine}); build it for thumbv7m-none-eabi",
+            header[4], header[5]
+        )));
+    }
+    Ok(())
+}
+
+/// A TCP port that was free a moment ago.
+fn free_port() -> Result<u16, TargetError> {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .map_err(|source| TargetError::Io { what: "a free local TCP port".to_string(), source })?;
+    listener
+        .local_addr()
+        .map(|address| address.port())
+        .map_err(|source| TargetError::Io { what: "a free local TCP port".to_string(), source })
+}
+
+/// One running QEMU and its two connections.
+#[derive(Debug)]
+struct Session {
+    child: Child,
+    pid: u32,
+    gdb: GdbClient,
+    qmp: QmpClient,
+    gdb_port: u16,
+    command_line: Vec<String>,
+    /// The VM has run since it was started (a reset is needed to start over).
+    has_run: bool,
+    /// Set once the process is known to be gone.
+    exit: Option<String>,
+}
+
+/// QEMU's `lm3s6965evb` as a [`Target`].
+#[derive(Debug)]
+pub struct QemuTarget {
+    config: QemuConfig,
+    program: PathBuf,
+    dir: tempfile::TempDir,
+    session: Option<Session>,
+    elf: Option<PathBuf>,
+    version: Option<String>,
+}
+
+impl QemuTarget {
+    /// Checks that QEMU is installed and makes the target's own directory;
+    /// nothing runs until [`Target::load`].
+    pub fn new(config: QemuConfig) -> Result<QemuTarget, TargetError> {
+        let program = find_program(&config.program).ok_or_else(|| tool_missing(&config.program))?;
+        let dir = tempfile::Builder::new()
+            .prefix("bench-qemu-")
+            .tempdir()
+            .map_err(|source| TargetError::Io { what: "a temporary directory for QEMU's sockets".into(), source })?;
+        Ok(QemuTarget { config, program, dir, session: None, elf: None, version: None })
+    }
+
+    /// Starts `elf` halted (`new` and `load`).
+    pub fn launch(elf: &Path, config: QemuConfig) -> Result<QemuTarget, TargetError> {
+        let mut target = QemuTarget::new(config)?;
+        target.load(elf)?;
+        Ok(target)
+    }
+
+    /// QEMU's process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.session.as_ref().map(|session| session.pid)
+    }
+
+    pub fn gdb_port(&self) -> Option<u16> {
+        self.session.as_ref().map(|session| session.gdb_port)
+    }
+
+    /// The QMP socket's path.
+    pub fn qmp_socket(&self) -> PathBuf {
+        self.dir.path().join("qmp.sock")
+    }
+
+    /// The directory of this target's sockets and logs (removed on drop).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The command QEMU was started with.
+    pub fn command_line(&self) -> Option<&[String]> {
+        self.session.as_ref().map(|session| session.command_line.as_slice())
+    }
+
+    /// QEMU's version (from the QMP greeting), once started.
+    pub fn version(&self) -> Option<&str> {
+        self.version.as_deref()
+    }
+
+    pub fn config(&self) -> &QemuConfig {
+        &self.config
+    }
+
+    /// Whether the VM runs (guest time goes on), as far as the gdbstub
+    /// connection knows.
+    pub fn is_running(&self) -> bool {
+        self.session.as_ref().is_some_and(|session| session.gdb.is_running())
+    }
+
+    /// The QMP connection, for what the [`Target`] trait does not cover
+    /// (`human-monitor-command`, `query-status`). Do not stop or continue
+    /// the VM through it: the gdbstub connection keeps the run state.
+    pub fn qmp(&mut self) -> Result<&mut QmpClient, TargetError> {
+        Ok(&mut self.session_mut()?.qmp)
+    }
+
+    /// The gdbstub connection.
+    pub fn gdb(&mut self) -> Result<&mut GdbClient, TargetError> {
+        Ok(&mut self.session_mut()?.gdb)
+    }
+
+    /// Kills QEMU now (by its PID) and waits for it.
+    pub fn kill(&mut self) {
+        if let Some(mut session) = self.session.take() {
+            let _ = session.child.kill();
+            let _ = session.child.wait();
+        }
+    }
+
+    fn not_started() -> TargetError {
+        TargetError::Disconnected {
+            what: "emulator".to_string(),
+            detail: "no emulator is running: load an image first".to_string(),
+        }
+    }
+
+    fn session_mut(&mut self) -> Result<&mut Session, TargetError> {
+        self.session.as_mut().ok_or_else(QemuTarget::not_started)
+    }
+
+    fn stderr_path(&self) -> PathBuf {
+        self.dir.path().join("qemu.stderr")
+    }
+
+    /// The last lines QEMU wrote to stderr, for messages.
+    fn stderr_tail(&self) -> String {
+        let text = std::fs::read_to_string(self.stderr_path()).unwrap_or_default();
+        // QEMU 7.2 says this at every start-up (the board's own timers).
+        let noise = |line: &str| line.trim().is_empty() || line.contains("Timer with period zero, disabling");
+        let lines: Vec<&str> = text.lines().filter(|line| !noise(line)).collect();
+        let tail = lines.get(lines.len().saturating_sub(5)..).unwrap_or_default();
+        if tail.is_empty() {
+            String::new()
+        } else {
+            format!("; QEMU said: {}", tail.join(" | "))
+        }
+    }
+
+    /// `Some(description)` when the process has exited.
+    fn exit_status(&mut self) -> Option<String> {
+        let stderr = self.stderr_tail();
+        let session = self.session.as_mut()?;
+        if session.exit.is_none() {
+            if let Ok(Some(status)) = session.child.try_wait() {
+                session.exit = Some(format!("QEMU (pid {}) exited: {status}{stderr}", session.pid));
+            }
+        }
+        session.exit.clone()
+    }
+
+    /// Maps a failure of a connection: a dead QEMU is `Disconnected` with
+    /// its exit status, whatever the connection reported.
+    fn classify(&mut self, error: TargetError) -> TargetError {
+        match error {
+            TargetError::Disconnected { .. } | TargetError::Timeout { .. } | TargetError::Io { .. } => {
+                // The sockets close as the process dies; give it a moment to
+                // be reaped so the message can say how it ended.
+                let deadline = Instant::now() + Duration::from_millis(100);
+                loop {
+                    if let Some(exit) = self.exit_status() {
+                        return TargetError::Disconnected { what: "emulator".to_string(), detail: exit };
+                    }
+                    if Instant::now() >= deadline || !matches!(error, TargetError::Disconnected { .. }) {
+                        break;
+                    }
+                    thread::sleep(Duration::from_millis(5));
+                }
+                match error {
+                    TargetError::Disconnected { what, detail } => TargetError::Disconnected {
+                        what,
+                        detail: format!(
+                            "{detail}; QEMU (pid {}) still runs, but this connection is gone",
+                            self.pid().unwrap_or(0)
+                        ),
+                    },
+                    other => other,
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Runs `operation` on the session; failures are classified.
+    fn with_session<T>(
+        &mut self,
+        operation: impl FnOnce(&mut Session) -> Result<T, TargetError>,
+    ) -> Result<T, TargetError> {
+        let result = match self.session.as_mut() {
+            Some(session) => match &session.exit {
+                Some(exit) => Err(TargetError::Disconnected { what: "emulator".to_string(), detail: exit.clone() }),
+                None => operation(session),
+            },
+            None => Err(QemuTarget::not_started()),
+        };
+        result.map_err(|error| self.classify(error))
+    }
+
+    fn arguments(&self, elf: &Path, gdb_port: u16) -> Vec<String> {
+        let mut args: Vec<String> = vec![
+            "-cpu".into(),
+            self.config.cpu.clone(),
+            "-machine".into(),
+            self.config.machine.clone(),
+            "-nographic".into(),
+            "-monitor".into(),
+            "none".into(),
+            "-serial".into(),
+            "none".into(),
+            "-kernel".into(),
+            elf.display().to_string(),
+            "-gdb".into(),
+            format!("tcp:127.0.0.1:{gdb_port}"),
+            "-qmp".into(),
+            format!("unix:{},server=on,wait=off", self.qmp_socket().display()),
+            "-S".into(),
+        ];
+        if let Some(icount) = &self.config.icount {
+            args.push("-icount".into());
+            args.push(icount.clone());
+        }
+        if self.config.debug_log {
+            args.push("-d".into());
+            args.push("unimp,guest_errors".into());
+            args.push("-D".into());
+            args.push(self.dir.path().join("qemu.log").display().to_string());
+        }
+        args.extend(self.config.extra_args.iter().cloned());
+        args
+    }
+
+    /// Starts QEMU with `elf`, halted before its first instruction, and
+    /// connects to QMP and the gdbstub.
+    fn start(&mut self, elf: &Path) -> Result<Session, TargetError> {
+        let mut last_error = None;
+        for _ in 0..START_ATTEMPTS {
+            match self.start_once(elf) {
+                Ok(session) => return Ok(session),
+                Err((error, port_taken)) => {
+                    if !port_taken {
+                        return Err(error);
+                    }
+                    last_error = Some(error);
+                }
+            }
+        }
+        Err(last_error.unwrap_or_else(QemuTarget::not_started))
+    }
+
+    /// One attempt; the flag says whether another attempt may succeed (the
+    /// gdb port was taken between choosing and binding it).
+    fn start_once(&mut self, elf: &Path) -> Result<Session, (TargetError, bool)> {
+        let _ = std::fs::remove_file(self.qmp_socket());
+        let gdb_port = free_port().map_err(|error| (error, false))?;
+        let args = self.arguments(elf, gdb_port);
+        let stderr = File::create(self.stderr_path())
+            .map_err(|source| (TargetError::Io { what: "QEMU's stderr file".to_string(), source }, false))?;
+        let mut child = Command::new(&self.program)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .map_err(|source| {
+                if source.kind() == std::io::ErrorKind::NotFound {
+                    (tool_missing(&self.program), false)
+                } else {
+                    (TargetError::Io { what: format!("starting {}", self.program.display()), source }, false)
+                }
+            })?;
+        let pid = child.id();
+        let mut command_line = vec![self.program.display().to_string()];
+        command_line.extend(args);
+
+        let result = self.connect(&mut child, gdb_port);
+        match result {
+            Ok((gdb, qmp)) => {
+                self.version = qmp.version();
+                Ok(Session { child, pid, gdb, qmp, gdb_port, command_line, has_run: false, exit: None })
+            }
+            Err(error) => {
+                let exited = child.try_wait().ok().flatten();
+                let _ = child.kill();
+                let _ = child.wait();
+                let said = self.stderr_tail();
+                let port_taken = said.contains("Address already in use");
+                let error = match exited {
+                    Some(status) if said.contains("-kernel") || said.contains("load") => TargetError::Image {
+                        path: elf.display().to_string(),
+                        detail: format!("QEMU refused it and exited ({status}){said}"),
+                    },
+                    Some(status) => TargetError::Disconnected {
+                        what: "emulator".to_string(),
+                        detail: format!("it exited at start-up ({status}){said}; command: {}", command_line.join(" ")),
+                    },
+                    None => error,
+                };
+                Err((error, port_taken))
+            }
+        }
+    }
+
+    /// Waits for QMP and the gdbstub to answer, watching the process.
+    fn connect(&self, child: &mut Child, gdb_port: u16) -> Result<(GdbClient, QmpClient), TargetError> {
+        let deadline = Instant::now() + self.config.start_timeout;
+        let exited = |child: &mut Child| -> Result<(), TargetError> {
+            match child.try_wait() {
+                Ok(Some(status)) => Err(TargetError::Disconnected {
+                    what: "emulator".to_string(),
+                    detail: format!("it exited at start-up ({status})"),
+                }),
+                _ => Ok(()),
+            }
+        };
+        let path = self.qmp_socket();
+        let qmp = loop {
+            exited(child)?;
+            match QmpClient::connect(&path, self.config.timeout) {
+                Ok(qmp) => break qmp,
+                Err(TargetError::Disconnected { .. }) if Instant::now() < deadline => {
+                    thread::sleep(Duration::from_millis(10))
+                }
+                Err(TargetError::Disconnected { .. }) => {
+                    return Err(TargetError::Timeout {
+                        what: format!("QEMU's QMP socket {}", path.display()),
+                        timeout: self.config.start_timeout,
+                    })
+                }
+                Err(error) => return Err(error),
+            }
+        };
+        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, gdb_port));
+        let gdb = loop {
+            exited(child)?;
+            match GdbClient::connect(address, self.config.timeout) {
+                Ok(gdb) => break gdb,
+                Err(TargetError::Disconnected { .. }) if Instant::now() < deadline => {
+                    thread::sleep(Duration::from_millis(10))
+                }
+                Err(TargetError::Disconnected { .. }) => {
+                    return Err(TargetError::Timeout {
+                        what: format!("QEMU's gdbstub at {address}"),
+                        timeout: self.config.start_timeout,
+                    })
+                }
+                Err(error) => return Err(error),
+            }
+        };
+        Ok((gdb, qmp))
+    }
+
+    fn key(&self, button: ButtonId) -> Result<String, TargetError> {
+        let keys = &self.config.keys;
+        match button {
+            ButtonId::White => Ok(keys.white.clone()),
+            ButtonId::Black => Ok(keys.black.clone()),
+            ButtonId::Pause => keys.pause.clone().ok_or_else(|| TargetError::Protocol {
+                what: "emulator".to_string(),
+                detail: "no key is configured for the pause button".to_string(),
+            }),
+        }
+    }
+}
+
+impl Session {
+    /// Sends a key event with the VM running, as QEMU requires; a VM the
+    /// caller halted is halted again afterwards (guest time moved on only
+    /// for the few microseconds of host time the event took).
+    fn key(&mut self, qcode: &str, down: bool) -> Result<(), TargetError> {
+        let was_halted = !self.gdb.is_running();
+        if was_halted {
+            self.gdb.resume()?;
+        }
+        let mut outcome = self.qmp.send_key_raw(qcode, down)?;
+        if outcome.is_err() {
+            // The VM stopped without the gdb connection knowing (a stop
+            // reply may be waiting): settle the state, resume, send again.
+            self.gdb.interrupt()?;
+            self.gdb.resume()?;
+            outcome = self.qmp.send_key_raw(qcode, down)?;
+        }
+        if was_halted {
+            self.gdb.interrupt()?;
+        }
+        outcome.map_err(|error| TargetError::Protocol {
+            what: format!("QMP socket {}", self.qmp.path().display()),
+            detail: format!(
+                "key {qcode} {} was refused: {} ({})",
+                if down { "down" } else { "up" },
+                error.desc,
+                error.class
+            ),
+        })
+    }
+
+    /// Waits until QEMU has carried out a requested reset: the run state
+    /// becomes `prelaunch`.
+    fn await_reset(&mut self, timeout: Duration) -> Result<(), TargetError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let status = self.qmp.query_status()?;
+            if status.status == "prelaunch" {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(TargetError::Timeout { what: "QEMU's system reset".to_string(), timeout });
+            }
+            thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+impl Drop for QemuTarget {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+impl Target for QemuTarget {
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            read_while_running: false,
+            virtual_time: self.config.icount.is_some(),
+            pause_button: self.config.keys.pause.is_some(),
+        }
+    }
+
+    /// Starts a fresh QEMU with `elf` (a running one is killed first), halted
+    /// before the first instruction.
+    fn load(&mut self, elf: &Path) -> Result<(), TargetError> {
+        self.kill();
+        check_elf(elf)?;
+        let session = self.start(elf)?;
+        self.session = Some(session);
+        self.elf = Some(elf.to_path_buf());
+        Ok(())
+    }
+
+    /// Resets the machine (QEMU reloads the image) unless it never ran,
+    /// lets it run, and presses and releases every key once.
+    fn reset_and_run(&mut self) -> Result<(), TargetError> {
+        let timeout = self.config.timeout;
+        let prime = self.config.keys.prime.clone();
+        self.with_session(|session| {
+            if session.has_run {
+                session.gdb.interrupt()?;
+                session.qmp.system_reset()?;
+                session.await_reset(timeout)?;
+            }
+            session.gdb.resume()?;
+            session.has_run = true;
+            for key in &prime {
+                session.key(key, true)?;
+                session.key(key, false)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Halts the VM: guest time stands still until [`Target::resume`].
+    fn halt(&mut self) -> Result<(), TargetError> {
+        self.with_session(|session| session.gdb.interrupt().map(|_| ()))
+    }
+
+    fn resume(&mut self) -> Result<(), TargetError> {
+        self.with_session(|session| {
+            session.has_run = true;
+            session.gdb.resume()
+        })
+    }
+
+    fn read_memory(&mut self, address: u32, buffer: &mut [u8]) -> Result<(), TargetError> {
+        self.with_session(|session| session.gdb.read_memory(address, buffer))
+    }
+
+    fn write_memory(&mut self, address: u32, data: &[u8]) -> Result<(), TargetError> {
+        self.with_session(|session| session.gdb.write_memory(address, data))
+    }
+
+    fn set_button(&mut self, button: ButtonId, pressed: bool) -> Result<(), TargetError> {
+        let key = self.key(button)?;
+        self.with_session(|session| session.key(&key, pressed))
+    }
+
+    fn describe(&self) -> String {
+        let icount = match &self.config.icount {
+            Some(icount) => format!("icount {icount}"),
+            None => "real time (no icount)".to_string(),
+        };
+        format!(
+            "QEMU {} {} ({}), {icount}",
+            self.version.as_deref().unwrap_or("?"),
+            self.config.machine,
+            self.config.cpu
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_qemu_says_how_to_install_it() {
+        let config = QemuConfig { program: PathBuf::from("qemu-system-arm-not-installed"), ..QemuConfig::default() };
+        let error = QemuTarget::new(config).unwrap_err();
+        assert!(matches!(error, TargetError::ToolMissing { .. }), "{error}");
+        let message = error.to_string();
+        assert!(message.contains("apt-get install qemu-system-arm") && message.contains("scripts/check"), "{message}");
+        let config = QemuConfig { program: PathBuf::from("/nonexistent/qemu-system-arm"), ..QemuConfig::default() };
+        assert!(matches!(QemuTarget::new(config), Err(TargetError::ToolMissing { .. })));
+    }
+
+    #[test]
+    fn the_command_line_has_its_own_port_and_socket() {
+        // Any program that exists will do to build the arguments.
+        let config = QemuConfig { program: PathBuf::from("sh"), ..QemuConfig::default() };
+        let target = QemuTarget::new(config).unwrap();
+        let other = QemuTarget::new(QemuConfig { program: PathBuf::from("sh"), ..QemuConfig::default() }).unwrap();
+        assert_ne!(target.qmp_socket(), other.qmp_socket());
+        let args = target.arguments(Path::new("/x/normal.elf"), 4321).join(" ");
+        assert!(args.contains("-machine lm3s6965evb"), "{args}");
+        assert!(args.contains("-kernel /x/normal.elf"), "{args}");
+        assert!(args.contains("-gdb tcp:127.0.0.1:4321"), "{args}");
+        assert!(args.contains(&format!("-qmp unix:{},server=on,wait=off", target.qmp_socket().display())), "{args}");
+        assert!(args.contains("-S") && args.ends_with("-icount shift=4,sleep=off"), "{args}");
+        assert!(!target.capabilities().read_while_running);
+    }
+
+    #[test]
+    fn calls_before_load_are_refused_not_hung() {
+        let mut target = QemuTarget::new(QemuConfig { program: PathBuf::from("sh"), ..QemuConfig::default() }).unwrap();
+        let mut buffer = [0u8; 4];
+        assert!(matches!(target.read_memory(0x2000_0000, &mut buffer), Err(TargetError::Disconnected { .. })));
+        assert!(matches!(target.set_button(ButtonId::White, true), Err(TargetError::Disconnected { .. })));
+    }
+
+    #[test]
+    fn a_missing_image_is_an_image_error() {
+        let mut target = QemuTarget::new(QemuConfig { program: PathBuf::from("sh"), ..QemuConfig::default() }).unwrap();
+        let error = target.load(Path::new("/nonexistent/image.elf")).unwrap_err();
+        assert!(matches!(error, TargetError::Image { .. }), "{error}");
+        let dir = tempfile::tempdir().unwrap();
+        let text = dir.path().join("notes.txt");
+        std::fs::write(&text, "hello, not an image\n").unwrap();
+        let error = target.load(&text).unwrap_err();
+        assert!(error.to_string().contains("not an ELF file"), "{error}");
+        let mut x86 = vec![0x7f, b'E', b'L', b'F', 2, 1, 1, 0];
+        x86.resize(18, 0);
+        x86.extend_from_slice(&62u16.to_le_bytes());
+        let host = dir.path().join("host.elf");
+        std::fs::write(&host, &x86).unwrap();
+        let error = target.load(&host).unwrap_err();
+        assert!(error.to_string().contains("not a 32-bit little-endian Arm ELF"), "{error}");
+        assert_eq!(target.pid(), None);
+    }
+}

@@ -1,0 +1,881 @@
+//! The run: one scheduled game played on a board, its records collected,
+//! compared with the model, and its time base measured.
+//!
+//! ```text
+//!   Session::hello ── Hello record (tick, counter, debounce)
+//!   Session::play(schedule):
+//!     `reset` → Ack, `tc TEXT` → Ack, `start` → Ack (the start instant)
+//!     loop: poll records ─▶ guest time = the latest firmware instant seen
+//!           press due (start + offset)? set_button(down) … hold … set_button(up)
+//!     until the schedule's end + a tail, the firmware shows the game
+//!     finished, or a failure (target gone, firmware silent, Ctrl-C)
+//!   compare(records) · accounting drift(TimeBase) · press latency
+//! ```
+//!
+//! **Guest time** is the firmware's own: the latest instant any record
+//! speaks of (Snapshots come at least every 100 ms, TimeBase every second).
+//! Presses are timed against it, so a press lands at its scheduled guest
+//! instant or a little later, never earlier; the comparison uses the
+//! firmware's stamp of each press, so lateness never makes a mismatch. A
+//! press is held 30–60 ms of guest time (the schedule draws it) and the next
+//! one waits for the release; a button is never pressed again within the
+//! firmware's debounce window (Hello `debounce_us`), so every press is one.
+//!
+//! **Failures** end the game at once with a [`RunError`] and a partial
+//! result marked incomplete: the target went away, the firmware sent nothing
+//! new (no record speaking of a later instant) for
+//! [`RunOptions::silence_timeout`] of host time, or did not answer a command
+//! in that time, or the run was interrupted. A held button is released on
+//! the way out if the target still answers.
+//!
+//! Records come and commands go through a [`RecordLink`]: the RTT reader
+//! ([`crate::rtt::RttReader`]) on every backend, or a test's own.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bench_contract::{Ack, AckStatus, Body, CommandCode, Hello, Phase, Record, COMMAND_LINE_MAX, CONTRACT_VERSION};
+
+use crate::compare::{self, CompareError, Comparison};
+use crate::drift::{self, Fit, FitError, FitOptions};
+use crate::rtt::{RttError, RttReader};
+use crate::schedule::Schedule;
+use crate::target::{ButtonId, Target, TargetError};
+
+/// Records in, command lines out: what the run needs of a firmware's
+/// channels.
+pub trait RecordLink {
+    /// Appends every record the firmware sent since the last call, in its
+    /// order. Does not wait for records to come.
+    fn poll(&mut self, target: &mut dyn Target, out: &mut Vec<Record>) -> Result<(), TargetError>;
+    /// Writes one command line (without its newline) to `bench-ctl`. Does
+    /// not wait for the Ack: it comes as a record.
+    fn send_line(&mut self, target: &mut dyn Target, line: &str) -> Result<(), TargetError>;
+}
+
+/// How long [`RttReader::send_line`] may wait for room in the down ring.
+const SEND_TIMEOUT: Duration = Duration::from_secs(2);
+
+fn rtt_error(error: RttError) -> TargetError {
+    match error {
+        RttError::Target(error) => error,
+        RttError::Timeout { what, timeout } => TargetError::Timeout { what, timeout },
+        RttError::DownChannelFull { timeout, .. } => {
+            TargetError::Timeout { what: format!("room in the `{}` down ring", bench_contract::DOWN_CHANNEL), timeout }
+        }
+        other => TargetError::Protocol { what: "firmware's RTT channels".to_string(), detail: other.to_string() },
+    }
+}
+
+impl RecordLink for RttReader {
+    fn poll(&mut self, target: &mut dyn Target, out: &mut Vec<Record>) -> Result<(), TargetError> {
+        RttReader::poll(self, target).map_err(rtt_error)?;
+        out.extend(self.take_records());
+        Ok(())
+    }
+
+    fn send_line(&mut self, target: &mut dyn Target, line: &str) -> Result<(), TargetError> {
+        RttReader::send_line(self, target, line.as_bytes(), SEND_TIMEOUT).map(|_| ()).map_err(rtt_error)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Pause between polls that brought nothing new (host time).
+    pub poll_interval: Duration,
+    /// The firmware is silent when no record speaks of a later instant for
+    /// this long, or a command has no Ack after this long (host time).
+    pub silence_timeout: Duration,
+    /// Guest time read after the schedule's end, so the last records (a
+    /// flag, the final snapshot) are in.
+    pub tail_us: u64,
+    pub drift: FitOptions,
+    /// Set (e.g. by Ctrl-C) to end the game at once, incomplete.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            poll_interval: Duration::from_millis(2),
+            silence_timeout: Duration::from_secs(10),
+            tail_us: 500_000,
+            drift: FitOptions::default(),
+            stop: None,
+        }
+    }
+}
+
+/// Why a game could not be played to its end.
+#[derive(Debug)]
+pub enum RunError {
+    /// The board or its connection failed (the emulator died, a socket
+    /// closed, a probe went away).
+    Target(TargetError),
+    /// The firmware sent nothing new for too long.
+    Silent {
+        waiting_for: String,
+        waited: Duration,
+        last_at_us: Option<u64>,
+    },
+    /// The firmware is not a contract-1 firmware.
+    Contract {
+        detail: String,
+    },
+    /// The firmware refused a command the model accepts.
+    Refused {
+        line: String,
+        status: AckStatus,
+        position: u16,
+    },
+    /// The firmware restarted during the game (a Hello with seq 0).
+    Restarted {
+        at_us: u64,
+    },
+    /// The time-control text cannot be sent as one command line.
+    LineTooLong {
+        line: String,
+    },
+    Interrupted,
+}
+
+impl RunError {
+    /// A failure of the firmware under test (exit 1), rather than of the
+    /// bench or its infrastructure (exit 3).
+    pub fn is_firmware_failure(&self) -> bool {
+        matches!(self, RunError::Refused { .. })
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Target(error) => write!(f, "{error}"),
+            RunError::Silent { waiting_for, waited, last_at_us } => {
+                let last = match last_at_us {
+                    Some(at) => format!("its last record was about {}", compare::seconds(*at)),
+                    None => "no record at all".to_string(),
+                };
+                write!(
+                    f,
+                    "the firmware went silent: nothing new for {:.1} s while waiting for {waiting_for} ({last}); \
+                     is it running, and does it implement the bench contract (hil/CONTRACT.md)?",
+                    waited.as_secs_f64()
+                )
+            }
+            RunError::Contract { detail } => {
+                write!(f, "the firmware does not speak bench contract {CONTRACT_VERSION}: {detail}")
+            }
+            RunError::Refused { line, status, position } => {
+                write!(f, "the firmware refused `{line}`: {status:?}")?;
+                if *status == AckStatus::BadTimeControl {
+                    write!(f, " at byte {position} of the time control")?;
+                }
+                Ok(())
+            }
+            RunError::Restarted { at_us } => {
+                write!(f, "the firmware restarted during the game (a Hello record after {})", compare::seconds(*at_us))
+            }
+            RunError::LineTooLong { line } => {
+                write!(f, "`{line}` is longer than the contract's {COMMAND_LINE_MAX}-byte command line")
+            }
+            RunError::Interrupted => f.write_str("interrupted"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl From<TargetError> for RunError {
+    fn from(error: TargetError) -> RunError {
+        RunError::Target(error)
+    }
+}
+
+/// Nearest-rank percentiles of a set of durations, µs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Percentiles {
+    pub count: usize,
+    pub min_us: u64,
+    pub p50_us: u64,
+    pub p90_us: u64,
+    pub p99_us: u64,
+    pub max_us: u64,
+}
+
+impl Percentiles {
+    pub fn of(values: &[u64]) -> Option<Percentiles> {
+        let mut sorted = values.to_vec();
+        sorted.sort_unstable();
+        let count = sorted.len();
+        let rank = |percent: usize| {
+            // Nearest rank: the smallest value with at least `percent` % at or below it.
+            let index = (percent * count).div_ceil(100).saturating_sub(1);
+            sorted.get(index.min(count.saturating_sub(1))).copied()
+        };
+        Some(Percentiles {
+            count,
+            min_us: *sorted.first()?,
+            p50_us: rank(50)?,
+            p90_us: rank(90)?,
+            p99_us: rank(99)?,
+            max_us: *sorted.last()?,
+        })
+    }
+}
+
+/// Edge-to-registered latency of each press, µs: the firmware's own
+/// `handled_at_us − at_us` (the edge stamp is the press instant; in the
+/// emulator host send times are not comparable with guest time).
+pub fn press_latencies(records: &[Record]) -> Vec<u64> {
+    records
+        .iter()
+        .filter_map(|record| match record.body {
+            Body::Press(press) => Some(press.handled_at_us.saturating_sub(record.at_us)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// How far a game has come, for progress displays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub game: u64,
+    pub presses_sent: usize,
+    pub presses_total: usize,
+    /// Guest time since the start, µs.
+    pub guest_us: u64,
+    /// Guest time the game is scheduled to take, µs.
+    pub duration_us: u64,
+}
+
+/// One press as it was made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SentPress {
+    pub button: ButtonId,
+    /// Scheduled guest instant (firmware clock), µs.
+    pub scheduled_us: u64,
+    /// The latest firmware instant known when the button went down, µs.
+    pub sent_us: u64,
+}
+
+/// What one game produced.
+#[derive(Debug)]
+pub struct GameRun {
+    pub schedule: Schedule,
+    /// Every record from the game's first command on, in the firmware's order.
+    pub records: Vec<Record>,
+    pub tick_us: u64,
+    /// Firmware instant of the start (the `start` Ack), once started.
+    pub start_us: Option<u64>,
+    pub sent: Vec<SentPress>,
+    /// Guest time covered after the start, µs.
+    pub guest_us: u64,
+    pub host_elapsed: Duration,
+    /// Why the game ended early; `None` when it was played to its end.
+    pub error: Option<RunError>,
+    /// The comparison of the records with the model (also of a partial
+    /// game); `None` when the game never started.
+    pub comparison: Option<Result<Comparison, CompareError>>,
+    /// Edge-to-registered press latency.
+    pub latency: Option<Percentiles>,
+    /// Accounting drift over this game's TimeBase records.
+    pub drift: Result<Fit, FitError>,
+}
+
+impl GameRun {
+    /// Played to its end with every record seen.
+    pub fn complete(&self) -> bool {
+        self.error.is_none() && matches!(&self.comparison, Some(Ok(comparison)) if comparison.records_lost == 0)
+    }
+
+    /// Complete and without a mismatch (drift is judged over the session).
+    pub fn passed(&self) -> bool {
+        self.complete() && matches!(&self.comparison, Some(Ok(comparison)) if comparison.passed())
+    }
+}
+
+/// A board with a contract firmware, running one game after another.
+pub struct Session<'a> {
+    target: &'a mut dyn Target,
+    link: &'a mut dyn RecordLink,
+    options: RunOptions,
+    hello: Option<Hello>,
+    /// Every TimeBase record of the session (accounting drift over all games).
+    time_bases: Vec<Record>,
+    /// The latest firmware instant any record spoke of.
+    guest_us: Option<u64>,
+    /// Host time the guest time last moved on.
+    last_progress: Instant,
+}
+
+impl fmt::Debug for Session<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("target", &self.target.describe())
+            .field("hello", &self.hello)
+            .field("time_bases", &self.time_bases.len())
+            .field("guest_us", &self.guest_us)
+            .finish()
+    }
+}
+
+/// The latest firmware instant a record speaks of.
+fn latest_instant(record: &Record) -> u64 {
+    match record.body {
+        Body::Press(press) => record.at_us.max(press.handled_at_us),
+        Body::Flag(flag) => record.at_us.max(flag.observed_at_us),
+        _ => record.at_us,
+    }
+}
+
+/// Where the presses are.
+#[derive(Clone, Copy, Debug)]
+enum PressState {
+    Up,
+    Held { button: ButtonId, release_at_us: u64 },
+}
+
+impl<'a> Session<'a> {
+    pub fn new(target: &'a mut dyn Target, link: &'a mut dyn RecordLink, options: RunOptions) -> Session<'a> {
+        Session {
+            target,
+            link,
+            options,
+            hello: None,
+            time_bases: Vec::new(),
+            guest_us: None,
+            last_progress: Instant::now(),
+        }
+    }
+
+    pub fn options(&self) -> &RunOptions {
+        &self.options
+    }
+
+    /// The firmware's Hello, waiting for it if not seen yet.
+    pub fn hello(&mut self) -> Result<Hello, RunError> {
+        if let Some(hello) = self.hello {
+            return Ok(hello);
+        }
+        let waiting_since = Instant::now();
+        loop {
+            let mut fresh = Vec::new();
+            self.pump(&mut fresh)?;
+            if let Some(hello) = fresh.iter().find_map(|record| match record.body {
+                Body::Hello(hello) => Some(hello),
+                _ => None,
+            }) {
+                if hello.contract_version != CONTRACT_VERSION {
+                    return Err(RunError::Contract {
+                        detail: format!("its Hello announces contract version {}", hello.contract_version),
+                    });
+                }
+                if usize::from(hello.record_size) != bench_contract::RECORD_SIZE {
+                    return Err(RunError::Contract {
+                        detail: format!("its Hello announces {}-byte records", hello.record_size),
+                    });
+                }
+                self.hello = Some(hello);
+                return Ok(hello);
+            }
+            self.alive("the firmware's Hello record", waiting_since)?;
+            if fresh.is_empty() {
+                std::thread::sleep(self.options.poll_interval);
+            }
+        }
+    }
+
+    /// Every TimeBase record seen in the session.
+    pub fn time_bases(&self) -> &[Record] {
+        &self.time_bases
+    }
+
+    /// Accounting drift over the whole session.
+    pub fn drift(&self) -> Result<Fit, FitError> {
+        let Some(hello) = self.hello else { return Err(FitError::TooFew { used: 0 }) };
+        drift::fit(&drift::accounting_samples(&self.time_bases, &hello), &self.options.drift)
+    }
+
+    /// Polls once; new records go to `into` (and TimeBase records to the
+    /// session's list). Returns how many came.
+    fn pump(&mut self, into: &mut Vec<Record>) -> Result<usize, RunError> {
+        let before = into.len();
+        self.link.poll(self.target, into)?;
+        let fresh = into.get(before..).unwrap_or_default();
+        for record in fresh {
+            let latest = latest_instant(record);
+            if self.guest_us.is_none_or(|guest| latest > guest) {
+                self.guest_us = Some(latest);
+                self.last_progress = Instant::now();
+            }
+            if matches!(record.body, Body::TimeBase(_)) {
+                self.time_bases.push(*record);
+            }
+        }
+        Ok(fresh.len())
+    }
+
+    /// Fails when the run was stopped, or nothing new came for too long
+    /// (since the last progress, or since `waiting_since`, whichever is later).
+    fn alive(&self, waiting_for: &str, waiting_since: Instant) -> Result<(), RunError> {
+        if self.options.stop.as_ref().is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+            return Err(RunError::Interrupted);
+        }
+        let waited = self.last_progress.elapsed().min(waiting_since.elapsed());
+        if waited > self.options.silence_timeout {
+            return Err(RunError::Silent { waiting_for: waiting_for.to_string(), waited, last_at_us: self.guest_us });
+        }
+        Ok(())
+    }
+
+    /// Sends `line` and waits for the Ack of `command`.
+    fn command(&mut self, line: &str, command: CommandCode, records: &mut Vec<Record>) -> Result<(u64, Ack), RunError> {
+        if line.len() > COMMAND_LINE_MAX {
+            return Err(RunError::LineTooLong { line: line.to_string() });
+        }
+        let from = records.len();
+        self.link.send_line(self.target, line)?;
+        let sent = Instant::now();
+        let waiting_for = format!("the Ack of `{line}`");
+        let mut checked = from;
+        loop {
+            let found = records.iter().skip(checked).find_map(|record| match record.body {
+                Body::Ack(ack) if ack.command == command => Some((record.at_us, ack)),
+                _ => None,
+            });
+            if let Some(answer) = found {
+                return Ok(answer);
+            }
+            checked = records.len();
+            self.check_restart(records, from)?;
+            let came = self.pump(records)?;
+            // An Ack must come even while Snapshots keep the guest time moving.
+            if sent.elapsed() > self.options.silence_timeout {
+                return Err(RunError::Silent { waiting_for, waited: sent.elapsed(), last_at_us: self.guest_us });
+            }
+            self.alive(&waiting_for, sent)?;
+            if came == 0 {
+                std::thread::sleep(self.options.poll_interval);
+            }
+        }
+    }
+
+    /// A Hello with seq 0 among `records[from..]`: the firmware restarted.
+    fn check_restart(&self, records: &[Record], from: usize) -> Result<(), RunError> {
+        match records.iter().skip(from).find(|record| matches!(record.body, Body::Hello(_)) && record.seq == 0) {
+            Some(record) => Err(RunError::Restarted { at_us: record.at_us }),
+            None => Ok(()),
+        }
+    }
+
+    /// Plays `schedule` to its end (or to a failure) and judges it.
+    pub fn play(&mut self, schedule: &Schedule, progress: &mut dyn FnMut(&Progress)) -> GameRun {
+        let started = Instant::now();
+        let mut records = Vec::new();
+        let mut sent = Vec::new();
+        let mut start_us = None;
+        let hello = self.hello();
+        let tick_us = hello.as_ref().map_or(0, |hello| u64::from(hello.tick_us));
+        let outcome = match hello {
+            Ok(hello) => self.drive(schedule, &hello, &mut records, &mut sent, &mut start_us, progress),
+            Err(error) => Err(error),
+        };
+        let error = outcome.err();
+        if error.is_some() {
+            // Best effort: do not leave a button down.
+            for button in [ButtonId::White, ButtonId::Black] {
+                let _ = self.target.set_button(button, false);
+            }
+        }
+        let guest_us = match (start_us, self.guest_us) {
+            (Some(start), Some(guest)) => guest.saturating_sub(start),
+            _ => 0,
+        };
+        let comparison = start_us.map(|_| compare::compare(&schedule.control_text, tick_us, &records));
+        let latency = Percentiles::of(&press_latencies(&records));
+        let drift = match self.hello {
+            Some(hello) => drift::fit(&drift::accounting_samples(&records, &hello), &self.options.drift),
+            None => Err(FitError::TooFew { used: 0 }),
+        };
+        GameRun {
+            schedule: schedule.clone(),
+            records,
+            tick_us,
+            start_us,
+            sent,
+            guest_us,
+            host_elapsed: started.elapsed(),
+            error,
+            comparison,
+            latency,
+            drift,
+        }
+    }
+
+    fn drive(
+        &mut self,
+        schedule: &Schedule,
+        hello: &Hello,
+        records: &mut Vec<Record>,
+        sent: &mut Vec<SentPress>,
+        start_us: &mut Option<u64>,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<(), RunError> {
+        let refused = |line: &str, ack: &Ack| RunError::Refused {
+            line: line.to_string(),
+            status: ack.status,
+            position: ack.error_position,
+        };
+        // A new game. The first game after boot has no control to reset to.
+        let (_, ack) = self.command("reset", CommandCode::Reset, records)?;
+        if !matches!(ack.status, AckStatus::Ok | AckStatus::NotAllowed) {
+            return Err(refused("reset", &ack));
+        }
+        let line = format!("tc {}", schedule.control_text);
+        let (_, ack) = self.command(&line, CommandCode::TimeControl, records)?;
+        if ack.status != AckStatus::Ok {
+            return Err(refused(&line, &ack));
+        }
+        let (at_us, ack) = self.command("start", CommandCode::Start, records)?;
+        if ack.status != AckStatus::Ok {
+            return Err(refused("start", &ack));
+        }
+        *start_us = Some(at_us);
+        let start = at_us;
+
+        let debounce_us = u64::from(hello.debounce_us).saturating_add(1_000);
+        let mut last_down: [Option<u64>; 2] = [None, None];
+        let slot = |button: ButtonId| usize::from(button == ButtonId::Black);
+        let mut state = PressState::Up;
+        let mut next = 0usize;
+        let mut last_release_us = start;
+        let mut reported_us = 0u64;
+        let mut finished_at: Option<u64> = None;
+        let total = schedule.presses.len();
+        let duration_us = schedule.duration_us();
+        let play_from = records.len();
+        let waiting_since = Instant::now();
+        loop {
+            let came = self.pump(records)?;
+            self.check_restart(records, play_from)?;
+            let guest = self.guest_us.unwrap_or(start).max(start);
+            if finished_at.is_none()
+                && records
+                    .iter()
+                    .skip(play_from)
+                    .any(|record| matches!(record.body, Body::Snapshot(snapshot) if snapshot.phase == Phase::Finished))
+            {
+                finished_at = Some(guest);
+            }
+            match state {
+                PressState::Up if next < total => {
+                    if let Some(press) = schedule.presses.get(next) {
+                        let due = start.saturating_add(press.offset_us);
+                        let spaced = last_down
+                            .get(slot(press.button))
+                            .copied()
+                            .flatten()
+                            .is_none_or(|last| guest >= last.saturating_add(debounce_us));
+                        if guest >= due && spaced && finished_at.is_none() {
+                            self.target.set_button(press.button, true)?;
+                            if let Some(last) = last_down.get_mut(slot(press.button)) {
+                                *last = Some(guest);
+                            }
+                            sent.push(SentPress { button: press.button, scheduled_us: due, sent_us: guest });
+                            state = PressState::Held {
+                                button: press.button,
+                                release_at_us: guest.saturating_add(press.hold_us),
+                            };
+                        }
+                    }
+                }
+                PressState::Held { button, release_at_us } if guest >= release_at_us => {
+                    self.target.set_button(button, false)?;
+                    last_release_us = guest;
+                    next += 1;
+                    state = PressState::Up;
+                    progress(&Progress {
+                        game: schedule.game,
+                        presses_sent: next,
+                        presses_total: total,
+                        guest_us: guest - start,
+                        duration_us,
+                    });
+                }
+                PressState::Up | PressState::Held { .. } => {}
+            }
+            let all_pressed = next >= total && matches!(state, PressState::Up);
+            let end = start.saturating_add(duration_us).max(last_release_us).saturating_add(self.options.tail_us);
+            let over = finished_at.is_some_and(|at| guest >= at.saturating_add(self.options.tail_us));
+            if (all_pressed && guest >= end) || over {
+                progress(&Progress {
+                    game: schedule.game,
+                    presses_sent: next,
+                    presses_total: total,
+                    guest_us: guest - start,
+                    duration_us,
+                });
+                return Ok(());
+            }
+            if guest.saturating_sub(reported_us) >= 250_000 {
+                reported_us = guest;
+                progress(&Progress {
+                    game: schedule.game,
+                    presses_sent: next,
+                    presses_total: total,
+                    guest_us: guest - start,
+                    duration_us,
+                });
+            }
+            let waiting_for = match state {
+                PressState::Held { .. } => "guest time to pass while a button is held".to_string(),
+                PressState::Up if next < total => format!("the guest instant of press {next}"),
+                PressState::Up => "the end of the game".to_string(),
+            };
+            self.alive(&waiting_for, waiting_since)?;
+            if came == 0 {
+                std::thread::sleep(self.options.poll_interval);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use bench_contract::{Ack, AckStatus, Body, Command, CommandCode};
+    use bench_sim::scenario::Scenario;
+
+    use super::*;
+    use crate::compare::fake_firmware::{Defects, FakeFirmware};
+    use crate::fake::{contract_button, DownLine, FakeConfig, FakeTarget, Fault};
+    use crate::rtt::{ControlBlockLocation, RttReader};
+    use crate::schedule;
+
+    /// Short games: 30 s + 1 s, quick players, 8 moves each.
+    const SCENARIO: &str = r#"
+description = "run test"
+control = "30+1"
+games = 3
+seed = 4
+
+[players]
+think = { distribution = "uniform", min_ms = 200, max_ms = 1500 }
+
+[board]
+ends_per_move = 0
+max_moves = 8
+"#;
+
+    fn scenario(control: &str) -> Scenario {
+        let text = SCENARIO.replace("\"30+1\"", &format!("{control:?}"));
+        Scenario::parse(&text, Path::new("scenarios/run-test.toml")).expect("the test scenario parses")
+    }
+
+    /// How the fake board's firmware behaves.
+    #[derive(Clone, Copy, Default)]
+    struct Behaviour {
+        defects: Defects,
+        /// The firmware clock's rate error against the board's time.
+        drift_ppm: f64,
+        /// Board time after which the firmware sends nothing.
+        silent_after_us: Option<u64>,
+        /// Answer `tc` with "bad time control" at byte 2.
+        refuse_tc: bool,
+    }
+
+    /// The fake target of `crate::fake` running the test firmware of
+    /// `crate::compare::fake_firmware`, one main-loop turn per target call
+    /// (250 µs of board time each), with a 1 Hz hardware counter.
+    fn board(behaviour: Behaviour) -> FakeTarget {
+        let mut target = FakeTarget::with_config(FakeConfig { us_per_call: 250, ..FakeConfig::default() });
+        let mut firmware = FakeFirmware::new(behaviour.defects);
+        let mut next_second = 1u64;
+        let rate = 1.0 + behaviour.drift_ppm * 1e-6;
+        let clock = move |board_us: u64| (board_us as f64 * rate) as u64;
+        target.set_firmware(move |board| {
+            let now = board.now_us();
+            if behaviour.silent_after_us.is_some_and(|after| now >= after) {
+                return;
+            }
+            for line in board.take_lines() {
+                let DownLine::Line(text) = line else { continue };
+                if behaviour.refuse_tc && matches!(Command::parse(text.as_bytes()), Ok(Command::TimeControl(_))) {
+                    let ack = Ack {
+                        command: CommandCode::TimeControl,
+                        status: AckStatus::BadTimeControl,
+                        error_position: 2,
+                        commands: u32::try_from(board.lines_received().len()).unwrap_or(0),
+                        initial_us: 0,
+                        final_period: 0,
+                    };
+                    board.emit(clock(now), Body::Ack(ack));
+                    continue;
+                }
+                firmware.command(&text, clock(now));
+            }
+            for edge in board.button_edges() {
+                if edge.pressed {
+                    firmware.press(contract_button(edge.button), clock(edge.at_us), clock(now) + 5);
+                }
+            }
+            firmware.advance(clock(now));
+            while next_second * 1_000_000 <= now {
+                firmware.time_base(clock(next_second * 1_000_000) + 3, next_second);
+                next_second += 1;
+            }
+            for record in firmware.out.drain(..) {
+                board.emit(record.at_us, record.body);
+            }
+        });
+        target.reset_and_run().expect("the fake boots");
+        target
+    }
+
+    fn options() -> RunOptions {
+        RunOptions {
+            poll_interval: Duration::ZERO,
+            silence_timeout: Duration::from_millis(500),
+            ..RunOptions::default()
+        }
+    }
+
+    /// Plays games `games` of `scenario` on a fresh fake board.
+    fn play(
+        behaviour: Behaviour,
+        scenario: &Scenario,
+        games: std::ops::Range<u64>,
+        options: RunOptions,
+    ) -> (Vec<GameRun>, Result<Fit, FitError>) {
+        let mut target = board(behaviour);
+        let location = ControlBlockLocation::Address(target.board().control_block());
+        let mut reader = RttReader::attach(&mut target, &location).expect("the fake has a control block");
+        let mut session = Session::new(&mut target, &mut reader, options);
+        let mut runs = Vec::new();
+        for game in games {
+            let schedule = schedule::schedule(scenario, scenario.seed, game).expect("a schedule");
+            runs.push(session.play(&schedule, &mut |_| {}));
+        }
+        let drift = session.drift();
+        (runs, drift)
+    }
+
+    fn comparison(run: &GameRun) -> &Comparison {
+        match &run.comparison {
+            Some(Ok(comparison)) => comparison,
+            other => panic!("no comparison: {other:?} ({:?})", run.error),
+        }
+    }
+
+    #[test]
+    fn a_correct_firmware_plays_every_scheduled_press_and_passes() {
+        let scenario = scenario("30+1");
+        let (runs, drift) = play(Behaviour::default(), &scenario, 0..2, options());
+        for run in &runs {
+            assert!(run.error.is_none(), "{:?}", run.error);
+            let comparison = comparison(run);
+            assert!(run.passed(), "{:#?}", comparison.mismatches);
+            assert_eq!(run.sent.len(), run.schedule.presses.len());
+            assert_eq!(comparison.presses, run.schedule.presses.len(), "every press registered once");
+            assert!(run.sent.iter().all(|press| press.sent_us >= press.scheduled_us), "never early");
+            // Snapshots every 100 ms: a press lands within about one of them.
+            assert!(run.sent.iter().all(|press| press.sent_us - press.scheduled_us < 150_000), "{:?}", run.sent);
+            assert!(run.guest_us >= run.schedule.duration_us());
+            let latency = run.latency.expect("presses have latencies");
+            assert_eq!(latency.count, run.schedule.presses.len());
+            assert!(latency.max_us < 2_000, "{latency:?}");
+        }
+        let drift = drift.expect("a drift over the session");
+        assert!(drift.drift_ppm.abs() < 0.5 && drift.within(1.0), "{drift}");
+    }
+
+    #[test]
+    fn a_wrong_reload_shows_as_accounting_drift_not_as_a_mismatch() {
+        let scenario = scenario("30+1");
+        let behaviour = Behaviour { drift_ppm: -1e6 / 12_501.0, ..Behaviour::default() };
+        let (runs, drift) = play(behaviour, &scenario, 0..2, options());
+        assert!(runs.iter().all(GameRun::passed), "the firmware's own stamps are replayed");
+        let drift = drift.expect("a drift");
+        assert!((drift.drift_ppm + 80.0).abs() < 0.5, "{drift}");
+        assert!(!drift.within(5.0));
+    }
+
+    #[test]
+    fn rule_defects_fail_the_game_naming_the_quantity() {
+        let cases = [
+            (Defects { delay_as_bronstein: true, ..Defects::default() }, "20+d2", "snapshot.delay_us"),
+            (Defects { late_stage_switch: true, ..Defects::default() }, "3/20:20", "period_change.moves"),
+        ];
+        for (defects, control, key) in cases {
+            let (runs, _) = play(Behaviour { defects, ..Behaviour::default() }, &scenario(control), 0..1, options());
+            let run = runs.first().expect("a game");
+            assert!(run.complete(), "{:?}", run.error);
+            assert!(!run.passed(), "{control}");
+            assert!(comparison(run).by_quantity.contains_key(key), "{control}: {:?}", comparison(run).by_quantity);
+        }
+    }
+
+    #[test]
+    fn a_firmware_that_stops_sending_ends_the_game_incomplete() {
+        let behaviour = Behaviour { silent_after_us: Some(4_000_000), ..Behaviour::default() };
+        let started = Instant::now();
+        let (runs, _) = play(behaviour, &scenario("30+1"), 0..1, options());
+        let run = runs.first().expect("a game");
+        assert!(matches!(run.error, Some(RunError::Silent { .. })), "{:?}", run.error);
+        assert!(!run.complete() && !run.passed());
+        assert!(started.elapsed() < Duration::from_secs(20));
+        let message = run.error.as_ref().map(ToString::to_string).unwrap_or_default();
+        assert!(message.contains("went silent") && message.contains("CONTRACT"), "{message}");
+        // The records up to the silence are still compared.
+        assert!(comparison(run).passed(), "{:#?}", comparison(run).mismatches);
+        assert!(run.sent.len() < run.schedule.presses.len());
+    }
+
+    #[test]
+    fn a_target_that_goes_away_ends_the_game_incomplete() {
+        let scenario = scenario("30+1");
+        let mut target = board(Behaviour::default());
+        let location = ControlBlockLocation::Address(target.board().control_block());
+        let mut reader = RttReader::attach(&mut target, &location).expect("a control block");
+        target.fail_after(20_000, Fault::Disconnect);
+        let mut session = Session::new(&mut target, &mut reader, options());
+        let schedule = schedule::schedule(&scenario, 4, 0).expect("a schedule");
+        let run = session.play(&schedule, &mut |_| {});
+        assert!(matches!(run.error, Some(RunError::Target(TargetError::Disconnected { .. }))), "{:?}", run.error);
+        assert!(!run.complete());
+        assert!(run.error.as_ref().is_some_and(|error| !error.is_firmware_failure()));
+    }
+
+    #[test]
+    fn a_refused_time_control_is_the_firmwares_failure() {
+        let behaviour = Behaviour { refuse_tc: true, ..Behaviour::default() };
+        let (runs, _) = play(behaviour, &scenario("30+1"), 0..1, options());
+        let run = runs.first().expect("a game");
+        let error = run.error.as_ref().expect("an error");
+        assert!(error.is_firmware_failure(), "{error}");
+        assert_eq!(error.to_string(), "the firmware refused `tc 30+1`: BadTimeControl at byte 2 of the time control");
+        assert!(run.comparison.is_none(), "never started");
+    }
+
+    #[test]
+    fn a_stop_request_interrupts_the_game() {
+        let stop = Arc::new(AtomicBool::new(true));
+        let (runs, _) =
+            play(Behaviour::default(), &scenario("30+1"), 0..1, RunOptions { stop: Some(stop), ..options() });
+        assert!(matches!(runs.first().and_then(|run| run.error.as_ref()), Some(RunError::Interrupted)));
+    }
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let values: Vec<u64> = (1..=100).rev().collect();
+        let p = Percentiles::of(&values).expect("values");
+        assert_eq!((p.count, p.min_us, p.p50_us, p.p90_us, p.p99_us, p.max_us), (100, 1, 50, 90, 99, 100));
+        let p = Percentiles::of(&[7]).expect("one value");
+        assert_eq!((p.p50_us, p.p99_us), (7, 7));
+        assert_eq!(Percentiles::of(&[]), None);
+    }
+}

@@ -1,0 +1,628 @@
+//! Press schedules: the presses bench makes on a board for one game of a
+//! scenario, derived from the same scenario files, player models and seeded
+//! streams as `bench sim`, so the same (scenario, seed, game) gives the same
+//! think times.
+//!
+//! **Derivation** (part of the reproducibility contract; changing it changes
+//! every schedule):
+//!
+//! - Streams: [`bench_sim::rng::Stream`] with key (seed, game) — the
+//!   simulator's derivation — and the simulator's actors: `White`/`Black`
+//!   draw think times, `Board` decides whether a move ends the game (the
+//!   scenario's board, abstract or legal, [`bench_sim::board::for_scenario`]),
+//!   `Arbiter` draws, once per game and White first, whether each side's
+//!   flags get noticed, whether late, and how late, `MateTest` answers "can the opponent
+//!   still mate" when a flag is ruled, and `Device` (no device here: the
+//!   firmware is the device) draws how long each press is held.
+//! - Think time: the simulator's `think_us` — the player's distribution in
+//!   whole milliseconds, cut in time trouble to `percent` of the display
+//!   (rounded down to whole milliseconds), never under 250 ms (or the
+//!   player's `min_ms` if lower). The display is the model clock's
+//!   (`chessclock::Clock` on the scenario's control), which is what a
+//!   perfect device shows.
+//! - Timing: White's clock starts at offset 0 (6.5); a player starts to
+//!   think when the opponent pressed, or on arriving (`arrival_ms`) if later.
+//!   A move is: think, move on the board (a move that ends the game needs no
+//!   press, 6.8a: the schedule ends there), press.
+//! - Flags: the model clock's flags are noticed as in the simulator (6.9):
+//!   a side's flag if that side's draw says so, both flags when both are
+//!   down, after the first noticed flag's notice delay; the ruling is
+//!   `chessclock::laws` (`rule_on_flag`, `rule_on_both_flags`, 6.3/6.10/6.12).
+//!   A ruling other than "play on" ends the schedule at the notice instant.
+//! - Other ends: both players reached the move bound (`board.max_moves`), a
+//!   player (or both) absent beyond the rule set's default time (6.7,
+//!   `rule_on_absence`, checked at default time + 1 µs).
+//! - Same-instant order: the model's transitions first (a press at the flag
+//!   instant is late, as the core orders it), then notices, then moves.
+//!
+//! What the schedule leaves out: the simulator's device defects (bounce,
+//! missed presses, drift, …: the firmware under test is the device),
+//! arbiter pauses, adjustments and clock replacements, and corrective
+//! presses. With a perfect simulated device and no arbiter habits, the press
+//! instants equal `bench sim`'s (tested below).
+//!
+//! A schedule is what bench *means* to press. The run presses as close to it
+//! as the board allows (a press lands after the previous one is released, so
+//! presses closer together than a hold are pushed later); the comparison
+//! replays the presses the firmware saw, at its own instants, so a late press
+//! never makes a false mismatch.
+
+use std::fmt;
+
+use bench_sim::board;
+use bench_sim::outcome::{GameResult, Reason};
+use bench_sim::rng::{Actor, Stream};
+use bench_sim::sample::{self, Ratio};
+use bench_sim::scenario::{Distribution, Occasional, Scenario};
+use chessclock::laws::{rule_on_absence, rule_on_both_flags, rule_on_flag, BothFlagsFacts, FlagFacts};
+use chessclock::{BySide, Clock, FlagFall, GameEnd, Instant, Observation, Outcome, Side};
+
+use crate::target::ButtonId;
+
+/// The fastest a hurried player moves and presses (the simulator's).
+const HURRIED_MOVE_MIN_US: u64 = 250_000;
+
+/// How long a press is held, drawn per press (guest time).
+pub const HOLD_MIN_US: u64 = 30_000;
+pub const HOLD_MAX_US: u64 = 60_000;
+
+/// One press the schedule asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScheduledPress {
+    /// Guest time after the game's start (the `start` command's Ack), µs.
+    pub offset_us: u64,
+    /// The player who presses (the mover).
+    pub side: Side,
+    /// The button: the player's own.
+    pub button: ButtonId,
+    /// The mover's move number (1-based) this press completes.
+    pub move_number: u32,
+    /// How long the button is held down, guest µs.
+    pub hold_us: u64,
+}
+
+/// Why the schedule ends where it does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScheduleEnd {
+    /// A move ended the game on the board (5.1/5.2); that move has no press.
+    Board { side: Side, move_number: u32, end: GameEnd },
+    /// Both players made the scenario's `board.max_moves`.
+    MoveBound,
+    /// A noticed flag (or both flags) was ruled on and the game is over.
+    Flag { ruling: chessclock::Ruling },
+    /// A player (or both) was absent beyond the default time (6.7).
+    DefaultTime { ruling: chessclock::Ruling },
+}
+
+impl fmt::Display for ScheduleEnd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScheduleEnd::Board { side, move_number, end } => {
+                write!(f, "{side}'s move {move_number} ends the game on the board ({end:?})")
+            }
+            ScheduleEnd::MoveBound => f.write_str("move bound reached"),
+            ScheduleEnd::Flag { ruling } => write!(f, "flag ruled: {:?} ({})", ruling.outcome, ruling.article),
+            ScheduleEnd::DefaultTime { ruling } => {
+                write!(f, "absent beyond the default time: {:?} ({})", ruling.outcome, ruling.article)
+            }
+        }
+    }
+}
+
+/// The presses for one game, and what the model expects of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    pub scenario: String,
+    /// The time control text sent to the firmware (`tc TEXT`).
+    pub control_text: String,
+    pub seed: u64,
+    pub game: u64,
+    pub presses: Vec<ScheduledPress>,
+    /// Guest time after the start at which the game is over, µs: the last
+    /// press, the move that ended it on the board, or the flag notice.
+    pub end_us: u64,
+    pub end: ScheduleEnd,
+    /// The game's result on the model clock, as the simulator names results.
+    pub result: GameResult,
+    /// Flags the model clock showed by `end_us`.
+    pub flags: Vec<FlagFall>,
+    /// Completed moves per side at the end (presses, not board moves).
+    pub moves: BySide<u32>,
+}
+
+impl Schedule {
+    /// Guest time the run must cover after the start: the end, or the last
+    /// press and its hold, whichever is later.
+    pub fn duration_us(&self) -> u64 {
+        let last = self.presses.last().map_or(0, |press| press.offset_us.saturating_add(press.hold_us));
+        self.end_us.max(last)
+    }
+}
+
+/// Why a schedule could not be made.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ScheduleError {
+    /// The model clock refused a call: a bug, or a control the core cannot run.
+    Clock { at_us: u64, detail: String },
+    /// A correspondence (postal) scenario: no clock to press.
+    Correspondence { scenario: String },
+}
+
+impl fmt::Display for ScheduleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScheduleError::Clock { at_us, detail } => {
+                write!(f, "the model clock refused a call at {at_us} us while scheduling: {detail}")
+            }
+            ScheduleError::Correspondence { scenario } => write!(
+                f,
+                "`{scenario}` is a correspondence (postal) scenario: there is no clock to press; \
+                 bench hil plays over-the-board scenarios"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ScheduleError {}
+
+/// A duration drawn uniformly from an occasional habit's range (the
+/// simulator's `occasional_us`).
+fn occasional_us(stream: &mut Stream, occasional: Occasional) -> u64 {
+    sample::between(stream, occasional.min_ms, occasional.max_ms).saturating_mul(1_000)
+}
+
+/// What happens next in the schedule's game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Next {
+    /// A model transition (flag, delay end, period): settles the clock.
+    Deadline,
+    /// 6.7: the default time is over; a player still absent loses.
+    DefaultTime,
+    /// The pending flag notice.
+    Notice,
+    /// The mover finishes thinking.
+    Move,
+}
+
+struct Builder<'a> {
+    scenario: &'a Scenario,
+    clock: Clock,
+    players: BySide<Stream>,
+    board_stream: Stream,
+    mate_test_stream: Stream,
+    hold_stream: Stream,
+    board: Box<dyn board::Board>,
+    /// "Can this side still mate" answers by (side, moves of each side):
+    /// asked once per position, as the simulator does.
+    mate_answers: Vec<((Side, u32, u32), bool)>,
+    notice: BySide<(bool, u64)>,
+    /// Flag sequence numbers already ruled on.
+    ruled: Vec<u32>,
+    notice_at: Option<u64>,
+    presses: Vec<ScheduledPress>,
+    moves: BySide<u32>,
+}
+
+/// The press schedule of game `game` of `scenario` with `seed`.
+pub fn schedule(scenario: &Scenario, seed: u64, game: u64) -> Result<Schedule, ScheduleError> {
+    if scenario.correspondence.is_some() {
+        return Err(ScheduleError::Correspondence { scenario: scenario.name.clone() });
+    }
+    let stream = |actor| Stream::new(seed, game, actor);
+    let mut notice_stream = stream(Actor::Arbiter);
+    let notice_for = |stream: &mut Stream| {
+        let noticed = sample::chance(stream, scenario.arbiter.flag_noticed);
+        // `notice_delay.chance`: how often a noticed flag is noticed late at all.
+        let late = sample::chance(stream, scenario.arbiter.notice_delay.chance);
+        let delay = occasional_us(stream, scenario.arbiter.notice_delay);
+        (noticed, if late { delay } else { 0 })
+    };
+    let white_notice = notice_for(&mut notice_stream);
+    let black_notice = notice_for(&mut notice_stream);
+    let mut builder = Builder {
+        scenario,
+        clock: Clock::new(scenario.control.control),
+        players: BySide::new(stream(Actor::White), stream(Actor::Black)),
+        board_stream: stream(Actor::Board),
+        mate_test_stream: stream(Actor::MateTest),
+        hold_stream: stream(Actor::Device),
+        board: board::for_scenario(scenario),
+        mate_answers: Vec::new(),
+        notice: BySide::new(white_notice, black_notice),
+        ruled: Vec::new(),
+        notice_at: None,
+        presses: Vec::new(),
+        moves: BySide::both(0),
+    };
+    let (end_us, end, result) = builder.play()?;
+    let flags = Side::BOTH.into_iter().filter_map(|side| builder.clock.flag(side)).collect();
+    Ok(Schedule {
+        scenario: scenario.name.clone(),
+        control_text: scenario.control.text.clone(),
+        seed,
+        game,
+        presses: builder.presses,
+        end_us,
+        end,
+        result,
+        flags,
+        moves: builder.moves,
+    })
+}
+
+impl Builder<'_> {
+    fn call(
+        &mut self,
+        at_us: u64,
+        call: impl FnOnce(&mut Clock) -> Result<(), chessclock::ClockError>,
+    ) -> Result<(), ScheduleError> {
+        call(&mut self.clock).map_err(|error| ScheduleError::Clock { at_us, detail: error.to_string() })
+    }
+
+    fn play(&mut self) -> Result<(u64, ScheduleEnd, GameResult), ScheduleError> {
+        let scenario = self.scenario;
+        self.call(0, |clock| clock.start(Instant::EPOCH))?;
+        let rules = scenario.rules.0;
+        let arrival_us = BySide::new(
+            scenario.player(Side::White).arrival_ms.saturating_mul(1_000),
+            scenario.player(Side::Black).arrival_ms.saturating_mul(1_000),
+        );
+        // 6.7: the simulator checks for absent players at default time + 1 µs.
+        let default_over_us = rules.default_time.as_us().saturating_add(1);
+        let mut default_check = Side::BOTH
+            .into_iter()
+            .any(|side| *arrival_us.get(side) > rules.default_time.as_us())
+            .then_some(default_over_us);
+        let mut to_move = Side::White;
+        let mut think_from = 0u64;
+        let mut move_at: Option<u64> = None;
+        // Every turn settles a transition, rules, or makes a move, so this
+        // bound (the simulator's event bound) is never reached by a game
+        // that ends by the move bound.
+        let bound = u64::from(scenario.board.max_moves).saturating_mul(64).saturating_add(1_024);
+        for _ in 0..bound {
+            if move_at.is_none() {
+                let start = think_from.max(*arrival_us.get(to_move));
+                let think = self.think_us(to_move, start)?;
+                move_at = Some(start.saturating_add(think));
+            }
+            let deadline_us = self.clock.next_deadline().map(|deadline| deadline.at.as_us());
+            let candidates = [
+                deadline_us.map(|at| (at, Next::Deadline)),
+                default_check.map(|at| (at, Next::DefaultTime)),
+                self.notice_at.map(|at| (at, Next::Notice)),
+                move_at.map(|at| (at, Next::Move)),
+            ];
+            let Some((at_us, next)) = candidates.into_iter().flatten().min() else { break };
+            match next {
+                Next::Deadline => {
+                    self.call(at_us, |clock| clock.settle(Instant::from_us(at_us)))?;
+                    self.check_flags(at_us);
+                }
+                Next::DefaultTime => {
+                    default_check = None;
+                    let arrival = |side| (*arrival_us.get(side) <= at_us).then_some(Instant::EPOCH);
+                    let arrived = BySide::new(arrival(Side::White), arrival(Side::Black));
+                    let ruling = rule_on_absence(&rules, Instant::EPOCH, arrived, Instant::from_us(at_us));
+                    if ruling.outcome != Outcome::Continue {
+                        let result = GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) };
+                        return Ok((at_us, ScheduleEnd::DefaultTime { ruling }, result));
+                    }
+                }
+                Next::Notice => {
+                    self.notice_at = None;
+                    if let Some(ruling) = self.rule(at_us)? {
+                        let result = GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) };
+                        return Ok((at_us, ScheduleEnd::Flag { ruling }, result));
+                    }
+                }
+                Next::Move => {
+                    move_at = None;
+                    let side = to_move;
+                    let move_number = self.moves.get(side).saturating_add(1);
+                    if let Some(end) = self.board.play(side, &mut self.board_stream) {
+                        let ruling = end.ruling();
+                        let result = GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) };
+                        return Ok((at_us, ScheduleEnd::Board { side, move_number, end }, result));
+                    }
+                    self.call(at_us, |clock| clock.press(side, Instant::from_us(at_us)))?;
+                    *self.moves.get_mut(side) = move_number;
+                    let hold_us = sample::between(&mut self.hold_stream, HOLD_MIN_US, HOLD_MAX_US);
+                    let button = match side {
+                        Side::White => ButtonId::White,
+                        Side::Black => ButtonId::Black,
+                    };
+                    self.presses.push(ScheduledPress { offset_us: at_us, side, button, move_number, hold_us });
+                    let max_moves = scenario.board.max_moves;
+                    if *self.moves.get(Side::White) >= max_moves && *self.moves.get(Side::Black) >= max_moves {
+                        let result = GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound };
+                        return Ok((at_us, ScheduleEnd::MoveBound, result));
+                    }
+                    to_move = side.opponent();
+                    think_from = at_us;
+                }
+            }
+        }
+        let at_us = self.presses.last().map_or(0, |press| press.offset_us);
+        Ok((at_us, ScheduleEnd::MoveBound, GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound }))
+    }
+
+    /// The simulator's think time for `side`, starting to think at `at_us`.
+    fn think_us(&mut self, side: Side, at_us: u64) -> Result<u64, ScheduleError> {
+        let player = *self.scenario.player(side);
+        let stream = self.players.get_mut(side);
+        let think_ms = match player.think.distribution {
+            Distribution::Uniform => sample::between(stream, player.think.min_ms, player.think.max_ms),
+            Distribution::Triangular => sample::triangular(stream, player.think.min_ms, player.think.max_ms),
+            Distribution::Skewed => sample::skewed(stream, player.think.min_ms, player.think.max_ms),
+        };
+        let mut think_us = think_ms.saturating_mul(1_000);
+        let shown_us = self
+            .clock
+            .remaining(side, Instant::from_us(at_us))
+            .map_err(|error| ScheduleError::Clock { at_us, detail: error.to_string() })?
+            .as_us();
+        if shown_us < player.time_trouble.below_ms.saturating_mul(1_000) {
+            let hurried = Ratio { numerator: player.time_trouble.percent, denominator: 100 }.of(shown_us);
+            think_us = think_us.min(hurried / 1_000 * 1_000);
+        }
+        // Nobody moves and presses faster than this, however hurried: in
+        // time trouble a player runs out of time instead (6.10).
+        Ok(think_us.max(HURRIED_MOVE_MIN_US.min(player.think.min_ms.saturating_mul(1_000))))
+    }
+
+    fn unruled_flags(&self) -> Vec<FlagFall> {
+        Side::BOTH
+            .into_iter()
+            .filter_map(|side| self.clock.flag(side))
+            .filter(|flag| !self.ruled.contains(&flag.sequence))
+            .collect()
+    }
+
+    /// A transition at `at_us`: a new flag gets its notice scheduled (6.9).
+    fn check_flags(&mut self, at_us: u64) {
+        if self.notice_at.is_some() {
+            return;
+        }
+        let flags = self.unruled_flags();
+        let both_down = flags.len() == 2;
+        let first = flags
+            .iter()
+            .filter(|flag| self.notice.get(flag.side).0 || both_down)
+            .min_by_key(|flag| flag.sequence)
+            .copied();
+        if let Some(first) = first {
+            self.notice_at = Some(at_us.saturating_add(self.notice.get(first.side).1));
+        }
+    }
+
+    /// The arbiter rules on the unruled flags at `at_us`; `Some` when the
+    /// game is over.
+    fn rule(&mut self, at_us: u64) -> Result<Option<chessclock::Ruling>, ScheduleError> {
+        self.call(at_us, |clock| clock.settle(Instant::from_us(at_us)))?;
+        let flags = self.unruled_flags();
+        let Some(&single) = flags.first() else { return Ok(None) };
+        let control = *self.clock.control();
+        let ruling = if flags.len() == 2 {
+            let first = match (self.scenario.arbiter.clock_shows_first_flag, self.clock.first_flag()) {
+                (true, Some(flag)) => Some(self.facts(flag)),
+                _ => None,
+            };
+            let in_final_period = flags.iter().all(|flag| control.is_final_period(flag.period));
+            rule_on_both_flags(&BothFlagsFacts { first, in_final_period, game_end: None })
+        } else {
+            if !self.notice.get(single.side).0 {
+                return Ok(None);
+            }
+            rule_on_flag(&self.facts(single))
+        };
+        self.ruled.extend(flags.iter().map(|flag| flag.sequence));
+        if ruling.outcome != Outcome::Continue {
+            return Ok(Some(ruling));
+        }
+        self.check_flags(at_us);
+        Ok(None)
+    }
+
+    fn can_checkmate(&mut self, side: Side) -> bool {
+        let position = (side, self.moves.white, self.moves.black);
+        if let Some((_, answer)) = self.mate_answers.iter().find(|(asked, _)| *asked == position) {
+            return *answer;
+        }
+        let answer = self.board.can_checkmate(side, &mut self.mate_test_stream);
+        self.mate_answers.push((position, answer));
+        answer
+    }
+
+    fn facts(&mut self, flag: FlagFall) -> FlagFacts {
+        let moves_required = self.clock.control().moves_required_by_end_of(flag.period);
+        let moves_made = *self.moves.get(flag.side);
+        let harmless = moves_required.is_some_and(|required| moves_made >= required);
+        let opponent_can_checkmate = harmless || self.can_checkmate(flag.side.opponent());
+        FlagFacts {
+            flag,
+            observation: Observation::ObservedByArbiter,
+            moves_required,
+            moves_made,
+            game_end: None,
+            opponent_can_checkmate,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use bench_sim::game::{self, GameSpec};
+    use bench_sim::shrink::DefectSet;
+
+    use super::*;
+
+    fn scenario_file(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios").join(format!("{name}.toml"))
+    }
+
+    fn load(name: &str) -> Scenario {
+        Scenario::load(&scenario_file(name)).expect("the shipped scenario loads")
+    }
+
+    /// The press instants of `bench sim`'s trace for one game: lines
+    /// `<now_us> <Side> move <n>, press`.
+    fn simulated_presses(scenario: &Scenario, seed: u64, game: u64) -> Vec<(u64, String, u32)> {
+        let record = game::play(GameSpec {
+            scenario,
+            seed,
+            game,
+            swarm: false,
+            trace: true,
+            tick_oracle: false,
+            disabled: DefectSet::default(),
+        });
+        record
+            .trace
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|line| {
+                let (at, rest) = line.trim_start().split_once(' ')?;
+                let rest = rest.strip_suffix(", press")?;
+                let (side, number) = rest.split_once(" move ")?;
+                Some((at.parse().ok()?, side.to_string(), number.parse().ok()?))
+            })
+            .collect()
+    }
+
+    /// The first presses of `blitz-3-2`, seed 12, game 0, pinned: a change
+    /// to the derivation (or to the simulator's streams or player models)
+    /// fails here. Offsets are guest µs after the start.
+    #[test]
+    fn golden_first_presses_of_blitz_3_2_seed_12() {
+        let scenario = load("blitz-3-2");
+        let schedule = schedule(&scenario, 12, 0).expect("a schedule");
+        let first: Vec<(u64, Side, u32, u64)> = schedule
+            .presses
+            .iter()
+            .take(6)
+            .map(|press| (press.offset_us, press.side, press.move_number, press.hold_us))
+            .collect();
+        assert_eq!(first, GOLDEN_BLITZ_3_2_SEED_12, "{first:?}");
+        assert_eq!(schedule.control_text, "180+2");
+    }
+
+    const GOLDEN_BLITZ_3_2_SEED_12: [(u64, Side, u32, u64); 6] = [
+        (7_747_000, Side::White, 1, 38_503),
+        (13_858_000, Side::Black, 1, 43_519),
+        (16_450_000, Side::White, 2, 52_736),
+        (17_581_000, Side::Black, 2, 48_518),
+        (25_398_000, Side::White, 3, 56_827),
+        (31_664_000, Side::Black, 3, 30_793),
+    ];
+
+    #[test]
+    fn the_first_think_time_is_the_white_players_first_draw() {
+        let scenario = load("blitz-3-2");
+        let schedule = schedule(&scenario, 12, 0).expect("a schedule");
+        let think = scenario.player(Side::White).think;
+        let mut white = Stream::new(12, 0, Actor::White);
+        let first_ms = sample::skewed(&mut white, think.min_ms, think.max_ms);
+        assert_eq!(schedule.presses.first().map(|press| press.offset_us), Some(first_ms * 1_000));
+    }
+
+    /// With no device defects and no arbiter habits, the schedule presses at
+    /// exactly the instants `bench sim` does, in shipped scenarios that end
+    /// in every way: board endings, flags, time trouble, stages, delay.
+    #[test]
+    fn press_instants_equal_the_simulators() {
+        let shipped = [
+            ("blitz-3-2", 12),
+            ("blitz-sudden-death", 11),
+            ("both-flags", 1),
+            ("us-delay", 15),
+            ("bronstein", 16),
+            ("hourglass", 17),
+            ("byo-yomi", 18),
+            ("canadian", 19),
+            ("fide-classical", 14),
+            ("rapid-fischer", 13),
+            ("late-arrival-2005", 20),
+            ("late-arrival-2023", 21),
+            ("late-arrival-flag", 26),
+            ("legal-blitz", 1),
+        ];
+        for (name, seed) in shipped {
+            let scenario = load(name);
+            for game in 0..4 {
+                let schedule = schedule(&scenario, seed, game).expect("a schedule");
+                let ours: Vec<(u64, String, u32)> = schedule
+                    .presses
+                    .iter()
+                    .map(|press| (press.offset_us, press.side.to_string(), press.move_number))
+                    .collect();
+                let simulated = simulated_presses(&scenario, seed, game);
+                assert_eq!(ours, simulated, "{name} seed {seed} game {game}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_correspondence_scenario_has_no_schedule() {
+        let scenario = load("correspondence-first-overstep");
+        let error = schedule(&scenario, 1, 0).expect_err("no clock to press");
+        assert!(error.to_string().contains("correspondence"), "{error}");
+    }
+
+    #[test]
+    fn the_same_inputs_give_the_same_schedule_and_games_differ() {
+        let scenario = load("blitz-3-2");
+        let a = schedule(&scenario, 5, 3).expect("a schedule");
+        let b = schedule(&scenario, 5, 3).expect("a schedule");
+        let c = schedule(&scenario, 5, 4).expect("a schedule");
+        assert_eq!(a, b);
+        assert_ne!(a.presses, c.presses);
+    }
+
+    #[test]
+    fn movers_alternate_from_white_and_presses_are_in_time_order() {
+        let scenario = load("both-flags");
+        for game in 0..8 {
+            let schedule = schedule(&scenario, 1, game).expect("a schedule");
+            for (index, press) in schedule.presses.iter().enumerate() {
+                let side = if index % 2 == 0 { Side::White } else { Side::Black };
+                assert_eq!(press.side, side);
+                assert_eq!(press.move_number, u32::try_from(index / 2 + 1).expect("small"));
+                assert!((HOLD_MIN_US..=HOLD_MAX_US).contains(&press.hold_us));
+            }
+            assert!(schedule.presses.windows(2).all(|pair| pair[0].offset_us <= pair[1].offset_us));
+            assert!(schedule.presses.last().is_none_or(|press| press.offset_us <= schedule.end_us));
+        }
+    }
+
+    #[test]
+    fn the_move_bound_limits_the_schedule() {
+        let mut scenario = load("blitz-3-2");
+        scenario.board.max_moves = 3;
+        scenario.board.ends_per_move = Ratio::NEVER;
+        let schedule = schedule(&scenario, 12, 0).expect("a schedule");
+        assert!(schedule.presses.len() <= 6);
+        if schedule.presses.len() == 6 {
+            assert_eq!(schedule.end, ScheduleEnd::MoveBound);
+        }
+    }
+
+    /// `both-flags` (10/20:20, nobody notices a single flag): some games end
+    /// with both flags down, ruled by 6.12.
+    #[test]
+    fn both_flags_games_end_in_a_6_12_ruling() {
+        let scenario = load("both-flags");
+        let rulings: Vec<ScheduleEnd> = (0..20)
+            .filter_map(|game| schedule(&scenario, 1, game).ok())
+            .filter(|schedule| schedule.flags.len() == 2)
+            .map(|schedule| schedule.end)
+            .collect();
+        assert!(!rulings.is_empty(), "some of 20 games end with both flags down");
+        for end in rulings {
+            let ScheduleEnd::Flag { ruling } = end else { panic!("both flags down, but the game ended by {end}") };
+            assert!(matches!(ruling.article, chessclock::Article::A6_12b), "{end}");
+        }
+    }
+}

@@ -1,0 +1,460 @@
+//! `bench hil`: seeded games of a scenario played on a board running clock
+//! firmware, compared with the clock model, with the firmware's time base
+//! measured.
+//!
+//! Exit codes: 0 every game matched the model and the accounting drift is
+//! within tolerance; 1 a mismatch, a drift beyond tolerance, or a command
+//! the firmware refused; 2 a usage or input error (nothing ran); 3 the
+//! bench could not do its work (QEMU missing or dead, the firmware image
+//! missing, the firmware silent, Ctrl-C) — the report written so far is
+//! marked incomplete.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{anyhow, Context};
+use bench_contract::Hello;
+use bench_hil::drift::{self, Fit, FitError};
+use bench_hil::qemu::{QemuConfig, QemuTarget};
+use bench_hil::rtt::{ControlBlockLocation, RttReader};
+use bench_hil::run::{GameRun, Progress, RunOptions, Session};
+use bench_hil::schedule::{self, Schedule, ScheduleError};
+use bench_hil::target::Target;
+use bench_sim::scenario::Scenario;
+
+use crate::catalog;
+use crate::exit::{Exit, Failure, Result};
+use crate::report::hil::{self as hil_report, HilReportInput, HilRunFacts};
+use crate::report::sha256_hex;
+
+/// A short Fischer scenario: 3 min + 2 s.
+pub const DEFAULT_SCENARIO: &str = "blitz-3-2";
+/// The reference image `scripts/build-firmware` writes.
+pub const DEFAULT_IMAGE: &str = "normal.elf";
+/// How long the firmware may take to set up RTT after a reset.
+const ATTACH_TIMEOUT: Duration = Duration::from_secs(5);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BoardKind {
+    /// QEMU's lm3s6965evb (Cortex-M3): no hardware needed.
+    Qemu,
+}
+
+impl BoardKind {
+    fn name(self) -> &'static str {
+        match self {
+            BoardKind::Qemu => "qemu",
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Cmd {
+    /// The board to run on.
+    #[arg(long, value_enum, default_value = "qemu")]
+    board: BoardKind,
+    /// A scenario name (see `bench scenarios`) or a path to a scenario file.
+    #[arg(long, short, value_name = "NAME|PATH", default_value = DEFAULT_SCENARIO)]
+    scenario: String,
+    /// The seed [default: the scenario's `seed`]; the same seed gives the
+    /// same think times as `bench sim`.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Games to play (games 0..N of the seed).
+    #[arg(long, default_value_t = 1)]
+    games: u64,
+    /// The firmware image [default: the reference image from
+    /// `scripts/build-firmware`, normal.elf].
+    #[arg(long, value_name = "ELF")]
+    firmware: Option<PathBuf>,
+    /// Report directory [default: reports/hil-<scenario>-<seed>].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// At most this many moves per player (overrides the scenario's bound).
+    #[arg(long, value_name = "N")]
+    max_moves: Option<u32>,
+    /// Largest accounting drift that passes, ppm: the run fails when the
+    /// whole confidence interval lies beyond it.
+    #[arg(long, value_name = "PPM", default_value_t = 5.0)]
+    drift_tolerance_ppm: f64,
+    /// Seconds without a new record (or an Ack) before the firmware counts
+    /// as silent (exit 3).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    silence_timeout: f64,
+}
+
+/// Where `scripts/build-firmware` puts its images: `$CARGO_TARGET_DIR/firmware`
+/// if set, and `${BENCH_CACHE_DIR:-$HOME/.cache/bench}/target/firmware`.
+pub fn firmware_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR").filter(|dir| !dir.is_empty()) {
+        dirs.push(PathBuf::from(target).join("firmware"));
+    }
+    let cache = std::env::var_os("BENCH_CACHE_DIR")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache/bench")));
+    if let Some(cache) = cache {
+        dirs.push(cache.join("target").join("firmware"));
+    }
+    dirs
+}
+
+/// What the games produced, however far they got.
+struct Played {
+    description: String,
+    hello: Option<Hello>,
+    runs: Vec<GameRun>,
+    drift: std::result::Result<Fit, FitError>,
+    drift_samples: Vec<drift::Sample>,
+    /// What stopped the run before or between games.
+    error: Option<String>,
+}
+
+impl Played {
+    fn failed(description: String, error: impl std::fmt::Display) -> Played {
+        Played {
+            description,
+            hello: None,
+            runs: Vec::new(),
+            drift: Err(FitError::TooFew { used: 0 }),
+            drift_samples: Vec::new(),
+            error: Some(error.to_string()),
+        }
+    }
+}
+
+impl Cmd {
+    pub fn run(self) -> Result {
+        let (mut scenario, file) = catalog::find(&self.scenario).map_err(Failure::usage)?;
+        if let Some(max_moves) = self.max_moves {
+            if max_moves == 0 {
+                return Err(Failure::usage(anyhow!("--max-moves must be at least 1")));
+            }
+            scenario.board.max_moves = max_moves;
+        }
+        if self.games == 0 {
+            return Err(Failure::usage(anyhow!("--games must be at least 1")));
+        }
+        if !(self.drift_tolerance_ppm.is_finite() && self.drift_tolerance_ppm >= 0.0) {
+            return Err(Failure::usage(anyhow!("--drift-tolerance-ppm must be a number of ppm, 0 or more")));
+        }
+        if !(self.silence_timeout.is_finite() && self.silence_timeout > 0.0 && self.silence_timeout < 86_400.0) {
+            return Err(Failure::usage(anyhow!("--silence-timeout must be a positive number of seconds")));
+        }
+        let seed = self.seed.unwrap_or(scenario.seed);
+        let schedules = (0..self.games)
+            .map(|game| schedule::schedule(&scenario, seed, game))
+            .collect::<std::result::Result<Vec<Schedule>, _>>()
+            .map_err(|error| match error {
+                ScheduleError::Correspondence { .. } => Failure::usage(error),
+                ScheduleError::Clock { .. } => Failure::infrastructure(error),
+            })?;
+        let elf = self.firmware_image()?;
+        let elf_bytes = std::fs::read(&elf).with_context(|| format!("reading the firmware image {}", elf.display()))?;
+        let scenario_bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
+
+        let stop = Arc::new(AtomicBool::new(false));
+        let handler_stop = Arc::clone(&stop);
+        let _ = ctrlc::set_handler(move || handler_stop.store(true, Ordering::Relaxed));
+        let options = RunOptions {
+            silence_timeout: Duration::from_secs_f64(self.silence_timeout),
+            stop: Some(Arc::clone(&stop)),
+            ..RunOptions::default()
+        };
+        let started = std::time::Instant::now();
+        let played = self.play(&elf, &schedules, options);
+        let wall = started.elapsed();
+
+        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(&scenario, seed));
+        let input = HilReportInput {
+            board: self.board.name(),
+            board_description: played.description.clone(),
+            firmware_file: &elf,
+            firmware_sha256: sha256_hex(&elf_bytes),
+            hello: played.hello,
+            scenario: &scenario,
+            scenario_file: &file,
+            scenario_sha256: sha256_hex(&scenario_bytes),
+            seed,
+            games_requested: self.games,
+            runs: &played.runs,
+            drift: played.drift,
+            drift_samples: played.drift_samples.clone(),
+            drift_tolerance_ppm: self.drift_tolerance_ppm,
+            command_line: self.reproduce_command(seed),
+            error: played.error.clone(),
+        };
+        let written = hil_report::write_hil_report(&out_dir, &input);
+        let guest_us: u64 = played.runs.iter().map(|run| run.guest_us).sum();
+        let facts = HilRunFacts {
+            schema: hil_report::RUN_SCHEMA.into(),
+            bench_version: env!("CARGO_PKG_VERSION").into(),
+            git_commit: option_env!("BENCH_GIT_COMMIT").map(str::to_string),
+            host: host_name(),
+            started_unix_s: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| since.as_secs().saturating_sub(wall.as_secs())),
+            wall_ms: u64::try_from(wall.as_millis()).unwrap_or(u64::MAX),
+            guest_ms: guest_us / 1_000,
+            speed: (wall.as_secs_f64() > 0.0 && guest_us > 0).then(|| guest_us as f64 / 1e6 / wall.as_secs_f64()),
+            board: played.description.clone(),
+        };
+        let facts_written = hil_report::write_hil_run_facts(&out_dir, &facts);
+
+        let mut out = String::new();
+        let verdict = match &written {
+            Ok((report, _)) => {
+                render_console(&mut out, report, &facts);
+                let _ = writeln!(out, "report: {}", out_dir.display());
+                Some((report.verdict == "pass", report.complete))
+            }
+            Err(error) => {
+                let _ = writeln!(out, "report NOT written: {error:#}");
+                None
+            }
+        };
+        super::print(&out)?;
+        written.map_err(Failure::infrastructure)?;
+        facts_written.map_err(Failure::infrastructure)?;
+        let firmware_failure =
+            played.runs.iter().any(|run| run.error.as_ref().is_some_and(|e| e.is_firmware_failure()));
+        match verdict {
+            Some((true, _)) => Ok(Exit::Pass),
+            _ if firmware_failure => Ok(Exit::GateFailed),
+            Some((false, true)) => Ok(Exit::GateFailed),
+            _ => {
+                let why = played
+                    .error
+                    .clone()
+                    .or_else(|| played.runs.iter().find_map(|run| run.error.as_ref().map(ToString::to_string)))
+                    .unwrap_or_else(|| "records were lost: the report is incomplete".to_string());
+                Err(Failure::infrastructure(anyhow!("{why}")))
+            }
+        }
+    }
+
+    /// The image to run: `--firmware` (an input: missing is a usage error),
+    /// else the reference image (missing: build it first).
+    fn firmware_image(&self) -> Result<PathBuf> {
+        if let Some(path) = &self.firmware {
+            if !path.is_file() {
+                return Err(Failure::usage(anyhow!("--firmware {}: no such file", path.display())));
+            }
+            return Ok(path.clone());
+        }
+        let dirs = firmware_dirs();
+        if let Some(found) = dirs.iter().map(|dir| dir.join(DEFAULT_IMAGE)).find(|path| path.is_file()) {
+            return Ok(found);
+        }
+        let looked: Vec<String> = dirs.iter().map(|dir| dir.join(DEFAULT_IMAGE).display().to_string()).collect();
+        Err(Failure::infrastructure(anyhow!(
+            "the reference firmware image is not built (looked for {}); build it with `scripts/build-firmware normal`, \
+             or pass --firmware ELF",
+            if looked.is_empty() { "nothing: neither CARGO_TARGET_DIR nor HOME is set".to_string() } else { looked.join(", ") }
+        )))
+    }
+
+    fn reproduce_command(&self, seed: u64) -> String {
+        let mut command = format!(
+            "bench hil --board {} --scenario {} --seed {seed} --games {}",
+            self.board.name(),
+            self.scenario,
+            self.games
+        );
+        if let Some(firmware) = &self.firmware {
+            let _ = write!(command, " --firmware {}", firmware.display());
+        }
+        if let Some(max_moves) = self.max_moves {
+            let _ = write!(command, " --max-moves {max_moves}");
+        }
+        command
+    }
+
+    /// Starts the board and plays the games; never fails, says how far it got.
+    fn play(&self, elf: &Path, schedules: &[Schedule], options: RunOptions) -> Played {
+        let mut target = match self.board {
+            BoardKind::Qemu => match QemuTarget::launch(elf, QemuConfig::default()) {
+                Ok(target) => target,
+                Err(error) => return Played::failed(format!("{} (not started)", self.board.name()), error),
+            },
+        };
+        let description = target.describe();
+        if let Err(error) = target.reset_and_run() {
+            return Played::failed(description, error);
+        }
+        let location = match ControlBlockLocation::from_elf(elf) {
+            Ok(location) => location,
+            Err(error) => return Played::failed(description, error),
+        };
+        let mut reader = match RttReader::attach_within(&mut target, &location, ATTACH_TIMEOUT) {
+            Ok(reader) => reader,
+            Err(error) => return Played::failed(description, format!("the firmware's RTT channels: {error}")),
+        };
+        let bar = progress_bar(schedules.iter().map(|schedule| schedule.presses.len() as u64).sum());
+        let mut session = Session::new(&mut target, &mut reader, options);
+        let hello = match session.hello() {
+            Ok(hello) => hello,
+            Err(error) => {
+                bar.finish_and_clear();
+                return Played::failed(description, error);
+            }
+        };
+        let mut runs = Vec::new();
+        let mut done_before = 0u64;
+        let games = schedules.len();
+        for schedule in schedules {
+            let mut progress = |progress: &Progress| {
+                bar.set_position(done_before + progress.presses_sent as u64);
+                bar.set_message(format!(
+                    "game {}/{games}, guest {:.1} of {:.1} s",
+                    progress.game + 1,
+                    progress.guest_us as f64 / 1e6,
+                    progress.duration_us as f64 / 1e6
+                ));
+            };
+            let run = session.play(schedule, &mut progress);
+            done_before += schedule.presses.len() as u64;
+            let failed = run.error.is_some();
+            runs.push(run);
+            if failed {
+                break;
+            }
+        }
+        bar.finish_and_clear();
+        let drift = session.drift();
+        let drift_samples = drift::accounting_samples(session.time_bases(), &hello);
+        drop(session);
+        Played { description, hello: Some(hello), runs, drift, drift_samples, error: None }
+    }
+}
+
+fn progress_bar(total: u64) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} presses [{bar:40}] {msg}") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+fn default_out_dir(scenario: &Scenario, seed: u64) -> PathBuf {
+    PathBuf::from("reports").join(format!("hil-{}-{seed}", scenario.name))
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .map(|name| name.trim().to_string())
+        .ok()
+        .filter(|name| !name.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The lines printed at the end of a run.
+fn render_console(out: &mut String, report: &hil_report::Report, facts: &HilRunFacts) {
+    let _ = writeln!(
+        out,
+        "bench hil {}  seed {}  on {}  ({})",
+        report.scenario.name, report.seed, report.board.kind, report.board.description
+    );
+    let _ = writeln!(
+        out,
+        "  firmware {} (sha256 {})",
+        report.firmware.file,
+        report.firmware.sha256.get(..16).unwrap_or("")
+    );
+    for game in &report.games_detail {
+        let state = match &game.error {
+            Some(error) => format!("INCOMPLETE: {error}"),
+            None if !game.complete => "INCOMPLETE: records lost".to_string(),
+            None => format!("{} mismatches", game.mismatches_total),
+        };
+        let result = match (&game.model, &game.firmware) {
+            (Some(model), Some(firmware)) => format!("; result model {}, firmware {}", model.result, firmware.result),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "  game {}: {} of {} presses registered, {:.1} s guest; {state}{result}",
+            game.game,
+            game.presses_registered,
+            game.presses_scheduled,
+            game.guest_us as f64 / 1e6
+        );
+        for mismatch in game.first_of_each.iter().take(8) {
+            let press =
+                mismatch.press_index.map_or("before the first press".to_string(), |index| format!("press {index}"));
+            let _ = writeln!(
+                out,
+                "    {} at {} ({press}): model {}, firmware {}",
+                mismatch.quantity,
+                bench_hil::compare::seconds(mismatch.at_us),
+                mismatch.model,
+                mismatch.firmware
+            );
+        }
+        let shown = game.first_of_each.len().min(8) as u64;
+        if game.mismatches_total > shown {
+            let _ = writeln!(
+                out,
+                "    … {} more: the first of each quantity is shown (summary.md, report.json)",
+                game.mismatches_total - shown
+            );
+        }
+    }
+    for check in &report.checks {
+        let _ = writeln!(
+            out,
+            "  {}  {}: {} (expected {})",
+            if check.passed { "PASS" } else { "FAIL" },
+            check.name,
+            check.measured,
+            check.expected
+        );
+    }
+    if let Some(note) = &report.drift.note {
+        let _ = writeln!(out, "  note: {note}");
+    }
+    if let Some(latency) = &report.latency {
+        let _ = writeln!(
+            out,
+            "  press latency (edge to registered): p50 {} us, p90 {} us, p99 {} us, max {} us",
+            latency.p50_us, latency.p90_us, latency.p99_us, latency.max_us
+        );
+    }
+    if let Some(speed) = facts.speed {
+        let _ = writeln!(
+            out,
+            "  {:.1} s of guest time in {:.1} s: {speed:.1}x real time",
+            facts.guest_ms as f64 / 1e3,
+            facts.wall_ms as f64 / 1e3
+        );
+    }
+    let _ = writeln!(
+        out,
+        "verdict: {}{}",
+        report.verdict.to_uppercase(),
+        if report.complete { "" } else { " (incomplete)" }
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_scenario_is_a_shipped_fischer_control() {
+        let (scenario, _) = catalog::find(DEFAULT_SCENARIO).expect("the default scenario is shipped");
+        let text = &scenario.control.text;
+        assert!(text.contains('+') && !text.contains("+d") && !text.contains("+b"), "{text} is Fischer");
+    }
+
+    #[test]
+    fn reports_go_to_a_folder_named_after_the_scenario_and_seed() {
+        let (scenario, _) = catalog::find(DEFAULT_SCENARIO).expect("shipped");
+        assert_eq!(default_out_dir(&scenario, 7), Path::new("reports/hil-blitz-3-2-7"));
+    }
+}

@@ -1,0 +1,1068 @@
+//! Reports of `bench hil` runs: the same folder layout as `bench sim`
+//! (`report.json`, `summary.md`, `drift.svg`, `drift.png`, `run.json`),
+//! written the same way ([`super::atomic`]: `report.json` removed first and
+//! written last, naming the other files with their SHA-256).
+//!
+//! ```text
+//!   GameRuns + session drift ──▶ build ──▶ Report ─┬─▶ drift.svg, drift.png   (firmware − reference time, fit)
+//!                                                  ├─▶ summary.md
+//!                                                  └─▶ report.json, last      (bench.hil.report/1)
+//!   HilRunFacts ────────────────────────────────────▶ run.json                (bench.hil.run/1)
+//! ```
+//!
+//! Unlike a simulation's, a HIL report is a measurement: emulator timing
+//! varies from run to run (press instants, latencies, drift to the last
+//! decimals), so it is not byte-reproducible. What varies with the host
+//! (wall time, speed) still goes to `run.json` only.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Context};
+use bench_contract::Hello;
+use bench_hil::compare::{Comparison, GameSummary, Mismatch};
+use bench_hil::drift::{self, Fit, FitError};
+use bench_hil::run::{GameRun, Percentiles};
+use chessclock::{Outcome, Side};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::plot::{self, FONT};
+use super::{atomic, sha256_hex, DRIFT_PNG, DRIFT_SVG, REPORT_JSON, RUN_JSON, SUMMARY_MD};
+
+/// The schema's name and major version (adding a field keeps it).
+pub const SCHEMA: &str = "bench.hil.report/1";
+pub const RUN_SCHEMA: &str = "bench.hil.run/1";
+
+/// Check names, stable for readers.
+pub const COMPLETE_CHECK: &str = "every game played to its end";
+pub const MATCH_CHECK: &str = "the firmware matches the clock model";
+pub const DRIFT_CHECK: &str = "accounting drift within tolerance";
+
+/// Mismatches listed per game in `report.json` and `summary.md`.
+pub const MISMATCHES_LISTED: usize = 50;
+
+/// Everything a HIL report is made of.
+pub struct HilReportInput<'a> {
+    /// `--board` (`qemu`).
+    pub board: &'a str,
+    /// The target's own description (emulator version, machine, icount).
+    pub board_description: String,
+    pub firmware_file: &'a Path,
+    pub firmware_sha256: String,
+    pub hello: Option<Hello>,
+    pub scenario: &'a bench_sim::scenario::Scenario,
+    pub scenario_file: &'a Path,
+    pub scenario_sha256: String,
+    pub seed: u64,
+    pub games_requested: u64,
+    pub runs: &'a [GameRun],
+    /// Accounting drift over every TimeBase record of the session, and the
+    /// samples it was fitted to (for the plot).
+    pub drift: Result<Fit, FitError>,
+    pub drift_samples: Vec<drift::Sample>,
+    pub drift_tolerance_ppm: f64,
+    /// The command that reproduces the run.
+    pub command_line: String,
+    /// What ended the run early, if anything did before or between games
+    /// (a game's own error is in its entry).
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub schema: String,
+    pub bench_version: String,
+    /// False when a game could not be played to its end (the board or the
+    /// firmware failed, records were lost, the run was interrupted): the
+    /// numbers cover what was seen, and the verdict is `fail`.
+    pub complete: bool,
+    pub verdict: String,
+    pub command: String,
+    pub board: BoardInfo,
+    pub firmware: FirmwareInfo,
+    pub scenario: ScenarioInfo,
+    pub seed: u64,
+    pub games: Games,
+    pub checks: Vec<CheckInfo>,
+    pub mismatches: MismatchTotals,
+    pub drift: DriftInfo,
+    /// Edge-to-registered press latency over every game (the firmware's
+    /// `handled_at_us − at_us`); null without presses.
+    pub latency: Option<LatencyInfo>,
+    pub records: RecordTotals,
+    pub error: Option<String>,
+    pub games_detail: Vec<GameInfo>,
+    /// The other files of this report and their SHA-256.
+    pub files: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardInfo {
+    pub kind: String,
+    pub description: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FirmwareInfo {
+    pub file: String,
+    pub sha256: String,
+    /// From the Hello record (null if none came).
+    pub name: Option<String>,
+    pub version: Option<u32>,
+    pub tick_us: Option<u32>,
+    pub debounce_us: Option<u32>,
+    pub hw_counter_hz: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScenarioInfo {
+    pub name: String,
+    pub file: String,
+    pub sha256: String,
+    pub description: String,
+    pub control: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Games {
+    pub requested: u64,
+    pub played: u64,
+    pub complete: u64,
+    pub passed: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckInfo {
+    pub name: String,
+    pub passed: bool,
+    pub measured: String,
+    pub expected: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MismatchTotals {
+    pub total: u64,
+    /// By quantity (`press.remaining_us`, `flag.at_us`, …), over every game.
+    pub by_quantity: BTreeMap<String, u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DriftInfo {
+    /// `accounting`: the firmware clock against the board's own counter.
+    pub kind: String,
+    pub reference: String,
+    pub measured: bool,
+    /// Why not, when not measured.
+    pub error: Option<String>,
+    pub samples: u64,
+    pub used: u64,
+    pub ppm: Option<f64>,
+    pub ci_low_ppm: Option<f64>,
+    pub ci_high_ppm: Option<f64>,
+    pub ci_half_ppm: Option<f64>,
+    pub confidence: Option<f64>,
+    pub residual_sd_us: Option<f64>,
+    pub residual_max_us: Option<f64>,
+    pub span_s: Option<f64>,
+    pub tolerance_ppm: f64,
+    pub within_tolerance: bool,
+    pub note: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatencyInfo {
+    pub count: u64,
+    pub min_us: u64,
+    pub p50_us: u64,
+    pub p90_us: u64,
+    pub p99_us: u64,
+    pub max_us: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordTotals {
+    pub total: u64,
+    /// Missing sequence numbers (dropped by the firmware or lost).
+    pub lost: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameInfo {
+    pub game: u64,
+    pub complete: bool,
+    pub passed: bool,
+    pub error: Option<String>,
+    /// How the schedule ends (board, move bound, flag ruling, …).
+    pub schedule_end: String,
+    pub presses_scheduled: u64,
+    pub presses_sent: u64,
+    /// Press records the firmware sent.
+    pub presses_registered: u64,
+    /// Guest time after the start, µs.
+    pub guest_us: u64,
+    pub start_us: Option<u64>,
+    pub records: u64,
+    pub records_lost: u64,
+    pub comparison_error: Option<String>,
+    pub model: Option<SideInfo>,
+    pub firmware: Option<SideInfo>,
+    pub result_agrees: bool,
+    pub mismatches_total: u64,
+    pub mismatches_by_quantity: BTreeMap<String, u64>,
+    /// The first mismatch of each quantity, earliest first: where each
+    /// difference began.
+    pub first_of_each: Vec<MismatchInfo>,
+    /// The first [`MISMATCHES_LISTED`], in the order found.
+    pub mismatches: Vec<MismatchInfo>,
+    pub latency: Option<LatencyInfo>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SideInfo {
+    pub moves_white: u32,
+    pub moves_black: u32,
+    pub flags: Vec<FlagInfo>,
+    /// The laws' ruling on the flags shown at the end, or `no flag`.
+    pub result: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlagInfo {
+    pub side: String,
+    pub at_us: u64,
+    pub period: u32,
+    pub sequence: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MismatchInfo {
+    pub quantity: String,
+    pub press_index: Option<u64>,
+    pub at_us: u64,
+    pub seq: Option<u32>,
+    pub model: String,
+    pub firmware: String,
+}
+
+fn count(value: usize) -> u64 {
+    u64::try_from(value).unwrap_or(u64::MAX)
+}
+
+fn finite(value: f64) -> Option<f64> {
+    value.is_finite().then_some(value)
+}
+
+fn latency(percentiles: &Percentiles) -> LatencyInfo {
+    LatencyInfo {
+        count: count(percentiles.count),
+        min_us: percentiles.min_us,
+        p50_us: percentiles.p50_us,
+        p90_us: percentiles.p90_us,
+        p99_us: percentiles.p99_us,
+        max_us: percentiles.max_us,
+    }
+}
+
+fn result_text(summary: &GameSummary) -> String {
+    match summary.ruling {
+        None => "no flag".to_string(),
+        Some(ruling) => {
+            let outcome = match ruling.outcome {
+                Outcome::Continue => "play on",
+                Outcome::Win(Side::White) => "1-0",
+                Outcome::Win(Side::Black) => "0-1",
+                Outcome::Draw => "draw",
+                Outcome::BothLose => "0-0",
+            };
+            format!("{outcome} ({})", ruling.article)
+        }
+    }
+}
+
+fn side_info(summary: &GameSummary) -> SideInfo {
+    SideInfo {
+        moves_white: summary.moves.white,
+        moves_black: summary.moves.black,
+        flags: summary
+            .flags
+            .iter()
+            .map(|flag| FlagInfo {
+                side: flag.side.to_string(),
+                at_us: flag.at.as_us(),
+                period: flag.period,
+                sequence: flag.sequence,
+            })
+            .collect(),
+        result: result_text(summary),
+    }
+}
+
+fn mismatch_info(mismatch: &Mismatch) -> MismatchInfo {
+    MismatchInfo {
+        quantity: mismatch.quantity.key().to_string(),
+        press_index: mismatch.press_index.map(count),
+        at_us: mismatch.at_us,
+        seq: mismatch.seq,
+        model: mismatch.model.clone(),
+        firmware: mismatch.firmware.clone(),
+    }
+}
+
+fn game_info(run: &GameRun) -> GameInfo {
+    let comparison: Option<&Comparison> = match &run.comparison {
+        Some(Ok(comparison)) => Some(comparison),
+        _ => None,
+    };
+    let comparison_error = match &run.comparison {
+        Some(Err(error)) => Some(error.to_string()),
+        _ => None,
+    };
+    let presses_registered =
+        run.records.iter().filter(|record| matches!(record.body, bench_contract::Body::Press(_))).count();
+    GameInfo {
+        game: run.schedule.game,
+        complete: run.complete(),
+        passed: run.passed(),
+        error: run.error.as_ref().map(ToString::to_string),
+        schedule_end: run.schedule.end.to_string(),
+        presses_scheduled: count(run.schedule.presses.len()),
+        presses_sent: count(run.sent.len()),
+        presses_registered: count(presses_registered),
+        guest_us: run.guest_us,
+        start_us: run.start_us,
+        records: count(run.records.len()),
+        records_lost: comparison.map_or(0, |comparison| comparison.records_lost),
+        comparison_error,
+        model: comparison.map(|comparison| side_info(&comparison.model)),
+        firmware: comparison.map(|comparison| side_info(&comparison.firmware)),
+        result_agrees: comparison.is_some_and(|comparison| comparison.model.ruling == comparison.firmware.ruling),
+        mismatches_total: comparison.map_or(0, |comparison| count(comparison.mismatch_count)),
+        mismatches_by_quantity: comparison
+            .map(|comparison| {
+                comparison.by_quantity.iter().map(|(key, value)| (key.to_string(), count(*value))).collect()
+            })
+            .unwrap_or_default(),
+        first_of_each: comparison
+            .map(|comparison| comparison.first_of_each.iter().map(mismatch_info).collect())
+            .unwrap_or_default(),
+        mismatches: comparison
+            .map(|comparison| comparison.mismatches.iter().take(MISMATCHES_LISTED).map(mismatch_info).collect())
+            .unwrap_or_default(),
+        latency: run.latency.as_ref().map(latency),
+    }
+}
+
+fn drift_info(input: &HilReportInput) -> DriftInfo {
+    let reference = match input.hello {
+        Some(hello) => format!(
+            "the board's free-running hardware counter ({} Hz, {} bits), in the same TimeBase record",
+            hello.hw_counter_hz, hello.hw_counter_bits
+        ),
+        None => "the board's free-running hardware counter".to_string(),
+    };
+    let tolerance_ppm = input.drift_tolerance_ppm;
+    match &input.drift {
+        Ok(fit) => DriftInfo {
+            kind: "accounting".into(),
+            reference,
+            measured: true,
+            error: None,
+            samples: count(fit.samples),
+            used: count(fit.used),
+            ppm: finite(fit.drift_ppm),
+            ci_low_ppm: finite(fit.ci_low_ppm()),
+            ci_high_ppm: finite(fit.ci_high_ppm()),
+            ci_half_ppm: finite(fit.ci_half_ppm),
+            confidence: finite(fit.confidence),
+            residual_sd_us: finite(fit.residual_sd_us),
+            residual_max_us: finite(fit.residual_max_us),
+            span_s: finite(fit.span_us / 1e6),
+            tolerance_ppm,
+            within_tolerance: fit.within(tolerance_ppm),
+            note: drift::half_rate_hint(fit).map(str::to_string),
+        },
+        Err(error) => DriftInfo {
+            kind: "accounting".into(),
+            reference,
+            measured: false,
+            error: Some(error.to_string()),
+            samples: count(input.drift_samples.len()),
+            used: 0,
+            ppm: None,
+            ci_low_ppm: None,
+            ci_high_ppm: None,
+            ci_half_ppm: None,
+            confidence: None,
+            residual_sd_us: None,
+            residual_max_us: None,
+            span_s: None,
+            tolerance_ppm,
+            within_tolerance: false,
+            note: None,
+        },
+    }
+}
+
+/// The report, without `files`.
+pub fn build(input: &HilReportInput) -> Report {
+    let games_detail: Vec<GameInfo> = input.runs.iter().map(game_info).collect();
+    let played = count(input.runs.len());
+    let complete_games = count(games_detail.iter().filter(|game| game.complete).count());
+    let complete = input.error.is_none() && played == input.games_requested && complete_games == played;
+    let mut by_quantity: BTreeMap<String, u64> = BTreeMap::new();
+    for game in &games_detail {
+        for (key, value) in &game.mismatches_by_quantity {
+            let entry = by_quantity.entry(key.clone()).or_insert(0);
+            *entry = entry.saturating_add(*value);
+        }
+    }
+    let mismatches_total = games_detail.iter().map(|game| game.mismatches_total).fold(0u64, u64::saturating_add);
+    let compared = games_detail.iter().filter(|game| game.model.is_some()).count();
+    let drift = drift_info(input);
+    let latencies: Vec<u64> = input.runs.iter().flat_map(|run| bench_hil::run::press_latencies(&run.records)).collect();
+    let records_lost = games_detail.iter().map(|game| game.records_lost).fold(0u64, u64::saturating_add);
+
+    let mut checks = vec![CheckInfo {
+        name: COMPLETE_CHECK.into(),
+        passed: complete,
+        measured: match &input.error {
+            Some(error) => format!("{complete_games} of {} games, then: {error}", input.games_requested),
+            None => format!("{complete_games} of {} games", input.games_requested),
+        },
+        expected: format!("{} games, every record seen", input.games_requested),
+    }];
+    checks.push(CheckInfo {
+        name: MATCH_CHECK.into(),
+        passed: mismatches_total == 0 && compared > 0 && compared == games_detail.len(),
+        measured: format!("{mismatches_total} mismatches in {compared} compared games"),
+        expected: "0 mismatches, within one firmware tick".into(),
+    });
+    checks.push(CheckInfo {
+        name: DRIFT_CHECK.into(),
+        passed: drift.within_tolerance,
+        measured: match (&input.drift, drift.error.as_ref()) {
+            (Ok(fit), _) => format!("{:+.2} ppm ± {:.2}", fit.drift_ppm, fit.ci_half_ppm),
+            (Err(_), Some(error)) => format!("not measured: {error}"),
+            (Err(_), None) => "not measured".into(),
+        },
+        expected: format!("an interval that reaches ±{} ppm", input.drift_tolerance_ppm),
+    });
+    let verdict = if complete && checks.iter().all(|check| check.passed) { "pass" } else { "fail" };
+    let hello = input.hello;
+    Report {
+        schema: SCHEMA.into(),
+        bench_version: env!("CARGO_PKG_VERSION").into(),
+        complete,
+        verdict: verdict.into(),
+        command: input.command_line.clone(),
+        board: BoardInfo { kind: input.board.to_string(), description: input.board_description.clone() },
+        firmware: FirmwareInfo {
+            file: input.firmware_file.display().to_string(),
+            sha256: input.firmware_sha256.clone(),
+            name: hello.map(|hello| String::from_utf8_lossy(&hello.firmware_name).trim_end_matches('\0').to_string()),
+            version: hello.map(|hello| hello.firmware_version),
+            tick_us: hello.map(|hello| hello.tick_us),
+            debounce_us: hello.map(|hello| hello.debounce_us),
+            hw_counter_hz: hello.map(|hello| hello.hw_counter_hz),
+        },
+        scenario: ScenarioInfo {
+            name: input.scenario.name.clone(),
+            file: input.scenario_file.display().to_string(),
+            sha256: input.scenario_sha256.clone(),
+            description: input.scenario.description.clone(),
+            control: input.scenario.control.text.clone(),
+        },
+        seed: input.seed,
+        games: Games {
+            requested: input.games_requested,
+            played,
+            complete: complete_games,
+            passed: count(games_detail.iter().filter(|game| game.passed).count()),
+        },
+        checks,
+        mismatches: MismatchTotals { total: mismatches_total, by_quantity },
+        drift,
+        latency: Percentiles::of(&latencies).as_ref().map(latency),
+        records: RecordTotals {
+            total: input.runs.iter().map(|run| count(run.records.len())).fold(0u64, u64::saturating_add),
+            lost: records_lost,
+        },
+        error: input.error.clone(),
+        games_detail,
+        files: BTreeMap::new(),
+    }
+}
+
+/// Writes the report into `dir` (created if missing): `drift.svg`,
+/// `drift.png`, `summary.md`, then `report.json`. Returns the report and the
+/// paths written, `report.json` last.
+pub fn write_hil_report(dir: &Path, input: &HilReportInput) -> anyhow::Result<(Report, Vec<PathBuf>)> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating the report folder {}", dir.display()))?;
+    atomic::remove_if_exists(dir, REPORT_JSON)?;
+    let mut report = build(input);
+    let plot = DriftPlot {
+        title: format!("{} on {}: firmware clock minus the board's counter", report.scenario.name, report.board.kind),
+        samples: &input.drift_samples,
+        fit: input.drift.as_ref().ok(),
+    };
+    let mut written = Vec::new();
+    let mut files = BTreeMap::new();
+    let svg = svg(&plot)?;
+    written.push(atomic::write_bytes(dir, DRIFT_SVG, svg.as_bytes())?);
+    files.insert(DRIFT_SVG.to_string(), sha256_hex(svg.as_bytes()));
+    let png_path = atomic::write_with(dir, DRIFT_PNG, |temp| png(&plot, temp))?;
+    let png = std::fs::read(&png_path).with_context(|| format!("reading back {}", png_path.display()))?;
+    files.insert(DRIFT_PNG.to_string(), sha256_hex(&png));
+    written.push(png_path);
+    let summary = render_summary(&report);
+    written.push(atomic::write_bytes(dir, SUMMARY_MD, summary.as_bytes())?);
+    files.insert(SUMMARY_MD.to_string(), sha256_hex(summary.as_bytes()));
+    report.files = files;
+    written.push(atomic::write_bytes(dir, REPORT_JSON, &super::json::to_bytes(&report)?)?);
+    Ok((report, written))
+}
+
+/// What varies between runs of the same inputs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HilRunFacts {
+    pub schema: String,
+    pub bench_version: String,
+    pub git_commit: Option<String>,
+    pub host: String,
+    pub started_unix_s: u64,
+    pub wall_ms: u64,
+    /// Guest (emulated) time played, over every game, ms.
+    pub guest_ms: u64,
+    /// Guest time per host time: > 1 when the emulator runs faster than
+    /// real time.
+    pub speed: Option<f64>,
+    pub board: String,
+}
+
+/// Writes `run.json` into `dir`, atomically.
+pub fn write_hil_run_facts(dir: &Path, facts: &HilRunFacts) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating the report folder {}", dir.display()))?;
+    atomic::write_bytes(dir, RUN_JSON, &super::json::to_bytes(facts)?)
+}
+
+/// Inline code that survives backticks.
+fn code(text: &str) -> String {
+    let text = text.replace(['\n', '\r'], " ");
+    let mut fence = String::from("`");
+    while text.contains(fence.as_str()) {
+        fence.push('`');
+    }
+    let pad = if text.starts_with('`') || text.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// A table cell: one line, pipes escaped.
+fn cell(text: &str) -> String {
+    text.replace(['\n', '\r'], " ").replace('|', "\\|")
+}
+
+fn seconds(us: u64) -> String {
+    bench_hil::compare::seconds(us)
+}
+
+/// `summary.md`: verdict first, then checks, games, mismatches, timing.
+pub fn render_summary(report: &Report) -> String {
+    let mut out = String::new();
+    let mut line = |text: &str| {
+        out.push_str(text);
+        out.push('\n');
+    };
+    let verdict = if report.verdict == "pass" { "PASS" } else { "FAIL" };
+    line(&format!(
+        "# {verdict}: `{}` on {} ({})",
+        cell(&report.scenario.name),
+        report.board.kind,
+        cell(&report.firmware.file)
+    ));
+    line("");
+    let failed = report.checks.iter().filter(|check| !check.passed).count();
+    if report.verdict == "pass" {
+        line(&format!("**{verdict}**: all {} checks passed.", report.checks.len()));
+    } else {
+        line(&format!("**{verdict}**: {failed} of {} checks failed.", report.checks.len()));
+    }
+    if !report.complete {
+        line("");
+        let why = report
+            .error
+            .clone()
+            .or_else(|| report.games_detail.iter().find_map(|game| game.error.clone()))
+            .unwrap_or_else(|| "records were lost".to_string());
+        line(&format!(
+            "**INCOMPLETE**: {} of {} games played to their end ({}); every number below covers what was seen.",
+            report.games.complete,
+            report.games.requested,
+            cell(&why)
+        ));
+    }
+    line("");
+    line(&format!("- Board: {} — {}", report.board.kind, cell(&report.board.description)));
+    let firmware = match (&report.firmware.name, report.firmware.version, report.firmware.tick_us) {
+        (Some(name), Some(version), Some(tick)) => format!(", `{}` v{version}, tick {tick} µs", cell(name)),
+        _ => ", no Hello record".to_string(),
+    };
+    line(&format!(
+        "- Firmware: {} (sha256 {}){firmware}",
+        code(&report.firmware.file),
+        code(report.firmware.sha256.get(..16).unwrap_or(&report.firmware.sha256))
+    ));
+    line(&format!("- Scenario: {} — {}", code(&report.scenario.name), cell(&report.scenario.description)));
+    line(&format!(
+        "- Control: {}, seed {}, games {}",
+        code(&report.scenario.control),
+        report.seed,
+        report.games.requested
+    ));
+    line(&format!("- Command: {}", code(&report.command)));
+    line("");
+    line("## Checks");
+    line("");
+    line("| | check | measured | expected |");
+    line("|---|---|---|---|");
+    for check in &report.checks {
+        line(&format!(
+            "| {} | {} | {} | {} |",
+            if check.passed { "PASS" } else { "**FAIL**" },
+            cell(&check.name),
+            cell(&check.measured),
+            cell(&check.expected)
+        ));
+    }
+    line("");
+    line("## Games");
+    line("");
+    line("| game | played | presses sent / registered | guest time | schedule end | result (model) | result (firmware) | mismatches |");
+    line("|---|---|---|---|---|---|---|---|");
+    for game in &report.games_detail {
+        let played = match (&game.error, game.complete) {
+            (Some(error), _) => format!("**incomplete**: {}", cell(error)),
+            (None, false) => "**incomplete**: records lost".to_string(),
+            (None, true) => "yes".to_string(),
+        };
+        line(&format!(
+            "| {} | {played} | {} / {} of {} | {} | {} | {} | {} | {} |",
+            game.game,
+            game.presses_sent,
+            game.presses_registered,
+            game.presses_scheduled,
+            seconds(game.guest_us),
+            cell(&game.schedule_end),
+            game.model.as_ref().map_or("—".to_string(), |side| cell(&side.result)),
+            game.firmware.as_ref().map_or("—".to_string(), |side| cell(&side.result)),
+            game.mismatches_total
+        ));
+    }
+    if report.mismatches.total > 0 {
+        line("");
+        line("## Mismatches");
+        line("");
+        let totals: Vec<String> =
+            report.mismatches.by_quantity.iter().map(|(key, value)| format!("{} {value}", code(key))).collect();
+        line(&format!("{} in all: {}.", report.mismatches.total, totals.join(" · ")));
+        let mismatch_table = |line: &mut dyn FnMut(&str), rows: &mut dyn Iterator<Item = (u64, &MismatchInfo)>| {
+            line("| game | press | at | quantity | model | firmware |");
+            line("|---|---|---|---|---|---|");
+            for (game, mismatch) in rows {
+                line(&format!(
+                    "| {game} | {} | {} | {} | {} | {} |",
+                    mismatch.press_index.map_or("before the first".to_string(), |index| index.to_string()),
+                    seconds(mismatch.at_us),
+                    code(&mismatch.quantity),
+                    cell(&mismatch.model),
+                    cell(&mismatch.firmware)
+                ));
+            }
+        };
+        line("");
+        line("Where each difference began (the first mismatch of each quantity):");
+        line("");
+        mismatch_table(
+            &mut line,
+            &mut report.games_detail.iter().flat_map(|game| game.first_of_each.iter().map(move |m| (game.game, m))),
+        );
+        line("");
+        line(&format!("The first {MISMATCHES_LISTED} of each game, in the order found:"));
+        line("");
+        mismatch_table(
+            &mut line,
+            &mut report.games_detail.iter().flat_map(|game| game.mismatches.iter().map(move |m| (game.game, m))),
+        );
+    }
+    line("");
+    line("## Timing");
+    line("");
+    let drift = &report.drift;
+    match (drift.ppm, drift.ci_half_ppm) {
+        (Some(ppm), Some(half)) => line(&format!(
+            "- Accounting drift (firmware clock against {}): **{ppm:+.2} ppm ± {half:.2}** ({:.0} % CI; {} of {} samples over {:.1} s; residual sd {:.1} µs, max {:.1} µs); tolerance ±{} ppm.",
+            drift.reference,
+            drift.confidence.unwrap_or(0.0) * 100.0,
+            drift.used,
+            drift.samples,
+            drift.span_s.unwrap_or(0.0),
+            drift.residual_sd_us.unwrap_or(0.0),
+            drift.residual_max_us.unwrap_or(0.0),
+            drift.tolerance_ppm
+        )),
+        _ => line(&format!(
+            "- Accounting drift: not measured ({}).",
+            cell(drift.error.as_deref().unwrap_or("no samples"))
+        )),
+    }
+    if let Some(note) = &drift.note {
+        line(&format!("  Note: {}", cell(note)));
+    }
+    match &report.latency {
+        Some(latency) => line(&format!(
+            "- Press latency, edge to registered (the firmware's `handled_at_us − at_us`, {} presses): p50 {} µs, p90 {} µs, p99 {} µs, max {} µs.",
+            latency.count, latency.p50_us, latency.p90_us, latency.p99_us, latency.max_us
+        )),
+        None => line("- Press latency: no presses."),
+    }
+    line(&format!("- Records: {} read, {} missing from the sequence.", report.records.total, report.records.lost));
+    line("");
+    line(&format!("![drift]({DRIFT_SVG})"));
+    out
+}
+
+/// What the drift plot shows.
+pub struct DriftPlot<'a> {
+    pub title: String,
+    pub samples: &'a [drift::Sample],
+    pub fit: Option<&'a Fit>,
+}
+
+pub fn svg(plot: &DriftPlot) -> anyhow::Result<String> {
+    plot::register()?;
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, (plot::WIDTH, plot::HEIGHT / 2 + 100)).into_drawing_area();
+        draw(&root, plot)?;
+        root.present().map_err(|error| anyhow!("drawing the drift plot: {error}"))?;
+    }
+    Ok(text)
+}
+
+pub fn png(plot: &DriftPlot, path: &Path) -> anyhow::Result<()> {
+    plot::register()?;
+    let root = BitMapBackend::new(path, (plot::WIDTH, plot::HEIGHT / 2 + 100)).into_drawing_area();
+    draw(&root, plot)?;
+    root.present().map_err(|error| anyhow!("writing the drift plot: {error}"))?;
+    Ok(())
+}
+
+const SAMPLE_COLOR: RGBColor = RGBColor(44, 160, 44);
+const FIT_COLOR: RGBColor = RGBColor(214, 39, 40);
+
+/// Firmware minus reference time (µs, from the first sample) against
+/// reference time (s, from the first sample), with the fitted line.
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &DriftPlot) -> anyhow::Result<()> {
+    let fail = |error: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing the drift plot: {error}");
+    root.fill(&WHITE).map_err(fail)?;
+    let Some(first) = plot.samples.first() else {
+        root.draw(&Text::new("no time-base samples", (40, 60), (FONT, 18).into_font().color(&BLACK.mix(0.6))))
+            .map_err(fail)?;
+        return Ok(());
+    };
+    let (x0, offset0) = (first.reference_us, first.clock_us - first.reference_us);
+    let point =
+        |sample: &drift::Sample| ((sample.reference_us - x0) / 1e6, sample.clock_us - sample.reference_us - offset0);
+    let points: Vec<(f64, f64)> = plot.samples.iter().map(point).collect();
+    let x_end = points.iter().map(|&(x, _)| x).fold(0.0_f64, f64::max).max(1.0);
+    let line: Vec<(f64, f64)> = plot
+        .fit
+        .map(|fit| {
+            [0.0, x_end]
+                .iter()
+                .map(|&x| {
+                    let reference = x0 + x * 1e6;
+                    (x, fit.clock_at(reference) - reference - offset0)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let (low, high) =
+        points.iter().chain(&line).fold((0.0_f64, 0.0_f64), |(low, high), &(_, y)| (low.min(y), high.max(y)));
+    let pad = ((high - low) * 0.08).max(1.0);
+    let caption = match plot.fit {
+        Some(fit) => format!("{} — fit {:+.2} ppm ± {:.2}", plot.title, fit.drift_ppm, fit.ci_half_ppm),
+        None => format!("{} — not enough samples for a fit", plot.title),
+    };
+    let mut chart = ChartBuilder::on(root)
+        .caption(caption, (FONT, 17))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(80)
+        .build_cartesian_2d(0.0..x_end, (low - pad)..(high + pad))
+        .map_err(fail)?;
+    let x_decimals = plot::decimals(x_end);
+    let y_decimals = plot::decimals(high - low + 2.0 * pad);
+    chart
+        .configure_mesh()
+        .x_desc("reference time (s, the board's hardware counter)")
+        .y_desc("firmware − reference (µs)")
+        .label_style((FONT, 13))
+        .axis_desc_style((FONT, 14))
+        .x_label_formatter(&|value| plot::tick(*value, x_decimals))
+        .y_label_formatter(&|value| plot::tick(*value, y_decimals))
+        .light_line_style(BLACK.mix(0.05))
+        .bold_line_style(BLACK.mix(0.15))
+        .draw()
+        .map_err(fail)?;
+    chart
+        .draw_series(points.iter().map(|&(x, y)| Circle::new((x, y), 3, SAMPLE_COLOR.filled())))
+        .map_err(fail)?
+        .label("time-base samples")
+        .legend(|(x, y)| Circle::new((x + 10, y), 4, SAMPLE_COLOR.filled()));
+    if !line.is_empty() {
+        chart
+            .draw_series(LineSeries::new(line, FIT_COLOR.stroke_width(2)))
+            .map_err(fail)?
+            .label("least-squares fit")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], FIT_COLOR.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .label_font((FONT, 13))
+        .draw()
+        .map_err(fail)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::time::Duration;
+
+    use bench_contract::{Ack, AckStatus, Body, Button, CommandCode, Press, PressResult, Record, Snapshot, TimeBase};
+    use bench_hil::drift::FitOptions;
+    use bench_hil::run::RunError;
+    use bench_hil::schedule;
+    use bench_sim::scenario::Scenario;
+
+    use super::*;
+    use crate::report::tests::TempDir;
+
+    const SCENARIO: &str = r#"
+description = "HIL report test: 60 + 1"
+control = "60+1"
+games = 1
+seed = 2
+
+[players]
+think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
+"#;
+
+    fn scenario() -> Scenario {
+        Scenario::parse(SCENARIO, Path::new("scenarios/hil-report-test.toml")).expect("parses")
+    }
+
+    fn hello() -> Hello {
+        Hello {
+            contract_version: 1,
+            record_size: 48,
+            tick_us: 1_000,
+            hw_counter_hz: 1,
+            hw_counter_bits: 32,
+            buttons: bench_contract::BUTTONS_PAUSE,
+            debounce_us: 20_000,
+            firmware_version: 3,
+            firmware_name: *b"benchref",
+        }
+    }
+
+    /// `60+1` started at 1 s; White presses at 3.5 s (58.5 s left) with
+    /// the display it reports; TimeBase edges every second, the firmware
+    /// clock running `ppm` off.
+    fn records(white_after_press_us: u64, ppm: f64) -> Vec<Record> {
+        let ack = |command| {
+            Body::Ack(Ack {
+                command,
+                status: AckStatus::Ok,
+                error_position: 0,
+                commands: 1,
+                initial_us: 0,
+                final_period: 0,
+            })
+        };
+        let snapshot = |side, white, black, moves_white| {
+            Body::Snapshot(Snapshot {
+                phase: bench_contract::Phase::Running,
+                side: Some(side),
+                remaining_white_us: white,
+                remaining_black_us: black,
+                moves_white,
+                moves_black: 0,
+                delay_us: 0,
+                period_white: 0,
+                period_black: 0,
+                flag_white: false,
+                flag_black: false,
+            })
+        };
+        let press = Body::Press(Press {
+            button: Button::White,
+            result: PressResult::Accepted,
+            bounces: 0,
+            moves: 1,
+            remaining_us: white_after_press_us,
+            handled_at_us: 3_500_012,
+        });
+        let mut bodies = vec![
+            (900_000, ack(CommandCode::TimeControl)),
+            (1_000_000, ack(CommandCode::Start)),
+            (1_000_000, snapshot(bench_contract::Side::White, 60_000_000, 60_000_000, 0)),
+            (3_500_000, press),
+            (3_500_000, snapshot(bench_contract::Side::Black, white_after_press_us, 60_000_000, 1)),
+        ];
+        for second in 1..=8u64 {
+            let at = (second as f64 * 1e6 * (1.0 + ppm * 1e-6)) as u64 + 4;
+            bodies.push((at, Body::TimeBase(TimeBase { hw_counter: second, ticks: 0, edge: true, dropped_total: 0 })));
+        }
+        bodies.sort_by_key(|(at, _)| *at);
+        bodies.into_iter().enumerate().map(|(seq, (at, body))| Record::new(seq as u32 + 1, 0, at, body)).collect()
+    }
+
+    fn game_run(records: Vec<Record>, error: Option<RunError>) -> GameRun {
+        let scenario = scenario();
+        let schedule = schedule::schedule(&scenario, 2, 0).expect("a schedule");
+        let comparison = bench_hil::compare::compare("60+1", 1_000, &records);
+        let samples = drift::accounting_samples(&records, &hello());
+        GameRun {
+            schedule,
+            tick_us: 1_000,
+            start_us: Some(1_000_000),
+            sent: Vec::new(),
+            guest_us: 7_000_000,
+            host_elapsed: Duration::from_secs(3),
+            error,
+            comparison: Some(comparison),
+            latency: Percentiles::of(&bench_hil::run::press_latencies(&records)),
+            drift: drift::fit(&samples, &FitOptions::default()),
+            records,
+        }
+    }
+
+    fn write(runs: &[GameRun], error: Option<String>, dir: &Path) -> Report {
+        let scenario = scenario();
+        let time_bases: Vec<Record> = runs.iter().flat_map(|run| run.records.clone()).collect();
+        let samples = drift::accounting_samples(&time_bases, &hello());
+        let input = HilReportInput {
+            board: "qemu",
+            board_description: "QEMU 7.2.0 lm3s6965evb (cortex-m3), icount shift=4,sleep=off".into(),
+            firmware_file: Path::new("/cache/firmware/normal.elf"),
+            firmware_sha256: sha256_hex(b"elf"),
+            hello: Some(hello()),
+            scenario: &scenario,
+            scenario_file: Path::new("scenarios/hil-report-test.toml"),
+            scenario_sha256: sha256_hex(SCENARIO.as_bytes()),
+            seed: 2,
+            games_requested: 1,
+            runs,
+            drift: drift::fit(&samples, &FitOptions::default()),
+            drift_samples: samples,
+            drift_tolerance_ppm: 5.0,
+            command_line: "bench hil --board qemu --scenario hil-report-test --seed 2 --games 1".into(),
+            error,
+        };
+        let (report, written) = write_hil_report(dir, &input).expect("the report is written");
+        let names: Vec<String> = written
+            .iter()
+            .filter_map(|path| path.file_name())
+            .map(|name| name.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, [DRIFT_SVG, DRIFT_PNG, SUMMARY_MD, REPORT_JSON]);
+        report
+    }
+
+    fn read_json(dir: &Path) -> serde_json::Value {
+        let text = std::fs::read_to_string(dir.join(REPORT_JSON)).expect("read report.json");
+        serde_json::from_str(&text).expect("valid json")
+    }
+
+    #[test]
+    fn a_matching_game_passes_and_every_file_is_named_with_its_hash() {
+        let dir = TempDir::new("hil-pass");
+        let report = write(&[game_run(records(58_500_000, 0.0), None)], None, dir.path());
+        assert_eq!(report.verdict, "pass", "{:#?}", report.checks);
+        let json = read_json(dir.path());
+        assert_eq!(json["schema"], SCHEMA);
+        assert_eq!(json["complete"], true);
+        assert_eq!(json["firmware"]["name"], "benchref");
+        assert_eq!(json["firmware"]["sha256"], sha256_hex(b"elf").as_str());
+        assert_eq!(json["mismatches"]["total"], 0);
+        assert_eq!(json["games_detail"][0]["presses_registered"], 1);
+        assert_eq!(json["latency"]["p50_us"], 12);
+        assert!(json["drift"]["ppm"].as_f64().is_some_and(|ppm| ppm.abs() < 1.0), "{}", json["drift"]);
+        for name in [DRIFT_SVG, DRIFT_PNG, SUMMARY_MD] {
+            let bytes = std::fs::read(dir.path().join(name)).expect("read");
+            assert_eq!(json["files"][name], sha256_hex(&bytes).as_str(), "{name}");
+        }
+        let summary = std::fs::read_to_string(dir.path().join(SUMMARY_MD)).expect("read");
+        assert!(summary.starts_with("# PASS"), "{summary}");
+        let svg = std::fs::read_to_string(dir.path().join(DRIFT_SVG)).expect("read");
+        assert!(svg.starts_with("<svg") && svg.contains("least-squares fit"));
+        assert!(std::fs::read(dir.path().join(DRIFT_PNG)).expect("read").starts_with(b"\x89PNG"));
+    }
+
+    #[test]
+    fn a_mismatch_fails_and_names_the_press_the_quantity_and_both_values() {
+        let dir = TempDir::new("hil-mismatch");
+        let report = write(&[game_run(records(58_000_000, 0.0), None)], None, dir.path());
+        assert_eq!(report.verdict, "fail");
+        let check = report.checks.iter().find(|check| check.name == MATCH_CHECK).expect("the check");
+        assert!(!check.passed);
+        let json = read_json(dir.path());
+        let first = &json["games_detail"][0]["mismatches"][0];
+        assert_eq!(first["quantity"], "press.remaining_us");
+        assert_eq!(first["press_index"], 0);
+        assert_eq!((first["model"].as_str(), first["firmware"].as_str()), (Some("58.500000 s"), Some("58.000000 s")));
+        let summary = std::fs::read_to_string(dir.path().join(SUMMARY_MD)).expect("read");
+        assert!(summary.starts_with("# FAIL") && summary.contains("`press.remaining_us`"), "{summary}");
+    }
+
+    #[test]
+    fn drift_beyond_tolerance_fails_its_check() {
+        let dir = TempDir::new("hil-drift");
+        let report = write(&[game_run(records(58_500_000, -80.0), None)], None, dir.path());
+        let check = report.checks.iter().find(|check| check.name == DRIFT_CHECK).expect("the check");
+        assert!(!check.passed, "{check:?}");
+        assert!(check.measured.starts_with("-80."), "{check:?}");
+        assert_eq!(report.verdict, "fail");
+    }
+
+    #[test]
+    fn a_game_ended_by_a_failure_is_marked_incomplete() {
+        let dir = TempDir::new("hil-incomplete");
+        let error =
+            RunError::Silent { waiting_for: "press 3".into(), waited: Duration::from_secs(10), last_at_us: Some(3) };
+        let report = write(&[game_run(records(58_500_000, 0.0), Some(error))], None, dir.path());
+        assert!(!report.complete);
+        assert_eq!(report.verdict, "fail");
+        let json = read_json(dir.path());
+        assert_eq!(json["complete"], false);
+        assert!(json["games_detail"][0]["error"].as_str().is_some_and(|error| error.contains("went silent")));
+        let summary = std::fs::read_to_string(dir.path().join(SUMMARY_MD)).expect("read");
+        assert!(summary.contains("**INCOMPLETE**"), "{summary}");
+    }
+
+    #[test]
+    fn a_run_that_never_started_still_writes_an_incomplete_report() {
+        let dir = TempDir::new("hil-nothing");
+        let report = write(&[], Some("qemu-system-arm is not installed: install it".into()), dir.path());
+        assert!(!report.complete);
+        assert_eq!(report.games.played, 0);
+        let summary = std::fs::read_to_string(dir.path().join(SUMMARY_MD)).expect("read");
+        assert!(summary.contains("qemu-system-arm is not installed"), "{summary}");
+    }
+}

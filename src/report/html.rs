@@ -1,0 +1,679 @@
+//! `index.html`: the report for a person with a browser. One file that opens
+//! from disk with no network: inline CSS, the plots as inline SVG, no
+//! script, no web font.
+//!
+//! Two layers, so that every kind of report (simulation now, hardware in
+//! the loop later) shares one look and one escaping rule:
+//!
+//! - [`Page`] is a generic page: a verdict, then sections of paragraphs,
+//!   tables, failures with their replay commands, figures and facts.
+//!   [`render`] turns it into HTML and escapes **every** string it holds;
+//!   only a [`Block::Figure`]'s SVG is markup, and that comes from bench's
+//!   own plotter (which escapes its text), never from a user.
+//! - [`sim_page`] builds the page of a simulation report from the same
+//!   [`Report`] as `report.json`, so the two never disagree. A HIL report
+//!   adds its own builder beside it.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use super::json::Report;
+use super::markdown::{article_key, micros, seconds};
+use super::{DRIFT_PNG, DRIFT_SVG, JUNIT_XML, REPORT_JSON, RUN_JSON, SUMMARY_MD};
+
+/// A report page: the verdict first, then the sections in order.
+pub struct Page {
+    /// The document's title (the browser tab).
+    pub title: String,
+    pub verdict: Verdict,
+    pub sections: Vec<Section>,
+}
+
+pub struct Verdict {
+    pub passed: bool,
+    /// What was judged, e.g. "Simulation of `both-flags`".
+    pub subject: String,
+    /// One line each: how many checks failed, how many games…
+    pub lines: Vec<String>,
+    /// Set when the run was interrupted: shown as a warning.
+    pub incomplete: Option<String>,
+}
+
+pub struct Section {
+    /// The fragment identifier (`#failures`); a fixed ASCII word.
+    pub id: &'static str,
+    pub heading: String,
+    pub blocks: Vec<Block>,
+}
+
+pub enum Block {
+    Paragraph(String),
+    Table(Table),
+    /// A failure: a title, its reasons, and the command that replays it.
+    Failure {
+        title: String,
+        reasons: Vec<String>,
+        replay: Option<String>,
+    },
+    /// A share of a whole as a bar, with its label.
+    Meter {
+        part: u64,
+        whole: u64,
+        label: String,
+    },
+    /// A plot: bench's own SVG markup, inlined, and links to its files.
+    Figure {
+        svg: String,
+        caption: String,
+        links: Vec<String>,
+    },
+    /// Label → value; values shown as code when `code` is set.
+    Facts(Vec<Fact>),
+    /// Blocks side by side (stacked on a narrow screen).
+    Columns(Vec<Vec<Block>>),
+}
+
+pub struct Table {
+    pub header: Vec<String>,
+    /// Which columns hold numbers (right-aligned).
+    pub numeric: Vec<bool>,
+    pub rows: Vec<Row>,
+}
+
+pub struct Row {
+    pub cells: Vec<String>,
+    /// Highlighted as a problem.
+    pub bad: bool,
+}
+
+pub struct Fact {
+    pub label: String,
+    pub value: String,
+    pub code: bool,
+    /// A relative link (a file of the report folder).
+    pub link: Option<String>,
+}
+
+impl Fact {
+    fn text(label: &str, value: impl Into<String>) -> Fact {
+        Fact { label: label.into(), value: value.into(), code: false, link: None }
+    }
+
+    fn code(label: &str, value: impl Into<String>) -> Fact {
+        Fact { label: label.into(), value: value.into(), code: true, link: None }
+    }
+
+    fn file(label: &str, name: &str) -> Fact {
+        Fact { label: label.into(), value: name.into(), code: true, link: Some(name.into()) }
+    }
+}
+
+const STYLE: &str = "\
+:root{color-scheme:light}
+*{box-sizing:border-box}
+body{margin:0;background:#f3f4f6;color:#1f2328;font:16px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif}
+main{max-width:1120px;margin:0 auto;padding:24px}
+nav{margin:12px 0 0;font-size:.95em}
+nav a{margin-right:14px;color:#0550ae;text-decoration:none}
+.verdict{border-radius:10px;padding:20px 28px;color:#fff}
+.verdict.pass{background:#1a7f37}
+.verdict.fail{background:#cf222e}
+.verdict h1{margin:0;font-size:2.6rem;letter-spacing:.04em}
+.verdict .subject{font-size:1.3rem;margin:2px 0 8px}
+.verdict p{margin:2px 0}
+.incomplete{background:#fff8c5;color:#4d2d00;border:1px solid #d4a72c;border-radius:6px;padding:8px 12px;margin-top:12px}
+section{background:#fff;border:1px solid #d0d7de;border-radius:10px;padding:12px 28px 20px;margin-top:20px}
+h2{font-size:1.35rem;margin:8px 0 12px}
+table{border-collapse:collapse;width:100%;margin:8px 0 12px}
+th,td{text-align:left;padding:5px 10px;border-bottom:1px solid #eaeef2;vertical-align:top}
+th{background:#f6f8fa;font-weight:600}
+.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+tr.bad td{background:#ffebe9}
+.status{font-weight:700}
+.status.fail{color:#cf222e}
+.status.pass{color:#1a7f37}
+code,pre{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:.88em}
+pre{background:#f6f8fa;border:1px solid #eaeef2;padding:8px 12px;border-radius:6px;margin:6px 0;white-space:pre-wrap;overflow-wrap:anywhere}
+.failure{border-left:4px solid #cf222e;padding:1px 0 1px 14px;margin:10px 0}
+.failure h3{margin:0 0 2px;font-size:1rem}
+.failure .reason{font-weight:400}
+pre.replay::before{content:'replay  ';color:#59636e;user-select:none}
+.failure ul{margin:2px 0 4px;padding-left:20px}
+.meter{background:#eaeef2;border-radius:6px;height:18px;overflow:hidden;margin:8px 0 4px}
+.meter span{display:block;height:100%;background:#2da44e}
+figure{margin:8px 0}
+figure svg{display:block;width:100%;height:auto;border:1px solid #eaeef2}
+figcaption{color:#59636e;font-size:.92em;margin-top:6px}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 18px;margin:8px 0}
+dt{color:#59636e}
+dd{margin:0;overflow-wrap:anywhere}
+.columns{display:grid;grid-template-columns:repeat(auto-fit,minmax(360px,1fr));gap:0 28px}
+.columns p{margin:8px 0 0}
+";
+
+/// The page as a complete HTML document. Every string is escaped.
+pub fn render(page: &Page) -> String {
+    let mut out = String::new();
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    // No network, ever: nothing may be loaded from anywhere but this file.
+    out.push_str(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; \
+         img-src data:\">\n",
+    );
+    let _ = writeln!(out, "<title>{}</title>", escape(&page.title));
+    let _ = writeln!(out, "<style>\n{STYLE}</style>\n</head>\n<body>\n<main>");
+
+    let verdict = &page.verdict;
+    let class = if verdict.passed { "pass" } else { "fail" };
+    let _ = writeln!(out, "<header id=\"verdict\" class=\"verdict {class}\" data-verdict=\"{class}\">");
+    let _ = writeln!(out, "<h1>{}</h1>", if verdict.passed { "PASS" } else { "FAIL" });
+    let _ = writeln!(out, "<div class=\"subject\">{}</div>", escape(&verdict.subject));
+    for line in &verdict.lines {
+        let _ = writeln!(out, "<p>{}</p>", escape(line));
+    }
+    if let Some(incomplete) = &verdict.incomplete {
+        let _ = writeln!(out, "<div class=\"incomplete\"><strong>INCOMPLETE:</strong> {}</div>", escape(incomplete));
+    }
+    out.push_str("</header>\n<nav>");
+    for section in &page.sections {
+        let _ = write!(out, "<a href=\"#{}\">{}</a>", section.id, escape(&section.heading));
+    }
+    out.push_str("</nav>\n");
+
+    for section in &page.sections {
+        let _ = writeln!(out, "<section id=\"{}\">\n<h2>{}</h2>", section.id, escape(&section.heading));
+        for block in &section.blocks {
+            render_block(&mut out, block);
+        }
+        out.push_str("</section>\n");
+    }
+    out.push_str("</main>\n</body>\n</html>\n");
+    out
+}
+
+fn render_block(out: &mut String, block: &Block) {
+    match block {
+        Block::Paragraph(text) => {
+            let _ = writeln!(out, "<p>{}</p>", escape(text));
+        }
+        Block::Table(table) => render_table(out, table),
+        Block::Failure { title, reasons, replay } => {
+            let _ = write!(out, "<div class=\"failure\">\n<h3>{}", escape(title));
+            match reasons.as_slice() {
+                [] => out.push_str("</h3>\n"),
+                [reason] => {
+                    let _ = writeln!(out, "<span class=\"reason\">: {}</span></h3>", escape(reason));
+                }
+                reasons => {
+                    out.push_str("</h3>\n<ul>");
+                    for reason in reasons {
+                        let _ = write!(out, "<li>{}</li>", escape(reason));
+                    }
+                    out.push_str("</ul>\n");
+                }
+            }
+            if let Some(replay) = replay {
+                let _ = writeln!(out, "<pre class=\"replay\">{}</pre>", escape(replay));
+            }
+            out.push_str("</div>\n");
+        }
+        Block::Meter { part, whole, label } => {
+            // Width in hundredths of a percent: integers, so the same bytes every time.
+            let hundredths = (u128::from(*part) * 10_000).checked_div(u128::from(*whole)).unwrap_or(0).min(10_000);
+            let _ = writeln!(
+                out,
+                "<div class=\"meter\" role=\"img\" aria-label=\"{}\"><span style=\"width:{}.{:02}%\"></span></div>\n\
+                 <p>{}</p>",
+                escape(label),
+                hundredths / 100,
+                hundredths % 100,
+                escape(label)
+            );
+        }
+        Block::Figure { svg, caption, links } => {
+            out.push_str("<figure>\n");
+            // Bench's own plot; drop anything before the element (an XML
+            // declaration is not allowed inline).
+            out.push_str(svg.find("<svg").and_then(|start| svg.get(start..)).unwrap_or(""));
+            let _ = write!(out, "\n<figcaption>{}", escape(caption));
+            for link in links {
+                let _ = write!(out, " <a href=\"{}\">{}</a>", escape(link), escape(link));
+            }
+            out.push_str("</figcaption>\n</figure>\n");
+        }
+        Block::Columns(columns) => {
+            out.push_str("<div class=\"columns\">\n");
+            for column in columns {
+                out.push_str("<div>\n");
+                for block in column {
+                    render_block(out, block);
+                }
+                out.push_str("</div>\n");
+            }
+            out.push_str("</div>\n");
+        }
+        Block::Facts(facts) => {
+            out.push_str("<dl>\n");
+            for fact in facts {
+                let value = escape(&fact.value);
+                let value = if fact.code { format!("<code>{value}</code>") } else { value };
+                let value = match &fact.link {
+                    Some(link) => format!("<a href=\"{}\">{value}</a>", escape(link)),
+                    None => value,
+                };
+                let _ = writeln!(out, "<dt>{}</dt><dd>{value}</dd>", escape(&fact.label));
+            }
+            out.push_str("</dl>\n");
+        }
+    }
+}
+
+fn render_table(out: &mut String, table: &Table) {
+    let numeric = |column: usize| table.numeric.get(column).copied().unwrap_or(false);
+    out.push_str("<table>\n<thead><tr>");
+    for (column, head) in table.header.iter().enumerate() {
+        let class = if numeric(column) { " class=\"num\"" } else { "" };
+        let _ = write!(out, "<th{class}>{}</th>", escape(head));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for row in &table.rows {
+        out.push_str(if row.bad { "<tr class=\"bad\">" } else { "<tr>" });
+        for (column, cell) in row.cells.iter().enumerate() {
+            let class = if numeric(column) { " class=\"num\"" } else { "" };
+            let _ = write!(out, "<td{class}>{}</td>", escape(cell));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n");
+}
+
+/// Text for HTML content and attribute values: `& < > " '` as references,
+/// control characters (which HTML does not allow) as visible `U+XXXX`.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() => {
+                let _ = write!(out, "[U+{:04X}]", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `part` of `whole` in percent with two decimals (`83.33 %`).
+pub fn percent(part: u64, whole: u64) -> String {
+    let hundredths = (u128::from(part) * 10_000).checked_div(u128::from(whole)).unwrap_or(0);
+    format!("{}.{:02} %", hundredths / 100, hundredths % 100)
+}
+
+/// Parts per billion as ppm with three decimals (`-250.125 ppm`).
+pub fn ppm(ppb: i64) -> String {
+    let sign = if ppb < 0 { "-" } else { "" };
+    let abs = ppb.unsigned_abs();
+    format!("{sign}{}.{:03} ppm", abs / 1_000, abs % 1_000)
+}
+
+/// The page of a simulation report.
+pub fn sim_page(report: &Report, svg: &str) -> Page {
+    let failed_checks: Vec<_> = report.checks.iter().filter(|check| !check.passed).collect();
+    let passed = report.verdict == "pass";
+    let mut lines = vec![if failed_checks.is_empty() {
+        format!("All {} checks passed.", report.checks.len())
+    } else {
+        format!("{} of {} checks failed.", failed_checks.len(), report.checks.len())
+    }];
+    lines.push(format!(
+        "{} of {} games failed; device and ideal clock agree in {} ({}).",
+        report.games_failed,
+        report.games.played,
+        report.agreement.agreeing,
+        percent(report.agreement.agreeing, report.agreement.games)
+    ));
+    lines.push(report.scenario.description.clone());
+    let incomplete = (!report.complete).then(|| {
+        format!(
+            "the run was interrupted after {} of {} games; every number covers those games only.",
+            report.games.played,
+            report.games.end.saturating_sub(report.games.start)
+        )
+    });
+    let verdict = Verdict {
+        passed,
+        subject: format!("Simulation of {}, seed {}", report.scenario.name, report.seed),
+        lines,
+        incomplete,
+    };
+    Page {
+        title: format!(
+            "{} — bench sim {}, seed {}",
+            if passed { "PASS" } else { "FAIL" },
+            report.scenario.name,
+            report.seed
+        ),
+        verdict,
+        sections: vec![
+            failures_section(report),
+            results_section(report),
+            agreement_section(report),
+            drift_section(report, svg),
+            defects_section(report),
+            facts_section(report),
+        ],
+    }
+}
+
+fn failures_section(report: &Report) -> Section {
+    let mut blocks = Vec::new();
+    let failed_checks: Vec<_> = report.checks.iter().filter(|check| !check.passed).collect();
+    if failed_checks.is_empty() && report.failures.is_empty() {
+        blocks.push(Block::Paragraph("Every check passed and no game failed.".into()));
+    }
+    for check in failed_checks {
+        blocks.push(Block::Failure {
+            title: format!("Check failed: {}", check.name),
+            reasons: vec![format!("measured {}, expected {}", check.measured, check.expected)],
+            replay: None,
+        });
+    }
+    if !report.failures.is_empty() {
+        let kept = report.failures.len() as u64;
+        blocks.push(Block::Paragraph(if report.games_failed > kept {
+            format!(
+                "{} games failed; the {kept} lowest-numbered are listed, each with the command that replays it.",
+                report.games_failed
+            )
+        } else {
+            format!("{} games failed, each listed with the command that replays it.", report.games_failed)
+        }));
+        for failure in &report.failures {
+            blocks.push(Block::Failure {
+                title: format!("Game {}", failure.game),
+                reasons: failure.reasons.clone(),
+                replay: Some(failure.replay.clone()),
+            });
+        }
+    }
+    blocks.extend(checks_blocks(report));
+    Section { id: "failures", heading: "Failures and checks".into(), blocks }
+}
+
+fn checks_blocks(report: &Report) -> Vec<Block> {
+    let rows = report
+        .checks
+        .iter()
+        .map(|check| Row {
+            cells: vec![
+                if check.passed { "pass" } else { "FAIL" }.into(),
+                check.name.clone(),
+                check.measured.clone(),
+                check.expected.clone(),
+            ],
+            bad: !check.passed,
+        })
+        .collect();
+    vec![
+        Block::Paragraph("Every check: the scenario's expectations, and that every game of the run was played.".into()),
+        Block::Table(Table {
+            header: vec!["Result".into(), "Check".into(), "Measured".into(), "Expected".into()],
+            numeric: vec![],
+            rows,
+        }),
+    ]
+}
+
+fn results_section(report: &Report) -> Section {
+    let classes: BTreeSet<&String> = report.results.device.keys().chain(report.results.ideal.keys()).collect();
+    let mut classes: Vec<&String> = classes.into_iter().collect();
+    classes.sort_by_key(|class| article_key(class));
+    let games = report.games.played;
+    let rows = classes
+        .into_iter()
+        .map(|class| {
+            let device = report.results.device.get(class).copied().unwrap_or(0);
+            let ideal = report.results.ideal.get(class).copied().unwrap_or(0);
+            Row {
+                cells: vec![
+                    class.clone(),
+                    device.to_string(),
+                    percent(device, games),
+                    ideal.to_string(),
+                    percent(ideal, games),
+                ],
+                bad: device != ideal,
+            }
+        })
+        .collect();
+    let mut columns = vec![vec![
+        Block::Paragraph(
+            "Games by result class, on the device and on the ideal clock (highlighted: they differ):".into(),
+        ),
+        Block::Table(Table {
+            header: vec!["Class".into(), "Device".into(), "%".into(), "Ideal clock".into(), "%".into()],
+            numeric: vec![false, true, true, true, true],
+            rows,
+        }),
+    ]];
+    if !report.expected_classes.is_empty() {
+        let rows = report
+            .expected_classes
+            .iter()
+            .map(|expected| {
+                let low = u128::from(expected.games) * 100 >= u128::from(expected.min_percent) * u128::from(games);
+                let high = u128::from(expected.games) * 100 <= u128::from(expected.max_percent) * u128::from(games);
+                Row {
+                    cells: vec![
+                        expected.class.clone(),
+                        expected.games.to_string(),
+                        percent(expected.games, games),
+                        format!("{} % to {} %", expected.min_percent, expected.max_percent),
+                    ],
+                    bad: !(low && high),
+                }
+            })
+            .collect();
+        columns.push(vec![
+            Block::Paragraph("The scenario's expected shares (highlighted: missed):".into()),
+            Block::Table(Table {
+                header: vec!["Class".into(), "Games".into(), "%".into(), "Expected".into()],
+                numeric: vec![false, true, true, false],
+                rows,
+            }),
+        ]);
+    }
+    let mut articles: Vec<(&String, &u64)> = report.articles.iter().collect();
+    articles.sort_by_key(|(article, _)| article_key(article));
+    if articles.is_empty() {
+        columns.push(vec![Block::Paragraph("No article was applied on the device.".into())]);
+    } else {
+        columns.push(vec![
+            Block::Paragraph("Articles the device applied, in how many games:".into()),
+            Block::Table(Table {
+                header: vec!["Article".into(), "Games".into(), "%".into()],
+                numeric: vec![false, true, true],
+                rows: articles
+                    .into_iter()
+                    .map(|(article, count)| Row {
+                        cells: vec![article.clone(), count.to_string(), percent(*count, games)],
+                        bad: false,
+                    })
+                    .collect(),
+            }),
+        ]);
+    }
+    let mut blocks = vec![Block::Columns(columns)];
+    let outcomes = &report.outcomes;
+    blocks.push(Block::Paragraph(format!(
+        "Outcomes on the device: White won {}, Black won {}, drawn {}.",
+        outcomes.white, outcomes.black, outcomes.draw
+    )));
+    Section { id: "results", heading: "Results by article".into(), blocks }
+}
+
+fn agreement_section(report: &Report) -> Section {
+    let agreement = &report.agreement;
+    let mut facts = vec![
+        Fact::text(
+            "Same result",
+            format!(
+                "{} of {} games ({})",
+                agreement.agreeing,
+                agreement.games,
+                percent(agreement.agreeing, agreement.games)
+            ),
+        ),
+        Fact::text("Largest display difference at a press", micros(report.max_time_error_us)),
+    ];
+    facts.push(Fact::text(
+        "Device time base rate error",
+        match report.drift_ppb {
+            Some(range) => format!("{} to {}", ppm(range.min), ppm(range.max)),
+            None => "not measured (no sample 10 s or more into a game)".into(),
+        },
+    ));
+    facts.push(Fact::text("Games with an oracle violation", report.games_with_violations.to_string()));
+    Section {
+        id: "agreement",
+        heading: "Device vs ideal clock".into(),
+        blocks: vec![
+            Block::Meter {
+                part: agreement.agreeing,
+                whole: agreement.games,
+                label: format!(
+                    "The device's result equals the ideal clock's in {} of {} games ({}).",
+                    agreement.agreeing,
+                    agreement.games,
+                    percent(agreement.agreeing, agreement.games)
+                ),
+            },
+            Block::Facts(facts),
+        ],
+    }
+}
+
+fn drift_section(report: &Report, svg: &str) -> Section {
+    let envelope = &report.drift_envelope;
+    Section {
+        id: "drift",
+        heading: "Drift".into(),
+        blocks: vec![Block::Figure {
+            svg: svg.into(),
+            caption: format!(
+                "Top: device display minus ideal display, per side. Bottom: device time base minus true time. \
+                 Each band spans, per {} of game time, the smallest to the largest value any game had \
+                 ({} buckets with samples). Files:",
+                seconds(envelope.bucket_us),
+                envelope.buckets.len()
+            ),
+            links: vec![DRIFT_SVG.into(), DRIFT_PNG.into()],
+        }],
+    }
+}
+
+fn defects_section(report: &Report) -> Section {
+    let defects = &report.defects;
+    let rows = [
+        ("missed presses", defects.missed_presses),
+        ("double presses", defects.double_presses),
+        ("contact bounces", defects.bounces),
+        ("stuck buttons", defects.stuck_buttons),
+        ("brownouts", defects.brownouts),
+        ("display freezes", defects.display_freezes),
+        ("corrective presses", defects.corrections),
+        ("arbiter pauses", defects.pauses),
+        ("arbiter time adjustments", defects.adjustments),
+        ("clock replacements", defects.replacements),
+    ]
+    .into_iter()
+    .map(|(name, count)| Row { cells: vec![name.into(), count.to_string()], bad: false })
+    .collect::<Vec<Row>>();
+    let table = |rows: &[Row]| {
+        vec![Block::Table(Table {
+            header: vec!["Defect or intervention".into(), "Count".into()],
+            numeric: vec![false, true],
+            rows: rows.iter().map(|row| Row { cells: row.cells.clone(), bad: row.bad }).collect(),
+        })]
+    };
+    let (devices, arbiter) = rows.split_at(rows.len() / 2);
+    Section {
+        id: "defects",
+        heading: "Defects and interventions".into(),
+        blocks: vec![
+            Block::Paragraph("Totals over every game of the run.".into()),
+            Block::Columns(vec![table(devices), table(arbiter)]),
+        ],
+    }
+}
+
+fn facts_section(report: &Report) -> Section {
+    let scenario = &report.scenario;
+    let games = &report.games;
+    let mut facts = vec![
+        Fact::code("Command", &report.command),
+        Fact::text("Scenario", &scenario.name),
+        Fact::text("Description", &scenario.description),
+        Fact::code("Scenario file", &scenario.file),
+        Fact::code("Scenario SHA-256", &scenario.sha256),
+        Fact::code("Time control", &scenario.control),
+        Fact::code("Rules", &scenario.rules),
+        Fact::text("Seed", report.seed.to_string()),
+        Fact::text("Games", format!("{}..{} of {} ({} played)", games.start, games.end, games.total, games.played)),
+    ];
+    if let Some(shard) = &report.shard {
+        facts.push(Fact::text("Shard", format!("{} of {}", shard.index, shard.count)));
+    }
+    let options = &report.options;
+    facts.push(Fact::text(
+        "Options",
+        format!(
+            "swarm {}, determinism check {}, tick-model oracle {}, move bound {}",
+            if report.swarm { "on" } else { "off" },
+            if options.check_determinism { "on" } else { "off" },
+            if options.tick_oracle { "on" } else { "off" },
+            options.max_moves.map_or_else(|| "the scenario's".to_string(), |moves| moves.to_string())
+        ),
+    ));
+    facts.push(Fact::text("Presses, events", format!("{}, {}", report.presses, report.events)));
+    facts.push(Fact::code("Run hash", &report.run_hash));
+    facts.push(Fact::text("bench version", &report.bench_version));
+    facts.push(Fact::text("Report schema", &report.schema));
+    for (label, name) in [
+        ("Machine-readable report", REPORT_JSON),
+        ("JUnit", JUNIT_XML),
+        ("Summary", SUMMARY_MD),
+        ("Host, wall time, git commit", RUN_JSON),
+    ] {
+        facts.push(Fact::file(label, name));
+    }
+    Section { id: "facts", heading: "Run facts".into(), blocks: vec![Block::Facts(facts)] }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_covers_markup_quotes_and_control_characters() {
+        assert_eq!(
+            escape("<script>alert('x')</script> & \"q\""),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;"
+        );
+        assert_eq!(escape("a\u{1}b\nc"), "a[U+0001]b\nc");
+    }
+
+    #[test]
+    fn numbers_read_in_their_unit() {
+        assert_eq!(percent(5, 6), "83.33 %");
+        assert_eq!(percent(0, 0), "0.00 %");
+        assert_eq!(ppm(-250_125), "-250.125 ppm");
+        assert_eq!(ppm(2_000_000), "2000.000 ppm");
+    }
+}

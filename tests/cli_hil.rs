@@ -1,0 +1,275 @@
+//! `bench hil` as a user runs it: usage errors, missing tools and images,
+//! and — on QEMU's emulated board — the reference firmware passing and
+//! every rule and time-base defect build failing with the right message.
+//!
+//! The emulator tests need `qemu-system-arm` (scripts/check installs it)
+//! and the firmware images: `BENCH_FIRMWARE_DIR` (a folder of `normal.elf`,
+//! `defect-….elf`), else `scripts/build-firmware` builds them (seconds when
+//! nothing changed). One emulator at a time: each busy-loops a core.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+fn bench_in(args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_bench"));
+    command
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("BENCH_SCENARIOS", Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"));
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().expect("bench runs")
+}
+
+fn bench(args: &[&str]) -> Output {
+    bench_in(args, &[])
+}
+
+fn text(output: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bench-cli-hil-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    dir
+}
+
+fn report(dir: &Path) -> serde_json::Value {
+    let bytes = std::fs::read(dir.join("report.json")).expect("report.json written");
+    serde_json::from_slice(&bytes).expect("valid json")
+}
+
+#[test]
+fn usage_errors_exit_2_before_anything_runs() {
+    let dir = temp_dir("usage");
+    let missing = dir.join("missing.elf");
+    for args in [
+        vec!["hil", "--scenario", "no-such-scenario"],
+        vec!["hil", "--games", "0"],
+        vec!["hil", "--max-moves", "0"],
+        vec!["hil", "--board", "stm32"],
+        vec!["hil", "--firmware", missing.to_str().expect("utf-8")],
+        vec!["hil", "--drift-tolerance-ppm", "-1"],
+        vec!["hil", "--scenario", "correspondence-first-overstep"],
+    ] {
+        let output = bench(&args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", text(&output));
+    }
+    assert!(text(&bench(&["hil", "--firmware", missing.to_str().expect("utf-8")])).contains("no such file"));
+}
+
+#[test]
+fn a_missing_reference_image_says_how_to_build_it() {
+    let empty = temp_dir("no-image");
+    let output = bench_in(&["hil"], &[("CARGO_TARGET_DIR", &empty), ("BENCH_CACHE_DIR", &empty)]);
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output));
+    assert!(text(&output).contains("scripts/build-firmware normal"), "{}", text(&output));
+}
+
+#[test]
+fn a_missing_emulator_says_how_to_install_it_and_leaves_an_incomplete_report() {
+    let dir = temp_dir("no-qemu");
+    let elf = dir.join("image.elf");
+    std::fs::write(&elf, b"not started anyway").expect("write");
+    let out = dir.join("report");
+    let no_tools = dir.join("bin");
+    std::fs::create_dir_all(&no_tools).expect("mkdir");
+    let args = ["hil", "--firmware", elf.to_str().expect("utf-8"), "--out", out.to_str().expect("utf-8")];
+    let output = bench_in(&args, &[("PATH", &no_tools)]);
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output));
+    assert!(text(&output).contains("apt-get install qemu-system-arm"), "{}", text(&output));
+    let report = report(&out);
+    assert_eq!(report["schema"], "bench.hil.report/1");
+    assert_eq!(report["complete"], false);
+    assert_eq!(report["verdict"], "fail");
+    assert!(report["error"].as_str().is_some_and(|error| error.contains("qemu-system-arm")));
+    assert!(std::fs::read_to_string(out.join("summary.md")).expect("summary").contains("**INCOMPLETE**"));
+}
+
+// ---- on the emulated board ----
+
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+const IMAGES: [&str; 7] = [
+    "normal",
+    "defect-systick-off-by-one",
+    "defect-lost-ticks",
+    "defect-delay-as-bronstein",
+    "defect-late-stage-switch",
+    "defect-increment-before-flag-check",
+    "defect-display-rounding-flag",
+];
+
+/// The folder holding every image of [`IMAGES`].
+fn images() -> &'static Path {
+    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        if let Some(dir) = std::env::var_os("BENCH_FIRMWARE_DIR") {
+            return Ok(PathBuf::from(dir));
+        }
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let output = Command::new(root.join("scripts/build-firmware"))
+            .args(IMAGES)
+            .current_dir(root)
+            .env_remove("LD_LIBRARY_PATH")
+            .output()
+            .map_err(|error| format!("running scripts/build-firmware: {error}"))?;
+        if !output.status.success() {
+            return Err(format!("scripts/build-firmware failed:\n{}", String::from_utf8_lossy(&output.stderr)));
+        }
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let normal = stdout.lines().find(|line| line.ends_with("/normal.elf")).ok_or("no normal.elf printed")?;
+        Path::new(normal).parent().map(Path::to_path_buf).ok_or_else(|| "no folder".to_string())
+    });
+    match dir {
+        Ok(dir) => dir,
+        Err(error) => panic!("{error}"),
+    }
+}
+
+/// A short game: `control`, quick players, 6 moves each (about 15 s of
+/// guest time); `slow` players (1–3 s a move) run out of time.
+fn scenario(dir: &Path, name: &str, control: &str, slow: bool) -> PathBuf {
+    let think = if slow { "min_ms = 1000, max_ms = 3000" } else { "min_ms = 300, max_ms = 2000" };
+    let text = format!(
+        "description = \"HIL test: {control}\"\ncontrol = \"{control}\"\ngames = 1\nseed = 4\n\n\
+         [players]\nthink = {{ distribution = \"uniform\", {think} }}\n\n[board]\nends_per_move = 0\nmax_moves = 6\n"
+    );
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).expect("write the scenario");
+    path
+}
+
+/// Runs `bench hil` on `image` with `scenario`; returns the exit code, the
+/// output and the report.
+fn hil(image: &str, scenario: &str, out: &Path, more: &[&str]) -> (Option<i32>, String, serde_json::Value) {
+    let elf = images().join(format!("{image}.elf"));
+    let mut args = vec!["hil", "--board", "qemu", "--scenario", scenario, "--firmware"];
+    let elf = elf.to_str().expect("utf-8").to_string();
+    args.push(&elf);
+    let out_text = out.to_str().expect("utf-8").to_string();
+    args.extend(["--out", &out_text]);
+    args.extend(more);
+    let output = bench(&args);
+    (output.status.code(), text(&output), report(out))
+}
+
+#[test]
+fn the_reference_firmware_passes_fischer_delay_and_multi_stage_games() {
+    let _serial = serial();
+    let dir = temp_dir("normal");
+    for (name, control, slow) in
+        [("fischer", "30+1", false), ("delay", "30+d2", false), ("stages", "3/20:20", false), ("flag", "3+1", true)]
+    {
+        let file = scenario(&dir, name, control, slow);
+        let (code, output, report) = hil("normal", file.to_str().expect("utf-8"), &dir.join(name), &[]);
+        assert_eq!(code, Some(0), "{control}: {output}");
+        assert_eq!(report["mismatches"]["total"], 0, "{control}");
+        assert_eq!(report["complete"], true);
+        let game = &report["games_detail"][0];
+        assert_eq!(game["presses_registered"], game["presses_scheduled"], "{control}");
+        assert!(report["drift"]["within_tolerance"] == true, "{control}: {}", report["drift"]);
+        for file in ["report.json", "summary.md", "run.json", "drift.svg", "drift.png"] {
+            assert!(dir.join(name).join(file).is_file(), "{file}");
+        }
+    }
+}
+
+#[test]
+fn the_reference_firmware_passes_both_flags() {
+    let _serial = serial();
+    let out = temp_dir("both-flags");
+    let (code, output, report) = hil("normal", "both-flags", &out, &[]);
+    assert_eq!(code, Some(0), "{output}");
+    let game = &report["games_detail"][0];
+    // 10/20:20: both flags fall in the first stage (play goes on, 6.12 a)
+    // and again in the final one.
+    let flags = game["model"]["flags"].as_array().expect("flags");
+    for side in ["White", "Black"] {
+        assert!(flags.iter().any(|flag| flag["side"] == side && flag["period"] == 1), "{side}'s final flag: {game}");
+    }
+    assert_eq!(game["firmware"]["flags"], game["model"]["flags"]);
+}
+
+#[test]
+fn every_rule_defect_fails_naming_the_mismatch() {
+    let _serial = serial();
+    let dir = temp_dir("rule-defects");
+    let cases = [
+        ("defect-delay-as-bronstein", "30+d2", false, "snapshot.delay_us"),
+        ("defect-late-stage-switch", "3/20:20", false, "period_change.moves"),
+        ("defect-increment-before-flag-check", "3+1", true, "snapshot.flag.black"),
+        ("defect-display-rounding-flag", "3+1", true, "snapshot.flag.black"),
+    ];
+    for (image, control, slow, quantity) in cases {
+        let file = scenario(&dir, image, control, slow);
+        let (code, output, report) = hil(image, file.to_str().expect("utf-8"), &dir.join(image), &[]);
+        assert_eq!(code, Some(1), "{image}: {output}");
+        assert!(output.contains(quantity), "{image}: the message names {quantity}:\n{output}");
+        assert!(report["mismatches"]["by_quantity"][quantity].as_u64().is_some_and(|count| count > 0), "{image}");
+        assert_eq!(report["complete"], true, "{image}");
+    }
+}
+
+#[test]
+fn time_base_defects_fail_on_drift_and_the_systick_one_reads_minus_80_ppm() {
+    let _serial = serial();
+    let dir = temp_dir("time-defects");
+    let file = scenario(&dir, "fischer", "30+1", false);
+    for (image, expected_ppm) in [("defect-systick-off-by-one", -1e6 / 12_501.0), ("defect-lost-ticks", -2000.0)] {
+        let (code, output, report) = hil(image, file.to_str().expect("utf-8"), &dir.join(image), &[]);
+        assert_eq!(code, Some(1), "{image}: {output}");
+        assert!(output.contains("FAIL  accounting drift"), "{image}: {output}");
+        assert_eq!(report["mismatches"]["total"], 0, "{image}: the firmware's own stamps are replayed");
+        let ppm = report["drift"]["ppm"].as_f64().expect("measured");
+        assert!((ppm - expected_ppm).abs() < 0.5, "{image}: {ppm} ppm, expected {expected_ppm}");
+    }
+}
+
+/// The emulator killed mid-game: the run ends at once with exit 3 and a
+/// report marked incomplete that still holds what was seen.
+#[test]
+fn a_killed_emulator_ends_the_run_with_exit_3_and_an_incomplete_report() {
+    let _serial = serial();
+    let dir = temp_dir("killed");
+    let file = scenario(&dir, "fischer", "30+1", false);
+    let out = dir.join("report");
+    let elf = images().join("normal.elf");
+    let child = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(["hil", "--scenario", file.to_str().expect("utf-8"), "--firmware", elf.to_str().expect("utf-8")])
+        .args(["--out", out.to_str().expect("utf-8")])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bench starts");
+    // bench's own child is its QEMU.
+    let children = format!("/proc/{0}/task/{0}/children", child.id());
+    let started = std::time::Instant::now();
+    let qemu = loop {
+        let pids = std::fs::read_to_string(&children).unwrap_or_default();
+        if let Some(pid) = pids.split_whitespace().next() {
+            break pid.to_string();
+        }
+        assert!(started.elapsed().as_secs() < 20, "bench started no emulator");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let killed = Command::new("kill").args(["-KILL", &qemu]).status().expect("kill runs");
+    assert!(killed.success());
+    let output = child.wait_with_output().expect("bench ends");
+    assert!(started.elapsed().as_secs() < 60, "the run ended soon after the emulator died");
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output));
+    let report = report(&out);
+    assert_eq!(report["complete"], false);
+    let error = report["games_detail"][0]["error"].as_str().expect("the game's error");
+    assert!(error.contains("went away") || error.contains("QEMU"), "{error}");
+    assert!(report["games_detail"][0]["presses_registered"].as_u64().is_some_and(|presses| presses > 0));
+}

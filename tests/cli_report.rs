@@ -1,0 +1,330 @@
+//! `bench gate` and `bench report merge` as a user runs them, and what an
+//! interrupted `bench sim` leaves: exit codes, messages, byte-identical
+//! merges.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn bench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("BENCH_SCENARIOS", Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"))
+        .output()
+        .expect("bench runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn show(output: &Output) -> String {
+    format!("exit {:?}\nstdout:\n{}\nstderr:\n{}", output.status.code(), text(&output.stdout), text(&output.stderr))
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bench-cli-report-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    dir
+}
+
+fn path(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
+}
+
+/// Fast games, a 300 ppm fast clock, missed presses: some games fail the
+/// zero time-error bound, and the drift is measurable.
+const DRIFTING: &str = r#"
+description = "gate and merge tests: 300 ppm fast, missed presses"
+control = "60+1"
+games = 12
+seed = 5
+[players]
+think = { distribution = "uniform", min_ms = 500, max_ms = 2500 }
+[device]
+drift_ppm = 300
+missed_press = "1/10"
+[expect]
+time_error_max_us = 0
+agreement_min_percent = 0
+"#;
+
+/// Writes the drifting scenario into `dir` and returns its path.
+fn drifting(dir: &Path) -> PathBuf {
+    let file = dir.join("drifting.toml");
+    std::fs::write(&file, DRIFTING).expect("write the scenario");
+    file
+}
+
+/// `bench sim` with these arguments into `out`; returns the output.
+fn sim(scenario: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["sim", "--scenario", path(scenario), "--out", path(out)];
+    args.extend_from_slice(extra);
+    bench(&args)
+}
+
+#[test]
+fn the_gate_passes_a_passing_report_and_fails_a_failing_one() {
+    let dir = temp_dir("gate");
+    let good = dir.join("good");
+    let output = bench(&["sim", "--scenario", "both-flags", "--games", "8", "--out", path(&good)]);
+    assert_eq!(output.status.code(), Some(0), "{}", show(&output));
+    assert!(text(&output.stdout).contains("gate: PASS"), "bench sim applies the gate: {}", show(&output));
+    let output = bench(&["gate", path(&good)]);
+    assert_eq!(output.status.code(), Some(0), "{}", show(&output));
+    assert!(text(&output.stdout).contains("pass  rules.every_check_passes"), "{}", show(&output));
+    assert!(text(&output.stdout).contains("skip  rules.max_latency_p99_us"), "{}", show(&output));
+
+    let bad = dir.join("bad");
+    let output = sim(&drifting(&dir), &bad, &[]);
+    assert_eq!(output.status.code(), Some(1), "bench sim exits as its gate: {}", show(&output));
+    let output = bench(&["gate", path(&bad.join("report.json"))]);
+    assert_eq!(output.status.code(), Some(1), "{}", show(&output));
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("FAIL  rules.every_check_passes"), "{stdout}");
+    assert!(stdout.contains("largest device-ideal time error: measured"), "{stdout}");
+    assert!(stdout.contains("expected <= 0 us"), "{stdout}");
+    assert!(stdout.trim_end().ends_with("gate: FAIL (1 of 2 rules failed)"), "{stdout}");
+}
+
+#[test]
+fn a_rules_file_sets_thresholds_and_prints_measured_against_allowed() {
+    let dir = temp_dir("rules");
+    let out = dir.join("report");
+    sim(&drifting(&dir), &out, &[]);
+    let rules = dir.join("gate.toml");
+    std::fs::write(&rules, "[rules]\nmax_abs_drift_ppm = 20\nmax_oracle_violations = 0\n").expect("rules");
+    let output = bench(&["gate", path(&out), "--rules", path(&rules)]);
+    assert_eq!(output.status.code(), Some(1), "{}", show(&output));
+    let stdout = text(&output.stdout);
+    let line = stdout.lines().find(|line| line.contains("rules.max_abs_drift_ppm")).expect("the drift rule's line");
+    assert!(line.contains("FAIL") && line.contains("measured 300 ppm") && line.contains("allowed <= 20 ppm"), "{line}");
+    assert!(!stdout.contains("every_check_passes"), "only the file's rules apply: {stdout}");
+
+    std::fs::write(&rules, "[rules]\nmax_abs_drift_ppm = 301\n").expect("rules");
+    let output = bench(&["gate", path(&out), "--rules", path(&rules)]);
+    assert_eq!(output.status.code(), Some(0), "{}", show(&output));
+
+    std::fs::write(&rules, "[rules]\nmax_abs_drift = 20\n").expect("rules");
+    let output = bench(&["gate", path(&out), "--rules", path(&rules)]);
+    assert_eq!(output.status.code(), Some(2), "{}", show(&output));
+    assert!(text(&output.stderr).contains("unknown field `max_abs_drift`"), "{}", show(&output));
+}
+
+#[test]
+fn a_baseline_fails_the_gate_on_a_regression() {
+    let dir = temp_dir("baseline");
+    let scenario = drifting(&dir);
+    let (before, after) = (dir.join("before"), dir.join("after"));
+    sim(&scenario, &before, &["--games", "2"]);
+    sim(&scenario, &after, &["--games", "12"]);
+    let rules = dir.join("gate.toml");
+    std::fs::write(&rules, "[rules]\nmax_oracle_violations = 0\n[baseline]\nmax_failed_games_growth = 0\n")
+        .expect("rules");
+    let output = bench(&["gate", path(&after), "--baseline", path(&before), "--rules", path(&rules)]);
+    assert_eq!(output.status.code(), Some(1), "{}", show(&output));
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("FAIL  baseline.max_failed_games_growth"), "{stdout}");
+    assert!(stdout.contains("allowed grows by +0 at most"), "{stdout}");
+    let output = bench(&["gate", path(&after), "--baseline", path(&after), "--rules", path(&rules)]);
+    assert_eq!(output.status.code(), Some(0), "a report is no regression of itself: {}", show(&output));
+}
+
+#[test]
+fn bad_inputs_to_the_gate_exit_2_with_a_clear_message() {
+    let dir = temp_dir("bad-inputs");
+    let out = dir.join("report");
+    sim(&drifting(&dir), &out, &["--games", "2"]);
+    let whole = std::fs::read(out.join("report.json")).expect("the report");
+    let write = |name: &str, bytes: &[u8]| {
+        let file = dir.join(name);
+        std::fs::write(&file, bytes).expect("write");
+        file
+    };
+    let next_version = text(&whole).replace("bench.sim.report/1", "bench.sim.report/2");
+    let cases: Vec<(PathBuf, &str)> = vec![
+        (dir.join("nothing.json"), "no such file"),
+        (dir.clone(), "no such file"),
+        (write("truncated.json", &whole[..whole.len() * 2 / 3]), "is truncated"),
+        (
+            write("corrupted.json", &whole.iter().map(|b| if *b == b',' { b';' } else { *b }).collect::<Vec<_>>()),
+            "is corrupted",
+        ),
+        (write("empty.json", b""), "is empty"),
+        (
+            write("next.json", next_version.as_bytes()),
+            "is a `bench.sim.report/2` report; this bench reads `bench.sim.report/1`",
+        ),
+        (write("other.json", b"{\"schema\": \"acme/1\"}"), "schema `acme/1`"),
+        (
+            write("partial.json", b"{\"schema\": \"bench.sim.report/1\", \"seed\": 1}"),
+            "not a valid `bench.sim.report/1` report: missing field",
+        ),
+    ];
+    for (file, needle) in cases {
+        let output = bench(&["gate", path(&file)]);
+        assert_eq!(output.status.code(), Some(2), "{}: {}", file.display(), show(&output));
+        let stderr = text(&output.stderr);
+        assert!(stderr.contains(needle), "{}: wanted `{needle}` in {stderr}", file.display());
+        assert!(stderr.contains(path(&file)), "the message names the file: {stderr}");
+    }
+    let output = bench(&["gate", path(&out), "--rules", path(&dir.join("no-rules.toml"))]);
+    assert_eq!(output.status.code(), Some(2), "{}", show(&output));
+    let output = bench(&["gate", path(&out), "--baseline", path(&dir.join("truncated.json"))]);
+    assert_eq!(output.status.code(), Some(2), "{}", show(&output));
+    assert!(text(&output.stderr).contains("is truncated"), "{}", show(&output));
+}
+
+/// Every file that is a function of the run's inputs, byte for byte.
+const REPRODUCIBLE: [&str; 6] = ["report.json", "junit.xml", "summary.md", "index.html", "drift.svg", "drift.png"];
+
+#[test]
+fn merged_shards_equal_the_unsharded_run_byte_for_byte() {
+    let dir = temp_dir("merge");
+    let scenario = drifting(&dir);
+    let whole = dir.join("whole");
+    sim(&scenario, &whole, &["--games", "14", "--check-determinism"]);
+    // Out of order on purpose; shard 4 of 4 has games 10..14.
+    let shards: Vec<PathBuf> = ["3/4", "1/4", "4/4", "2/4"]
+        .iter()
+        .map(|shard| {
+            let out = dir.join(format!("shard-{}", shard.replace('/', "-of-")));
+            sim(&scenario, &out, &["--games", "14", "--check-determinism", "--shard", shard, "--jobs", "1"]);
+            out
+        })
+        .collect();
+    let merged = dir.join("merged");
+    let mut args = vec!["report", "merge", "--out", path(&merged)];
+    args.extend(shards.iter().map(|shard| path(shard)));
+    let output = bench(&args);
+    assert_eq!(output.status.code(), Some(1), "the merged run fails like the unsharded one: {}", show(&output));
+    assert!(text(&output.stdout).contains("merged 4 shards"), "{}", show(&output));
+    for name in REPRODUCIBLE {
+        let a = std::fs::read(whole.join(name)).expect("the unsharded run's file");
+        let b = std::fs::read(merged.join(name)).expect("the merged file");
+        assert!(
+            a == b,
+            "{name} differs between the unsharded run and the merged shards:\n{}\n---\n{}",
+            text(&a),
+            text(&b)
+        );
+    }
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(merged.join("report.json")).expect("read")).expect("json");
+    assert!(report["shard"].is_null() && report["games"]["played"] == 14, "{report}");
+    assert!(!report["failures"].as_array().is_some_and(Vec::is_empty), "the sweep has failures to carry");
+    let output = bench(&["gate", path(&merged)]);
+    assert_eq!(output.status.code(), Some(1), "{}", show(&output));
+}
+
+#[test]
+fn merge_refuses_shards_of_different_sweeps_with_the_reason() {
+    let dir = temp_dir("merge-refuse");
+    let scenario = drifting(&dir);
+    let shard = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        let output = sim(&scenario, &out, extra);
+        assert!(matches!(output.status.code(), Some(0 | 1)), "{}", show(&output));
+        out
+    };
+    let one = shard("one", &["--games", "6", "--shard", "1/2"]);
+    let two = shard("two", &["--games", "6", "--shard", "2/2"]);
+    let other_seed = shard("seed", &["--games", "6", "--shard", "2/2", "--seed", "99"]);
+    let other_games = shard("games", &["--games", "8", "--shard", "2/2"]);
+    let swarm = shard("swarm", &["--games", "6", "--shard", "2/2", "--swarm"]);
+    let third = shard("third", &["--games", "6", "--shard", "2/3"]);
+    let unsharded = shard("unsharded", &["--games", "6"]);
+    let out = dir.join("merged");
+    let refused = |shards: &[&Path], needle: &str| {
+        let mut args = vec!["report", "merge", "--out", path(&out)];
+        args.extend(shards.iter().map(|shard| path(shard)));
+        let output = bench(&args);
+        assert_eq!(output.status.code(), Some(2), "{needle}: {}", show(&output));
+        assert!(text(&output.stderr).contains(needle), "wanted `{needle}`: {}", show(&output));
+        assert!(!out.join("report.json").exists(), "nothing written");
+    };
+    refused(&[&one, &other_seed], "different seeds (5 and 99)");
+    refused(&[&one, &other_games], "different game counts (--games) (6 and 8)");
+    refused(&[&one, &swarm], "different swarm settings");
+    refused(&[&one, &third], "different shard counts (2 and 3)");
+    refused(&[&one], "shards missing: 2/2");
+    refused(&[&one, &one, &two], "shard 1/2 is given twice");
+    refused(&[&one, &unsharded], "is not a shard");
+    refused(&[&one, &dir.join("nowhere")], "no such file");
+
+    // A scenario file that changed since the shards ran cannot judge them.
+    std::fs::write(&scenario, DRIFTING.replace("agreement_min_percent = 0", "agreement_min_percent = 1"))
+        .expect("edit the scenario");
+    refused(&[&one, &two], "has changed since the shards ran");
+    // Another scenario file with the same name and contents is fine with --scenario.
+    let elsewhere = dir.join("copy");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    std::fs::write(elsewhere.join("drifting.toml"), DRIFTING).expect("copy");
+    let output = bench(&[
+        "report",
+        "merge",
+        "--out",
+        path(&dir.join("merged-elsewhere")),
+        "--scenario",
+        path(&elsewhere.join("drifting.toml")),
+        path(&one),
+        path(&two),
+    ]);
+    assert!(matches!(output.status.code(), Some(0 | 1)), "{}", show(&output));
+
+    // A damaged shard: clear message, exit 2.
+    let report = two.join("report.json");
+    let bytes = std::fs::read(&report).expect("read");
+    std::fs::write(&report, &bytes[..bytes.len() / 2]).expect("truncate");
+    refused(&[&one, &two], "is truncated");
+}
+
+/// Ctrl-C in the middle of a long run: a whole report marked incomplete
+/// (never a half file), exit 3, and the gate refuses it with exit 2.
+#[test]
+fn an_interrupted_run_leaves_a_report_marked_incomplete() {
+    let dir = temp_dir("interrupt");
+    let out = dir.join("report");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(["sim", "--scenario", "both-flags", "--games", "100000000", "--jobs", "2", "--out", path(&out)])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("BENCH_SCENARIOS", Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bench starts");
+    std::thread::sleep(Duration::from_millis(1_500));
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill runs");
+    assert!(status.success(), "SIGINT sent");
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("bench did not stop within 2 minutes of SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let output = child.wait_with_output().expect("output");
+    assert_eq!(status.code(), Some(3), "{}", show(&output));
+    assert!(text(&output.stdout).contains("interrupted after"), "{}", show(&output));
+
+    let names: Vec<String> = std::fs::read_dir(&out)
+        .expect("the report folder")
+        .map(|entry| entry.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|name| name.starts_with(".tmp-")), "no temporary file left: {names:?}");
+    let bytes = std::fs::read(out.join("report.json")).expect("a whole report");
+    let report: serde_json::Value = serde_json::from_slice(&bytes).expect("report.json parses");
+    assert_eq!(report["complete"], false);
+    assert_eq!(report["verdict"], "fail");
+    let played = report["games"]["played"].as_u64().expect("played");
+    assert!(played > 0 && played < 100_000_000, "{played} games played");
+    let output = bench(&["gate", path(&out)]);
+    assert_eq!(output.status.code(), Some(2), "{}", show(&output));
+    assert!(text(&output.stderr).contains("interrupted run"), "{}", show(&output));
+}

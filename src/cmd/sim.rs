@@ -179,6 +179,17 @@ impl Cmd {
         for reason in &reasons {
             let _ = writeln!(out, "  FAIL {reason}");
         }
+        if let Some(postal) = &scenario.correspondence {
+            // The day-by-day accounting and the claims timeline of this game.
+            let played = bench_sim::postal::play(postal, seed, game);
+            let dir = self
+                .out
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("reports").join(format!("{}-{seed}-game-{game}", scenario.name)));
+            let report = report::postal::PostalGame { scenario: &scenario.name, seed, game, record: &played };
+            report::postal::write_postal_game(&dir, &report).map_err(Failure::infrastructure)?;
+            let _ = writeln!(out, "accounting plot and claims timeline: {}", dir.display());
+        }
         super::print(&out)?;
         Ok(if reasons.is_empty() { Exit::Pass } else { Exit::GateFailed })
     }

@@ -32,6 +32,7 @@ pub mod junit;
 pub mod markdown;
 pub mod merge;
 pub mod plot;
+pub mod postal;
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};

@@ -51,16 +51,14 @@ use std::fmt;
 
 use bench_sim::board;
 use bench_sim::outcome::{GameResult, Reason};
+use bench_sim::player::{self, occasional_us, MateAnswers};
 use bench_sim::rng::{Actor, Stream};
-use bench_sim::sample::{self, Ratio};
-use bench_sim::scenario::{Distribution, Occasional, Scenario};
+use bench_sim::sample;
+use bench_sim::scenario::Scenario;
 use chessclock::laws::{rule_on_absence, rule_on_both_flags, rule_on_flag, BothFlagsFacts, FlagFacts};
-use chessclock::{BySide, Clock, FlagFall, GameEnd, Instant, Observation, Outcome, Side};
+use chessclock::{BySide, Clock, FlagFall, GameEnd, Instant, Outcome, Side};
 
 use crate::target::ButtonId;
-
-/// The fastest a hurried player moves and presses (the simulator's).
-const HURRIED_MOVE_MIN_US: u64 = 250_000;
 
 /// How long a press is held, drawn per press (guest time).
 pub const HOLD_MIN_US: u64 = 30_000;
@@ -165,12 +163,6 @@ impl fmt::Display for ScheduleError {
 
 impl std::error::Error for ScheduleError {}
 
-/// A duration drawn uniformly from an occasional habit's range (the
-/// simulator's `occasional_us`).
-fn occasional_us(stream: &mut Stream, occasional: Occasional) -> u64 {
-    sample::between(stream, occasional.min_ms, occasional.max_ms).saturating_mul(1_000)
-}
-
 /// What happens next in the schedule's game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Next {
@@ -192,9 +184,8 @@ struct Builder<'a> {
     mate_test_stream: Stream,
     hold_stream: Stream,
     board: Box<dyn board::Board>,
-    /// "Can this side still mate" answers by (side, moves of each side):
-    /// asked once per position, as the simulator does.
-    mate_answers: Vec<((Side, u32, u32), bool)>,
+    /// "Can this side still mate", asked once per position, as the simulator does.
+    mate_answers: MateAnswers,
     notice: BySide<(bool, u64)>,
     /// Flag sequence numbers already ruled on.
     ruled: Vec<u32>,
@@ -227,7 +218,7 @@ pub fn schedule(scenario: &Scenario, seed: u64, game: u64) -> Result<Schedule, S
         mate_test_stream: stream(Actor::MateTest),
         hold_stream: stream(Actor::Device),
         board: board::for_scenario(scenario),
-        mate_answers: Vec::new(),
+        mate_answers: MateAnswers::default(),
         notice: BySide::new(white_notice, black_notice),
         ruled: Vec::new(),
         notice_at: None,
@@ -350,25 +341,11 @@ impl Builder<'_> {
     /// The simulator's think time for `side`, starting to think at `at_us`.
     fn think_us(&mut self, side: Side, at_us: u64) -> Result<u64, ScheduleError> {
         let player = *self.scenario.player(side);
-        let stream = self.players.get_mut(side);
-        let think_ms = match player.think.distribution {
-            Distribution::Uniform => sample::between(stream, player.think.min_ms, player.think.max_ms),
-            Distribution::Triangular => sample::triangular(stream, player.think.min_ms, player.think.max_ms),
-            Distribution::Skewed => sample::skewed(stream, player.think.min_ms, player.think.max_ms),
-        };
-        let mut think_us = think_ms.saturating_mul(1_000);
-        let shown_us = self
+        let shown = self
             .clock
             .remaining(side, Instant::from_us(at_us))
-            .map_err(|error| ScheduleError::Clock { at_us, detail: error.to_string() })?
-            .as_us();
-        if shown_us < player.time_trouble.below_ms.saturating_mul(1_000) {
-            let hurried = Ratio { numerator: player.time_trouble.percent, denominator: 100 }.of(shown_us);
-            think_us = think_us.min(hurried / 1_000 * 1_000);
-        }
-        // Nobody moves and presses faster than this, however hurried: in
-        // time trouble a player runs out of time instead (6.10).
-        Ok(think_us.max(HURRIED_MOVE_MIN_US.min(player.think.min_ms.saturating_mul(1_000))))
+            .map_err(|error| ScheduleError::Clock { at_us, detail: error.to_string() })?;
+        Ok(bench_sim::player::think_us(&player, self.players.get_mut(side), shown))
     }
 
     fn unruled_flags(&self) -> Vec<FlagFall> {
@@ -425,28 +402,14 @@ impl Builder<'_> {
     }
 
     fn can_checkmate(&mut self, side: Side) -> bool {
-        let position = (side, self.moves.white, self.moves.black);
-        if let Some((_, answer)) = self.mate_answers.iter().find(|(asked, _)| *asked == position) {
-            return *answer;
-        }
-        let answer = self.board.can_checkmate(side, &mut self.mate_test_stream);
-        self.mate_answers.push((position, answer));
-        answer
+        let moves = (self.moves.white, self.moves.black);
+        self.mate_answers.can_checkmate(self.board.as_mut(), &mut self.mate_test_stream, side, moves)
     }
 
     fn facts(&mut self, flag: FlagFall) -> FlagFacts {
-        let moves_required = self.clock.control().moves_required_by_end_of(flag.period);
+        let control = *self.clock.control();
         let moves_made = *self.moves.get(flag.side);
-        let harmless = moves_required.is_some_and(|required| moves_made >= required);
-        let opponent_can_checkmate = harmless || self.can_checkmate(flag.side.opponent());
-        FlagFacts {
-            flag,
-            observation: Observation::ObservedByArbiter,
-            moves_required,
-            moves_made,
-            game_end: None,
-            opponent_can_checkmate,
-        }
+        player::flag_facts(&control, flag, moves_made, |side| self.can_checkmate(side))
     }
 }
 
@@ -601,7 +564,7 @@ mod tests {
     fn the_move_bound_limits_the_schedule() {
         let mut scenario = load("blitz-3-2");
         scenario.board.max_moves = 3;
-        scenario.board.ends_per_move = Ratio::NEVER;
+        scenario.board.ends_per_move = bench_sim::sample::Ratio::NEVER;
         let schedule = schedule(&scenario, 12, 0).expect("a schedule");
         assert!(schedule.presses.len() <= 6);
         if schedule.presses.len() == 6 {

@@ -16,18 +16,17 @@
 
 use std::fmt::Write as _;
 
-use chessclock::laws::{rule_on_absence, rule_on_both_flags, rule_on_flag, BothFlagsFacts, FlagFacts};
-use chessclock::{
-    Article, BySide, Clock, Duration, Instant, Observation, Outcome, Replacement, Ruling, Side, TimeAdjustment,
-};
+use chessclock::laws::{rule_on_absence, rule_on_both_flags, rule_on_flag, BothFlagsFacts};
+use chessclock::{Article, BySide, Clock, Duration, Instant, Outcome, Replacement, Ruling, Side, TimeAdjustment};
 
 use crate::board::{self, Board};
 use crate::oracle::{ClockOracle, Op, TickOracle, Violation};
 use crate::outcome::{GameResult, Reason};
+use crate::player::{self, occasional_us, MateAnswers};
 use crate::queue::EventQueue;
 use crate::rng::{Actor, Stream};
 use crate::sample::{self, Ratio};
-use crate::scenario::{Arbiter, Device, Distribution, Occasional, Restore, Scenario};
+use crate::scenario::{Arbiter, Device, Occasional, Restore, Scenario};
 use crate::shrink::DefectSet;
 use crate::timebase::TimeBase;
 
@@ -35,8 +34,6 @@ use crate::timebase::TimeBase;
 /// should have made it do, and to press again.
 const ATTENTION_MIN_US: u64 = 300_000;
 const ATTENTION_MAX_US: u64 = 1_500_000;
-/// The fastest a hurried player makes a move and presses the clock.
-const HURRIED_MOVE_MIN_US: u64 = 250_000;
 /// A double press: the second edge this long after the first.
 const DOUBLE_PRESS_MIN_US: u64 = 40_000;
 const DOUBLE_PRESS_MAX_US: u64 = 200_000;
@@ -256,9 +253,7 @@ struct Game<'a> {
     /// Draws for "can the opponent still mate" in abstract mode, apart from
     /// the moves so a ruling on one clock never shifts the game's moves.
     mate_test_stream: Stream,
-    /// Answers of the mating test so far, by (side, moves made): a handful
-    /// per game at most (one per ruled flag).
-    mate_answers: Vec<((Side, u32, u32), bool)>,
+    mate_answers: MateAnswers,
     board: Box<dyn Board>,
     device: DeviceState,
     ideal: IdealState,
@@ -327,7 +322,7 @@ impl<'a> Game<'a> {
             streams: Streams::new(&stream),
             board_stream: stream(Actor::Board),
             mate_test_stream: stream(Actor::MateTest),
-            mate_answers: Vec::new(),
+            mate_answers: MateAnswers::default(),
             board: board::for_scenario(scenario),
             device: DeviceState {
                 config,
@@ -496,24 +491,10 @@ impl<'a> Game<'a> {
     }
 
     fn think_us(&mut self, side: Side) -> u64 {
-        let player = *self.scenario().player(side);
-        let stream = self.players.get_mut(side);
-        let think_ms = match player.think.distribution {
-            Distribution::Uniform => sample::between(stream, player.think.min_ms, player.think.max_ms),
-            Distribution::Triangular => sample::triangular(stream, player.think.min_ms, player.think.max_ms),
-            Distribution::Skewed => sample::skewed(stream, player.think.min_ms, player.think.max_ms),
-        };
-        let mut think_us = think_ms.saturating_mul(1_000);
         // Time trouble: the player reads the device's display.
-        let shown_us = self.displayed(side).as_us();
-        if shown_us < player.time_trouble.below_ms.saturating_mul(1_000) {
-            let hurried = Ratio { numerator: player.time_trouble.percent, denominator: 100 }.of(shown_us);
-            // Whole milliseconds keep the ideal clock on the tick model's grid.
-            think_us = think_us.min(hurried / 1_000 * 1_000);
-        }
-        // Nobody moves and presses faster than this, however hurried: in
-        // time trouble a player runs out of time instead (6.10).
-        think_us.max(HURRIED_MOVE_MIN_US.min(player.think.min_ms.saturating_mul(1_000)))
+        let shown = self.displayed(side);
+        let player = *self.scenario().player(side);
+        player::think_us(&player, self.players.get_mut(side), shown)
     }
 
     /// What `side` reads on the device display now.
@@ -944,20 +925,8 @@ impl<'a> Game<'a> {
         let control = *self.clock(which).control();
         let clock_first = self.clock(which).first_flag();
         let facts_for = |game: &mut Game<'_>, flag: chessclock::FlagFall| {
-            let moves_required = control.moves_required_by_end_of(flag.period);
             let moves_made = *game.moves.get(flag.side);
-            // The mating test is only asked for when 6.10 decides: not when
-            // 6.3 finds the required moves made (a full search is costly).
-            let harmless = moves_required.is_some_and(|required| moves_made >= required);
-            let opponent_can_checkmate = harmless || game.can_checkmate(flag.side.opponent());
-            FlagFacts {
-                flag,
-                observation: Observation::ObservedByArbiter,
-                moves_required,
-                moves_made,
-                game_end: None,
-                opponent_can_checkmate,
-            }
+            player::flag_facts(&control, flag, moves_made, |side| game.can_checkmate(side))
         };
         let ruling: Ruling = if flags.len() == 2 {
             let first = if self.scenario().arbiter.clock_shows_first_flag {
@@ -995,13 +964,8 @@ impl<'a> Game<'a> {
     /// Whether `side` can still mate, asked once per position: the device's
     /// and the ideal clock's rulings on the same flag see the same board.
     fn can_checkmate(&mut self, side: Side) -> bool {
-        let position = (side, self.moves.white, self.moves.black);
-        if let Some((_, answer)) = self.mate_answers.iter().find(|(asked, _)| *asked == position) {
-            return *answer;
-        }
-        let answer = self.board.can_checkmate(side, &mut self.mate_test_stream);
-        self.mate_answers.push((position, answer));
-        answer
+        let moves = (self.moves.white, self.moves.black);
+        self.mate_answers.can_checkmate(self.board.as_mut(), &mut self.mate_test_stream, side, moves)
     }
 
     /// The board ended the game (or the move bound, or a forfeit): the same
@@ -1161,11 +1125,6 @@ impl IntoInstant for u64 {
     fn into_instant(self) -> Instant {
         Instant::from_us(self)
     }
-}
-
-/// A duration drawn uniformly from an occasional defect's range.
-fn occasional_us(stream: &mut Stream, occasional: Occasional) -> u64 {
-    sample::between(stream, occasional.min_ms, occasional.max_ms).saturating_mul(1_000)
 }
 
 /// Swarm mode: each defect of the device is independently off or on, at the

@@ -64,10 +64,8 @@ where
     let accounting = &game.record.accounting;
     let last_day = accounting.iter().map(|entry| entry.day).max().unwrap_or(1).max(1);
     let top = accounting.iter().map(|entry| entry.count_days.max(entry.allowed_days)).max().unwrap_or(30).max(30);
-    let title = format!(
-        "{} seed {} game {}: days used per count vs the norm (Corr. 6.1)",
-        game.scenario, game.seed, game.game
-    );
+    let title =
+        format!("{} seed {} game {}: days used per count vs the norm (Corr. 6.1)", game.scenario, game.seed, game.game);
     let mut chart = ChartBuilder::on(root)
         .caption(title, (FONT, 20))
         .margin(16)
@@ -125,7 +123,10 @@ fn timeline(game: &PostalGame<'_>) -> String {
         let article = entry.article.map(|article| article.to_string()).unwrap_or_default();
         let _ = writeln!(out, "| {} | {} | {} |", entry.day, entry.text.replace('|', "\\|"), article);
     }
-    let _ = writeln!(out, "\n## Day-by-day accounting\n\n| day | player | moves in count | days used | norm |\n|---:|---|---:|---:|---:|");
+    let _ = writeln!(
+        out,
+        "\n## Day-by-day accounting\n\n| day | player | moves in count | days used | norm |\n|---:|---|---:|---:|---:|"
+    );
     for entry in &record.accounting {
         let over = if entry.count_days > entry.allowed_days { " **over**" } else { "" };
         let _ = writeln!(
@@ -163,7 +164,7 @@ mod tests {
             assert_eq!(std::fs::read(first.join(file)).ok(), std::fs::read(second.join(file)).ok(), "{file}");
         }
         let timeline = std::fs::read_to_string(first.join("timeline.md")).expect("read");
-        assert_eq!(timeline.lines().filter(|line| line.starts_with("| ") && line.contains("sends") ).count(), 0);
+        assert_eq!(timeline.lines().filter(|line| line.starts_with("| ") && line.contains("sends")).count(), 0);
         let overstepped = record.accounting.iter().any(|entry| entry.count_days > entry.allowed_days);
         assert_eq!(timeline.contains("**over**"), overstepped);
         let _ = std::fs::remove_dir_all(&base);

@@ -47,8 +47,8 @@ pub const DOWN_CHANNEL: &str = "bench-ctl";
 pub const UP_BUFFER_MIN: usize = 1024;
 
 /// Smallest down-channel buffer, in bytes: one longest command line and its
-/// newline fit.
-pub const DOWN_BUFFER_MIN: usize = COMMAND_LINE_MAX + 1;
+/// newline fit (a ring buffer holds one byte less than its size).
+pub const DOWN_BUFFER_MIN: usize = COMMAND_LINE_MAX + 2;
 
 const _: () = assert!(RECORD_SIZE % 8 == 0, "records keep u64 fields aligned when packed back to back");
 const _: () = assert!(UP_BUFFER_MIN >= 16 * RECORD_SIZE);

@@ -52,7 +52,7 @@ pub struct FakeConfig {
     pub ram_size: u32,
     /// Size of the `bench` up buffer (the contract asks for ≥ 1024).
     pub up_size: u32,
-    /// Size of the `bench-ctl` down buffer (≥ 97).
+    /// Size of the `bench-ctl` down buffer (≥ 98).
     pub down_size: u32,
     /// Other channels before ours in each direction, so that lookups by
     /// name are exercised (`terminal` up, `terminal-in` down).

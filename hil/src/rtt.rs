@@ -1102,7 +1102,7 @@ mod tests {
         assert!(error.to_string().contains("at least 1024"), "{error}");
         let mut fake = FakeTarget::with_config(FakeConfig { down_size: 64, ..FakeConfig::default() });
         let error = RttReader::attach(&mut fake, &location).unwrap_err();
-        assert!(error.to_string().contains("at least 97"), "{error}");
+        assert!(error.to_string().contains("at least 98"), "{error}");
     }
 
     #[test]

@@ -53,6 +53,8 @@ enum Cli {
 
     /// List the shipped scenarios, one line each
     Scenarios(cmd::scenarios::Cmd),
+    /// List the board profiles (hil/boards/*.toml), one line each
+    Boards(cmd::boards::Cmd),
 
     /// Play seeded games of a scenario on a board running clock firmware, and compare
     ///
@@ -94,6 +96,7 @@ fn main() -> ExitCode {
         Cli::Timecontrol(cmd) => cmd.run(),
         Cli::Sim(cmd) => cmd.run(),
         Cli::Scenarios(cmd) => cmd.run(),
+        Cli::Boards(cmd) => cmd.run(),
         Cli::Hil(cmd) => cmd.run(),
         Cli::Gate(cmd) => cmd.run(),
         Cli::Report(cmd) => cmd.run(),

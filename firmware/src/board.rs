@@ -90,6 +90,11 @@ pub enum Irq {
     GpioE = 4,
 }
 
+/// Whether device interrupt `irqn` is a button's.
+pub fn is_button_irq(irqn: i16) -> bool {
+    irqn == Irq::GpioE as i16
+}
+
 // SAFETY: the numbers are the LM3S6965's interrupt numbers (data sheet,
 // table 2-8), all below its 38 interrupts.
 unsafe impl InterruptNumber for Irq {

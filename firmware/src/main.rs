@@ -21,6 +21,8 @@
 #![no_std]
 #![no_main]
 
+// The emulated LM3S6965 by default; the NUCLEO-F401RE with `board-stm32`.
+#[cfg_attr(feature = "board-stm32", path = "board_stm32.rs")]
 mod board;
 mod buttons;
 mod channel;
@@ -153,7 +155,7 @@ fn next_due(due_us: u64, now_us: u64, interval_us: u64) -> u64 {
 /// here with its number (no device crate needed for one interrupt).
 #[exception]
 unsafe fn DefaultHandler(irqn: i16) {
-    if irqn == board::Irq::GpioE as i16 {
+    if board::is_button_irq(irqn) {
         buttons::on_interrupt();
     }
 }

@@ -1,6 +1,6 @@
 //! `bench-hil`: hardware in the loop.
 //!
-//! - [`target`]: the `Target` abstraction every backend implements.
+//! - [`target`]: the `Target` abstraction every backend implements; [`board`]: board profiles.
 //! - [`gdb`], [`qmp`]: clients for QEMU's gdbstub and QMP; [`qemu`]: the emulator backend.
 //! - [`rtt`]: the one RTT reader (records up, commands down) over any `Target`.
 //! - [`fake`]: an in-memory `Target` for unit tests.
@@ -8,10 +8,12 @@
 //!   [`compare`]: the firmware's records against the clock model; [`drift`]: time-base fits.
 pub mod target;
 
+pub mod board;
 pub mod compare;
 pub mod drift;
 pub mod fake;
 pub mod gdb;
+pub mod probe;
 pub mod qemu;
 pub mod qmp;
 pub mod rtt;

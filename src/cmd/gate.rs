@@ -1,7 +1,8 @@
-//! `bench gate`: a report against the release rules, and against a
-//! baseline report. Exit 0 pass, 1 a rule failed, 2 a bad input (no report,
-//! a truncated or corrupted one, another schema version, an interrupted
-//! run's, a bad rules file).
+//! `bench gate`: a report (simulation or hardware in the loop) against the
+//! release rules, and against a baseline report of the same kind. Exit 0
+//! pass, 1 a rule failed, 2 a bad input (no report, a truncated or
+//! corrupted one, another schema version, an interrupted run's, a bad rules
+//! file).
 
 use std::path::PathBuf;
 
@@ -10,7 +11,8 @@ use crate::report::gate::{self, Rules};
 
 #[derive(Debug, clap::Args)]
 pub struct Cmd {
-    /// The report: a `report.json`, or a report folder.
+    /// The report: a `report.json` of `bench sim` or `bench hil`, or a
+    /// report folder.
     #[arg(value_name = "REPORT")]
     report: PathBuf,
     /// A report to compare with (the last release's): fails on regressions

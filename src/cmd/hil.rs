@@ -2,12 +2,16 @@
 //! firmware, compared with the clock model, with the firmware's time base
 //! measured.
 //!
-//! Exit codes: 0 every game matched the model and the accounting drift is
-//! within tolerance; 1 a mismatch, a drift beyond tolerance, or a command
-//! the firmware refused; 2 a usage or input error (nothing ran); 3 the
-//! bench could not do its work (QEMU missing or dead, the firmware image
-//! missing, the firmware silent, Ctrl-C) — the report written so far is
-//! marked incomplete.
+//! Like `bench sim`, it applies the default gate to the report it has just
+//! written, read back as `bench gate` reads it, so its exit code is the
+//! gate's: 0 the report passed (every game played to its end and matched
+//! the model, the accounting drift within tolerance, no rule mismatch, p99
+//! press latency within 5 ms); 1 it failed (a mismatch, a drift beyond
+//! tolerance, a latency beyond the gate), or the firmware refused a
+//! command; 2 a usage or input error (nothing ran); 3 the bench could not
+//! do its work (QEMU missing or dead, the firmware image missing, the
+//! firmware silent, Ctrl-C: the report written so far is marked incomplete,
+//! and the gate refuses it) or could not read its report back.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -18,6 +22,7 @@ use std::time::Duration;
 use anyhow::{anyhow, Context};
 use bench_contract::Hello;
 use bench_hil::drift::{self, Fit, FitError};
+use bench_hil::probe;
 use bench_hil::qemu::{QemuConfig, QemuTarget};
 use bench_hil::rtt::{ControlBlockLocation, RttReader};
 use bench_hil::run::{GameRun, Progress, RunOptions, Session};
@@ -27,6 +32,7 @@ use bench_sim::scenario::Scenario;
 
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
+use crate::report::gate;
 use crate::report::hil::{self as hil_report, HilReportInput, HilRunFacts};
 use crate::report::sha256_hex;
 
@@ -41,12 +47,24 @@ const ATTACH_TIMEOUT: Duration = Duration::from_secs(5);
 pub enum BoardKind {
     /// QEMU's lm3s6965evb (Cortex-M3): no hardware needed.
     Qemu,
+    /// A NUCLEO-F401RE through its ST-LINK (hil/boards/stm32.toml); jumpers: `--wiring`.
+    Stm32,
 }
 
 impl BoardKind {
     fn name(self) -> &'static str {
         match self {
             BoardKind::Qemu => "qemu",
+            BoardKind::Stm32 => "stm32",
+        }
+    }
+
+    /// The reference image `scripts/build-firmware` writes for this board,
+    /// relative to a firmware directory.
+    fn default_image(self) -> &'static str {
+        match self {
+            BoardKind::Qemu => DEFAULT_IMAGE,
+            BoardKind::Stm32 => "stm32/normal.elf",
         }
     }
 }
@@ -84,6 +102,22 @@ pub struct Cmd {
     /// as silent (exit 3).
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     silence_timeout: f64,
+    /// Print the board's jumper list (drive pin -> button pin) and exit.
+    #[arg(long)]
+    wiring: bool,
+    /// The debug probe, VID:PID[:SERIAL] in hex (repeatable); with one
+    /// probe attached it is used without this.
+    #[arg(long, value_name = "VID:PID[:SERIAL]")]
+    probe: Vec<String>,
+    /// The probe-rs chip name [default: the board profile's].
+    #[arg(long)]
+    chip: Option<String>,
+    /// SWD clock in kHz [default: the probe's].
+    #[arg(long, value_name = "KHZ")]
+    speed: Option<u32>,
+    /// Hold the chip in reset while attaching.
+    #[arg(long)]
+    connect_under_reset: bool,
 }
 
 /// Where `scripts/build-firmware` puts its images: `$CARGO_TARGET_DIR/firmware`
@@ -129,6 +163,11 @@ impl Played {
 
 impl Cmd {
     pub fn run(self) -> Result {
+        if self.wiring {
+            let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
+            super::print(&profile.wiring_text())?;
+            return Ok(Exit::Pass);
+        }
         let (mut scenario, file) = catalog::find(&self.scenario).map_err(Failure::usage)?;
         if let Some(max_moves) = self.max_moves {
             if max_moves == 0 {
@@ -153,6 +192,7 @@ impl Cmd {
                 ScheduleError::Correspondence { .. } => Failure::usage(error),
                 ScheduleError::Clock { .. } => Failure::infrastructure(error),
             })?;
+        let opened = self.open_board()?;
         let elf = self.firmware_image()?;
         let elf_bytes = std::fs::read(&elf).with_context(|| format!("reading the firmware image {}", elf.display()))?;
         let scenario_bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
@@ -166,7 +206,7 @@ impl Cmd {
             ..RunOptions::default()
         };
         let started = std::time::Instant::now();
-        let played = self.play(&elf, &schedules, options);
+        let played = self.play(&elf, &schedules, options, opened);
         let wall = started.elapsed();
 
         let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(&scenario, seed));
@@ -205,28 +245,43 @@ impl Cmd {
         };
         let facts_written = hil_report::write_hil_run_facts(&out_dir, &facts);
 
+        // The gate reads the report just written, as `bench gate` would: the
+        // exit code is the default gate's verdict. An incomplete report is
+        // not gated (the gate refuses it).
+        let gated = match &written {
+            Ok((report, _)) if report.complete => Some(gate::apply_defaults(&out_dir)),
+            _ => None,
+        };
         let mut out = String::new();
-        let verdict = match &written {
+        match &written {
             Ok((report, _)) => {
                 render_console(&mut out, report, &facts);
                 let _ = writeln!(out, "report: {}", out_dir.display());
-                Some((report.verdict == "pass", report.complete))
+                match &gated {
+                    Some(Ok((_, text))) => out.push_str(text),
+                    Some(Err(error)) => {
+                        let _ = writeln!(out, "gate: cannot read the report back: {error:#}");
+                    }
+                    None => {}
+                }
             }
             Err(error) => {
                 let _ = writeln!(out, "report NOT written: {error:#}");
-                None
             }
-        };
+        }
         super::print(&out)?;
         written.map_err(Failure::infrastructure)?;
         facts_written.map_err(Failure::infrastructure)?;
         let firmware_failure =
             played.runs.iter().any(|run| run.error.as_ref().is_some_and(|e| e.is_firmware_failure()));
-        match verdict {
-            Some((true, _)) => Ok(Exit::Pass),
-            _ if firmware_failure => Ok(Exit::GateFailed),
-            Some((false, true)) => Ok(Exit::GateFailed),
-            _ => {
+        match gated {
+            Some(Ok((true, _))) => Ok(Exit::Pass),
+            Some(Ok((false, _))) => Ok(Exit::GateFailed),
+            Some(Err(error)) => Err(Failure::infrastructure(error)),
+            // Incomplete: the firmware's fault (a refused command) fails;
+            // the bench's or the board's is an infrastructure failure.
+            None if firmware_failure => Ok(Exit::GateFailed),
+            None => {
                 let why = played
                     .error
                     .clone()
@@ -235,6 +290,46 @@ impl Cmd {
                 Err(Failure::infrastructure(anyhow!("{why}")))
             }
         }
+    }
+
+    /// A board on a probe, opened before anything runs: its profile, an
+    /// explicit `--firmware` checked against it (usage error), the probe
+    /// (none attached: exit 3). `None` for QEMU, which starts in `play`.
+    fn open_board(&self) -> Result<Option<Box<dyn Target>>> {
+        if self.board == BoardKind::Qemu {
+            if !self.probe.is_empty() || self.chip.is_some() || self.speed.is_some() || self.connect_under_reset {
+                return Err(Failure::usage(anyhow!(
+                    "--probe, --chip, --speed and --connect-under-reset are for boards on a debug probe \
+                     (`--board stm32`); QEMU needs none"
+                )));
+            }
+            return Ok(None);
+        }
+        let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
+        if let Some(path) = self.firmware.as_ref().filter(|path| path.is_file()) {
+            let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            probe::check_image(&profile, path, &bytes)
+                .map_err(|error| Failure::usage(anyhow!("--firmware {error}")))?;
+        }
+        let selectors = self
+            .probe
+            .iter()
+            .map(|text| probe::Selector::parse(text))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|error| Failure::usage(anyhow!(error)))?;
+        if selectors.len() > 1 {
+            return Err(Failure::usage(anyhow!(
+                "--probe is given {} times: spreading games over several boards is not implemented yet; pass one",
+                selectors.len()
+            )));
+        }
+        let options = probe::ProbeOptions {
+            selectors,
+            chip: self.chip.clone(),
+            speed_khz: self.speed,
+            connect_under_reset: self.connect_under_reset,
+        };
+        open_probe(&profile, &options).map(Some).map_err(Failure::infrastructure)
     }
 
     /// The image to run: `--firmware` (an input: missing is a usage error),
@@ -247,14 +342,23 @@ impl Cmd {
             return Ok(path.clone());
         }
         let dirs = firmware_dirs();
-        if let Some(found) = dirs.iter().map(|dir| dir.join(DEFAULT_IMAGE)).find(|path| path.is_file()) {
+        let image = self.board.default_image();
+        if let Some(found) = dirs.iter().map(|dir| dir.join(image)).find(|path| path.is_file()) {
             return Ok(found);
         }
-        let looked: Vec<String> = dirs.iter().map(|dir| dir.join(DEFAULT_IMAGE).display().to_string()).collect();
+        let looked: Vec<String> = dirs.iter().map(|dir| dir.join(image).display().to_string()).collect();
+        let build = match self.board {
+            BoardKind::Qemu => "scripts/build-firmware normal",
+            BoardKind::Stm32 => "scripts/build-firmware --board stm32 normal",
+        };
         Err(Failure::infrastructure(anyhow!(
-            "the reference firmware image is not built (looked for {}); build it with `scripts/build-firmware normal`, \
+            "the reference firmware image is not built (looked for {}); build it with `{build}`, \
              or pass --firmware ELF",
-            if looked.is_empty() { "nothing: neither CARGO_TARGET_DIR nor HOME is set".to_string() } else { looked.join(", ") }
+            if looked.is_empty() {
+                "nothing: neither CARGO_TARGET_DIR nor HOME is set".to_string()
+            } else {
+                looked.join(", ")
+            }
         )))
     }
 
@@ -275,12 +379,17 @@ impl Cmd {
     }
 
     /// Starts the board and plays the games; never fails, says how far it got.
-    fn play(&self, elf: &Path, schedules: &[Schedule], options: RunOptions) -> Played {
-        let mut target = match self.board {
-            BoardKind::Qemu => match QemuTarget::launch(elf, QemuConfig::default()) {
-                Ok(target) => target,
+    fn play(&self, elf: &Path, schedules: &[Schedule], options: RunOptions, opened: Option<Box<dyn Target>>) -> Played {
+        let mut target: Box<dyn Target> = match (self.board, opened) {
+            (_, Some(mut target)) => match target.load(elf) {
+                Ok(()) => target,
+                Err(error) => return Played::failed(target.describe(), error),
+            },
+            (BoardKind::Qemu, None) => match QemuTarget::launch(elf, QemuConfig::default()) {
+                Ok(target) => Box::new(target),
                 Err(error) => return Played::failed(format!("{} (not started)", self.board.name()), error),
             },
+            (BoardKind::Stm32, None) => return Played::failed("stm32 (not started)".into(), "no probe was opened"),
         };
         let description = target.describe();
         if let Err(error) = target.reset_and_run() {
@@ -290,12 +399,12 @@ impl Cmd {
             Ok(location) => location,
             Err(error) => return Played::failed(description, error),
         };
-        let mut reader = match RttReader::attach_within(&mut target, &location, ATTACH_TIMEOUT) {
+        let mut reader = match RttReader::attach_within(target.as_mut(), &location, ATTACH_TIMEOUT) {
             Ok(reader) => reader,
             Err(error) => return Played::failed(description, format!("the firmware's RTT channels: {error}")),
         };
         let bar = progress_bar(schedules.iter().map(|schedule| schedule.presses.len() as u64).sum());
-        let mut session = Session::new(&mut target, &mut reader, options);
+        let mut session = Session::new(target.as_mut(), &mut reader, options);
         let hello = match session.hello() {
             Ok(hello) => hello,
             Err(error) => {
@@ -330,6 +439,22 @@ impl Cmd {
         drop(session);
         Played { description, hello: Some(hello), runs, drift, drift_samples, error: None }
     }
+}
+
+#[cfg(feature = "probe")]
+fn open_probe(
+    profile: &bench_hil::board::BoardProfile,
+    options: &probe::ProbeOptions,
+) -> std::result::Result<Box<dyn Target>, probe::ProbeError> {
+    Ok(Box::new(probe::ProbeTarget::open(profile, options)?))
+}
+
+#[cfg(not(feature = "probe"))]
+fn open_probe(
+    _profile: &bench_hil::board::BoardProfile,
+    _options: &probe::ProbeOptions,
+) -> std::result::Result<Box<dyn Target>, probe::ProbeError> {
+    Err(probe::ProbeError::NotBuilt)
 }
 
 fn progress_bar(total: u64) -> indicatif::ProgressBar {

@@ -3,6 +3,7 @@
 //! [`Failure`](crate::exit::Failure); printing of errors and the exit code
 //! are left to `main`.
 
+pub mod boards;
 pub mod gate;
 pub mod hil;
 pub mod report;

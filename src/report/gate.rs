@@ -10,13 +10,26 @@
 //!
 //! The rules never read a report kind's own types: they read
 //! [`Measurements`], generic measured values (checks, counts, µs, ppb,
-//! ratios) that any report kind provides. A simulation report has no
-//! latency and no rule mismatches, so those rules are skipped for it; a
-//! hardware-in-the-loop report plugs in by adding an [`AnyReport`] variant,
-//! its schema to [`parse`], and its conversion to [`Measurements`].
+//! ratios) that any report kind provides. Each kind is an [`AnyReport`]
+//! variant, a schema branch of [`parse`] with its consistency check, and a
+//! conversion to [`Measurements`]:
 //!
-//! `bench sim` loads the report it has just written and applies
-//! [`Rules::defaults`] through this module too, so its exit code is the
+//! | Metric | simulation (`bench.sim.report/1`) | hardware in the loop (`bench.hil.report/1`) |
+//! |---|---|---|
+//! | oracle violations | `games_with_violations` | — (no oracle) |
+//! | failed games | `games_failed` | `games.played − games.passed` |
+//! | time error | `max_time_error_us` | — |
+//! | drift | largest \|`drift_ppb`\| | \|`drift.ppm`\| of the fit, to the nearest ppb |
+//! | agreement | `agreement` | games whose ruling at the end is the model's, of those compared |
+//! | rule mismatches | — | `mismatches.total` (firmware against the clock model) |
+//! | latency p99 | — | `latency.p99_us` |
+//!
+//! A rule on a metric a kind has not (—) is skipped for it, and so is one
+//! on a metric with nothing to measure it from.
+//!
+//! `bench sim`, `bench hil` (with [`apply_defaults`]) and `bench report
+//! merge` load the report they have just written and apply
+//! [`Rules::defaults`] through this module too, so their exit code is the
 //! gate's.
 
 use std::collections::BTreeMap;
@@ -25,6 +38,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::hil::{self, Report as HilReport};
 use super::json::{self, Report};
 use super::REPORT_JSON;
 
@@ -32,6 +46,7 @@ use super::REPORT_JSON;
 #[derive(Clone, Debug)]
 pub enum AnyReport {
     Sim(Box<Report>),
+    Hil(Box<HilReport>),
 }
 
 impl AnyReport {
@@ -39,6 +54,7 @@ impl AnyReport {
     pub fn complete(&self) -> bool {
         match self {
             AnyReport::Sim(report) => report.complete,
+            AnyReport::Hil(report) => report.complete,
         }
     }
 
@@ -46,6 +62,15 @@ impl AnyReport {
     pub fn into_sim(self) -> Option<Report> {
         match self {
             AnyReport::Sim(report) => Some(*report),
+            AnyReport::Hil(_) => None,
+        }
+    }
+
+    /// The hardware-in-the-loop report, if it is one.
+    pub fn into_hil(self) -> Option<HilReport> {
+        match self {
+            AnyReport::Hil(report) => Some(*report),
+            AnyReport::Sim(_) => None,
         }
     }
 
@@ -53,6 +78,7 @@ impl AnyReport {
     pub fn measurements(&self) -> Measurements {
         match self {
             AnyReport::Sim(report) => sim_measurements(report),
+            AnyReport::Hil(report) => hil_measurements(report),
         }
     }
 }
@@ -123,9 +149,12 @@ impl fmt::Display for LoadError {
                 "{path} is a `{found}` report; this bench reads `{supported}` (use the bench that wrote it, or \
                  rerun the run with this one)"
             ),
-            Problem::UnknownSchema(found) => {
-                write!(f, "{path} has schema `{found}`, which this bench does not know; it reads `{}`", json::SCHEMA)
-            }
+            Problem::UnknownSchema(found) => write!(
+                f,
+                "{path} has schema `{found}`, which this bench does not know; it reads `{}` and `{}`",
+                json::SCHEMA,
+                hil::SCHEMA
+            ),
             Problem::Invalid { schema, detail } => {
                 write!(f, "{path} is not a valid `{schema}` report: {detail}")
             }
@@ -202,8 +231,17 @@ pub fn parse(bytes: &[u8]) -> Result<AnyReport, Problem> {
             check_sim(&report).map_err(Problem::Inconsistent)?;
             Ok(AnyReport::Sim(Box::new(report)))
         }
+        hil::SCHEMA => {
+            let report: HilReport = serde_json::from_value(value)
+                .map_err(|error| Problem::Invalid { schema: hil::SCHEMA, detail: error.to_string() })?;
+            check_hil(&report).map_err(Problem::Inconsistent)?;
+            Ok(AnyReport::Hil(Box::new(report)))
+        }
         other if other.starts_with("bench.sim.report/") => {
             Err(Problem::WrongVersion { found: other.to_string(), supported: json::SCHEMA })
+        }
+        other if other.starts_with("bench.hil.report/") => {
+            Err(Problem::WrongVersion { found: other.to_string(), supported: hil::SCHEMA })
         }
         other => Err(Problem::UnknownSchema(other.to_string())),
     }
@@ -247,6 +285,60 @@ fn check_sim(report: &Report) -> Result<(), String> {
     Ok(())
 }
 
+/// What a whole hardware-in-the-loop report always satisfies.
+fn check_hil(report: &HilReport) -> Result<(), String> {
+    let all_passed = report.checks.iter().all(|check| check.passed);
+    let expected = if report.complete && all_passed { "pass" } else { "fail" };
+    if report.verdict != expected {
+        return Err(format!("verdict `{}` but the checks and completeness say `{expected}`", report.verdict));
+    }
+    let games = &report.games;
+    if games.played > games.requested
+        || games.complete > games.played
+        || games.passed > games.complete
+        || report.games_detail.len() as u64 != games.played
+    {
+        return Err(format!(
+            "games: {} requested, {} played, {} complete, {} passed, {} detailed do not add up",
+            games.requested,
+            games.played,
+            games.complete,
+            games.passed,
+            report.games_detail.len()
+        ));
+    }
+    let detail = |predicate: fn(&hil::GameInfo) -> bool| {
+        report.games_detail.iter().filter(|game| predicate(game)).count() as u64
+    };
+    if detail(|game| game.complete) != games.complete || detail(|game| game.passed) != games.passed {
+        return Err("games.complete or games.passed differ from games_detail".into());
+    }
+    if report.complete && (games.played != games.requested || games.complete != games.played) {
+        return Err(format!("complete, yet {} of {} games played to their end", games.complete, games.requested));
+    }
+    let per_game = report.games_detail.iter().map(|game| game.mismatches_total).fold(0u64, u64::saturating_add);
+    let by_quantity = report.mismatches.by_quantity.values().fold(0u64, |sum, count| sum.saturating_add(*count));
+    if report.mismatches.total != per_game || report.mismatches.total != by_quantity {
+        return Err(format!(
+            "mismatches.total {} but the games have {per_game} and by_quantity {by_quantity}",
+            report.mismatches.total
+        ));
+    }
+    let percentiles_in_order = |latency: &hil::LatencyInfo| {
+        latency.min_us <= latency.p50_us
+            && latency.p50_us <= latency.p90_us
+            && latency.p90_us <= latency.p99_us
+            && latency.p99_us <= latency.max_us
+    };
+    if !report.latency.as_ref().is_none_or(percentiles_in_order) {
+        return Err("latency percentiles are not in order (min <= p50 <= p90 <= p99 <= max)".into());
+    }
+    if !report.drift.measured && report.drift.ppm.is_some() {
+        return Err("drift: not measured, yet a `ppm`".into());
+    }
+    Ok(())
+}
+
 /// A report's numbers, as the rules read them: the same for every kind.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Measurements {
@@ -286,9 +378,10 @@ pub enum Metric {
     Drift,
     /// Games whose device result equals the reference's.
     Agreement,
-    /// Rulings where the firmware and the model disagree (HIL).
+    /// Mismatches between the firmware and the clock model, any quantity
+    /// compared (displayed times, flags, periods, rulings; HIL).
     RuleMismatches,
-    /// 99th percentile of press-to-display latency (HIL).
+    /// 99th percentile of the press latency, edge to registered (HIL).
     LatencyP99,
 }
 
@@ -353,6 +446,84 @@ fn sim_measurements(report: &Report) -> Measurements {
         complete: report.complete,
         played: games.played,
         planned: games.end.saturating_sub(games.start),
+        checks: report
+            .checks
+            .iter()
+            .map(|check| Check {
+                name: check.name.clone(),
+                passed: check.passed,
+                measured: check.measured.clone(),
+                expected: check.expected.clone(),
+            })
+            .collect(),
+        metrics,
+    }
+}
+
+/// `ppm` as a whole number of parts per billion, its absolute value rounded
+/// to the nearest (None: not a finite number).
+fn abs_ppb(ppm: f64) -> Option<u64> {
+    let ppb = (ppm * 1_000.0).abs().round();
+    // A float-to-integer cast saturates; u64::MAX ppb is not a drift.
+    (ppb.is_finite() && ppb < u64::MAX as f64).then_some(ppb as u64)
+}
+
+fn hil_measurements(report: &HilReport) -> Measurements {
+    let games = &report.games;
+    let compared: Vec<&hil::GameInfo> =
+        report.games_detail.iter().filter(|game| game.model.is_some() && game.firmware.is_some()).collect();
+    let agreeing = compared.iter().filter(|game| game.result_agrees).count() as u64;
+    let mut metrics = BTreeMap::new();
+    metrics.insert(Metric::FailedGames, Value::Count(games.played.saturating_sub(games.passed)));
+    metrics.insert(
+        Metric::RuleMismatches,
+        if compared.is_empty() {
+            Value::NoData("no game was compared with the clock model".into())
+        } else {
+            Value::Count(report.mismatches.total)
+        },
+    );
+    metrics.insert(
+        Metric::Agreement,
+        if compared.is_empty() {
+            Value::NoData("no game was compared with the clock model".into())
+        } else {
+            Value::Ratio { part: agreeing, whole: compared.len() as u64 }
+        },
+    );
+    metrics.insert(
+        Metric::LatencyP99,
+        match &report.latency {
+            Some(latency) => Value::Micros(latency.p99_us),
+            None => Value::NoData("no press was registered".into()),
+        },
+    );
+    metrics.insert(
+        Metric::Drift,
+        match report.drift.ppm.and_then(abs_ppb) {
+            Some(ppb) => Value::Ppb(ppb),
+            None => Value::NoData(format!(
+                "accounting drift not measured ({})",
+                report.drift.error.as_deref().unwrap_or("no fit")
+            )),
+        },
+    );
+    Measurements {
+        kind: "hil",
+        subject: format!(
+            "hardware in the loop: `{}` on {}, firmware {} (sha256 {}…), seed {}, {} of {} games played",
+            report.scenario.name,
+            report.board.kind,
+            report.firmware.file,
+            report.firmware.sha256.get(..16).unwrap_or(&report.firmware.sha256),
+            report.seed,
+            games.played,
+            games.requested
+        ),
+        scenario: report.scenario.name.clone(),
+        complete: report.complete,
+        played: games.played,
+        planned: games.requested,
         checks: report
             .checks
             .iter()
@@ -772,6 +943,20 @@ fn signed_growth(which: Metric, growth: i128) -> String {
         Metric::Drift => format!("{sign}{}", Ppm(magnitude)),
         _ => format!("{sign}{magnitude}"),
     }
+}
+
+/// The default gate on the report a command has just written to `dir`, read
+/// back as `bench gate` reads it: whether it passed, and its printout (the
+/// rules that do not apply to this kind of report are left out; `bench
+/// gate` lists them as skipped). An error when the report cannot be read
+/// back whole.
+pub fn apply_defaults(dir: &Path) -> anyhow::Result<(bool, String)> {
+    let path = dir.join(REPORT_JSON);
+    let loaded = load_complete(&path)?;
+    let measured = loaded.measurements();
+    let verdicts = evaluate(&measured, &Rules::defaults(), None).map_err(|message| anyhow::anyhow!(message))?;
+    let shown: Vec<Verdict> = verdicts.iter().filter(|verdict| verdict.status != Status::Skip).cloned().collect();
+    Ok((passed(&verdicts), render(&path, &measured, None, &shown)))
 }
 
 /// Whether the gate passed: no rule failed.
@@ -1250,5 +1435,338 @@ mod tests {
         let report = parse(&incomplete).expect("an incomplete report is a whole report");
         let error = require_complete(Path::new("r.json"), &report).expect_err("refused");
         assert!(error.to_string().contains("interrupted run") && error.to_string().contains("3 of 6 games"));
+    }
+
+    // ---- hardware-in-the-loop reports ----
+
+    use crate::report::hil::tests::{sample_report, with_mismatches};
+
+    /// A HIL report as `bench gate` reads it: serialized, parsed (schema
+    /// branch and consistency check), measured.
+    fn hil_report(report: &HilReport) -> Measurements {
+        let bytes = serde_json::to_vec(report).expect("serializes");
+        match parse(&bytes) {
+            Ok(AnyReport::Hil(parsed)) => {
+                assert_eq!(*parsed, *report, "the report reads back as written");
+                AnyReport::Hil(parsed).measurements()
+            }
+            Ok(AnyReport::Sim(_)) => panic!("a HIL report parsed as a simulation report"),
+            Err(problem) => panic!("the HIL report does not parse: {problem:?}"),
+        }
+    }
+
+    fn edit(edit: impl FnOnce(&mut HilReport)) -> HilReport {
+        let mut report = sample_report();
+        edit(&mut report);
+        report
+    }
+
+    fn p99(us: u64) -> HilReport {
+        edit(|report| {
+            if let Some(latency) = report.latency.as_mut() {
+                latency.p99_us = us;
+                latency.max_us = latency.max_us.max(us);
+            }
+        })
+    }
+
+    fn drift_ppm(ppm: f64) -> HilReport {
+        edit(|report| report.drift.ppm = Some(ppm))
+    }
+
+    struct HilCase {
+        rules: &'static str,
+        baseline: Option<HilReport>,
+        report: HilReport,
+        rule: &'static str,
+        expect: Status,
+    }
+
+    fn hil_case(rules: &'static str, report: HilReport, rule: &'static str, expect: Status) -> HilCase {
+        HilCase { rules, baseline: None, report, rule, expect }
+    }
+
+    fn hil_versus(
+        rules: &'static str,
+        baseline: HilReport,
+        report: HilReport,
+        rule: &'static str,
+        expect: Status,
+    ) -> HilCase {
+        HilCase { rules, baseline: Some(baseline), report, rule, expect }
+    }
+
+    /// Every rule a HIL report has a number for, at its limit and just past
+    /// it, from the report's own fields; and the rules it has none for.
+    fn hil_table() -> Vec<HilCase> {
+        use Status::*;
+        vec![
+            hil_case("[rules]\nevery_check_passes = true", sample_report(), "every_check_passes", Pass),
+            hil_case(
+                "[rules]\nevery_check_passes = true",
+                with_mismatches(sample_report(), 1),
+                "every_check_passes",
+                Fail,
+            ),
+            hil_case("[rules]\nmax_rule_mismatches = 0", sample_report(), "max_rule_mismatches", Pass),
+            hil_case(
+                "[rules]\nmax_rule_mismatches = 0",
+                with_mismatches(sample_report(), 1),
+                "max_rule_mismatches",
+                Fail,
+            ),
+            hil_case(
+                "[rules]\nmax_rule_mismatches = 60",
+                with_mismatches(sample_report(), 60),
+                "max_rule_mismatches",
+                Pass,
+            ),
+            hil_case(
+                "[rules]\nmax_rule_mismatches = 60",
+                with_mismatches(sample_report(), 61),
+                "max_rule_mismatches",
+                Fail,
+            ),
+            hil_case(
+                "[rules]\nmax_rule_mismatches = 0",
+                edit(|report| {
+                    for game in &mut report.games_detail {
+                        game.model = None;
+                        game.firmware = None;
+                    }
+                }),
+                "max_rule_mismatches",
+                Skip,
+            ),
+            hil_case("[rules]\nmax_latency_p99_us = 5000", p99(5_000), "max_latency_p99_us", Pass),
+            hil_case("[rules]\nmax_latency_p99_us = 5000", p99(5_001), "max_latency_p99_us", Fail),
+            hil_case(
+                "[rules]\nmax_latency_p99_us = 5000",
+                edit(|report| report.latency = None),
+                "max_latency_p99_us",
+                Skip,
+            ),
+            hil_case("[rules]\nmax_abs_drift_ppm = 20", drift_ppm(20.0), "max_abs_drift_ppm", Pass),
+            hil_case("[rules]\nmax_abs_drift_ppm = 20", drift_ppm(20.001), "max_abs_drift_ppm", Fail),
+            hil_case("[rules]\nmax_abs_drift_ppm = 20", drift_ppm(-20.0), "max_abs_drift_ppm", Pass),
+            hil_case("[rules]\nmax_abs_drift_ppm = 20", drift_ppm(-20.001), "max_abs_drift_ppm", Fail),
+            // To the nearest ppb: 20.0004 ppm is 20.000 ppm.
+            hil_case("[rules]\nmax_abs_drift_ppm = 20", drift_ppm(20.0004), "max_abs_drift_ppm", Pass),
+            hil_case(
+                "[rules]\nmax_abs_drift_ppm = 20",
+                edit(|report| {
+                    let drift = &mut report.drift;
+                    (drift.measured, drift.error, drift.ppm) = (false, Some("2 usable samples".into()), None);
+                }),
+                "max_abs_drift_ppm",
+                Skip,
+            ),
+            hil_case("[rules]\nmax_failed_games = 0", sample_report(), "max_failed_games", Pass),
+            hil_case("[rules]\nmax_failed_games = 0", with_mismatches(sample_report(), 2), "max_failed_games", Fail),
+            hil_case("[rules]\nmin_agreement_percent = 100", sample_report(), "min_agreement_percent", Pass),
+            hil_case(
+                "[rules]\nmin_agreement_percent = 50.01",
+                edit(|report| {
+                    if let Some(game) = report.games_detail.last_mut() {
+                        game.result_agrees = false;
+                    }
+                }),
+                "min_agreement_percent",
+                Fail,
+            ),
+            hil_case("[rules]\nmax_oracle_violations = 0", sample_report(), "max_oracle_violations", Skip),
+            hil_case("[rules]\nmax_time_error_us = 0", sample_report(), "max_time_error_us", Skip),
+            // Against the last release's report of the same scenario.
+            hil_versus(
+                "[baseline]\nmax_rule_mismatches_growth = 0",
+                with_mismatches(sample_report(), 2),
+                with_mismatches(sample_report(), 2),
+                "max_rule_mismatches_growth",
+                Pass,
+            ),
+            hil_versus(
+                "[baseline]\nmax_rule_mismatches_growth = 0",
+                sample_report(),
+                with_mismatches(sample_report(), 1),
+                "max_rule_mismatches_growth",
+                Fail,
+            ),
+            hil_versus(
+                "[baseline]\nmax_latency_p99_growth_us = 500",
+                p99(3_000),
+                p99(3_500),
+                "max_latency_p99_growth_us",
+                Pass,
+            ),
+            hil_versus(
+                "[baseline]\nmax_latency_p99_growth_us = 500",
+                p99(3_000),
+                p99(3_501),
+                "max_latency_p99_growth_us",
+                Fail,
+            ),
+            hil_versus(
+                "[baseline]\nmax_drift_growth_ppm = 1",
+                drift_ppm(-2.0),
+                drift_ppm(3.0),
+                "max_drift_growth_ppm",
+                Pass,
+            ),
+            hil_versus(
+                "[baseline]\nmax_drift_growth_ppm = 1",
+                drift_ppm(-2.0),
+                drift_ppm(3.001),
+                "max_drift_growth_ppm",
+                Fail,
+            ),
+            hil_versus(
+                "[baseline]\nmax_new_failing_checks = 0",
+                sample_report(),
+                with_mismatches(sample_report(), 1),
+                "max_new_failing_checks",
+                Fail,
+            ),
+            hil_versus(
+                "[baseline]\nmax_time_error_growth_us = 0",
+                sample_report(),
+                sample_report(),
+                "max_time_error_growth_us",
+                Skip,
+            ),
+        ]
+    }
+
+    #[test]
+    fn every_hil_rule_fails_when_it_should_and_passes_when_it_should() {
+        let mut seen = std::collections::BTreeSet::new();
+        for case in hil_table() {
+            let rules = Rules::parse(case.rules).unwrap_or_else(|error| panic!("{}: {error}", case.rules));
+            let report = hil_report(&case.report);
+            let baseline = case.baseline.as_ref().map(hil_report);
+            let verdicts = evaluate(&report, &rules, baseline.as_ref()).expect("evaluates");
+            let verdict = verdicts
+                .iter()
+                .find(|verdict| verdict.rule == case.rule)
+                .unwrap_or_else(|| panic!("no verdict for {}", case.rule));
+            assert_eq!(verdict.status, case.expect, "{}: {verdict:?}", case.rules);
+            assert_eq!(passed(&verdicts), case.expect != Status::Fail, "{}", case.rules);
+            if case.expect == Status::Fail {
+                let text = render(Path::new("r.json"), &report, None, &verdicts);
+                assert!(text.contains("FAIL") && text.contains(&verdict.allowed), "{text}");
+            }
+            seen.insert((case.rule, case.expect as u8));
+        }
+        for key in [
+            "every_check_passes",
+            "max_rule_mismatches",
+            "max_latency_p99_us",
+            "max_abs_drift_ppm",
+            "max_failed_games",
+            "min_agreement_percent",
+            "max_rule_mismatches_growth",
+            "max_latency_p99_growth_us",
+            "max_drift_growth_ppm",
+        ] {
+            for status in [Status::Pass, Status::Fail] {
+                assert!(seen.contains(&(key, status as u8)), "{key} has no {status:?} case on a HIL report");
+            }
+        }
+    }
+
+    /// What `bench hil` applies to its own report: every check, no
+    /// mismatch, p99 latency within 5 ms; what a HIL report has not is
+    /// skipped.
+    #[test]
+    fn the_default_gate_on_a_hil_report_is_its_checks_mismatches_and_latency() {
+        let verdicts = evaluate(&hil_report(&sample_report()), &Rules::defaults(), None).expect("evaluates");
+        assert!(passed(&verdicts));
+        let applied: Vec<&str> =
+            verdicts.iter().filter(|verdict| verdict.status != Status::Skip).map(|verdict| verdict.rule).collect();
+        assert_eq!(applied, ["every_check_passes", "max_rule_mismatches", "max_latency_p99_us"]);
+        let text = render(Path::new("r.json"), &hil_report(&p99(6_000)), None, &verdicts);
+        assert!(text.contains("hardware in the loop: `blitz-3-2` on qemu"), "{text}");
+        let slow = evaluate(&hil_report(&p99(6_000)), &Rules::defaults(), None).expect("evaluates");
+        assert!(!passed(&slow), "a p99 latency beyond 5 ms fails the default gate even when every check passed");
+    }
+
+    #[test]
+    fn a_hil_report_is_not_a_baseline_of_a_simulation_report() {
+        let hil = hil_report(&sample_report());
+        let mut other = sample_report();
+        other.scenario.name = "other".into();
+        assert!(evaluate(&sim(), &Rules::defaults(), Some(&hil)).expect_err("refused").contains("hil"));
+        assert!(evaluate(&hil, &Rules::defaults(), Some(&hil_report(&other))).expect_err("refused").contains("other"));
+    }
+
+    #[test]
+    fn a_bad_hil_report_says_why() {
+        let bytes = |report: &HilReport| serde_json::to_vec(report).expect("serializes");
+        let value = |edit: fn(&mut serde_json::Value)| {
+            let mut value = serde_json::to_value(sample_report()).expect("serializes");
+            edit(&mut value);
+            serde_json::to_vec(&value).expect("bytes")
+        };
+        type Expected = fn(&Problem) -> bool;
+        let cases: Vec<(&str, Vec<u8>, Expected)> = vec![
+            ("next version", value(|v| v["schema"] = "bench.hil.report/2".into()), |p| {
+                matches!(p, Problem::WrongVersion { supported: hil::SCHEMA, .. })
+            }),
+            ("missing field", value(|v| v["drift"] = serde_json::Value::Null), |p| {
+                matches!(p, Problem::Invalid { schema: hil::SCHEMA, .. })
+            }),
+            ("verdict flipped", bytes(&edit(|report| report.verdict = "fail".into())), |p| {
+                matches!(p, Problem::Inconsistent(_))
+            }),
+            ("a pass that is incomplete", bytes(&edit(|report| report.complete = false)), |p| {
+                matches!(p, Problem::Inconsistent(_))
+            }),
+            ("mismatch totals", bytes(&edit(|report| report.mismatches.total = 3)), |p| {
+                matches!(p, Problem::Inconsistent(_))
+            }),
+            ("games", bytes(&edit(|report| report.games.played = 3)), |p| matches!(p, Problem::Inconsistent(_))),
+            (
+                "latency",
+                bytes(&edit(|report| {
+                    if let Some(latency) = report.latency.as_mut() {
+                        latency.p50_us = 10_000;
+                    }
+                })),
+                |p| matches!(p, Problem::Inconsistent(_)),
+            ),
+        ];
+        for (name, bytes, expected) in cases {
+            match parse(&bytes) {
+                Ok(_) => panic!("{name}: parsed"),
+                Err(problem) => assert!(expected(&problem), "{name}: {problem:?}"),
+            }
+        }
+        let unknown = LoadError { path: "r.json".into(), problem: Problem::UnknownSchema("acme/1".into()) };
+        assert!(unknown.to_string().contains(hil::SCHEMA), "{unknown}");
+        // An incomplete HIL report parses, and the gate refuses it like an interrupted simulation's.
+        let incomplete = edit(|report| {
+            report.complete = false;
+            report.verdict = "fail".into();
+            report.games.requested = 3;
+            report.checks[0].passed = false;
+        });
+        let parsed = parse(&bytes(&incomplete)).expect("an incomplete report is a whole report");
+        let error = require_complete(Path::new("r.json"), &parsed).expect_err("refused");
+        assert!(error.to_string().contains("2 of 3 games"), "{error}");
+        assert!(parsed.into_hil().is_some());
+    }
+
+    /// `bench hil`'s own gate, on a report folder as it writes it.
+    #[test]
+    fn apply_defaults_reads_the_written_report_back() {
+        let dir = crate::report::tests::TempDir::new("gate-apply-defaults");
+        let mut report = p99(5_001);
+        report.files = BTreeMap::new();
+        std::fs::write(dir.path().join(REPORT_JSON), serde_json::to_vec(&report).expect("json")).expect("write");
+        let (passed, text) = apply_defaults(dir.path()).expect("reads back");
+        assert!(!passed, "{text}");
+        assert!(text.contains("FAIL  rules.max_latency_p99_us") && text.contains("allowed <= 5000 µs"), "{text}");
+        assert!(!text.contains("skip"), "rules a HIL report has no number for are left out: {text}");
+        std::fs::write(dir.path().join(REPORT_JSON), b"{\"schema\": \"bench.hil.report/1\"").expect("write");
+        assert!(apply_defaults(dir.path()).expect_err("truncated").to_string().contains("truncated"));
     }
 }

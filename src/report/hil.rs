@@ -1,11 +1,14 @@
 //! Reports of `bench hil` runs: the same folder layout as `bench sim`
-//! (`report.json`, `summary.md`, `drift.svg`, `drift.png`, `run.json`),
-//! written the same way ([`super::atomic`]: `report.json` removed first and
-//! written last, naming the other files with their SHA-256).
+//! (`report.json`, `index.html`, `summary.md`, `junit.xml`, `drift.svg`,
+//! `drift.png`, `run.json`), written the same way ([`super::atomic`]:
+//! `report.json` removed first and written last, naming the other files
+//! with their SHA-256).
 //!
 //! ```text
-//!   GameRuns + session drift ──▶ build ──▶ Report ─┬─▶ drift.svg, drift.png   (firmware − reference time, fit)
+//!   GameRuns + session drift ──▶ build ──▶ Report ─┬─▶ drift.svg, drift.png   (firmware − reference time, fit, band)
+//!                                                  ├─▶ junit.xml              (junit::hil_suites)
 //!                                                  ├─▶ summary.md
+//!                                                  ├─▶ index.html             (html::hil_page)
 //!                                                  └─▶ report.json, last      (bench.hil.report/1)
 //!   HilRunFacts ────────────────────────────────────▶ run.json                (bench.hil.run/1)
 //! ```
@@ -29,7 +32,9 @@ use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::plot::{self, FONT};
-use super::{atomic, sha256_hex, DRIFT_PNG, DRIFT_SVG, REPORT_JSON, RUN_JSON, SUMMARY_MD};
+use super::{
+    atomic, html, junit, sha256_hex, DRIFT_PNG, DRIFT_SVG, INDEX_HTML, JUNIT_XML, REPORT_JSON, RUN_JSON, SUMMARY_MD,
+};
 
 /// The schema's name and major version (adding a field keeps it).
 pub const SCHEMA: &str = "bench.hil.report/1";
@@ -496,8 +501,9 @@ pub fn build(input: &HilReportInput) -> Report {
 }
 
 /// Writes the report into `dir` (created if missing): `drift.svg`,
-/// `drift.png`, `summary.md`, then `report.json`. Returns the report and the
-/// paths written, `report.json` last.
+/// `drift.png`, `junit.xml`, `summary.md`, `index.html`, then
+/// `report.json`. Returns the report and the paths written, `report.json`
+/// last.
 pub fn write_hil_report(dir: &Path, input: &HilReportInput) -> anyhow::Result<(Report, Vec<PathBuf>)> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating the report folder {}", dir.display()))?;
     atomic::remove_if_exists(dir, REPORT_JSON)?;
@@ -516,11 +522,21 @@ pub fn write_hil_report(dir: &Path, input: &HilReportInput) -> anyhow::Result<(R
     let png = std::fs::read(&png_path).with_context(|| format!("reading back {}", png_path.display()))?;
     files.insert(DRIFT_PNG.to_string(), sha256_hex(&png));
     written.push(png_path);
+    // Each of these is a function of the report (without `files`) alone.
+    let junit = junit::render(&junit::hil_suites(&report));
     let summary = render_summary(&report);
-    written.push(atomic::write_bytes(dir, SUMMARY_MD, summary.as_bytes())?);
-    files.insert(SUMMARY_MD.to_string(), sha256_hex(summary.as_bytes()));
+    let index = html::render(&html::hil_page(&report, &svg));
+    for (name, text) in [(JUNIT_XML, junit), (SUMMARY_MD, summary), (INDEX_HTML, index)] {
+        written.push(atomic::write_bytes(dir, name, text.as_bytes())?);
+        files.insert(name.to_string(), sha256_hex(text.as_bytes()));
+    }
     report.files = files;
-    written.push(atomic::write_bytes(dir, REPORT_JSON, &super::json::to_bytes(&report)?)?);
+    let bytes = super::json::to_bytes(&report)?;
+    // Under `cargo test`, every report a test writes is checked against its
+    // JSON Schema (reports/schema/).
+    #[cfg(test)]
+    super::schema::assert_valid(&bytes);
+    written.push(atomic::write_bytes(dir, REPORT_JSON, &bytes)?);
     Ok((report, written))
 }
 
@@ -761,8 +777,30 @@ pub fn png(plot: &DriftPlot, path: &Path) -> anyhow::Result<()> {
 const SAMPLE_COLOR: RGBColor = RGBColor(44, 160, 44);
 const FIT_COLOR: RGBColor = RGBColor(214, 39, 40);
 
+/// The fit's confidence band in plot coordinates (x in s and y in µs from
+/// the first sample): the lines of the interval's two slopes through the
+/// fit's centre (the mean sample), as two triangles meeting there. None
+/// when the interval is not a finite number.
+fn confidence_band(fit: &Fit, x0: f64, offset0: f64, x_end: f64) -> Option<[[(f64, f64); 3]; 2]> {
+    if !(fit.ci_half_ppm.is_finite() && fit.ci_half_ppm > 0.0) {
+        return None;
+    }
+    let at = |x: f64, ppm: f64| {
+        let reference = x0 + x * 1e6;
+        let clock = fit.intercept_us + (1.0 + ppm * 1e-6) * (reference - fit.origin_us);
+        (x, clock - reference - offset0)
+    };
+    let centre = ((fit.origin_us - x0) / 1e6).clamp(0.0, x_end);
+    let (low, high) = (fit.ci_low_ppm(), fit.ci_high_ppm());
+    Some([
+        [at(0.0, low), at(0.0, high), at(centre, fit.drift_ppm)],
+        [at(centre, fit.drift_ppm), at(x_end, low), at(x_end, high)],
+    ])
+}
+
 /// Firmware minus reference time (µs, from the first sample) against
-/// reference time (s, from the first sample), with the fitted line.
+/// reference time (s, from the first sample), with the fitted line and its
+/// confidence band.
 fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &DriftPlot) -> anyhow::Result<()> {
     let fail = |error: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing the drift plot: {error}");
     root.fill(&WHITE).map_err(fail)?;
@@ -788,8 +826,12 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &DriftPlot) -> 
                 .collect()
         })
         .unwrap_or_default();
-    let (low, high) =
-        points.iter().chain(&line).fold((0.0_f64, 0.0_f64), |(low, high), &(_, y)| (low.min(y), high.max(y)));
+    let band = plot.fit.and_then(|fit| confidence_band(fit, x0, offset0, x_end)).unwrap_or_default();
+    let (low, high) = points
+        .iter()
+        .chain(&line)
+        .chain(band.iter().flatten())
+        .fold((0.0_f64, 0.0_f64), |(low, high), &(_, y)| (low.min(y), high.max(y)));
     let pad = ((high - low) * 0.08).max(1.0);
     let caption = match plot.fit {
         Some(fit) => format!("{} — fit {:+.2} ppm ± {:.2}", plot.title, fit.drift_ppm, fit.ci_half_ppm),
@@ -816,6 +858,17 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &DriftPlot) -> 
         .bold_line_style(BLACK.mix(0.15))
         .draw()
         .map_err(fail)?;
+    if !band.is_empty() {
+        let label = match plot.fit {
+            Some(fit) => format!("{:.0} % confidence band of the slope", fit.confidence * 100.0),
+            None => "confidence band".to_string(),
+        };
+        chart
+            .draw_series(band.iter().map(|triangle| Polygon::new(triangle.to_vec(), FIT_COLOR.mix(0.18).filled())))
+            .map_err(fail)?
+            .label(label)
+            .legend(|(x, y)| Rectangle::new([(x, y - 6), (x + 20, y + 6)], FIT_COLOR.mix(0.3).filled()));
+    }
     chart
         .draw_series(points.iter().map(|&(x, y)| Circle::new((x, y), 3, SAMPLE_COLOR.filled())))
         .map_err(fail)?
@@ -840,7 +893,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &DriftPlot) -> 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::path::Path;
     use std::time::Duration;
 
@@ -851,6 +904,7 @@ mod tests {
     use bench_sim::scenario::Scenario;
 
     use super::*;
+    use crate::report::schema;
     use crate::report::tests::TempDir;
 
     const SCENARIO: &str = r#"
@@ -981,7 +1035,144 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
             .filter_map(|path| path.file_name())
             .map(|name| name.to_string_lossy().into_owned())
             .collect();
-        assert_eq!(names, [DRIFT_SVG, DRIFT_PNG, SUMMARY_MD, REPORT_JSON]);
+        assert_eq!(names, [DRIFT_SVG, DRIFT_PNG, JUNIT_XML, SUMMARY_MD, INDEX_HTML, REPORT_JSON]);
+        report
+    }
+
+    fn mismatch(quantity: &str, press_index: Option<u64>, model: &str, firmware: &str) -> MismatchInfo {
+        MismatchInfo {
+            quantity: quantity.into(),
+            press_index,
+            at_us: 3_500_000,
+            seq: Some(7),
+            model: model.into(),
+            firmware: firmware.into(),
+        }
+    }
+
+    fn passing_game(game: u64) -> GameInfo {
+        let side = SideInfo {
+            moves_white: 20,
+            moves_black: 20,
+            flags: vec![FlagInfo { side: "White".into(), at_us: 61_000_000, period: 0, sequence: 1 }],
+            result: "0-1 (6.9)".into(),
+        };
+        GameInfo {
+            game,
+            complete: true,
+            passed: true,
+            error: None,
+            schedule_end: "White's flag falls".into(),
+            presses_scheduled: 40,
+            presses_sent: 40,
+            presses_registered: 40,
+            guest_us: 62_000_000,
+            start_us: Some(1_000_000),
+            records: 180,
+            records_lost: 0,
+            comparison_error: None,
+            model: Some(side.clone()),
+            firmware: Some(side),
+            result_agrees: true,
+            mismatches_total: 0,
+            mismatches_by_quantity: BTreeMap::new(),
+            first_of_each: Vec::new(),
+            mismatches: Vec::new(),
+            latency: Some(LatencyInfo { count: 40, min_us: 4, p50_us: 6, p90_us: 9, p99_us: 3_000, max_us: 3_000 }),
+        }
+    }
+
+    /// A whole, passing report of two games, built as a struct (no board,
+    /// no emulator): what the gate, page and JUnit tests start from.
+    pub(crate) fn sample_report() -> Report {
+        let check = |name: &str, measured: &str, expected: &str| CheckInfo {
+            name: name.into(),
+            passed: true,
+            measured: measured.into(),
+            expected: expected.into(),
+        };
+        Report {
+            schema: SCHEMA.into(),
+            bench_version: env!("CARGO_PKG_VERSION").into(),
+            complete: true,
+            verdict: "pass".into(),
+            command: "bench hil --board qemu --scenario blitz-3-2 --seed 12 --games 2".into(),
+            board: BoardInfo {
+                kind: "qemu".into(),
+                description: "QEMU 7.2.0 lm3s6965evb (cortex-m3), icount shift=4,sleep=off".into(),
+            },
+            firmware: FirmwareInfo {
+                file: "/cache/firmware/normal.elf".into(),
+                sha256: sha256_hex(b"elf"),
+                name: Some("benchref".into()),
+                version: Some(3),
+                tick_us: Some(1_000),
+                debounce_us: Some(20_000),
+                hw_counter_hz: Some(1),
+            },
+            scenario: ScenarioInfo {
+                name: "blitz-3-2".into(),
+                file: "scenarios/blitz-3-2.toml".into(),
+                sha256: sha256_hex(b"scenario"),
+                description: "Blitz, 3 min + 2 s".into(),
+                control: "180+2".into(),
+            },
+            seed: 12,
+            games: Games { requested: 2, played: 2, complete: 2, passed: 2 },
+            checks: vec![
+                check(COMPLETE_CHECK, "2 of 2 games", "2 games, every record seen"),
+                check(MATCH_CHECK, "0 mismatches in 2 compared games", "0 mismatches, within one firmware tick"),
+                check(DRIFT_CHECK, "-0.50 ppm ± 0.10", "an interval that reaches ±5 ppm"),
+            ],
+            mismatches: MismatchTotals { total: 0, by_quantity: BTreeMap::new() },
+            drift: DriftInfo {
+                kind: "accounting".into(),
+                reference: "the board's free-running hardware counter (1 Hz, 32 bits), in the same TimeBase record"
+                    .into(),
+                measured: true,
+                error: None,
+                samples: 120,
+                used: 118,
+                ppm: Some(-0.5),
+                ci_low_ppm: Some(-0.6),
+                ci_high_ppm: Some(-0.4),
+                ci_half_ppm: Some(0.1),
+                confidence: Some(0.95),
+                residual_sd_us: Some(2.5),
+                residual_max_us: Some(7.0),
+                span_s: Some(118.0),
+                tolerance_ppm: 5.0,
+                within_tolerance: true,
+                note: None,
+            },
+            latency: Some(LatencyInfo { count: 80, min_us: 4, p50_us: 6, p90_us: 9, p99_us: 3_000, max_us: 3_000 }),
+            records: RecordTotals { total: 360, lost: 0 },
+            error: None,
+            games_detail: vec![passing_game(0), passing_game(1)],
+            files: BTreeMap::new(),
+        }
+    }
+
+    /// `report` with `count` mismatches in its last game (the first of
+    /// them a press's remaining time: press 3, model 58.5 s, firmware
+    /// 58 s), and the checks and verdict that follow.
+    pub(crate) fn with_mismatches(mut report: Report, count: u64) -> Report {
+        let Some(game) = report.games_detail.last_mut() else { return report };
+        game.mismatches = (0..count.min(MISMATCHES_LISTED as u64))
+            .map(|index| mismatch("press.remaining_us", Some(3 + index), "58.500000 s", "58.000000 s"))
+            .collect();
+        game.first_of_each = game.mismatches.iter().take(1).cloned().collect();
+        game.mismatches_total = count;
+        game.mismatches_by_quantity =
+            if count > 0 { BTreeMap::from([("press.remaining_us".to_string(), count)]) } else { BTreeMap::new() };
+        game.passed = count == 0;
+        report.mismatches = MismatchTotals { total: count, by_quantity: game.mismatches_by_quantity.clone() };
+        report.games.passed = report.games_detail.iter().filter(|game| game.passed).count() as u64;
+        if let Some(check) = report.checks.iter_mut().find(|check| check.name == MATCH_CHECK) {
+            check.passed = count == 0;
+            check.measured = format!("{count} mismatches in 2 compared games");
+        }
+        report.verdict = if report.checks.iter().all(|check| check.passed) { "pass" } else { "fail" }.into();
         report
     }
 
@@ -1004,7 +1195,7 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
         assert_eq!(json["games_detail"][0]["presses_registered"], 1);
         assert_eq!(json["latency"]["p50_us"], 12);
         assert!(json["drift"]["ppm"].as_f64().is_some_and(|ppm| ppm.abs() < 1.0), "{}", json["drift"]);
-        for name in [DRIFT_SVG, DRIFT_PNG, SUMMARY_MD] {
+        for name in [DRIFT_SVG, DRIFT_PNG, JUNIT_XML, SUMMARY_MD, INDEX_HTML] {
             let bytes = std::fs::read(dir.path().join(name)).expect("read");
             assert_eq!(json["files"][name], sha256_hex(&bytes).as_str(), "{name}");
         }
@@ -1029,6 +1220,42 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
         assert_eq!((first["model"].as_str(), first["firmware"].as_str()), (Some("58.500000 s"), Some("58.000000 s")));
         let summary = std::fs::read_to_string(dir.path().join(SUMMARY_MD)).expect("read");
         assert!(summary.starts_with("# FAIL") && summary.contains("`press.remaining_us`"), "{summary}");
+    }
+
+    /// Every report these tests write is checked against
+    /// `reports/schema/bench.hil.report-1.json` as it is written; here, a
+    /// written report that says more, less or other than the schema fails.
+    #[test]
+    fn a_hil_report_that_differs_from_its_schema_fails() {
+        let dir = TempDir::new("hil-schema");
+        write(&[game_run(records(58_000_000, 0.0), None)], None, dir.path());
+        let report = read_json(dir.path());
+        assert!(schema::errors(&report).is_empty(), "{:?}", schema::errors(&report));
+        type Edit = fn(&mut serde_json::Value);
+        let edits: Vec<(&str, Edit)> = vec![
+            ("a new field", |r| r["latency"]["p95_us"] = 10.into()),
+            ("a field removed", |r| {
+                if let Some(object) = r["games_detail"][0].as_object_mut() {
+                    object.remove("presses_sent");
+                }
+            }),
+            ("an unknown quantity", |r| r["games_detail"][0]["mismatches"][0]["quantity"] = "press.colour".into()),
+            ("a retyped press index", |r| r["games_detail"][0]["mismatches"][0]["press_index"] = "0".into()),
+            ("a board bench has no --board for", |r| r["board"]["kind"] = "arduino".into()),
+            ("a drift without a measurement", |r| r["drift"]["measured"] = false.into()),
+            ("a check renamed", |r| r["checks"][2]["name"] = "drift".into()),
+            ("no ELF hash", |r| r["firmware"]["sha256"] = "".into()),
+            ("no index.html", |r| {
+                if let Some(files) = r["files"].as_object_mut() {
+                    files.remove(INDEX_HTML);
+                }
+            }),
+        ];
+        for (what, edit) in edits {
+            let mut changed = report.clone();
+            edit(&mut changed);
+            assert!(!schema::errors(&changed).is_empty(), "{what}: accepted");
+        }
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! from disk with no network: inline CSS, the plots as inline SVG, no
 //! script, no web font.
 //!
-//! Two layers, so that every kind of report (simulation now, hardware in
-//! the loop later) shares one look and one escaping rule:
+//! Two layers, so that every kind of report (simulation, hardware in the
+//! loop) shares one look and one escaping rule:
 //!
 //! - [`Page`] is a generic page: a verdict, then sections of paragraphs,
 //!   tables, failures with their replay commands, figures and facts.
@@ -11,12 +11,16 @@
 //!   only a [`Block::Figure`]'s SVG is markup, and that comes from bench's
 //!   own plotter (which escapes its text), never from a user.
 //! - [`sim_page`] builds the page of a simulation report from the same
-//!   [`Report`] as `report.json`, so the two never disagree. A HIL report
-//!   adds its own builder beside it.
+//!   [`Report`] as `report.json`, so the two never disagree; [`hil_page`]
+//!   does the same for a hardware-in-the-loop report.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
+use super::hil::{
+    DriftInfo as HilDrift, GameInfo as HilGame, MismatchInfo, Report as HilReport, SideInfo as HilSide,
+    MISMATCHES_LISTED,
+};
 use super::json::Report;
 use super::markdown::{article_key, micros, seconds};
 use super::{DRIFT_PNG, DRIFT_SVG, JUNIT_XML, REPORT_JSON, RUN_JSON, SUMMARY_MD};
@@ -656,6 +660,432 @@ fn facts_section(report: &Report) -> Section {
     Section { id: "facts", heading: "Run facts".into(), blocks: vec![Block::Facts(facts)] }
 }
 
+/// The page of a hardware-in-the-loop report (`bench hil`), from the same
+/// [`HilReport`] as its `report.json`: the verdict, then the failures (each
+/// mismatch with its press index and both values), the games, the
+/// accounting drift with its confidence interval and plot, the press
+/// latency percentiles, and the run's facts (the firmware image's SHA-256
+/// among them).
+pub fn hil_page(report: &HilReport, svg: &str) -> Page {
+    let passed = report.verdict == "pass";
+    let failed_checks = report.checks.iter().filter(|check| !check.passed).count();
+    let compared = report.games_detail.iter().filter(|game| game.model.is_some()).count();
+    let mut lines = vec![if failed_checks == 0 {
+        format!("All {} checks passed.", report.checks.len())
+    } else {
+        format!("{failed_checks} of {} checks failed.", report.checks.len())
+    }];
+    lines.push(format!(
+        "{} mismatches between the firmware and the clock model in {compared} compared games; {} of {} games passed.",
+        report.mismatches.total, report.games.passed, report.games.requested
+    ));
+    lines.push(format!("Accounting drift: {}.", drift_text(&report.drift)));
+    lines.push(match &report.latency {
+        Some(latency) => format!(
+            "Press latency: p50 {}, p99 {}, max {} ({} presses).",
+            micros(latency.p50_us),
+            micros(latency.p99_us),
+            micros(latency.max_us),
+            latency.count
+        ),
+        None => "Press latency: no presses.".into(),
+    });
+    let incomplete = (!report.complete).then(|| {
+        let why = report
+            .error
+            .clone()
+            .or_else(|| report.games_detail.iter().find_map(|game| game.error.clone()))
+            .unwrap_or_else(|| "records were lost".into());
+        format!(
+            "{} of {} games played to their end ({why}); every number covers what was seen.",
+            report.games.complete, report.games.requested
+        )
+    });
+    let firmware = report.firmware.name.as_deref().unwrap_or("firmware");
+    let verdict = Verdict {
+        passed,
+        subject: format!(
+            "Hardware in the loop: {} on {}, seed {}, {firmware} ({})",
+            report.scenario.name,
+            report.board.kind,
+            report.seed,
+            short_hash(&report.firmware.sha256)
+        ),
+        lines,
+        incomplete,
+    };
+    Page {
+        title: format!(
+            "{} — bench hil {} on {}, seed {}",
+            if passed { "PASS" } else { "FAIL" },
+            report.scenario.name,
+            report.board.kind,
+            report.seed
+        ),
+        verdict,
+        sections: vec![
+            hil_failures_section(report),
+            hil_games_section(report),
+            hil_drift_section(report, svg),
+            hil_latency_section(report),
+            hil_facts_section(report),
+        ],
+    }
+}
+
+fn short_hash(sha256: &str) -> String {
+    format!("sha256 {}…", sha256.get(..16).unwrap_or(sha256))
+}
+
+/// `+1.23 ppm ± 0.05 (95 % CI −… to …)`, or why it was not measured.
+fn drift_text(drift: &HilDrift) -> String {
+    match (drift.ppm, drift.ci_half_ppm, drift.ci_low_ppm, drift.ci_high_ppm) {
+        (Some(ppm), Some(half), Some(low), Some(high)) => format!(
+            "{ppm:+.3} ppm ± {half:.3} ({:.0} % confidence interval {low:+.3} to {high:+.3} ppm; tolerance ±{} ppm)",
+            drift.confidence.unwrap_or(0.0) * 100.0,
+            drift.tolerance_ppm
+        ),
+        (Some(ppm), ..) => format!("{ppm:+.3} ppm (no confidence interval)"),
+        _ => format!("not measured ({})", drift.error.as_deref().unwrap_or("no samples")),
+    }
+}
+
+fn press_text(index: Option<u64>) -> String {
+    index.map_or_else(|| "before the first".to_string(), |index| index.to_string())
+}
+
+/// A table of mismatches: game, press index, instant, quantity and both
+/// values.
+fn mismatch_table<'a>(rows: impl Iterator<Item = (u64, &'a MismatchInfo)>) -> Block {
+    Block::Table(Table {
+        header: vec![
+            "Game".into(),
+            "Press".into(),
+            "At (firmware clock)".into(),
+            "Quantity".into(),
+            "Clock model".into(),
+            "Firmware".into(),
+        ],
+        numeric: vec![true, true, true, false, false, false],
+        rows: rows
+            .map(|(game, mismatch)| Row {
+                cells: vec![
+                    game.to_string(),
+                    press_text(mismatch.press_index),
+                    seconds(mismatch.at_us),
+                    mismatch.quantity.clone(),
+                    mismatch.model.clone(),
+                    mismatch.firmware.clone(),
+                ],
+                bad: true,
+            })
+            .collect(),
+    })
+}
+
+fn hil_failures_section(report: &HilReport) -> Section {
+    let mut blocks = Vec::new();
+    let failed_checks: Vec<_> = report.checks.iter().filter(|check| !check.passed).collect();
+    let failed_games: Vec<&HilGame> = report.games_detail.iter().filter(|game| !game.passed).collect();
+    if failed_checks.is_empty() && failed_games.is_empty() && report.error.is_none() {
+        blocks.push(Block::Paragraph(
+            "Every check passed, and the firmware matched the clock model at every press of every game.".into(),
+        ));
+    }
+    if let Some(error) = &report.error {
+        blocks.push(Block::Failure {
+            title: "The run stopped".into(),
+            reasons: vec![error.clone()],
+            replay: Some(report.command.clone()),
+        });
+    }
+    for check in failed_checks {
+        blocks.push(Block::Failure {
+            title: format!("Check failed: {}", check.name),
+            reasons: vec![format!("measured {}, expected {}", check.measured, check.expected)],
+            replay: None,
+        });
+    }
+    if !failed_games.is_empty() {
+        blocks.push(Block::Paragraph(format!(
+            "{} of {} games failed. bench hil plays the first {} games of the seed, so the command shown with each \
+             replays it (with the others); press instants and latencies vary a little from run to run.",
+            failed_games.len(),
+            report.games_detail.len(),
+            report.games.requested
+        )));
+    }
+    for game in failed_games {
+        let mut reasons = Vec::new();
+        if let Some(error) = &game.error {
+            reasons.push(format!("did not play to its end: {error}"));
+        }
+        if let Some(error) = &game.comparison_error {
+            reasons.push(format!("not compared: {error}"));
+        }
+        if game.records_lost > 0 {
+            reasons.push(format!("{} records lost", game.records_lost));
+        }
+        for mismatch in &game.first_of_each {
+            reasons.push(format!(
+                "{} first differs at press {} ({}): model {}, firmware {}",
+                mismatch.quantity,
+                press_text(mismatch.press_index),
+                seconds(mismatch.at_us),
+                mismatch.model,
+                mismatch.firmware
+            ));
+        }
+        if reasons.is_empty() {
+            reasons.push("incomplete".into());
+        }
+        blocks.push(Block::Failure {
+            title: format!("Game {}: {} mismatches", game.game, game.mismatches_total),
+            reasons,
+            replay: Some(report.command.clone()),
+        });
+    }
+    if report.mismatches.total > 0 {
+        blocks.push(Block::Paragraph(format!(
+            "{} mismatches in all: {}.",
+            report.mismatches.total,
+            report
+                .mismatches
+                .by_quantity
+                .iter()
+                .map(|(quantity, count)| format!("{quantity} {count}"))
+                .collect::<Vec<_>>()
+                .join(" · ")
+        )));
+        blocks.push(Block::Paragraph("Where each difference began (the first mismatch of each quantity):".into()));
+        blocks.push(mismatch_table(
+            report.games_detail.iter().flat_map(|game| game.first_of_each.iter().map(move |m| (game.game, m))),
+        ));
+        blocks.push(Block::Paragraph(format!(
+            "Every mismatch listed in report.json (the first {MISMATCHES_LISTED} of each game), in the order found:"
+        )));
+        blocks.push(mismatch_table(
+            report.games_detail.iter().flat_map(|game| game.mismatches.iter().map(move |m| (game.game, m))),
+        ));
+    }
+    blocks.push(Block::Paragraph(
+        "Every check: that every game played to its end, that the firmware matches the clock model (within one \
+         firmware tick), and that the accounting drift is within tolerance."
+            .into(),
+    ));
+    blocks.push(Block::Table(Table {
+        header: vec!["Result".into(), "Check".into(), "Measured".into(), "Expected".into()],
+        numeric: vec![],
+        rows: report
+            .checks
+            .iter()
+            .map(|check| Row {
+                cells: vec![
+                    if check.passed { "pass" } else { "FAIL" }.into(),
+                    check.name.clone(),
+                    check.measured.clone(),
+                    check.expected.clone(),
+                ],
+                bad: !check.passed,
+            })
+            .collect(),
+    }));
+    Section { id: "failures", heading: "Failures and checks".into(), blocks }
+}
+
+fn hil_games_section(report: &HilReport) -> Section {
+    let rows = report
+        .games_detail
+        .iter()
+        .map(|game| {
+            let played = match (&game.error, game.complete) {
+                (Some(_), _) | (None, false) => "incomplete",
+                (None, true) => "yes",
+            };
+            let result = |side: &Option<HilSide>| side.as_ref().map_or("—".to_string(), |side| side.result.clone());
+            Row {
+                cells: vec![
+                    game.game.to_string(),
+                    played.into(),
+                    format!("{} / {} / {}", game.presses_sent, game.presses_registered, game.presses_scheduled),
+                    seconds(game.guest_us),
+                    game.schedule_end.clone(),
+                    result(&game.model),
+                    result(&game.firmware),
+                    game.mismatches_total.to_string(),
+                    game.latency.map_or("—".to_string(), |latency| micros(latency.p99_us)),
+                ],
+                bad: !game.passed,
+            }
+        })
+        .collect();
+    let mut blocks = vec![
+        Block::Paragraph(format!(
+            "{} of {} games played, {} to their end, {} passed; each game's ruling at the end on the clock model \
+             and on the firmware (highlighted: the game failed).",
+            report.games.played, report.games.requested, report.games.complete, report.games.passed
+        )),
+        Block::Table(Table {
+            header: vec![
+                "Game".into(),
+                "Played".into(),
+                "Presses sent / registered / scheduled".into(),
+                "Guest time".into(),
+                "Schedule end".into(),
+                "Result (model)".into(),
+                "Result (firmware)".into(),
+                "Mismatches".into(),
+                "Latency p99".into(),
+            ],
+            // The presses column wraps its long header (numeric cells do not).
+            numeric: vec![true, false, false, true, false, false, false, true, true],
+            rows,
+        }),
+    ];
+    let agreeing = report.games_detail.iter().filter(|game| game.result_agrees).count() as u64;
+    let compared = report.games_detail.iter().filter(|game| game.model.is_some()).count() as u64;
+    if compared > 0 {
+        blocks.push(Block::Meter {
+            part: agreeing,
+            whole: compared,
+            label: format!(
+                "The firmware's ruling equals the clock model's in {agreeing} of {compared} compared games ({}).",
+                percent(agreeing, compared)
+            ),
+        });
+    }
+    Section { id: "games", heading: "Games".into(), blocks }
+}
+
+fn hil_drift_section(report: &HilReport, svg: &str) -> Section {
+    let drift = &report.drift;
+    let number = |value: Option<f64>, unit: &str| value.map_or("—".to_string(), |value| format!("{value:.3}{unit}"));
+    let mut facts = vec![
+        Fact::text("Accounting drift", drift_text(drift)),
+        Fact::text(
+            "Within tolerance",
+            if drift.within_tolerance {
+                format!("yes: the interval reaches ±{} ppm", drift.tolerance_ppm)
+            } else {
+                format!("no: the interval lies beyond ±{} ppm, or no interval", drift.tolerance_ppm)
+            },
+        ),
+        Fact::text("Reference", &drift.reference),
+        Fact::text("Samples", format!("{} used of {}", drift.used, drift.samples)),
+        Fact::text("Span", number(drift.span_s, " s")),
+        Fact::text(
+            "Residuals",
+            format!("sd {}, max {}", number(drift.residual_sd_us, " µs"), number(drift.residual_max_us, " µs")),
+        ),
+    ];
+    if let Some(note) = &drift.note {
+        facts.push(Fact::text("Note", note));
+    }
+    Section {
+        id: "drift",
+        heading: "Drift".into(),
+        blocks: vec![
+            Block::Figure {
+                svg: svg.into(),
+                caption: "The firmware clock minus the board's hardware counter over the run (each TimeBase sample, \
+                          from the first one), the least-squares line and the confidence band of its slope. Files:"
+                    .into(),
+                links: vec![DRIFT_SVG.into(), DRIFT_PNG.into()],
+            },
+            Block::Facts(facts),
+        ],
+    }
+}
+
+fn hil_latency_section(report: &HilReport) -> Section {
+    let blocks = match &report.latency {
+        Some(latency) => vec![
+            Block::Paragraph(format!(
+                "Press latency, edge to registered: the firmware's handled_at_us − at_us of every Press record, \
+                 {} presses over every game (nearest-rank percentiles).",
+                latency.count
+            )),
+            Block::Table(Table {
+                header: vec!["min".into(), "p50".into(), "p90".into(), "p99".into(), "max".into(), "presses".into()],
+                numeric: vec![true; 6],
+                rows: vec![Row {
+                    cells: vec![
+                        micros(latency.min_us),
+                        micros(latency.p50_us),
+                        micros(latency.p90_us),
+                        micros(latency.p99_us),
+                        micros(latency.max_us),
+                        latency.count.to_string(),
+                    ],
+                    bad: false,
+                }],
+            }),
+        ],
+        None => vec![Block::Paragraph("No press was registered: no latency to show.".into())],
+    };
+    Section { id: "latency", heading: "Press latency".into(), blocks }
+}
+
+fn hil_facts_section(report: &HilReport) -> Section {
+    let firmware = &report.firmware;
+    let scenario = &report.scenario;
+    let games = &report.games;
+    let optional = |value: Option<u32>, unit: &str| value.map_or("—".to_string(), |value| format!("{value}{unit}"));
+    let mut facts = vec![
+        Fact::code("Command", &report.command),
+        Fact::text("Board", format!("{} — {}", report.board.kind, report.board.description)),
+        Fact::code("Firmware image", &firmware.file),
+        Fact::code("Firmware SHA-256", &firmware.sha256),
+        Fact::text(
+            "Firmware",
+            match &firmware.name {
+                Some(name) => format!("{name} version {}", optional(firmware.version, "")),
+                None => "no Hello record".into(),
+            },
+        ),
+        Fact::text(
+            "Firmware timing",
+            format!(
+                "tick {}, debounce {}, hardware counter {}",
+                optional(firmware.tick_us, " µs"),
+                optional(firmware.debounce_us, " µs"),
+                optional(firmware.hw_counter_hz, " Hz")
+            ),
+        ),
+        Fact::text("Scenario", &scenario.name),
+        Fact::text("Description", &scenario.description),
+        Fact::code("Scenario file", &scenario.file),
+        Fact::code("Scenario SHA-256", &scenario.sha256),
+        Fact::code("Time control", &scenario.control),
+        Fact::text("Seed", report.seed.to_string()),
+        Fact::text(
+            "Games",
+            format!(
+                "{} requested, {} played, {} to their end, {} passed",
+                games.requested, games.played, games.complete, games.passed
+            ),
+        ),
+        Fact::text(
+            "Records",
+            format!("{} read, {} missing from the sequence", report.records.total, report.records.lost),
+        ),
+    ];
+    if let Some(error) = &report.error {
+        facts.push(Fact::text("Stopped by", error));
+    }
+    facts.push(Fact::text("bench version", &report.bench_version));
+    facts.push(Fact::text("Report schema", &report.schema));
+    for (label, name) in [
+        ("Machine-readable report", REPORT_JSON),
+        ("JUnit", JUNIT_XML),
+        ("Summary", SUMMARY_MD),
+        ("Host, wall time, emulator speed, git commit", RUN_JSON),
+    ] {
+        facts.push(Fact::file(label, name));
+    }
+    Section { id: "facts", heading: "Run facts".into(), blocks: vec![Block::Facts(facts)] }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -675,5 +1105,101 @@ mod tests {
         assert_eq!(percent(0, 0), "0.00 %");
         assert_eq!(ppm(-250_125), "-250.125 ppm");
         assert_eq!(ppm(2_000_000), "2000.000 ppm");
+    }
+
+    // ---- hardware-in-the-loop pages ----
+
+    use crate::report::hil::tests::{sample_report, with_mismatches};
+
+    const HOSTILE: &str = "<script>alert('x')</script> & \"q\" </svg><img src=x onerror=alert(1)> \u{1}";
+
+    fn position(html: &str, needle: &str) -> usize {
+        html.find(needle).unwrap_or_else(|| panic!("the page has no `{needle}`"))
+    }
+
+    #[test]
+    fn a_hil_page_puts_the_verdict_first_then_each_mismatch_with_its_press_and_both_values() {
+        let report = with_mismatches(sample_report(), 3);
+        let html = render(&hil_page(&report, "<svg id=\"plot\"></svg>"));
+        assert!(html.contains("data-verdict=\"fail\"") && html.contains("<h1>FAIL</h1>"), "{html}");
+        let verdict = position(&html, "id=\"verdict\"");
+        let failures = position(&html, "id=\"failures\"");
+        let games = position(&html, "id=\"games\"");
+        let drift = position(&html, "id=\"drift\"");
+        let latency = position(&html, "id=\"latency\"");
+        let facts = position(&html, "id=\"facts\"");
+        assert!(verdict < failures && failures < games && games < drift && drift < latency && latency < facts);
+        // The first mismatch: press 3, its quantity, both values, in the failures.
+        let failure = position(&html, "Game 1: 3 mismatches");
+        assert!(failures < failure && failure < games);
+        assert!(html
+            .contains("press.remaining_us first differs at press 3 (3.5 s): model 58.500000 s, firmware 58.000000 s"));
+        assert!(html.contains("<td class=\"num\">3</td><td class=\"num\">3.5 s</td><td>press.remaining_us</td><td>58.500000 s</td><td>58.000000 s</td>"));
+        assert!(html.contains("<td class=\"num\">5</td>"), "every listed mismatch, press 5 the last");
+        assert!(html
+            .contains("<pre class=\"replay\">bench hil --board qemu --scenario blitz-3-2 --seed 12 --games 2</pre>"));
+        assert!(html.contains("Check failed: the firmware matches the clock model"));
+        // Drift with its interval, latency percentiles, the firmware image's hash.
+        assert!(html.contains("-0.500 ppm ± 0.100 (95 % confidence interval -0.600 to -0.400 ppm; tolerance ±5 ppm)"));
+        assert!(html.contains("<svg id=\"plot\"></svg>"));
+        for cell in ["4 µs", "6 µs", "9 µs", "3 ms", "80"] {
+            assert!(html.contains(&format!("<td class=\"num\">{cell}</td>")), "latency {cell}");
+        }
+        assert!(html.contains(&format!("<code>{}</code>", report.firmware.sha256)), "the whole ELF hash");
+        assert!(html.contains(&report.firmware.sha256[..16]), "the hash in the verdict");
+    }
+
+    #[test]
+    fn a_passing_hil_page_says_pass_and_nothing_failed() {
+        let html = render(&hil_page(&sample_report(), "<svg></svg>"));
+        assert!(html.contains("data-verdict=\"pass\"") && html.contains("<h1>PASS</h1>"));
+        assert!(html.contains("Every check passed, and the firmware matched the clock model"));
+        assert!(!html.contains("class=\"failure\"") && !html.contains("<tr class=\"bad\">"));
+        assert!(!html.contains("INCOMPLETE"));
+    }
+
+    #[test]
+    fn an_incomplete_hil_page_says_why_and_a_run_without_data_still_renders() {
+        let mut report = sample_report();
+        report.complete = false;
+        report.verdict = "fail".into();
+        report.error = Some("QEMU went away".into());
+        report.latency = None;
+        report.games_detail.clear();
+        let drift = &mut report.drift;
+        (drift.measured, drift.error, drift.ppm, drift.ci_half_ppm) =
+            (false, Some("2 usable samples".into()), None, None);
+        let html = render(&hil_page(&report, "<svg></svg>"));
+        assert!(html.contains("<strong>INCOMPLETE:</strong>") && html.contains("QEMU went away"), "{html}");
+        assert!(html.contains("not measured (2 usable samples)"));
+        assert!(html.contains("No press was registered"));
+    }
+
+    /// Every string of a HIL report a user or a firmware reaches (scenario,
+    /// file names, the board's description, mismatch values, errors) is
+    /// escaped: none becomes markup.
+    #[test]
+    fn every_string_of_a_hil_report_is_escaped() {
+        let mut report = with_mismatches(sample_report(), 1);
+        report.scenario.name = HOSTILE.into();
+        report.scenario.description = HOSTILE.into();
+        report.firmware.file = HOSTILE.into();
+        report.firmware.name = Some(HOSTILE.into());
+        report.board.description = HOSTILE.into();
+        report.command = format!("bench hil --scenario '{HOSTILE}'");
+        report.drift.note = Some(HOSTILE.into());
+        if let Some(game) = report.games_detail.last_mut() {
+            game.error = Some(HOSTILE.into());
+            game.schedule_end = HOSTILE.into();
+            for mismatch in game.mismatches.iter_mut().chain(&mut game.first_of_each) {
+                (mismatch.model, mismatch.firmware) = (HOSTILE.into(), HOSTILE.into());
+            }
+        }
+        let html = render(&hil_page(&report, "<svg></svg>"));
+        for raw in ["<script", "<img", "onerror=alert(1)>", "\u{1}"] {
+            assert!(!html.contains(raw), "the page holds `{raw}` unescaped");
+        }
+        assert_eq!(html.matches("</svg>").count(), 1, "only the plot closes an svg");
+        assert!(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;") && html.contains("[U+0001]"));
     }
 }

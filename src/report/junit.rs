@@ -1,10 +1,12 @@
 //! `junit.xml`: the report for a CI system's test view (GitLab, Jenkins,
 //! GitHub test reporters, Azure): one test case per check, and one per
-//! failing game with its replay command.
+//! failing game with its replay command (simulation) or per compared game
+//! (hardware in the loop).
 //!
 //! Two layers, like `index.html`: [`Suites`] is the generic JUnit document
 //! (any report kind builds one), [`render`] writes it with every string
-//! escaped, and [`sim_suites`] builds a simulation report's.
+//! escaped, and [`sim_suites`] and [`hil_suites`] build a simulation
+//! report's and a hardware-in-the-loop report's.
 //!
 //! The dialect is the common subset every reader accepts: `<testsuites>`
 //! holding `<testsuite name tests failures errors skipped>` with
@@ -15,6 +17,7 @@
 
 use std::fmt::Write as _;
 
+use super::hil::{GameInfo as HilGame, Report as HilReport};
 use super::json::Report;
 
 /// A JUnit document.
@@ -203,6 +206,127 @@ pub fn sim_suites(report: &Report) -> Suites {
     Suites { name: format!("bench sim {}", report.scenario.name), suites: vec![checks, games] }
 }
 
+/// The JUnit document of a hardware-in-the-loop report: suite `checks`
+/// with one case per check (every game played to its end, the firmware
+/// matches the clock model, accounting drift within tolerance), suite
+/// `games` with one case per game played and compared; a failing game's
+/// failure names each mismatch with its press index and both values.
+pub fn hil_suites(report: &HilReport) -> Suites {
+    let prefix = format!("bench.hil.{}", report.scenario.name);
+    let firmware = &report.firmware;
+    let checks = Suite {
+        name: format!("{prefix}.checks"),
+        properties: vec![
+            ("scenario".into(), report.scenario.name.clone()),
+            ("scenario_file".into(), report.scenario.file.clone()),
+            ("scenario_sha256".into(), report.scenario.sha256.clone()),
+            ("seed".into(), report.seed.to_string()),
+            ("games_requested".into(), report.games.requested.to_string()),
+            ("games_played".into(), report.games.played.to_string()),
+            ("command".into(), report.command.clone()),
+            ("complete".into(), report.complete.to_string()),
+            ("verdict".into(), report.verdict.clone()),
+            ("board".into(), report.board.kind.clone()),
+            ("board_description".into(), report.board.description.clone()),
+            ("firmware_file".into(), firmware.file.clone()),
+            ("firmware_sha256".into(), firmware.sha256.clone()),
+            ("firmware_name".into(), firmware.name.clone().unwrap_or_default()),
+            ("firmware_version".into(), firmware.version.map(|version| version.to_string()).unwrap_or_default()),
+            ("bench_version".into(), report.bench_version.clone()),
+        ],
+        cases: report
+            .checks
+            .iter()
+            .map(|check| Case {
+                classname: format!("{prefix}.checks"),
+                name: check.name.clone(),
+                failure: (!check.passed).then(|| CaseFailure {
+                    message: format!("measured {}; expected {}", check.measured, check.expected),
+                    kind: "check".into(),
+                    text: format!(
+                        "check: {}\nmeasured: {}\nexpected: {}\nreport: {} ({} mismatches; {} of {} games passed)\n",
+                        check.name,
+                        check.measured,
+                        check.expected,
+                        report.command,
+                        report.mismatches.total,
+                        report.games.passed,
+                        report.games.requested
+                    ),
+                }),
+            })
+            .collect(),
+    };
+    let games = Suite {
+        name: format!("{prefix}.games"),
+        properties: vec![
+            ("mismatches_total".into(), report.mismatches.total.to_string()),
+            ("games_played".into(), report.games.played.to_string()),
+            ("games_complete".into(), report.games.complete.to_string()),
+            ("games_passed".into(), report.games.passed.to_string()),
+        ],
+        cases: report
+            .games_detail
+            .iter()
+            .map(|game| Case {
+                classname: format!("{prefix}.games"),
+                name: format!("game {}", game.game),
+                failure: (!game.passed).then(|| game_failure(report, game)),
+            })
+            .collect(),
+    };
+    Suites { name: format!("bench hil {} on {}", report.scenario.name, report.board.kind), suites: vec![checks, games] }
+}
+
+fn press(index: Option<u64>) -> String {
+    index.map_or_else(|| "before the first press".to_string(), |index| format!("press {index}"))
+}
+
+fn game_failure(report: &HilReport, game: &HilGame) -> CaseFailure {
+    let mut reasons = Vec::new();
+    if let Some(error) = &game.error {
+        reasons.push(format!("did not play to its end: {error}"));
+    }
+    if let Some(error) = &game.comparison_error {
+        reasons.push(format!("not compared: {error}"));
+    }
+    if game.records_lost > 0 {
+        reasons.push(format!("{} records lost", game.records_lost));
+    }
+    if game.mismatches_total > 0 {
+        let quantities: Vec<String> =
+            game.mismatches_by_quantity.iter().map(|(quantity, count)| format!("{quantity} {count}")).collect();
+        reasons.push(format!("{} mismatches ({})", game.mismatches_total, quantities.join(", ")));
+    }
+    if reasons.is_empty() {
+        reasons.push("incomplete".into());
+    }
+    let mut text = String::new();
+    for reason in &reasons {
+        let _ = writeln!(text, "{reason}");
+    }
+    for mismatch in &game.mismatches {
+        let _ = writeln!(
+            text,
+            "{} at {} us ({}): model {}, firmware {}",
+            press(mismatch.press_index),
+            mismatch.at_us,
+            mismatch.quantity,
+            mismatch.model,
+            mismatch.firmware
+        );
+    }
+    let listed = game.mismatches.len() as u64;
+    if game.mismatches_total > listed {
+        let _ = writeln!(text, "… {} more (report.json lists the first {listed})", game.mismatches_total - listed);
+    }
+    if let (Some(model), Some(firmware)) = (&game.model, &game.firmware) {
+        let _ = writeln!(text, "result: model {}, firmware {}", model.result, firmware.result);
+    }
+    let _ = writeln!(text, "replay: {}", report.command);
+    CaseFailure { message: reasons.join("; "), kind: "game".into(), text }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,5 +362,96 @@ mod tests {
         let failure = case.first_element_child().expect("a failure");
         assert_eq!(failure.attribute("message"), Some(shown.as_str()));
         assert_eq!(failure.text(), Some(shown.as_str()));
+    }
+
+    // ---- hardware-in-the-loop suites ----
+
+    use crate::report::hil::tests::{sample_report, with_mismatches};
+
+    /// A test case: its name, and its failure's message and text.
+    type ReadCase = (String, Option<(String, String)>);
+
+    /// (suite name, its cases) of `xml`, checking the counts every reader
+    /// relies on.
+    fn read(xml: &str) -> Vec<(String, Vec<ReadCase>)> {
+        let document = roxmltree::Document::parse(xml).expect("well-formed XML");
+        let root = document.root_element();
+        assert_eq!(root.tag_name().name(), "testsuites");
+        let number = |node: roxmltree::Node, name: &str| -> usize {
+            node.attribute(name).and_then(|value| value.parse().ok()).expect("a count attribute")
+        };
+        let (mut all_cases, mut all_failures) = (0, 0);
+        let mut suites = Vec::new();
+        for suite in root.children().filter(|node| node.has_tag_name("testsuite")) {
+            let mut cases = Vec::new();
+            for case in suite.children().filter(|node| node.has_tag_name("testcase")) {
+                let failure = case.children().find(|node| node.has_tag_name("failure")).map(|failure| {
+                    (
+                        failure.attribute("message").unwrap_or_default().to_string(),
+                        failure.text().unwrap_or_default().to_string(),
+                    )
+                });
+                cases.push((case.attribute("name").unwrap_or_default().to_string(), failure));
+            }
+            let failures = cases.iter().filter(|(_, failure)| failure.is_some()).count();
+            assert_eq!(number(suite, "tests"), cases.len());
+            assert_eq!(number(suite, "failures"), failures);
+            all_cases += cases.len();
+            all_failures += failures;
+            suites.push((suite.attribute("name").unwrap_or_default().to_string(), cases));
+        }
+        assert_eq!(number(root, "tests"), all_cases);
+        assert_eq!(number(root, "failures"), all_failures);
+        suites
+    }
+
+    #[test]
+    fn a_hil_report_has_a_case_per_check_and_per_compared_game() {
+        let report = with_mismatches(sample_report(), 60);
+        let xml = render(&hil_suites(&report));
+        let suites = read(&xml);
+        assert_eq!(suites.len(), 2);
+        let (checks_name, checks) = &suites[0];
+        assert_eq!(checks_name, "bench.hil.blitz-3-2.checks");
+        let names: Vec<&str> = checks.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "every game played to its end",
+                "the firmware matches the clock model",
+                "accounting drift within tolerance"
+            ]
+        );
+        let (message, _) = checks[1].1.as_ref().expect("the match check failed");
+        assert_eq!(
+            message,
+            "measured 60 mismatches in 2 compared games; expected 0 mismatches, within one firmware tick"
+        );
+        assert!(checks[0].1.is_none() && checks[2].1.is_none());
+
+        let (games_name, games) = &suites[1];
+        assert_eq!(games_name, "bench.hil.blitz-3-2.games");
+        assert_eq!(games.iter().map(|(name, _)| name.as_str()).collect::<Vec<_>>(), ["game 0", "game 1"]);
+        assert!(games[0].1.is_none(), "game 0 matched");
+        let (message, text) = games[1].1.as_ref().expect("game 1 failed");
+        assert_eq!(message, "60 mismatches (press.remaining_us 60)");
+        assert!(text.contains("press 3 at 3500000 us (press.remaining_us): model 58.500000 s, firmware 58.000000 s"));
+        assert!(text.contains("press 52 at"), "every listed mismatch");
+        assert!(text.contains("… 10 more (report.json lists the first 50)"), "{text}");
+        assert!(text.contains("replay: bench hil --board qemu --scenario blitz-3-2 --seed 12 --games 2"), "{text}");
+        assert!(xml.contains(&format!("<property name=\"firmware_sha256\" value=\"{}\"/>", report.firmware.sha256)));
+    }
+
+    #[test]
+    fn a_passing_hil_report_has_no_failure_and_an_incomplete_game_says_why() {
+        let xml = render(&hil_suites(&sample_report()));
+        assert!(read(&xml).iter().flat_map(|(_, cases)| cases).all(|(_, failure)| failure.is_none()), "{xml}");
+        let mut report = sample_report();
+        if let Some(game) = report.games_detail.last_mut() {
+            (game.complete, game.passed, game.error) = (false, false, Some("the firmware went silent".into()));
+        }
+        let suites = read(&render(&hil_suites(&report)));
+        let (message, _) = suites[1].1[1].1.as_ref().expect("the game failed");
+        assert_eq!(message, "did not play to its end: the firmware went silent");
     }
 }

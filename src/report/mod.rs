@@ -33,6 +33,8 @@ pub mod markdown;
 pub mod merge;
 pub mod plot;
 pub mod postal;
+#[cfg(test)]
+pub(crate) mod schema;
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -112,7 +114,12 @@ pub fn write_sim_report(dir: &Path, input: &SimReportInput) -> anyhow::Result<Ve
     }
 
     report.files = files;
-    written.push(atomic::write_bytes(dir, REPORT_JSON, &json::to_bytes(&report)?)?);
+    let bytes = json::to_bytes(&report)?;
+    // Under `cargo test`, every report a test writes is checked against its
+    // JSON Schema (reports/schema/).
+    #[cfg(test)]
+    schema::assert_valid(&bytes);
+    written.push(atomic::write_bytes(dir, REPORT_JSON, &bytes)?);
     Ok(written)
 }
 

@@ -1,0 +1,272 @@
+//! The board: ST NUCLEO-F401RE (STM32F401RE, Cortex-M4F), built with the
+//! `board-stm32` feature (`scripts/build-firmware --board stm32`). The
+//! harness's profile is `hil/boards/stm32.toml`.
+//!
+//! - **Clock:** the 16 MHz HSI through the PLL (M 16, N 336, P 4): an
+//!   84 MHz core, APB1 at 42 MHz, two flash wait states. The HSI is the
+//!   board's own oscillator (±1 %), so the bench's oscillator-drift fit has
+//!   something to measure.
+//! - **Time base:** SysTick on the core clock, one interrupt per
+//!   millisecond; [`now_us`] as on the emulated board.
+//! - **Free-running counter:** DWT CYCCNT, 84 MHz, 32 bits.
+//! - **Buttons:** PA0 left (A0), PA1 right (A1), PA4 pause (A2); inputs with
+//!   pull-ups, active low, falling-edge EXTI lines 0, 1 and 4. The harness
+//!   drives them through jumpers from PC0, PC1 and PB0 (`bench hil --board
+//!   stm32 --wiring`).
+//!
+//! Registers are written through raw volatile pointers at the addresses of
+//! the STM32F401 reference manual (RM0368); only what this firmware uses is here.
+
+use core::cell::Cell;
+use core::ptr::{read_volatile, write_volatile};
+
+use cortex_m::interrupt::{self, InterruptNumber, Mutex};
+use cortex_m::peripheral::syst::SystClkSource;
+use cortex_m::peripheral::{NVIC, SCB, SYST};
+use cortex_m_rt::exception;
+
+/// Core clock after [`init`]: HSI 16 MHz / 16 * 336 / 4.
+pub const SYSCLK_HZ: u32 = 84_000_000;
+/// The firmware clock's tick.
+pub const TICK_US: u32 = 1_000;
+/// Cycles per tick, as the firmware's time arithmetic assumes them.
+pub const CYCLES_PER_TICK: u32 = SYSCLK_HZ / (1_000_000 / TICK_US);
+const _: () = assert!(1_000_000 % TICK_US == 0);
+const _: () = assert!(SYSCLK_HZ % (1_000_000 / TICK_US) == 0, "a tick is a whole number of cycles");
+
+/// SysTick reload value (see the emulated board's `board.rs`).
+pub const SYSTICK_RELOAD: u32 =
+    if cfg!(feature = "defect-systick-off-by-one") { CYCLES_PER_TICK } else { CYCLES_PER_TICK - 1 };
+const _: () = assert!(SYSTICK_RELOAD < (1 << 24), "SysTick is a 24-bit counter");
+
+/// The free-running counter (DWT CYCCNT) rate and width, announced in Hello.
+pub const HW_COUNTER_HZ: u32 = SYSCLK_HZ;
+pub const HW_COUNTER_BITS: u8 = 32;
+
+// RCC.
+const RCC: usize = 0x4002_3800;
+const RCC_CR: usize = RCC;
+const RCC_PLLCFGR: usize = RCC + 0x04;
+const RCC_CFGR: usize = RCC + 0x08;
+const RCC_AHB1ENR: usize = RCC + 0x30;
+const RCC_APB2ENR: usize = RCC + 0x44;
+const CR_PLLON: u32 = 1 << 24;
+const CR_PLLRDY: u32 = 1 << 25;
+/// PLLM 16, PLLN 336, PLLP /4 (0b01), source HSI, PLLQ 7 (48 MHz for USB).
+const PLLCFGR: u32 = 16 | (336 << 6) | (0b01 << 16) | (7 << 24);
+const CFGR_SW_PLL: u32 = 0b10;
+const CFGR_SWS_MASK: u32 = 0b11 << 2;
+const CFGR_SWS_PLL: u32 = 0b10 << 2;
+const CFGR_PPRE1_DIV2: u32 = 0b100 << 10;
+const AHB1ENR_GPIOA: u32 = 1 << 0;
+const APB2ENR_SYSCFG: u32 = 1 << 14;
+// Flash: 2 wait states at 84 MHz (2.7-3.6 V), prefetch and caches on.
+const FLASH_ACR: usize = 0x4002_3C00;
+const FLASH_ACR_VALUE: u32 = 2 | (1 << 8) | (1 << 9) | (1 << 10);
+/// Longest wait for the PLL to lock or the clock switch to happen.
+const CLOCK_SPINS_MAX: u32 = 1_000_000;
+
+// GPIO port A.
+const GPIOA: usize = 0x4002_0000;
+const GPIO_MODER: usize = 0x00;
+const GPIO_PUPDR: usize = 0x0C;
+
+// EXTI.
+const EXTI: usize = 0x4001_3C00;
+const EXTI_IMR: usize = EXTI;
+const EXTI_RTSR: usize = EXTI + 0x08;
+const EXTI_FTSR: usize = EXTI + 0x0C;
+const EXTI_PR: usize = EXTI + 0x14;
+
+// DWT cycle counter.
+const DEMCR: usize = 0xE000_EDFC;
+const DEMCR_TRCENA: u32 = 1 << 24;
+const DWT_CTRL: usize = 0xE000_1000;
+const DWT_CYCCNT: usize = 0xE000_1004;
+const DWT_CTRL_CYCCNTENA: u32 = 1 << 0;
+
+/// Port A pins (and EXTI lines) of the three buttons.
+pub const PIN_LEFT: u32 = 1 << 0;
+pub const PIN_RIGHT: u32 = 1 << 1;
+pub const PIN_PAUSE: u32 = 1 << 4;
+const BUTTON_PINS: u32 = PIN_LEFT | PIN_RIGHT | PIN_PAUSE;
+
+// SysTick control and status: bit 16 COUNTFLAG, cleared by reading.
+const SYST_CSR: usize = 0xE000_E010;
+const SYST_CSR_COUNTFLAG: u32 = 1 << 16;
+
+/// The device interrupts this firmware uses (STM32F401 vector numbers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Irq {
+    Exti0 = 6,
+    Exti1 = 7,
+    Exti4 = 10,
+}
+
+const BUTTON_IRQS: [Irq; 3] = [Irq::Exti0, Irq::Exti1, Irq::Exti4];
+
+/// Whether device interrupt `irqn` is a button's.
+pub fn is_button_irq(irqn: i16) -> bool {
+    BUTTON_IRQS.iter().any(|irq| *irq as i16 == irqn)
+}
+
+// SAFETY: the numbers are the STM32F401's EXTI0, EXTI1 and EXTI4 interrupt
+// numbers (RM0368, table 38), all below its 85 interrupts.
+unsafe impl InterruptNumber for Irq {
+    fn number(self) -> u16 {
+        self as u16
+    }
+}
+
+fn read(address: usize) -> u32 {
+    // SAFETY: every address passed here is a 4-byte-aligned STM32F401 or
+    // Cortex-M4 register listed above.
+    unsafe { read_volatile(address as *const u32) }
+}
+
+fn write(address: usize, value: u32) {
+    // SAFETY: as for `read`.
+    unsafe { write_volatile(address as *mut u32, value) }
+}
+
+/// Spins until `done` or `CLOCK_SPINS_MAX` turns: a PLL that never locks
+/// leaves the core on the HSI rather than hanging.
+fn wait_for(done: impl Fn() -> bool) -> bool {
+    for _ in 0..CLOCK_SPINS_MAX {
+        if done() {
+            return true;
+        }
+    }
+    false
+}
+
+/// HSI -> PLL -> 84 MHz core, APB1 /2.
+fn clocks() {
+    write(FLASH_ACR, FLASH_ACR_VALUE);
+    write(RCC_PLLCFGR, PLLCFGR);
+    write(RCC_CR, read(RCC_CR) | CR_PLLON);
+    if !wait_for(|| read(RCC_CR) & CR_PLLRDY != 0) {
+        return;
+    }
+    write(RCC_CFGR, (read(RCC_CFGR) & !0b11) | CFGR_PPRE1_DIV2);
+    write(RCC_CFGR, read(RCC_CFGR) | CFGR_SW_PLL);
+    let _ = wait_for(|| read(RCC_CFGR) & CFGR_SWS_MASK == CFGR_SWS_PLL);
+}
+
+/// Milliseconds since boot (or since the counter was started).
+static TICKS: Mutex<Cell<u64>> = Mutex::new(Cell::new(0));
+
+#[exception]
+fn SysTick() {
+    interrupt::free(|cs| {
+        let ticks = TICKS.borrow(cs);
+        ticks.set(ticks.get().wrapping_add(1));
+    });
+}
+
+/// Sets up the clocks, the time base, the free-running counter and the
+/// buttons, and unmasks the button interrupts. Call once, first.
+pub fn init(syst: &mut SYST) {
+    clocks();
+    write(RCC_AHB1ENR, read(RCC_AHB1ENR) | AHB1ENR_GPIOA);
+    write(RCC_APB2ENR, read(RCC_APB2ENR) | APB2ENR_SYSCFG);
+
+    // Free-running counter: DWT CYCCNT.
+    write(DEMCR, read(DEMCR) | DEMCR_TRCENA);
+    write(DWT_CYCCNT, 0);
+    write(DWT_CTRL, read(DWT_CTRL) | DWT_CTRL_CYCCNTENA);
+
+    // Buttons: inputs (MODER 00) with pull-ups (PUPDR 01); SYSCFG's EXTICR
+    // routes lines 0, 1 and 4 to port A out of reset.
+    let mut moder = read(GPIOA + GPIO_MODER);
+    let mut pupdr = read(GPIOA + GPIO_PUPDR);
+    for pin in 0..16 {
+        if BUTTON_PINS & (1 << pin) != 0 {
+            moder &= !(0b11 << (2 * pin));
+            pupdr = (pupdr & !(0b11 << (2 * pin))) | (0b01 << (2 * pin));
+        }
+    }
+    write(GPIOA + GPIO_MODER, moder);
+    write(GPIOA + GPIO_PUPDR, pupdr);
+    write(EXTI_RTSR, read(EXTI_RTSR) & !BUTTON_PINS);
+    write(EXTI_FTSR, read(EXTI_FTSR) | BUTTON_PINS);
+    write(EXTI_PR, BUTTON_PINS);
+    write(EXTI_IMR, read(EXTI_IMR) | BUTTON_PINS);
+
+    // Time base.
+    syst.set_clock_source(SystClkSource::Core);
+    syst.set_reload(SYSTICK_RELOAD);
+    syst.clear_current();
+    syst.enable_interrupt();
+    syst.enable_counter();
+
+    for irq in BUTTON_IRQS {
+        NVIC::unpend(irq);
+        // SAFETY: the EXTI handlers only touch the button state, which is
+        // behind a critical section.
+        unsafe { NVIC::unmask(irq) };
+    }
+}
+
+/// The firmware clock: µs since the time base started. Monotonic
+/// (non-decreasing); resolution one SysTick cycle rounded down to a µs.
+pub fn now_us() -> u64 {
+    interrupt::free(|cs| {
+        let mut ticks = TICKS.borrow(cs).get();
+        // A wrap the SysTick handler has not counted yet shows as a pending
+        // SysTick. Read the counter on both sides of that check: if the wrap
+        // happened in between, the second reading is after it.
+        let before = SYST::get_current();
+        let pending = SCB::is_pendst_pending();
+        let after = SYST::get_current();
+        let current = if pending {
+            ticks = ticks.wrapping_add(1);
+            after
+        } else {
+            before
+        };
+        // The tick ends when the counter steps from 1 to 0 (the interrupt);
+        // the next cycle reloads it. So 0 is the first cycle of a tick and
+        // RELOAD the second: `current` cycles before the tick ends.
+        let elapsed_cycles = if current == 0 { 0 } else { u64::from((SYSTICK_RELOAD + 1).saturating_sub(current)) };
+        let tick_us = u64::from(TICK_US);
+        let within_tick_us = (elapsed_cycles * tick_us / u64::from(CYCLES_PER_TICK)).min(tick_us - 1);
+        ticks.wrapping_mul(tick_us).wrapping_add(within_tick_us)
+    })
+}
+
+/// The raw tick count, low 32 bits (for the time-base record).
+pub fn ticks() -> u32 {
+    interrupt::free(|cs| TICKS.borrow(cs).get() as u32)
+}
+
+/// The free-running counter: DWT CYCCNT.
+pub fn hw_counter() -> u32 {
+    read(DWT_CYCCNT)
+}
+
+/// Which button pins had a falling edge since the last call (clears them).
+pub fn take_button_edges() -> u32 {
+    let edges = read(EXTI_PR) & BUTTON_PINS;
+    write(EXTI_PR, edges);
+    edges
+}
+
+/// Spins with interrupts masked until SysTick has wrapped `wraps` times
+/// (each wrap is one tick), bounded by `spins_max` loop turns. Only the
+/// `defect-lost-ticks` build calls it: a display refresh that keeps
+/// interrupts off for longer than a tick loses every tick but one.
+pub fn spin_with_interrupts_masked(wraps: u32, spins_max: u32) {
+    interrupt::free(|_| {
+        let _ = read(SYST_CSR); // clears a COUNTFLAG left from before
+        let mut seen = 0;
+        for _ in 0..spins_max {
+            if read(SYST_CSR) & SYST_CSR_COUNTFLAG != 0 {
+                seen += 1;
+                if seen >= wraps {
+                    break;
+                }
+            }
+        }
+    });
+}

@@ -1,0 +1,772 @@
+//! Board profiles (`hil/boards/*.toml`): which chip, its clock, which pins
+//! the firmware reads as buttons, which spare pins the harness drives to
+//! press them, and where RTT lives. Users' documentation:
+//! `hil/boards/README.md`.
+//!
+//! Every table rejects unknown fields, and every error names the file, line,
+//! column and field, like the scenario files.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::de::{self, Deserializer};
+use serde::Deserialize;
+
+use crate::target::ButtonId;
+
+/// How the harness reaches the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Backend {
+    /// QEMU (`chip` is the `-machine`).
+    Qemu,
+    /// A real board through a debug probe (probe-rs; `chip` is probe-rs's target name).
+    Probe,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Qemu => "qemu",
+            Backend::Probe => "probe",
+        }
+    }
+}
+
+/// A GPIO pin by port letter and number, written `PA0` .. `PK15`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Pin {
+    /// 0 for port A, 1 for B, …
+    pub port: u8,
+    /// 0..=15.
+    pub number: u8,
+}
+
+impl Pin {
+    pub fn parse(text: &str) -> Result<Pin, String> {
+        let bad = || format!("`{text}` is not a pin: write the port letter and number, like `PA0` or `PC13`");
+        let rest = text.strip_prefix('P').ok_or_else(bad)?;
+        let mut chars = rest.chars();
+        let letter = chars.next().ok_or_else(bad)?;
+        if !letter.is_ascii_uppercase() || letter > 'K' {
+            return Err(bad());
+        }
+        let digits = chars.as_str();
+        if digits.is_empty() || digits.len() > 2 || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let number: u8 = digits.parse().map_err(|_| bad())?;
+        if number > 15 {
+            return Err(format!("`{text}`: a port has pins 0 to 15"));
+        }
+        Ok(Pin { port: letter as u8 - b'A', number })
+    }
+
+    pub fn port_letter(self) -> char {
+        char::from(b'A' + self.port)
+    }
+}
+
+impl fmt::Display for Pin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "P{}{}", self.port_letter(), self.number)
+    }
+}
+
+impl<'de> Deserialize<'de> for Pin {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Pin::parse(&text).map_err(de::Error::custom)
+    }
+}
+
+/// The register layout of a GPIO family, for the drive pins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GpioFamily {
+    /// STM32F4: ports on AHB1 from 0x4002_0000, 0x400 apart; clocks in RCC_AHB1ENR.
+    Stm32f4,
+}
+
+impl GpioFamily {
+    fn port_base(self, port: u8) -> u32 {
+        match self {
+            GpioFamily::Stm32f4 => 0x4002_0000 + 0x400 * u32::from(port),
+        }
+    }
+
+    /// The port's bit set/reset register: writing bit n sets pin n, bit n + 16 clears it.
+    pub fn bsrr(self, pin: Pin) -> u32 {
+        match self {
+            GpioFamily::Stm32f4 => self.port_base(pin.port) + 0x18,
+        }
+    }
+
+    /// The port's mode register (2 bits a pin, 0b01 output).
+    pub fn moder(self, pin: Pin) -> u32 {
+        match self {
+            GpioFamily::Stm32f4 => self.port_base(pin.port),
+        }
+    }
+
+    /// The register and bit that clock the port.
+    pub fn clock_enable(self, pin: Pin) -> (u32, u32) {
+        match self {
+            GpioFamily::Stm32f4 => (0x4002_3830, 1 << pin.port),
+        }
+    }
+
+    /// The BSRR word that drives `pin` high (`true`) or low.
+    pub fn bsrr_word(pin: Pin, high: bool) -> u32 {
+        if high {
+            1 << pin.number
+        } else {
+            1 << (u32::from(pin.number) + 16)
+        }
+    }
+}
+
+/// An address range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Region {
+    pub start: u32,
+    pub size: u32,
+}
+
+impl Region {
+    pub fn contains(&self, address: u64, len: u64) -> bool {
+        let start = u64::from(self.start);
+        address >= start && address.saturating_add(len) <= start + u64::from(self.size)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Memory {
+    pub flash: Region,
+    pub ram: Region,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rtt {
+    /// The ELF symbol of the RTT control block.
+    pub symbol: String,
+}
+
+/// One button: what the firmware reads, and how the harness presses it.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ButtonPins {
+    /// The input the firmware reads (active low).
+    pub input: Pin,
+    /// Where to find it on the board, for the wiring list.
+    pub input_header: Option<String>,
+    /// The spare output the harness drives over SWD (probe boards).
+    pub drive: Option<Pin>,
+    pub drive_header: Option<String>,
+    /// The QEMU key that presses it (QEMU boards).
+    pub key: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Buttons {
+    pub white: ButtonPins,
+    pub black: ButtonPins,
+    pub pause: Option<ButtonPins>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlagLed {
+    pub pin: Pin,
+    pub header: Option<String>,
+    #[serde(default = "yes")]
+    pub active_high: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A parsed, validated board profile.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoardProfile {
+    /// From the file name; not part of the file.
+    #[serde(skip)]
+    pub name: String,
+    /// One line, shown by `bench boards`.
+    pub description: String,
+    pub backend: Backend,
+    /// probe-rs's target name, or QEMU's machine.
+    pub chip: String,
+    pub core_clock_hz: u32,
+    /// Needed by boards whose buttons are driven pins.
+    pub gpio: Option<GpioFamily>,
+    pub memory: Option<Memory>,
+    pub rtt: Rtt,
+    pub buttons: Buttons,
+    pub flag_led: Option<FlagLed>,
+}
+
+/// A board profile that could not be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoardError {
+    pub file: PathBuf,
+    /// 1-based; 0 when the error is not about one place (unreadable file).
+    pub line: usize,
+    pub column: usize,
+    /// `table.key` of the offending value, when known.
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for BoardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if self.line > 0 {
+            write!(f, ":{}:{}", self.line, self.column)?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, ": field `{field}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for BoardError {}
+
+/// A write to a 32-bit device register over the debug port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegisterWrite {
+    /// Write `value`.
+    Store { address: u32, value: u32 },
+    /// Read, clear the `clear` bits, set the `set` bits, write back.
+    Modify { address: u32, clear: u32, set: u32 },
+}
+
+/// One jumper of the wiring list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Jumper {
+    pub button: ButtonId,
+    pub drive: Pin,
+    pub drive_header: Option<String>,
+    pub input: Pin,
+    pub input_header: Option<String>,
+}
+
+impl BoardProfile {
+    /// Parses and validates `text`, read from `file` (for messages and the name).
+    pub fn parse(text: &str, file: &Path) -> Result<BoardProfile, BoardError> {
+        let mut profile: BoardProfile = toml::from_str(text).map_err(|error| {
+            let message = error.message().to_string();
+            let (line, column, field) = match error.span() {
+                Some(span) => locate(text, span.start, &message),
+                None => (0, 0, None),
+            };
+            BoardError { file: file.to_path_buf(), line, column, field, message }
+        })?;
+        profile.name = file.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
+        profile.validate().map_err(|(field, message)| {
+            let (line, column) = find_key(text, &field).unwrap_or((1, 1));
+            BoardError { file: file.to_path_buf(), line, column, field: Some(field), message }
+        })?;
+        Ok(profile)
+    }
+
+    pub fn load(file: &Path) -> Result<BoardProfile, BoardError> {
+        let text = std::fs::read_to_string(file).map_err(|error| BoardError {
+            file: file.to_path_buf(),
+            line: 0,
+            column: 0,
+            field: None,
+            message: format!("cannot read the board profile: {error}"),
+        })?;
+        BoardProfile::parse(&text, file)
+    }
+
+    /// The buttons the profile wires, White, Black, then Pause.
+    pub fn buttons(&self) -> Vec<(ButtonId, &ButtonPins)> {
+        let mut buttons = vec![(ButtonId::White, &self.buttons.white), (ButtonId::Black, &self.buttons.black)];
+        if let Some(pause) = &self.buttons.pause {
+            buttons.push((ButtonId::Pause, pause));
+        }
+        buttons
+    }
+
+    pub fn button(&self, button: ButtonId) -> Option<&ButtonPins> {
+        match button {
+            ButtonId::White => Some(&self.buttons.white),
+            ButtonId::Black => Some(&self.buttons.black),
+            ButtonId::Pause => self.buttons.pause.as_ref(),
+        }
+    }
+
+    /// The jumpers to fit (drive pin → button pin); empty for QEMU.
+    pub fn jumpers(&self) -> Vec<Jumper> {
+        self.buttons()
+            .into_iter()
+            .filter_map(|(button, pins)| {
+                Some(Jumper {
+                    button,
+                    drive: pins.drive?,
+                    drive_header: pins.drive_header.clone(),
+                    input: pins.input,
+                    input_header: pins.input_header.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// The register writes that make the drive pins released outputs (after
+    /// every reset): clock the port, drive high (buttons are active low),
+    /// then output mode. Empty when the board has no drive pins.
+    pub fn drive_setup(&self) -> Vec<RegisterWrite> {
+        let Some(gpio) = self.gpio else { return Vec::new() };
+        let mut writes = Vec::new();
+        for jumper in self.jumpers() {
+            let pin = jumper.drive;
+            let (enable, bit) = gpio.clock_enable(pin);
+            writes.push(RegisterWrite::Modify { address: enable, clear: 0, set: bit });
+            writes.push(RegisterWrite::Store { address: gpio.bsrr(pin), value: GpioFamily::bsrr_word(pin, true) });
+            let shift = 2 * u32::from(pin.number);
+            writes.push(RegisterWrite::Modify { address: gpio.moder(pin), clear: 0b11 << shift, set: 0b01 << shift });
+        }
+        writes
+    }
+
+    /// The one word write that presses (drives low) or releases `button`.
+    pub fn press_write(&self, button: ButtonId, pressed: bool) -> Result<RegisterWrite, String> {
+        let gpio = self.gpio.ok_or_else(|| format!("board `{}` names no `gpio` family", self.name))?;
+        let pin = self
+            .button(button)
+            .and_then(|pins| pins.drive)
+            .ok_or_else(|| format!("board `{}` has no drive pin for the {button:?} button", self.name))?;
+        Ok(RegisterWrite::Store { address: gpio.bsrr(pin), value: GpioFamily::bsrr_word(pin, !pressed) })
+    }
+
+    /// The jumper list for people, as `bench hil --wiring` prints it.
+    pub fn wiring_text(&self) -> String {
+        let mut out = format!("{}: {}\n", self.name, self.description);
+        let jumpers = self.jumpers();
+        if jumpers.is_empty() {
+            out.push_str("No jumpers: the harness presses the buttons without wires on this board.\n");
+            return out;
+        }
+        out.push_str("Fit one jumper wire per button (drive pin -> button pin), with the board unpowered:\n");
+        let at = |header: &Option<String>| header.as_ref().map(|header| format!(" [{header}]")).unwrap_or_default();
+        for jumper in &jumpers {
+            let button = match jumper.button {
+                ButtonId::White => "white",
+                ButtonId::Black => "black",
+                ButtonId::Pause => "pause",
+            };
+            out.push_str(&format!(
+                "  {button:<5}  {}{} -> {}{}\n",
+                jumper.drive,
+                at(&jumper.drive_header),
+                jumper.input,
+                at(&jumper.input_header)
+            ));
+        }
+        if let Some(led) = &self.flag_led {
+            out.push_str(&format!(
+                "The flag LED is {}{} (no wire needed).\n",
+                led.pin,
+                led.header.as_ref().map(|header| format!(" [{header}]")).unwrap_or_default()
+            ));
+        }
+        out.push_str("Leave every other pin of these headers unconnected; the harness drives the outputs itself.\n");
+        out
+    }
+
+    /// Cross-field rules serde cannot say: `(field, message)` of the first broken one.
+    fn validate(&self) -> Result<(), (String, String)> {
+        if self.description.trim().is_empty() {
+            return Err(("description".into(), "must not be empty".into()));
+        }
+        if self.chip.trim().is_empty() {
+            return Err(("chip".into(), "must name the chip (probe-rs target name or QEMU machine)".into()));
+        }
+        if self.core_clock_hz == 0 {
+            return Err(("core_clock_hz".into(), "must be more than 0".into()));
+        }
+        if self.rtt.symbol.trim().is_empty() {
+            return Err(("rtt.symbol".into(), "must name the ELF symbol of the RTT control block".into()));
+        }
+        let named = |button: ButtonId| match button {
+            ButtonId::White => "buttons.white",
+            ButtonId::Black => "buttons.black",
+            ButtonId::Pause => "buttons.pause",
+        };
+        let mut used: Vec<(Pin, String)> = Vec::new();
+        for (button, pins) in self.buttons() {
+            let table = named(button);
+            let mut claim = |pin: Pin, field: String| -> Result<(), (String, String)> {
+                if let Some((_, other)) = used.iter().find(|(taken, _)| *taken == pin) {
+                    return Err((field, format!("{pin} is already `{other}`; every pin may serve once")));
+                }
+                used.push((pin, field));
+                Ok(())
+            };
+            claim(pins.input, format!("{table}.input"))?;
+            match self.backend {
+                Backend::Probe => {
+                    let Some(drive) = pins.drive else {
+                        return Err((
+                            format!("{table}.drive"),
+                            "a probe board needs a drive pin for each button (the jumper's other end)".into(),
+                        ));
+                    };
+                    claim(drive, format!("{table}.drive"))?;
+                    if pins.key.is_some() {
+                        return Err((format!("{table}.key"), "keys are for QEMU boards; this board is `probe`".into()));
+                    }
+                }
+                Backend::Qemu => {
+                    if pins.key.as_deref().is_none_or(|key| key.trim().is_empty()) {
+                        return Err((format!("{table}.key"), "a QEMU board needs the key that presses it".into()));
+                    }
+                    if pins.drive.is_some() {
+                        return Err((
+                            format!("{table}.drive"),
+                            "QEMU presses buttons by key; drive pins are for `probe` boards".into(),
+                        ));
+                    }
+                }
+            }
+        }
+        if let Some(led) = &self.flag_led {
+            if let Some((_, other)) = used.iter().find(|(taken, _)| *taken == led.pin) {
+                return Err(("flag_led.pin".into(), format!("{} is already `{other}`", led.pin)));
+            }
+        }
+        if self.backend == Backend::Probe && self.gpio.is_none() {
+            return Err(("gpio".into(), "a probe board needs its GPIO family (`stm32f4`) to drive pins".into()));
+        }
+        if let Some(memory) = &self.memory {
+            for (field, region) in [("memory.flash", memory.flash), ("memory.ram", memory.ram)] {
+                if region.size == 0 || u64::from(region.start) + u64::from(region.size) > 1 << 32 {
+                    return Err((field.into(), "must be a non-empty range within 32-bit addresses".into()));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a `--board` name could not be used.
+#[derive(Debug)]
+pub enum LookupError {
+    Unknown { name: String, known: Vec<String>, dir: PathBuf },
+    Invalid(BoardError),
+    Directory { dir: PathBuf, error: std::io::Error },
+}
+
+impl fmt::Display for LookupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LookupError::Unknown { name, known, dir } => write!(
+                f,
+                "no board named `{name}` in {}; the boards are: {} (`bench boards` describes each)",
+                dir.display(),
+                known.join(", ")
+            ),
+            LookupError::Invalid(error) => write!(f, "{error}"),
+            LookupError::Directory { dir, error } => {
+                write!(f, "cannot read the board directory {}: {error}", dir.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for LookupError {}
+
+/// The directory board profiles are read from: `$BENCH_BOARDS` if set, else
+/// `hil/boards/` in the current directory, else the one bench was built with.
+pub fn board_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("BENCH_BOARDS").filter(|dir| !dir.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let local = PathBuf::from("hil/boards");
+    if local.is_dir() {
+        return local;
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("boards")
+}
+
+/// Every `*.toml` in `dir`, sorted.
+pub fn board_files(dir: &Path) -> Result<Vec<PathBuf>, LookupError> {
+    let entries = std::fs::read_dir(dir).map_err(|error| LookupError::Directory { dir: dir.to_path_buf(), error })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|extension| extension == "toml"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// The profile named `name` in `dir`.
+pub fn find_in(dir: &Path, name: &str) -> Result<BoardProfile, LookupError> {
+    let files = board_files(dir)?;
+    match files.iter().find(|file| file.file_stem().is_some_and(|stem| stem == name)) {
+        Some(file) => BoardProfile::load(file).map_err(LookupError::Invalid),
+        None => Err(LookupError::Unknown {
+            name: name.to_string(),
+            known: files
+                .iter()
+                .filter_map(|file| file.file_stem().map(|stem| stem.to_string_lossy().into_owned()))
+                .collect(),
+            dir: dir.to_path_buf(),
+        }),
+    }
+}
+
+/// The profile named `name` in [`board_dir`].
+pub fn find(name: &str) -> Result<BoardProfile, LookupError> {
+    find_in(&board_dir(), name)
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset.min(text.len())).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
+    let column = before.get(line_start..).map_or(1, |part| part.chars().count() + 1);
+    (line, column)
+}
+
+/// The table header (`buttons.white`) in force at each line, and the key
+/// (`input`) a line assigns, if any.
+fn lines_with_tables(text: &str) -> Vec<(usize, String, Option<String>)> {
+    let mut table = String::new();
+    let mut offset = 0;
+    let mut out = Vec::new();
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim();
+        if let Some(header) = trimmed.strip_prefix('[').and_then(|rest| rest.split(']').next()) {
+            table = header.trim_matches(['[', ' ']).to_string();
+            out.push((offset, table.clone(), None));
+        } else if let Some((key, _)) = trimmed.split_once('=').filter(|_| !trimmed.starts_with('#')) {
+            out.push((offset, table.clone(), Some(key.trim().to_string())));
+        }
+        offset += line.len();
+    }
+    out
+}
+
+fn join(table: &str, key: &str) -> String {
+    if table.is_empty() {
+        key.to_string()
+    } else {
+        format!("{table}.{key}")
+    }
+}
+
+/// Line, column and field of a TOML reader's error at `offset`.
+fn locate(text: &str, offset: usize, message: &str) -> (usize, usize, Option<String>) {
+    let (line, column) = line_column(text, offset);
+    let sites = lines_with_tables(text);
+    let here = sites.iter().filter(|(start, _, _)| *start <= offset).max_by_key(|(start, _, _)| *start);
+    let quoted =
+        |prefix: &str| message.strip_prefix(prefix).and_then(|rest| rest.split('`').next()).map(str::to_string);
+    let field = match (quoted("missing field `"), quoted("unknown field `"), here) {
+        (Some(missing), _, Some((_, table, _))) => Some(join(table, &missing)),
+        (Some(missing), _, None) => Some(missing),
+        (None, Some(unknown), Some((_, table, _))) => Some(join(table, &unknown)),
+        (None, _, Some((_, table, Some(key)))) => Some(join(table, key)),
+        (None, _, Some((_, table, None))) => Some(table.clone()),
+        (None, _, None) => None,
+    };
+    // A missing top-level field is reported at the start of the file.
+    if quoted("missing field `").is_some() && offset == 0 {
+        return (1, 1, field.map(|field| field.rsplit('.').next().unwrap_or_default().to_string()));
+    }
+    (line, column, field)
+}
+
+/// Line and column of `field` (`buttons.white.drive`): its key's line, or
+/// its table's header, or `None` when neither is written.
+fn find_key(text: &str, field: &str) -> Option<(usize, usize)> {
+    let sites = lines_with_tables(text);
+    let (table, key) = field.rsplit_once('.').unwrap_or(("", field));
+    let key_site =
+        sites.iter().find(|(_, site_table, site_key)| site_table == table && site_key.as_deref() == Some(key));
+    let header = || sites.iter().find(|(_, site_table, site_key)| site_key.is_none() && site_table == field);
+    let table_header = || {
+        sites.iter().find(|(_, site_table, site_key)| site_key.is_none() && !table.is_empty() && site_table == table)
+    };
+    let (offset, _, _) = key_site.or_else(header).or_else(table_header)?;
+    let indent = text.get(*offset..).map_or(0, |rest| rest.len() - rest.trim_start().len());
+    Some(line_column(text, offset + indent))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shipped(name: &str) -> BoardProfile {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("boards").join(format!("{name}.toml"));
+        BoardProfile::load(&file).unwrap()
+    }
+
+    fn stm32_text() -> String {
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("boards/stm32.toml")).unwrap()
+    }
+
+    fn fails(text: &str) -> BoardError {
+        BoardProfile::parse(text, Path::new("boards/test.toml")).unwrap_err()
+    }
+
+    #[test]
+    fn the_shipped_profiles_load() {
+        let stm32 = shipped("stm32");
+        assert_eq!(stm32.name, "stm32");
+        assert_eq!(stm32.backend, Backend::Probe);
+        assert_eq!(stm32.chip, "STM32F401RETx");
+        assert_eq!(stm32.core_clock_hz, 84_000_000);
+        assert_eq!(stm32.jumpers().len(), 3);
+        let qemu = shipped("qemu");
+        assert_eq!(qemu.backend, Backend::Qemu);
+        assert!(qemu.jumpers().is_empty());
+        assert_eq!(qemu.buttons.white.key.as_deref(), Some("up"));
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("boards");
+        let names: Vec<String> = board_files(&dir)
+            .unwrap()
+            .iter()
+            .map(|file| file.file_stem().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.contains(&"qemu".to_string()) && names.contains(&"stm32".to_string()), "{names:?}");
+    }
+
+    #[test]
+    fn the_wiring_lists_each_jumper() {
+        let text = shipped("stm32").wiring_text();
+        assert!(text.contains("white  PC0 [A5 (CN8 pin 6)] -> PA0 [A0 (CN8 pin 1)]"), "{text}");
+        assert!(text.contains("black  PC1 [A4 (CN8 pin 5)] -> PA1 [A1 (CN8 pin 2)]"), "{text}");
+        assert!(text.contains("pause  PB0 [A3 (CN8 pin 4)] -> PA4 [A2 (CN8 pin 3)]"), "{text}");
+        assert!(text.contains("PA5"), "the flag LED: {text}");
+        assert!(shipped("qemu").wiring_text().contains("No jumpers"));
+    }
+
+    #[test]
+    fn bsrr_words_set_and_clear() {
+        let pin = Pin::parse("PC1").unwrap();
+        assert_eq!(GpioFamily::Stm32f4.bsrr(pin), 0x4002_0818);
+        assert_eq!(GpioFamily::bsrr_word(pin, true), 1 << 1);
+        assert_eq!(GpioFamily::bsrr_word(pin, false), 1 << 17);
+        assert_eq!(GpioFamily::Stm32f4.moder(Pin::parse("PB0").unwrap()), 0x4002_0400);
+        assert_eq!(GpioFamily::Stm32f4.clock_enable(pin), (0x4002_3830, 1 << 2));
+    }
+
+    #[test]
+    fn presses_and_setup_are_register_writes() {
+        let stm32 = shipped("stm32");
+        // White drives PC0: BSRR of port C, bit 16 (reset) to press, bit 0 to release.
+        assert_eq!(
+            stm32.press_write(ButtonId::White, true),
+            Ok(RegisterWrite::Store { address: 0x4002_0818, value: 1 << 16 })
+        );
+        assert_eq!(
+            stm32.press_write(ButtonId::Pause, false),
+            Ok(RegisterWrite::Store { address: 0x4002_0418, value: 1 })
+        );
+        let setup = stm32.drive_setup();
+        assert_eq!(setup.len(), 9);
+        assert_eq!(setup[0], RegisterWrite::Modify { address: 0x4002_3830, clear: 0, set: 1 << 2 });
+        assert_eq!(setup[1], RegisterWrite::Store { address: 0x4002_0818, value: 1 });
+        assert_eq!(setup[2], RegisterWrite::Modify { address: 0x4002_0800, clear: 0b11, set: 0b01 });
+        assert_eq!(setup[5], RegisterWrite::Modify { address: 0x4002_0800, clear: 0b11 << 2, set: 0b01 << 2 });
+        assert_eq!(setup[6], RegisterWrite::Modify { address: 0x4002_3830, clear: 0, set: 1 << 1 });
+        let qemu = shipped("qemu");
+        assert!(qemu.drive_setup().is_empty());
+        assert!(qemu.press_write(ButtonId::White, true).is_err());
+    }
+
+    #[test]
+    fn pins_are_checked() {
+        assert_eq!(Pin::parse("PA0"), Ok(Pin { port: 0, number: 0 }));
+        assert_eq!(Pin::parse("PC13").unwrap().to_string(), "PC13");
+        for bad in ["A0", "PA", "PA16", "Pa1", "PZ1", "PA01x", "P", ""] {
+            assert!(Pin::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_field_names_file_line_column_and_field() {
+        let text = stm32_text().replace("drive = \"PC1\"", "drive = \"PC1\"\ndirve = \"PC2\"");
+        let error = fails(&text);
+        let line = text.lines().position(|line| line.starts_with("dirve")).unwrap() + 1;
+        assert_eq!(error.line, line, "{error}");
+        assert_eq!(error.column, 1, "{error}");
+        assert_eq!(error.field.as_deref(), Some("buttons.black.dirve"), "{error}");
+        let shown = error.to_string();
+        assert!(shown.starts_with(&format!("boards/test.toml:{line}:1: field `buttons.black.dirve`")), "{shown}");
+        assert!(shown.contains("unknown field"), "{shown}");
+    }
+
+    #[test]
+    fn a_bad_pin_is_pointed_at() {
+        let text = stm32_text().replace("input = \"PA4\"", "input = \"PA44\"");
+        let error = fails(&text);
+        let line = text.lines().position(|line| line.contains("PA44")).unwrap() + 1;
+        assert_eq!((error.line, error.field.as_deref()), (line, Some("buttons.pause.input")), "{error}");
+        assert!(error.message.contains("pins 0 to 15"), "{error}");
+    }
+
+    #[test]
+    fn a_missing_field_is_named() {
+        let text = stm32_text().replace("chip = \"STM32F401RETx\"\n", "");
+        let error = fails(&text);
+        assert_eq!(error.field.as_deref(), Some("chip"), "{error}");
+        assert!(error.message.contains("missing field"), "{error}");
+        let text = stm32_text().replace("symbol = \"_SEGGER_RTT\"\n", "");
+        let error = fails(&text);
+        assert_eq!(error.field.as_deref(), Some("rtt.symbol"), "{error}");
+    }
+
+    #[test]
+    fn a_wrong_type_or_value_is_named() {
+        let error = fails(&stm32_text().replace("core_clock_hz = 84_000_000", "core_clock_hz = \"fast\""));
+        assert_eq!(error.field.as_deref(), Some("core_clock_hz"), "{error}");
+        let error = fails(&stm32_text().replace("backend = \"probe\"", "backend = \"jtag\""));
+        assert_eq!(error.field.as_deref(), Some("backend"), "{error}");
+        assert_eq!(error.line, 5, "{error}");
+    }
+
+    #[test]
+    fn cross_field_rules_name_the_field_and_its_line() {
+        // A drive pin that is also a button input.
+        let text = stm32_text().replace("drive = \"PC1\"", "drive = \"PA0\"");
+        let error = fails(&text);
+        let line = text.lines().position(|line| line.contains("drive = \"PA0\"")).unwrap() + 1;
+        assert_eq!((error.line, error.column), (line, 1), "{error}");
+        assert_eq!(error.field.as_deref(), Some("buttons.black.drive"), "{error}");
+        assert!(error.message.contains("already `buttons.white.input`"), "{error}");
+        // A probe board without a drive pin: pointed at its table.
+        let text = stm32_text().replace("drive = \"PB0\"\n", "");
+        let error = fails(&text);
+        let line = text.lines().position(|line| line == "[buttons.pause]").unwrap() + 1;
+        assert_eq!((error.line, error.field.as_deref()), (line, Some("buttons.pause.drive")), "{error}");
+        // A probe board without its GPIO family.
+        let error = fails(&stm32_text().replace("gpio = \"stm32f4\"\n", ""));
+        assert_eq!(error.field.as_deref(), Some("gpio"), "{error}");
+        // A QEMU board without a key.
+        let qemu = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("boards/qemu.toml")).unwrap();
+        let error = fails(&qemu.replace("key = \"down\"\n", ""));
+        assert_eq!(error.field.as_deref(), Some("buttons.black.key"), "{error}");
+    }
+
+    #[test]
+    fn unknown_board_names_the_known_ones() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("boards");
+        let error = find_in(&dir, "nucleo").unwrap_err().to_string();
+        assert!(error.contains("no board named `nucleo`") && error.contains("qemu, stm32"), "{error}");
+        let missing = BoardProfile::load(Path::new("/nonexistent/x.toml")).unwrap_err();
+        assert_eq!(missing.line, 0);
+        assert!(missing.to_string().starts_with("/nonexistent/x.toml: cannot read"), "{missing}");
+    }
+}

@@ -1,0 +1,553 @@
+//! A real board through a debug probe (probe-rs): flashing, reset, memory
+//! access while the core runs, and button presses as real GPIO edges (the
+//! harness writes a spare output's BSRR over SWD; a jumper carries it to the
+//! button input, `hil/boards/README.md`).
+//!
+//! Probe selection works like probe-rs's CLI: `--probe VID:PID[:SERIAL]`,
+//! and with exactly one probe attached it is used without flags. The
+//! selection and the image check against the board profile are plain code,
+//! tested without hardware; [`ProbeTarget`] needs the `probe` feature.
+
+use std::fmt;
+
+use object::{Object, ObjectSegment};
+
+use crate::board::BoardProfile;
+
+/// `VID:PID[:SERIAL]`, hexadecimal ids, as probe-rs's `--probe` takes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selector {
+    pub vendor_id: u16,
+    pub product_id: u16,
+    pub serial: Option<String>,
+}
+
+impl Selector {
+    pub fn parse(text: &str) -> Result<Selector, String> {
+        let bad =
+            |why: &str| format!("--probe `{text}`: {why}; write VID:PID or VID:PID:SERIAL in hex, like 0483:374b");
+        let mut parts = text.splitn(3, ':');
+        let (Some(vid), Some(pid)) = (parts.next(), parts.next()) else {
+            return Err(bad("no `:` between vendor and product id"));
+        };
+        let id = |part: &str, what: &str| {
+            u16::from_str_radix(part, 16).map_err(|_| bad(&format!("`{part}` is not a 16-bit hex {what} id")))
+        };
+        let serial = parts.next().map(str::to_string);
+        if serial.as_deref() == Some("") {
+            return Err(bad("the serial after the second `:` is empty"));
+        }
+        Ok(Selector { vendor_id: id(vid, "vendor")?, product_id: id(pid, "product")?, serial })
+    }
+
+    pub fn matches(&self, probe: &ProbeInfo) -> bool {
+        self.vendor_id == probe.vendor_id
+            && self.product_id == probe.product_id
+            && self.serial.as_ref().is_none_or(|serial| probe.serial.as_ref() == Some(serial))
+    }
+}
+
+impl fmt::Display for Selector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04x}:{:04x}", self.vendor_id, self.product_id)?;
+        if let Some(serial) = &self.serial {
+            write!(f, ":{serial}")?;
+        }
+        Ok(())
+    }
+}
+
+/// An attached probe, as listed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProbeInfo {
+    pub identifier: String,
+    pub vendor_id: u16,
+    pub product_id: u16,
+    pub serial: Option<String>,
+}
+
+impl ProbeInfo {
+    /// The selector that picks exactly this probe.
+    pub fn selector(&self) -> Selector {
+        Selector { vendor_id: self.vendor_id, product_id: self.product_id, serial: self.serial.clone() }
+    }
+}
+
+impl fmt::Display for ProbeInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.identifier, self.selector())
+    }
+}
+
+/// How to pick and attach the probe (the CLI's `--probe`, `--chip`,
+/// `--speed`, `--connect-under-reset`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProbeOptions {
+    pub selectors: Vec<Selector>,
+    /// Overrides the profile's chip.
+    pub chip: Option<String>,
+    /// SWD clock, kHz (the probe's default when `None`).
+    pub speed_khz: Option<u32>,
+    pub connect_under_reset: bool,
+}
+
+/// Why no probe could be used.
+#[derive(Debug)]
+pub enum ProbeError {
+    /// Nothing attached (or nothing matching the selectors).
+    NotFound { wanted: Vec<Selector>, found: Vec<ProbeInfo> },
+    /// Several attached and no selector.
+    Ambiguous { found: Vec<ProbeInfo> },
+    /// probe-rs failed; the text is the whole cause chain.
+    Probe { doing: String, detail: String },
+    /// The bench was built without the `probe` feature.
+    NotBuilt,
+}
+
+fn list(found: &[ProbeInfo]) -> String {
+    if found.is_empty() {
+        "nothing".to_string()
+    } else {
+        found.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+    }
+}
+
+impl fmt::Display for ProbeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProbeError::NotFound { wanted, found } => {
+                if wanted.is_empty() {
+                    write!(f, "no debug probe found (found: {}).", list(found))?;
+                } else {
+                    let wanted: Vec<String> = wanted.iter().map(ToString::to_string).collect();
+                    write!(f, "no debug probe matches --probe {} (found: {}).", wanted.join(", "), list(found))?;
+                }
+                write!(
+                    f,
+                    "\nPlug in a NUCLEO-F401RE (or F411RE) over USB: its on-board ST-LINK is the probe (0483:374b). \
+                     On Linux, a probe that is plugged in but not found usually needs probe-rs's udev rules \
+                     (https://probe.rs/docs/getting-started/probe-setup/).\
+                     \n`bench hil --board qemu` runs the same games without hardware."
+                )
+            }
+            ProbeError::Ambiguous { found } => write!(
+                f,
+                "{} debug probes are attached ({}); pick one with --probe VID:PID:SERIAL",
+                found.len(),
+                list(found)
+            ),
+            ProbeError::Probe { doing, detail } => write!(f, "{doing}: {detail}"),
+            ProbeError::NotBuilt => write!(
+                f,
+                "this bench was built without probe support (cargo feature `probe`); rebuild with \
+                 `cargo build --features probe`, or run `bench hil --board qemu`"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ProbeError {}
+
+/// The probes to use: those the selectors name (each must match one), or
+/// with no selector the only one attached.
+pub fn choose(found: &[ProbeInfo], selectors: &[Selector]) -> Result<Vec<ProbeInfo>, ProbeError> {
+    if selectors.is_empty() {
+        return match found {
+            [] => Err(ProbeError::NotFound { wanted: Vec::new(), found: Vec::new() }),
+            [one] => Ok(vec![one.clone()]),
+            _ => Err(ProbeError::Ambiguous { found: found.to_vec() }),
+        };
+    }
+    let mut chosen = Vec::new();
+    for selector in selectors {
+        let matching: Vec<&ProbeInfo> = found.iter().filter(|probe| selector.matches(probe)).collect();
+        match matching.as_slice() {
+            [] => return Err(ProbeError::NotFound { wanted: vec![selector.clone()], found: found.to_vec() }),
+            [one] => chosen.push((*one).clone()),
+            _ => return Err(ProbeError::Ambiguous { found: matching.into_iter().cloned().collect() }),
+        }
+    }
+    Ok(chosen)
+}
+
+/// The whole cause chain of an error, `outer: inner: …` (probe-rs's
+/// top-level messages hide the cause).
+pub fn cause_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.ends_with(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// Checks an image against the board profile before anything is flashed:
+/// a 32-bit little-endian Arm ELF whose loaded segments lie in the board's
+/// flash (load address) and RAM, with the RTT symbol present.
+pub fn check_image(profile: &BoardProfile, path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
+    let shown = path.display();
+    let file = object::File::parse(bytes).map_err(|error| format!("{shown} is not an ELF file: {error}"))?;
+    if file.architecture() != object::Architecture::Arm || file.is_64() || !file.is_little_endian() {
+        return Err(format!(
+            "{shown} is not a 32-bit little-endian Arm ELF ({:?}); board `{}` is {}",
+            file.architecture(),
+            profile.name,
+            profile.chip
+        ));
+    }
+    let symbol = &profile.rtt.symbol;
+    if !file.symbols().any(|candidate| object::ObjectSymbol::name(&candidate) == Ok(symbol.as_str())) {
+        return Err(format!(
+            "{shown} has no `{symbol}` symbol: the firmware must link the RTT control block (hil/CONTRACT.md)"
+        ));
+    }
+    let Some(memory) = &profile.memory else { return Ok(()) };
+    for segment in file.segments() {
+        let size = segment.size();
+        let file_size = segment.file_range().1;
+        if size == 0 {
+            continue;
+        }
+        let address = segment.address();
+        let in_flash = memory.flash.contains(address, file_size.max(1));
+        let in_ram = memory.ram.contains(address, size);
+        if file_size > 0 && !in_flash && !in_ram {
+            return Err(format!(
+                "{shown} loads {file_size} bytes at {address:#010x}, outside {}'s flash ({:#010x}, {} KiB) and RAM: \
+                 is it built for another chip? (board `{}`)",
+                profile.chip,
+                memory.flash.start,
+                memory.flash.size / 1024,
+                profile.name
+            ));
+        }
+        if file_size == 0 && !in_ram {
+            return Err(format!(
+                "{shown} places {size} bytes of RAM at {address:#010x}, outside {}'s RAM ({:#010x}, {} KiB): \
+                 is it built for another chip? (board `{}`)",
+                profile.chip,
+                memory.ram.start,
+                memory.ram.size / 1024,
+                profile.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(feature = "probe")]
+pub use real::{list_probes, ProbeTarget};
+
+#[cfg(feature = "probe")]
+mod real {
+    use std::path::{Path, PathBuf};
+    use std::time::Duration;
+
+    use probe_rs::flashing::{self, DownloadOptions, ElfLoader, ElfOptions, FlashProgress, ProgressEvent};
+    use probe_rs::probe::list::Lister;
+    use probe_rs::probe::DebugProbeSelector;
+    use probe_rs::{MemoryInterface, Permissions, Session};
+
+    use super::{cause_chain, check_image, choose, ProbeError, ProbeInfo, ProbeOptions};
+    use crate::board::{BoardProfile, RegisterWrite};
+    use crate::target::{ButtonId, Capabilities, Target, TargetError};
+
+    const HALT_TIMEOUT: Duration = Duration::from_millis(500);
+
+    /// The probes attached now.
+    pub fn list_probes() -> Vec<ProbeInfo> {
+        Lister::new()
+            .list_all()
+            .into_iter()
+            .map(|info| ProbeInfo {
+                identifier: info.identifier.clone(),
+                vendor_id: info.vendor_id,
+                product_id: info.product_id,
+                serial: info.serial_number.clone(),
+            })
+            .collect()
+    }
+
+    fn lost(doing: &str, error: &dyn std::error::Error) -> TargetError {
+        TargetError::Disconnected {
+            what: "debug probe".to_string(),
+            detail: format!("{doing}: {}", cause_chain(error)),
+        }
+    }
+
+    /// A board on a debug probe.
+    pub struct ProbeTarget {
+        session: Session,
+        profile: BoardProfile,
+        description: String,
+        elf: Option<PathBuf>,
+    }
+
+    impl ProbeTarget {
+        /// Picks the probe (see [`choose`]; the first of several selectors)
+        /// and attaches to the chip.
+        pub fn open(profile: &BoardProfile, options: &ProbeOptions) -> Result<ProbeTarget, ProbeError> {
+            let found = list_probes();
+            let chosen = choose(&found, &options.selectors)?;
+            let Some(info) = chosen.first() else {
+                return Err(ProbeError::NotFound { wanted: options.selectors.clone(), found });
+            };
+            let failed = |doing: String| {
+                move |error: &dyn std::error::Error| ProbeError::Probe { doing, detail: cause_chain(error) }
+            };
+            let selector = info
+                .selector()
+                .to_string()
+                .parse::<DebugProbeSelector>()
+                .map_err(|error| failed(format!("selecting {info}"))(&error))?;
+            let mut probe =
+                Lister::new().open(selector).map_err(|error| failed(format!("opening the probe {info}"))(&error))?;
+            if let Some(speed) = options.speed_khz {
+                probe.set_speed(speed).map_err(|error| failed(format!("setting {info} to {speed} kHz"))(&error))?;
+            }
+            let speed = probe.speed_khz();
+            let chip = options.chip.clone().unwrap_or_else(|| profile.chip.clone());
+            let attached = if options.connect_under_reset {
+                probe.attach_under_reset(chip.as_str(), Permissions::default())
+            } else {
+                probe.attach(chip.as_str(), Permissions::default())
+            };
+            let session = attached.map_err(|error| {
+                failed(format!(
+                    "attaching to {chip} through {info}{}",
+                    if options.connect_under_reset { " under reset" } else { " (try --connect-under-reset)" }
+                ))(&error)
+            })?;
+            Ok(ProbeTarget {
+                session,
+                profile: profile.clone(),
+                description: format!("{} via {info}, chip {chip}, SWD {speed} kHz", profile.description),
+                elf: None,
+            })
+        }
+
+        /// Carries out register writes (drive-pin setup, presses) on core 0.
+        fn apply(&mut self, writes: &[RegisterWrite]) -> Result<(), TargetError> {
+            let mut core = self.session.core(0).map_err(|error| lost("opening core 0", &error))?;
+            for write in writes {
+                match *write {
+                    RegisterWrite::Store { address, value } => core
+                        .write_word_32(u64::from(address), value)
+                        .map_err(|error| lost(&format!("writing {address:#010x}"), &error))?,
+                    RegisterWrite::Modify { address, clear, set } => {
+                        let value = core
+                            .read_word_32(u64::from(address))
+                            .map_err(|error| lost(&format!("reading {address:#010x}"), &error))?;
+                        core.write_word_32(u64::from(address), (value & !clear) | set)
+                            .map_err(|error| lost(&format!("writing {address:#010x}"), &error))?;
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+
+    fn flash_bar() -> indicatif::ProgressBar {
+        let bar = indicatif::ProgressBar::with_draw_target(Some(0), indicatif::ProgressDrawTarget::stderr());
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{msg:>10} [{bar:40}] {bytes}/{total_bytes}") {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar
+    }
+
+    impl Target for ProbeTarget {
+        fn capabilities(&self) -> Capabilities {
+            Capabilities {
+                read_while_running: true,
+                virtual_time: false,
+                pause_button: self.profile.buttons.pause.is_some(),
+            }
+        }
+
+        /// Checks the image against the profile, flashes it with a progress
+        /// bar, verifies it, and leaves the core halted at reset.
+        fn load(&mut self, elf: &Path) -> Result<(), TargetError> {
+            let image = |detail: String| TargetError::Image { path: elf.display().to_string(), detail };
+            let bytes = std::fs::read(elf).map_err(|error| image(error.to_string()))?;
+            check_image(&self.profile, elf, &bytes).map_err(image)?;
+            let bar = flash_bar();
+            let mut totals: Vec<(flashing::ProgressOperation, u64)> = Vec::new();
+            let mut options = DownloadOptions::default();
+            options.verify = true;
+            options.progress = FlashProgress::new(|event| match event {
+                ProgressEvent::AddProgressBar { operation, total } => totals.push((operation, total.unwrap_or(0))),
+                ProgressEvent::Started(operation) => {
+                    let total = totals
+                        .iter()
+                        .find(|(known, _)| std::mem::discriminant(known) == std::mem::discriminant(&operation))
+                        .map_or(0, |(_, total)| *total);
+                    bar.set_length(total);
+                    bar.set_position(0);
+                    bar.set_message(format!("{operation:?}"));
+                }
+                ProgressEvent::Progress { size, .. } => bar.inc(size),
+                _ => {}
+            });
+            let result =
+                flashing::download_file_with_options(&mut self.session, elf, ElfLoader(ElfOptions::default()), options);
+            bar.finish_and_clear();
+            result.map_err(|error| image(format!("flashing failed: {}", cause_chain(&error))))?;
+            let mut core = self.session.core(0).map_err(|error| lost("opening core 0", &error))?;
+            core.reset_and_halt(HALT_TIMEOUT).map_err(|error| lost("reset after flashing", &error))?;
+            self.elf = Some(elf.to_path_buf());
+            Ok(())
+        }
+
+        /// Resets with the core halted, sets up the drive pins (a reset
+        /// clears them), and runs.
+        fn reset_and_run(&mut self) -> Result<(), TargetError> {
+            {
+                let mut core = self.session.core(0).map_err(|error| lost("opening core 0", &error))?;
+                core.reset_and_halt(HALT_TIMEOUT).map_err(|error| lost("reset", &error))?;
+            }
+            let setup = self.profile.drive_setup();
+            self.apply(&setup)?;
+            let mut core = self.session.core(0).map_err(|error| lost("opening core 0", &error))?;
+            core.run().map_err(|error| lost("run", &error))
+        }
+
+        fn halt(&mut self) -> Result<(), TargetError> {
+            let mut core = self.session.core(0).map_err(|error| lost("opening core 0", &error))?;
+            core.halt(HALT_TIMEOUT).map(|_| ()).map_err(|error| lost("halt", &error))
+        }
+
+        fn resume(&mut self) -> Result<(), TargetError> {
+            let mut core = self.session.core(0).map_err(|error| lost("opening core 0", &error))?;
+            core.run().map_err(|error| lost("run", &error))
+        }
+
+        fn read_memory(&mut self, address: u32, buffer: &mut [u8]) -> Result<(), TargetError> {
+            let mut core = self.session.core(0).map_err(|error| lost("opening core 0", &error))?;
+            core.read(u64::from(address), buffer).map_err(|error| lost(&format!("reading {address:#010x}"), &error))
+        }
+
+        fn write_memory(&mut self, address: u32, data: &[u8]) -> Result<(), TargetError> {
+            let mut core = self.session.core(0).map_err(|error| lost("opening core 0", &error))?;
+            core.write(u64::from(address), data).map_err(|error| lost(&format!("writing {address:#010x}"), &error))
+        }
+
+        /// Drives the button's drive pin low (pressed) or high through its
+        /// port's BSRR: one atomic word write, while the core runs.
+        fn set_button(&mut self, button: ButtonId, pressed: bool) -> Result<(), TargetError> {
+            let write = self
+                .profile
+                .press_write(button, pressed)
+                .map_err(|detail| TargetError::Protocol { what: "board profile".to_string(), detail })?;
+            self.apply(&[write])
+        }
+
+        fn describe(&self) -> String {
+            self.description.clone()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn probe(serial: &str) -> ProbeInfo {
+        ProbeInfo {
+            identifier: "STLink V2-1".into(),
+            vendor_id: 0x0483,
+            product_id: 0x374b,
+            serial: Some(serial.into()),
+        }
+    }
+
+    #[test]
+    fn selectors_parse_like_probe_rs() {
+        assert_eq!(
+            Selector::parse("0483:374b").unwrap(),
+            Selector { vendor_id: 0x0483, product_id: 0x374b, serial: None }
+        );
+        let with_serial = Selector::parse("0483:374B:066DFF:49").unwrap();
+        assert_eq!(with_serial.serial.as_deref(), Some("066DFF:49"));
+        assert_eq!(with_serial.to_string(), "0483:374b:066DFF:49");
+        for bad in ["0483", "0483:", "zz:374b", "10000:1", "0483:374b:"] {
+            let error = Selector::parse(bad).unwrap_err();
+            assert!(error.contains("VID:PID"), "{bad}: {error}");
+        }
+    }
+
+    #[test]
+    fn one_probe_is_used_without_flags() {
+        assert_eq!(choose(&[probe("A")], &[]).unwrap(), vec![probe("A")]);
+        let error = choose(&[probe("A"), probe("B")], &[]).unwrap_err().to_string();
+        assert!(error.contains("2 debug probes") && error.contains("0483:374b:B"), "{error}");
+        let chosen = choose(&[probe("A"), probe("B")], &[Selector::parse("0483:374b:B").unwrap()]).unwrap();
+        assert_eq!(chosen, vec![probe("B")]);
+        let farm = [Selector::parse("0483:374b:B").unwrap(), Selector::parse("0483:374b:A").unwrap()];
+        assert_eq!(choose(&[probe("A"), probe("B")], &farm).unwrap(), vec![probe("B"), probe("A")]);
+    }
+
+    #[test]
+    fn no_probe_says_what_to_plug_in() {
+        let error = choose(&[], &[]).unwrap_err().to_string();
+        assert!(error.contains("no debug probe found (found: nothing)"), "{error}");
+        assert!(error.contains("NUCLEO-F401RE") && error.contains("--board qemu"), "{error}");
+        let error = choose(&[probe("A")], &[Selector::parse("1366:0101").unwrap()]).unwrap_err().to_string();
+        assert!(error.contains("no debug probe matches --probe 1366:0101"), "{error}");
+        assert!(error.contains("found: STLink V2-1 (0483:374b:A)"), "{error}");
+    }
+
+    #[test]
+    fn the_cause_chain_is_printed_whole() {
+        #[derive(Debug)]
+        struct Outer(std::io::Error);
+        impl fmt::Display for Outer {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "The debug probe could not be created.")
+            }
+        }
+        impl std::error::Error for Outer {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let error = Outer(std::io::Error::other("The selected debug probe was not found."));
+        assert_eq!(
+            cause_chain(&error),
+            "The debug probe could not be created.: The selected debug probe was not found."
+        );
+    }
+
+    #[test]
+    fn an_image_for_another_chip_is_refused_before_flashing() {
+        let profile = BoardProfile::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("boards/stm32.toml")).unwrap();
+        let error = check_image(&profile, Path::new("x.elf"), b"not an elf").unwrap_err();
+        assert!(error.contains("not an ELF file"), "{error}");
+        // The host's own test binary: an ELF, but not an Arm one.
+        if let Ok(me) = std::env::current_exe().and_then(std::fs::read) {
+            if me.starts_with(b"\x7fELF") {
+                let error = check_image(&profile, Path::new("host.elf"), &me).unwrap_err();
+                assert!(error.contains("not a 32-bit little-endian Arm ELF"), "{error}");
+            }
+        }
+        // The QEMU build of the reference firmware, when built: flash at 0.
+        for dir in ["CARGO_TARGET_DIR", "HOME"] {
+            let Some(base) = std::env::var_os(dir) else { continue };
+            let candidate = if dir == "HOME" {
+                Path::new(&base).join(".cache/bench/target/firmware/normal.elf")
+            } else {
+                Path::new(&base).join("firmware/normal.elf")
+            };
+            if let Ok(bytes) = std::fs::read(&candidate) {
+                let error = check_image(&profile, &candidate, &bytes).unwrap_err();
+                assert!(error.contains("outside STM32F401RETx's flash"), "{error}");
+            }
+        }
+    }
+}

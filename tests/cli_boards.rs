@@ -1,0 +1,77 @@
+//! `bench boards` and `bench hil --board stm32` without hardware: the
+//! profile list, the jumper list, and the no-probe message (this test
+//! assumes no debug probe is attached; set `BENCH_PROBE_ATTACHED=1` to skip
+//! it on a desk with a board).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn bench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("BENCH_SCENARIOS", Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"))
+        .env("BENCH_BOARDS", Path::new(env!("CARGO_MANIFEST_DIR")).join("hil/boards"))
+        .output()
+        .expect("bench runs")
+}
+
+fn text(output: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}
+
+#[test]
+fn boards_lists_one_line_per_profile() {
+    let output = bench(&["boards"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let qemu = stdout.lines().find(|line| line.starts_with("qemu ")).expect("a qemu line");
+    assert!(qemu.contains("lm3s6965evb"), "{stdout}");
+    let stm32 = stdout.lines().find(|line| line.starts_with("stm32 ")).expect("an stm32 line");
+    assert!(stm32.contains("STM32F401RETx") && stm32.contains("84 MHz") && stm32.contains("NUCLEO-F401RE"), "{stdout}");
+}
+
+#[test]
+fn wiring_prints_the_jumper_list() {
+    let output = bench(&["hil", "--board", "stm32", "--wiring"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for jumper in ["white  PC0 [A5 (CN8 pin 6)] -> PA0 [A0 (CN8 pin 1)]", "black  PC1", "pause  PB0"] {
+        assert!(stdout.contains(jumper), "{jumper}: {stdout}");
+    }
+    let output = bench(&["hil", "--board", "qemu", "--wiring"]);
+    assert!(String::from_utf8_lossy(&output.stdout).contains("No jumpers"), "{}", text(&output));
+}
+
+#[test]
+fn no_probe_attached_exits_3_and_says_what_to_do() {
+    if std::env::var_os("BENCH_PROBE_ATTACHED").is_some() {
+        return;
+    }
+    let output = bench(&["hil", "--board", "stm32"]);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(3), "{all}");
+    assert!(all.contains("no debug probe found (found: nothing)"), "{all}");
+    assert!(all.contains("NUCLEO-F401RE") && all.contains("ST-LINK"), "{all}");
+    assert!(all.contains("`bench hil --board qemu` runs the same games without hardware"), "{all}");
+    // Naming a probe that is not there: the same advice, and what was asked for.
+    let output = bench(&["hil", "--board", "stm32", "--probe", "0483:374b:NOPE"]);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(3), "{all}");
+    assert!(all.contains("no debug probe matches --probe 0483:374b:NOPE (found: nothing)"), "{all}");
+}
+
+#[test]
+fn bad_selectors_and_wrong_images_are_usage_errors() {
+    for (args, said) in [
+        (vec!["hil", "--board", "stm32", "--probe", "0483"], "VID:PID"),
+        (vec!["hil", "--board", "stm32", "--probe", "0483:374b", "--probe", "0483:3748"], "not implemented yet"),
+        (vec!["hil", "--board", "stm32", "--firmware", "Cargo.toml"], "not an ELF file"),
+        (vec!["hil", "--board", "qemu", "--probe", "0483:374b"], "QEMU needs none"),
+    ] {
+        let output = bench(&args);
+        let all = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {all}");
+        assert!(all.contains(said), "{args:?}: {all}");
+    }
+}

@@ -452,9 +452,35 @@ impl Clock {
         if self.unchanged_until(side, at)? {
             return Ok(self.displays.get(side).shown(&self.control));
         }
+        if let Some(shown) = self.running_shown_before_transition(side, at) {
+            return Ok(shown);
+        }
         let mut projected = *self;
         projected.settle(at)?;
         Ok(projected.displays.get(side).shown(&self.control))
+    }
+
+    /// The running `side`'s big number at `at` when no transition comes
+    /// before then: the display only counts down, so no projection (a copy
+    /// of the clock run forward) is needed. `None` when one might.
+    fn running_shown_before_transition(&self, side: Side, at: Instant) -> Option<Duration> {
+        if self.running() != Some(side) {
+            return None;
+        }
+        let available = at.since(self.settled_at);
+        let (after, _) = self.next_transition(side)?;
+        if available >= after {
+            return None;
+        }
+        // What `consume` would spend, read off without changing anything.
+        let display = self.displays.get(side);
+        Some(if !display.delay_left.is_zero() {
+            display.shown(&self.control)
+        } else if display.in_overtime(&self.control) {
+            display.period_left.saturating_sub(available)
+        } else {
+            display.main.saturating_sub(available)
+        })
     }
 
     /// Whether `side`'s display shows at `at` what it shows now, so a

@@ -203,6 +203,41 @@ proptest! {
         });
     }
 
+    /// Looking ahead never differs from getting there: `remaining` and
+    /// `reading` at a later instant (answered by shortcuts when nothing
+    /// happens before then) equal what a copy settled to that instant shows.
+    #[test]
+    fn queries_ahead_match_a_settled_copy((control, steps) in game(), probes in prop::collection::vec(0u64..4_000_000, 1..6)) {
+        walk(control, &steps, |_, _, clock, at| {
+            // Random instants ahead, and the edges of the next transition.
+            let mut probe_ats: Vec<Instant> = probes
+                .iter()
+                .scan(at, |probe_at, gap| {
+                    *probe_at = probe_at.after(Duration::from_us(*gap));
+                    Some(*probe_at)
+                })
+                .collect();
+            if let Some(deadline) = clock.next_deadline() {
+                probe_ats.extend([deadline.at, deadline.at.after(Duration::from_us(1))]);
+                if deadline.at > at {
+                    probe_ats.push(Instant::from_us(deadline.at.as_us() - 1));
+                }
+            }
+            for probe_at in probe_ats {
+                let mut settled = *clock;
+                settled.settle(probe_at).unwrap();
+                for side in Side::BOTH {
+                    assert_eq!(
+                        clock.remaining(side, probe_at).unwrap(),
+                        settled.remaining(side, probe_at).unwrap(),
+                        "{side} remaining at {probe_at:?}"
+                    );
+                    assert_eq!(clock.reading(side, probe_at).unwrap(), settled.reading(side, probe_at).unwrap());
+                }
+            }
+        });
+    }
+
     /// Flags fall at exactly `next_deadline`: not a microsecond earlier.
     #[test]
     fn flags_fall_exactly_at_the_deadline((control, steps) in game()) {

@@ -4,7 +4,9 @@
 //! configuration. Performance goals are checked here, by a person or a CI
 //! job reading the ratios, never in timed unit tests.
 //!
-//! Set `BENCH_PERF_GAMES` to change the game count (default 2000).
+//! Set `BENCH_PERF_GAMES` to change the game count (default 2000) and
+//! `BENCH_PERF_ONLY` to one of `abstract`, `jobs2`, `tick`, `legal` to run
+//! one configuration (handy under `perf record`).
 
 use std::path::Path;
 use std::time::Instant as WallClock;
@@ -37,6 +39,20 @@ display_freeze = { chance = "1/500", min_ms = 500, max_ms = 3000 }
 agreement_min_percent = 0
 "#;
 
+/// Random legal moves on a real board: checkmate, stalemate, dead positions
+/// and the flag rulings' "can the opponent still mate" on the position.
+const LEGAL: &str = r#"
+description = "throughput: random legal moves, all invariant oracles"
+control = "180"
+games = 500
+seed = 1
+moves = "legal"
+[players]
+think = { distribution = "uniform", min_ms = 300, max_ms = 2500 }
+[expect]
+agreement_min_percent = 0
+"#;
+
 fn measure(label: &str, scenario: &Scenario, games: u64, jobs: usize, tick_oracle: bool) -> f64 {
     let options = RunOptions { seed: 1, games: 0..games, jobs, swarm: false, tick_oracle };
     let started = WallClock::now();
@@ -53,9 +69,19 @@ fn measure(label: &str, scenario: &Scenario, games: u64, jobs: usize, tick_oracl
 
 fn main() {
     let games: u64 = std::env::var("BENCH_PERF_GAMES").ok().and_then(|games| games.parse().ok()).unwrap_or(2_000);
+    let only = std::env::var("BENCH_PERF_ONLY").ok();
+    let wanted = |name: &str| only.as_deref().is_none_or(|only| only == name);
     let scenario = Scenario::parse(DEFECTS, Path::new("throughput.toml")).expect("the benchmark scenario parses");
-    let one = measure("abstract, invariants, defects", &scenario, games, 1, false);
-    let two = measure("abstract, invariants, defects", &scenario, games, 2, false);
-    println!("jobs 2 / jobs 1 = {:.2}x", two / one);
-    measure("abstract, invariants + tick model, defects", &scenario, games / 10, 1, true);
+    let legal = Scenario::parse(LEGAL, Path::new("throughput-legal.toml")).expect("the legal scenario parses");
+    let one = wanted("abstract").then(|| measure("abstract, invariants, defects", &scenario, games, 1, false));
+    let two = wanted("jobs2").then(|| measure("abstract, invariants, defects", &scenario, games, 2, false));
+    if let (Some(one), Some(two)) = (one, two) {
+        println!("jobs 2 / jobs 1 = {:.2}x", two / one);
+    }
+    if wanted("tick") {
+        measure("abstract, invariants + tick model, defects", &scenario, games / 10, 1, true);
+    }
+    if wanted("legal") {
+        measure("legal moves (chess + chasolver), invariants", &legal, games / 4, 1, false);
+    }
 }

@@ -44,6 +44,9 @@ const REPAIR_MIN_US: u64 = 30_000_000;
 const REPAIR_MAX_US: u64 = 120_000_000;
 /// Extra presses to put the clock right, per move: bounds a game's events.
 const CORRECTIONS_PER_MOVE_MAX: u64 = 8;
+/// The event queue's timer slots: each clock's next deadline.
+const DEVICE_DEADLINE: usize = 0;
+const IDEAL_DEADLINE: usize = 1;
 /// Drift samples kept per game for the report (evenly thinned).
 pub const DRIFT_SAMPLES_MAX: usize = 256;
 
@@ -107,7 +110,7 @@ pub struct GameRecord {
     pub drift: Vec<DriftSample>,
     pub defects: DefectCounts,
     pub violations: Vec<Violation>,
-    /// FNV-1a of the trace: equal hashes, equal games.
+    /// FNV-1a over the handled events (instant, kind, payload): equal hashes, equal games.
     pub trace_hash: u64,
     pub trace: Option<Vec<String>>,
     /// The defect mix this game ran with (swarm mode draws it).
@@ -136,9 +139,9 @@ enum Event {
     Edge(Side),
     /// A player checks whether the device shows the right clock running.
     Watch,
-    /// The device's next transition (stale when the generation moved on).
-    DeviceDeadline(u64),
-    IdealDeadline(u64),
+    /// The device's next transition (a timer: rescheduled on every change).
+    DeviceDeadline,
+    IdealDeadline,
     /// A flag is noticed on one of the clocks.
     Notice {
         ideal: bool,
@@ -152,6 +155,34 @@ enum Event {
     BrownoutOver,
     FreezeOver,
     StuckOver(Side),
+}
+
+impl Event {
+    /// A stable (kind, payload) pair for the trace hash: part of the
+    /// reproducibility contract, so codes are never reused.
+    fn code(self) -> (u8, u64) {
+        let side = |side: Side| match side {
+            Side::White => 0,
+            Side::Black => 1,
+        };
+        match self {
+            Event::Arrive(who) => (1, side(who)),
+            Event::DefaultTimeOver => (2, 0),
+            Event::Move(who) => (3, side(who)),
+            Event::Edge(who) => (4, side(who)),
+            Event::Watch => (5, 0),
+            Event::DeviceDeadline => (6, 0),
+            Event::IdealDeadline => (7, 0),
+            Event::Notice { ideal } => (8, u64::from(ideal)),
+            Event::Pause(pause_us) => (9, pause_us),
+            Event::SetMoves => (10, 0),
+            Event::PauseOver => (11, 0),
+            Event::Brownout => (12, 0),
+            Event::BrownoutOver => (13, 0),
+            Event::FreezeOver => (14, 0),
+            Event::StuckOver(who) => (15, side(who)),
+        }
+    }
 }
 
 /// Which clock a flag decision is about.
@@ -176,14 +207,12 @@ struct DeviceState {
     frozen_until_us: u64,
     /// What the display showed when it froze.
     frozen_display: BySide<Duration>,
-    deadline_generation: u64,
     oracle: ClockOracle,
 }
 
 #[derive(Debug)]
 struct IdealState {
     clock: Clock,
-    deadline_generation: u64,
     oracle: ClockOracle,
     tick: TickOracle,
     tick_violations: Vec<Violation>,
@@ -246,7 +275,7 @@ struct Referee {
 struct Game<'a> {
     spec: GameSpec<'a>,
     now_us: u64,
-    queue: EventQueue<Event>,
+    queue: EventQueue<Event, 2>,
     players: BySide<Stream>,
     streams: Streams,
     board_stream: Stream,
@@ -334,12 +363,10 @@ impl<'a> Game<'a> {
                 backup: device_clock,
                 frozen_until_us: 0,
                 frozen_display: BySide::both(Duration::ZERO),
-                deadline_generation: 0,
                 oracle: ClockOracle::new("device"),
             },
             ideal: IdealState {
                 clock: Clock::new(control),
-                deadline_generation: 0,
                 oracle: ClockOracle::new("ideal"),
                 tick: if spec.tick_oracle { TickOracle::new(&control) } else { TickOracle::disabled() },
                 tick_violations: Vec::new(),
@@ -370,19 +397,29 @@ impl<'a> Game<'a> {
         self.spec.scenario
     }
 
-    /// Adds one line to the trace: always to its hash, to the kept lines
-    /// only with `--trace` (formatting straight into the hash, no allocation).
+    /// Adds one line to the trace when it is kept (`--trace`). The trace
+    /// hash does not read these lines: it is taken over the events (see
+    /// [`Game::fingerprint`]), so an untraced game formats nothing.
     fn record(&mut self, args: std::fmt::Arguments<'_>) {
-        let keep = self.trace.is_some();
-        self.line.clear();
-        let mut sink = TraceSink { hash: self.trace_hash, line: keep.then_some(&mut self.line) };
-        let _ = write!(sink, "{:>14} ", self.now_us);
-        let _ = sink.write_fmt(args);
-        let _ = sink.write_str("\n");
-        self.trace_hash = sink.hash;
         if let Some(trace) = self.trace.as_mut() {
+            self.line.clear();
+            let _ = write!(self.line, "{:>14} ", self.now_us);
+            let _ = self.line.write_fmt(args);
             trace.push(self.line.trim_end().to_string());
         }
+    }
+
+    /// Folds one handled event into the trace hash: FNV-1a over its true
+    /// instant, its kind and its payload, as little-endian bytes. Every
+    /// decision of the game shows up as events (their kinds and instants),
+    /// so equal hashes mean equal games.
+    fn fingerprint(&mut self, at_us: u64, event: Event) {
+        let (kind, payload) = event.code();
+        let mut hash = self.trace_hash;
+        for byte in at_us.to_le_bytes().into_iter().chain([kind]).chain(payload.to_le_bytes()) {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(FNV_PRIME);
+        }
+        self.trace_hash = hash;
     }
 
     fn run(&mut self) {
@@ -404,6 +441,7 @@ impl<'a> Game<'a> {
         while let Some((at, event)) = self.queue.pop() {
             self.now_us = at.as_us();
             self.events += 1;
+            self.fingerprint(self.now_us, event);
             if self.events > events_max {
                 self.record(format_args!("event bound {events_max} reached"));
                 self.end_both(GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound });
@@ -430,19 +468,17 @@ impl<'a> Game<'a> {
             Event::Move(side) => self.make_move(side),
             Event::Edge(side) => self.edge(side),
             Event::Watch => self.watch(),
-            Event::DeviceDeadline(generation) => {
-                if generation == self.device.deadline_generation && self.device.down_until_us.is_none() {
+            Event::DeviceDeadline => {
+                if self.device.down_until_us.is_none() {
                     let deadline = self.device.clock.next_deadline();
                     self.device_call(Op::Settle(deadline), |clock, at| clock.settle(at));
                     self.after_device_change();
                 }
             }
-            Event::IdealDeadline(generation) => {
-                if generation == self.ideal.deadline_generation {
-                    let deadline = self.ideal.clock.next_deadline();
-                    self.ideal_call(Op::Settle(deadline), |clock, at| clock.settle(at));
-                    self.after_ideal_change();
-                }
+            Event::IdealDeadline => {
+                let deadline = self.ideal.clock.next_deadline();
+                self.ideal_call(Op::Settle(deadline), |clock, at| clock.settle(at));
+                self.after_ideal_change();
             }
             Event::Notice { ideal } => self.notice(if ideal { Which::Ideal } else { Which::Device }),
             Event::Pause(pause_us) => self.pause(pause_us),
@@ -674,11 +710,11 @@ impl<'a> Game<'a> {
         };
         let down_us = sample::between(&mut self.streams.brownout, min / 1_000, max / 1_000) * 1_000;
         self.device.down_until_us = Some(self.now_us.saturating_add(down_us));
-        self.device.deadline_generation += 1;
+        self.queue.cancel_timer(DEVICE_DEADLINE);
         if restore == Restore::Lost {
             // The arbiter stops the clocks at once (6.13) and sets up a new one.
             self.ideal_call(Op::Pause, |clock, at| clock.pause(at));
-            self.ideal.deadline_generation += 1;
+            self.queue.cancel_timer(IDEAL_DEADLINE);
             self.paused_until_us = Some(self.now_us.saturating_add(down_us));
         }
         self.queue.schedule(self.now_us.saturating_add(down_us).into_instant(), Event::BrownoutOver);
@@ -813,8 +849,8 @@ impl<'a> Game<'a> {
         self.paused_until_us = Some(self.now_us.saturating_add(pause_us));
         self.device_call(Op::Pause, |clock, at| clock.pause(at));
         self.ideal_call(Op::Pause, |clock, at| clock.pause(at));
-        self.device.deadline_generation += 1;
-        self.ideal.deadline_generation += 1;
+        self.queue.cancel_timer(DEVICE_DEADLINE);
+        self.queue.cancel_timer(IDEAL_DEADLINE);
         self.queue.schedule(self.now_us.saturating_add(pause_us).into_instant(), Event::PauseOver);
         self.record(format_args!("arbiter pauses the clocks for {pause_us} us (6.13)"));
     }
@@ -845,21 +881,23 @@ impl<'a> Game<'a> {
     // ---- flags and rulings ----
 
     fn after_device_change(&mut self) {
-        self.device.deadline_generation += 1;
-        if let Some(deadline) = self.device.clock.next_deadline() {
-            // The firmware sees the deadline at its first tick at or after it.
-            let tick = self.device.config.tick_us.max(1);
-            let device_us = deadline.at.as_us().div_ceil(tick).saturating_mul(tick);
-            let true_us = self.device.time_base.true_at(device_us).max(self.now_us);
-            self.queue.schedule(true_us.into_instant(), Event::DeviceDeadline(self.device.deadline_generation));
+        match self.device.clock.next_deadline() {
+            Some(deadline) => {
+                // The firmware sees the deadline at its first tick at or after it.
+                let tick = self.device.config.tick_us.max(1);
+                let device_us = deadline.at.as_us().div_ceil(tick).saturating_mul(tick);
+                let true_us = self.device.time_base.true_at(device_us).max(self.now_us);
+                self.queue.set_timer(DEVICE_DEADLINE, true_us.into_instant(), Event::DeviceDeadline);
+            }
+            None => self.queue.cancel_timer(DEVICE_DEADLINE),
         }
         self.check_flags(Which::Device);
     }
 
     fn after_ideal_change(&mut self) {
-        self.ideal.deadline_generation += 1;
-        if let Some(deadline) = self.ideal.clock.next_deadline() {
-            self.queue.schedule(deadline.at, Event::IdealDeadline(self.ideal.deadline_generation));
+        match self.ideal.clock.next_deadline() {
+            Some(deadline) => self.queue.set_timer(IDEAL_DEADLINE, deadline.at, Event::IdealDeadline),
+            None => self.queue.cancel_timer(IDEAL_DEADLINE),
         }
         self.check_flags(Which::Ideal);
     }
@@ -883,10 +921,13 @@ impl<'a> Game<'a> {
         }
     }
 
-    /// Unruled flags shown by `which`'s clock.
-    fn unruled_flags(&mut self, which: Which) -> Vec<chessclock::FlagFall> {
-        let clock = *self.clock(which);
-        let ruled = self.referee(which).ruled.clone();
+    /// Unruled flags shown by `which`'s clock, White's first.
+    fn unruled_flags(&self, which: Which) -> Vec<chessclock::FlagFall> {
+        let clock = self.clock(which);
+        let ruled = match which {
+            Which::Device => &self.referees.device.ruled,
+            Which::Ideal => &self.referees.ideal.ruled,
+        };
         Side::BOTH
             .into_iter()
             .filter_map(|side| clock.flag(side))
@@ -897,6 +938,11 @@ impl<'a> Game<'a> {
     /// A new flag on `which`'s clock: schedule its notice (6.9).
     fn check_flags(&mut self, which: Which) {
         if self.referee(which).result.is_some() || self.referee(which).notice_pending {
+            return;
+        }
+        let clock = self.clock(which);
+        if clock.flag(Side::White).is_none() && clock.flag(Side::Black).is_none() {
+            // The common case: no flag shown, nothing to notice.
             return;
         }
         let flags = self.unruled_flags(which);
@@ -1031,9 +1077,9 @@ impl<'a> Game<'a> {
         let before = self.ideal.clock;
         match call(&mut self.ideal.clock, at) {
             Ok(()) => {
-                self.ideal.oracle.check(self.now_us, &before, &self.ideal.clock, op);
-                let clock = self.ideal.clock;
-                self.ideal.tick.follow(self.now_us, op, at, &clock, &mut self.ideal.tick_violations);
+                let ideal = &mut self.ideal;
+                ideal.oracle.check(self.now_us, &before, &ideal.clock, op);
+                ideal.tick.follow(self.now_us, op, at, &ideal.clock, &mut ideal.tick_violations);
             }
             Err(error) => self.record(format_args!("ideal refuses {op:?}: {error}")),
         }
@@ -1093,24 +1139,6 @@ impl<'a> Game<'a> {
             trace: self.trace,
             device_config: self.device.config,
         }
-    }
-}
-
-/// FNV-1a over the trace text, keeping the text only when asked to.
-struct TraceSink<'a> {
-    hash: u64,
-    line: Option<&'a mut String>,
-}
-
-impl std::fmt::Write for TraceSink<'_> {
-    fn write_str(&mut self, text: &str) -> std::fmt::Result {
-        for byte in text.bytes() {
-            self.hash = (self.hash ^ u64::from(byte)).wrapping_mul(FNV_PRIME);
-        }
-        if let Some(line) = self.line.as_mut() {
-            line.push_str(text);
-        }
-        Ok(())
     }
 }
 

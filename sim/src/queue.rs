@@ -1,81 +1,216 @@
 //! The event queue: events in time order; events at the same instant in the
 //! order they were scheduled (a sequence number breaks ties), so a run never
 //! depends on heap internals.
+//!
+//! Besides the heap, a queue has `TIMERS` timer slots: a timer holds at most
+//! one pending event, and setting it again replaces (cancels) the previous
+//! one. A clock's next deadline moves on every press; as a timer it never
+//! leaves stale entries in the heap to be popped and thrown away.
 
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use chessclock::Instant;
 
+/// (instant, sequence number) packed so that one integer comparison orders
+/// entries: the instant in the high 64 bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Key(u128);
+
+impl Key {
+    fn new(at: Instant, sequence: u64) -> Key {
+        Key(u128::from(at.as_us()) << 64 | u128::from(sequence))
+    }
+
+    fn at(self) -> Instant {
+        Instant::from_us((self.0 >> 64) as u64)
+    }
+}
+
 #[derive(Debug)]
 struct Entry<E> {
-    at: Instant,
-    sequence: u64,
+    key: Key,
     event: E,
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        (self.at, self.sequence) == (other.at, other.sequence)
+        self.key == other.key
     }
 }
 
 impl<E> Eq for Entry<E> {}
 
 impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
 }
 
 impl<E> Ord for Entry<E> {
     /// Reversed: `BinaryHeap` is a max-heap and we want the earliest first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.sequence).cmp(&(self.at, self.sequence))
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other.key.cmp(&self.key)
     }
 }
 
-/// Events ordered by (instant, sequence number).
+/// Events ordered by (instant, sequence number), with `TIMERS` timer slots.
 #[derive(Debug)]
-pub struct EventQueue<E> {
+pub struct EventQueue<E, const TIMERS: usize = 0> {
     heap: BinaryHeap<Entry<E>>,
+    timers: [Option<Entry<E>>; TIMERS],
     scheduled: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E, const TIMERS: usize> Default for EventQueue<E, TIMERS> {
     fn default() -> Self {
-        EventQueue { heap: BinaryHeap::new(), scheduled: 0 }
+        EventQueue { heap: BinaryHeap::new(), timers: std::array::from_fn(|_| None), scheduled: 0 }
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E, const TIMERS: usize> EventQueue<E, TIMERS> {
     pub fn new() -> Self {
         Self::default()
     }
 
-    pub fn schedule(&mut self, at: Instant, event: E) {
-        self.heap.push(Entry { at, sequence: self.scheduled, event });
+    fn next_key(&mut self, at: Instant) -> Key {
+        let key = Key::new(at, self.scheduled);
         self.scheduled += 1;
+        key
+    }
+
+    pub fn schedule(&mut self, at: Instant, event: E) {
+        let key = self.next_key(at);
+        self.heap.push(Entry { key, event });
+    }
+
+    /// Sets timer `slot` to fire `event` at `at`, replacing what it held.
+    /// The event takes its place among same-instant events as if scheduled
+    /// now. Out-of-range slots are a programming error and ignored.
+    pub fn set_timer(&mut self, slot: usize, at: Instant, event: E) {
+        let key = self.next_key(at);
+        if let Some(timer) = self.timers.get_mut(slot) {
+            *timer = Some(Entry { key, event });
+        }
+    }
+
+    /// Empties timer `slot`.
+    pub fn cancel_timer(&mut self, slot: usize) {
+        if let Some(timer) = self.timers.get_mut(slot) {
+            *timer = None;
+        }
     }
 
     /// The earliest event, and its instant.
     pub fn pop(&mut self) -> Option<(Instant, E)> {
-        self.heap.pop().map(|entry| (entry.at, entry.event))
+        // The earliest timer, if it comes before the heap's first entry.
+        let mut earliest: Option<(usize, Key)> = None;
+        for (slot, timer) in self.timers.iter().enumerate() {
+            if let Some(entry) = timer {
+                if earliest.is_none_or(|(_, key)| entry.key < key) {
+                    earliest = Some((slot, entry.key));
+                }
+            }
+        }
+        if let Some((slot, key)) = earliest {
+            if self.heap.peek().is_none_or(|first| key < first.key) {
+                let entry = self.timers.get_mut(slot).and_then(Option::take);
+                return entry.map(|entry| (entry.key.at(), entry.event));
+            }
+        }
+        self.heap.pop().map(|entry| (entry.key.at(), entry.event))
     }
 
+    /// The instant of the earliest event.
     pub fn peek_at(&self) -> Option<Instant> {
-        self.heap.peek().map(|entry| entry.at)
+        let timers = self.timers.iter().flatten().map(|entry| entry.key);
+        timers.chain(self.heap.peek().map(|entry| entry.key)).min().map(Key::at)
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.timers.iter().flatten().count()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
     pub fn clear(&mut self) {
         self.heap.clear();
+        self.timers.iter_mut().for_each(|timer| *timer = None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drain<const TIMERS: usize>(queue: &mut EventQueue<&'static str, TIMERS>) -> Vec<(u64, &'static str)> {
+        std::iter::from_fn(|| queue.pop()).map(|(at, event)| (at.as_us(), event)).collect()
+    }
+
+    #[test]
+    fn same_instant_events_come_in_scheduling_order() {
+        let mut queue: EventQueue<&str> = EventQueue::new();
+        queue.schedule(Instant::from_us(5), "b");
+        queue.schedule(Instant::from_us(1), "a");
+        queue.schedule(Instant::from_us(5), "c");
+        queue.schedule(Instant::from_us(5), "d");
+        assert_eq!(drain(&mut queue), [(1, "a"), (5, "b"), (5, "c"), (5, "d")]);
+    }
+
+    #[test]
+    fn a_timer_set_again_fires_once_at_its_latest_instant() {
+        let mut queue: EventQueue<&str, 2> = EventQueue::new();
+        queue.set_timer(0, Instant::from_us(3), "deadline (stale)");
+        queue.schedule(Instant::from_us(4), "edge");
+        queue.set_timer(0, Instant::from_us(7), "deadline");
+        queue.set_timer(1, Instant::from_us(4), "other deadline");
+        queue.schedule(Instant::from_us(7), "watch");
+        assert_eq!(queue.len(), 4);
+        assert_eq!(queue.peek_at(), Some(Instant::from_us(4)));
+        assert_eq!(drain(&mut queue), [(4, "edge"), (4, "other deadline"), (7, "deadline"), (7, "watch")]);
+    }
+
+    #[test]
+    fn a_cancelled_timer_never_fires() {
+        let mut queue: EventQueue<&str, 1> = EventQueue::new();
+        queue.set_timer(0, Instant::from_us(2), "deadline");
+        queue.schedule(Instant::from_us(9), "move");
+        queue.cancel_timer(0);
+        assert_eq!(drain(&mut queue), [(9, "move")]);
+    }
+
+    #[test]
+    fn timers_and_heap_order_like_one_queue() {
+        // Model: every event in one sorted list; a timer set replaces its
+        // previous entry. The queue must pop exactly the model's order.
+        let mut queue: EventQueue<&str, 2> = EventQueue::new();
+        let mut model: Vec<(u64, usize, &str)> = Vec::new();
+        let steps: [(Option<usize>, u64, &'static str); 8] = [
+            (None, 10, "h1"),
+            (Some(0), 10, "t0a"),
+            (Some(1), 3, "t1a"),
+            (None, 3, "h2"),
+            (Some(0), 2, "t0b"),
+            (None, 2, "h3"),
+            (Some(1), 10, "t1b"),
+            (None, 10, "h4"),
+        ];
+        let mut timer_names: [Option<&str>; 2] = [None, None];
+        for (sequence, (slot, at, name)) in steps.into_iter().enumerate() {
+            match slot {
+                Some(slot) => {
+                    if let Some(old) = timer_names[slot].replace(name) {
+                        model.retain(|(_, _, event)| *event != old);
+                    }
+                    queue.set_timer(slot, Instant::from_us(at), name);
+                }
+                None => queue.schedule(Instant::from_us(at), name),
+            }
+            model.push((at, sequence, name));
+        }
+        model.sort();
+        let expected: Vec<(u64, &str)> = model.into_iter().map(|(at, _, name)| (at, name)).collect();
+        assert_eq!(drain(&mut queue), expected);
     }
 }

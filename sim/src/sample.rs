@@ -48,11 +48,15 @@ pub fn below(stream: &mut Stream, bound: u64) -> u64 {
     if bound == 0 {
         return 0;
     }
-    let threshold = bound.wrapping_neg() % bound;
+    // The rejection threshold (2⁶⁴ mod bound) is below `bound`, so a low
+    // half at or above `bound` is accepted without computing it: the same
+    // values as always testing against the threshold, with a division only
+    // in the rare close call.
+    let mut threshold = None;
     loop {
         let product = u128::from(stream.next_u64()) * u128::from(bound);
         let low = product as u64;
-        if low >= threshold {
+        if low >= bound || low >= *threshold.get_or_insert_with(|| bound.wrapping_neg() % bound) {
             return (product >> 64) as u64;
         }
     }

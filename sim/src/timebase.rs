@@ -22,22 +22,62 @@ const PPM_I64: i64 = 1_000_000;
 struct Segment {
     start_true_us: u64,
     start_device_us: u64,
+    /// Device time at the segment's end (the next segment's start).
+    end_device_us: u64,
     ppm: i64,
 }
 
 impl Segment {
+    fn new(start_true_us: u64, start_device_us: u64, ppm: i64) -> Segment {
+        let mut segment = Segment { start_true_us, start_device_us, end_device_us: 0, ppm };
+        segment.end_device_us = segment.device_at(segment.end_true_us());
+        segment
+    }
+
     fn device_at(&self, true_us: u64) -> u64 {
+        let elapsed = true_us.saturating_sub(self.start_true_us);
         if self.ppm == 0 {
-            return self.start_device_us.saturating_add(true_us.saturating_sub(self.start_true_us));
+            return self.start_device_us.saturating_add(elapsed);
         }
         // Within a segment (at most SEGMENT_US) the product fits an i64 easily.
-        let elapsed = i64::try_from(true_us.saturating_sub(self.start_true_us)).unwrap_or(i64::MAX);
+        let elapsed = i64::try_from(elapsed).unwrap_or(i64::MAX);
         let scaled = elapsed.saturating_mul(PPM_I64 + self.ppm) / PPM_I64;
         self.start_device_us.saturating_add(u64::try_from(scaled.max(0)).unwrap_or(u64::MAX))
     }
 
     fn end_true_us(&self) -> u64 {
         self.start_true_us.saturating_add(SEGMENT_US)
+    }
+
+    fn holds(&self, true_us: u64) -> bool {
+        self.start_true_us <= true_us && true_us < self.end_true_us()
+    }
+
+    /// The earliest true time in this segment at which device time has
+    /// reached `device_us` (which the segment reaches by its end).
+    fn true_at(&self, device_us: u64) -> u64 {
+        let needed = device_us.saturating_sub(self.start_device_us);
+        let end = self.end_true_us();
+        if self.ppm == 0 {
+            return self.start_true_us.saturating_add(needed).min(end);
+        }
+        // device_at(start + e) = start_device + ⌊e·rate / 10⁶⌋ ≥ device_us
+        // exactly when e·rate ≥ needed·10⁶: e = ⌈needed·10⁶ / rate⌉.
+        let rate = PPM + i128::from(self.ppm);
+        if rate <= 0 {
+            // A stopped oscillator: device time is already all it will be.
+            return self.start_true_us;
+        }
+        let elapsed = (i128::from(needed) * PPM + rate - 1) / rate;
+        let mut at = self.start_true_us.saturating_add(u64::try_from(elapsed).unwrap_or(u64::MAX)).min(end);
+        // Guards against rounding at the saturating edges; no steps normally.
+        while at > self.start_true_us && self.device_at(at - 1) >= device_us {
+            at -= 1;
+        }
+        while at < end && self.device_at(at) < device_us {
+            at += 1;
+        }
+        at
     }
 }
 
@@ -49,12 +89,14 @@ pub struct TimeBase {
     stream: Stream,
     /// Segments from the one holding the earliest time still asked about.
     segments: VecDeque<Segment>,
+    /// The latest `device_at` answer: a game asks about one instant often.
+    latest: Option<(u64, u64)>,
 }
 
 impl TimeBase {
     pub fn new(drift_ppm: i64, walk_ppm: i64, stream: Stream) -> TimeBase {
-        let mut time_base = TimeBase { drift_ppm, walk_ppm, stream, segments: VecDeque::new() };
-        let first = Segment { start_true_us: 0, start_device_us: 0, ppm: time_base.draw_ppm() };
+        let mut time_base = TimeBase { drift_ppm, walk_ppm, stream, segments: VecDeque::new(), latest: None };
+        let first = Segment::new(0, 0, time_base.draw_ppm());
         time_base.segments.push_back(first);
         time_base
     }
@@ -68,64 +110,61 @@ impl TimeBase {
         self.drift_ppm + offset
     }
 
-    /// Forgets segments that end before `true_us`: the simulation asks
-    /// about the present and the future only.
-    fn forget_before(&mut self, true_us: u64) {
-        while self.segments.len() > 1 && self.segments.front().is_some_and(|first| first.end_true_us() <= true_us) {
-            self.segments.pop_front();
-        }
+    /// The segment after the last one drawn, drawn now.
+    fn draw_next(&mut self) -> Segment {
+        let (start_true_us, start_device_us) =
+            self.segments.back().map_or((0, 0), |last| (last.end_true_us(), last.end_device_us));
+        let next = Segment::new(start_true_us, start_device_us, self.draw_ppm());
+        self.segments.push_back(next);
+        next
     }
 
-    /// The segment holding `true_us`, drawing later ones as needed.
-    fn segment(&mut self, true_us: u64) -> Segment {
-        if let Some(first) = self.segments.front() {
-            if first.start_true_us <= true_us && true_us < first.end_true_us() {
-                return *first;
-            }
-        }
-        loop {
-            let last = *self.segments.back().expect("a time base always has a segment");
-            if true_us < last.end_true_us() {
-                return *self.segments.iter().find(|segment| true_us < segment.end_true_us()).unwrap_or(&last);
-            }
-            let next = Segment {
-                start_true_us: last.end_true_us(),
-                start_device_us: last.device_at(last.end_true_us()),
-                ppm: self.draw_ppm(),
-            };
-            self.segments.push_back(next);
+    /// Segment `index` (from the front), drawing later ones as needed.
+    fn segment_at(&mut self, index: usize) -> Segment {
+        match self.segments.get(index) {
+            Some(segment) => *segment,
+            None => self.draw_next(),
         }
     }
 
     /// Device time at true time `true_us`, which is the present: earlier
-    /// times are not asked about again.
+    /// times are not asked about again, and their segments are forgotten.
     pub fn device_at(&mut self, true_us: u64) -> u64 {
-        self.forget_before(true_us);
-        self.segment(true_us).device_at(true_us)
+        if let Some((latest_true_us, device_us)) = self.latest {
+            if latest_true_us == true_us {
+                return device_us;
+            }
+        }
+        let device_us = self.device_at_uncached(true_us);
+        self.latest = Some((true_us, device_us));
+        device_us
+    }
+
+    fn device_at_uncached(&mut self, true_us: u64) -> u64 {
+        let mut index = 0;
+        loop {
+            let segment = self.segment_at(index);
+            if true_us < segment.end_true_us() {
+                // Keep the segment holding the present as the front one.
+                if index > 0 && segment.holds(true_us) {
+                    self.segments.drain(..index);
+                }
+                return segment.device_at(true_us);
+            }
+            index += 1;
+        }
     }
 
     /// The earliest true time at which device time has reached `device_us`.
     pub fn true_at(&mut self, device_us: u64) -> u64 {
-        // Walk the segments forward from the current one.
-        let mut probe = self.segments.front().map_or(0, |first| first.start_true_us);
+        // Walk the segments forward from the present one.
+        let mut index = 0;
         loop {
-            let segment = self.segment(probe);
-            let end = segment.end_true_us();
-            if segment.device_at(end) >= device_us {
-                let needed = i128::from(device_us.saturating_sub(segment.start_device_us));
-                let rate = PPM + i128::from(segment.ppm);
-                let guess =
-                    segment.start_true_us.saturating_add(u64::try_from((needed * PPM + rate - 1) / rate).unwrap_or(0));
-                let mut at = guess.clamp(segment.start_true_us, end);
-                while at > segment.start_true_us && segment.device_at(at - 1) >= device_us {
-                    at -= 1;
-                }
-                while segment.device_at(at) < device_us {
-                    at += 1;
-                }
-                return at;
+            let segment = self.segment_at(index);
+            if segment.end_device_us >= device_us {
+                return segment.true_at(device_us);
             }
-            probe = end;
+            index += 1;
         }
     }
 }

@@ -27,10 +27,11 @@
 //! A rule on a metric a kind has not (—) is skipped for it, and so is one
 //! on a metric with nothing to measure it from.
 //!
-//! `bench sim`, `bench hil` (with [`apply_defaults`]) and `bench report
-//! merge` load the report they have just written and apply
-//! [`Rules::defaults`] through this module too, so their exit code is the
-//! gate's.
+//! `bench sim`, `bench hil` and `bench report merge` gate the report they
+//! have just written through one function, [`apply_defaults`]: it reads the
+//! report back as `bench gate` does and applies [`Rules::defaults`], so
+//! their exit code is the gate's (`tests/cli_report.rs` checks each command
+//! against `bench gate` on its report).
 
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};

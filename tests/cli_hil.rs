@@ -161,6 +161,28 @@ fn hil(image: &str, scenario: &str, out: &Path, more: &[&str]) -> (Option<i32>, 
     (output.status.code(), text(&output), report(out))
 }
 
+/// `bench hil` gates its report through the same function as `bench sim`
+/// and `bench report merge`: what it printed must end with what `bench
+/// gate` says of that report (the rules it skips left out), and its exit
+/// code must be the gate's.
+fn assert_gated_like_bench_gate(code: Option<i32>, output: &str, report_dir: &Path) {
+    let gate = bench(&["gate", report_dir.to_str().expect("utf-8")]);
+    assert_eq!(code, gate.status.code(), "{output}\n---\n{}", text(&gate));
+    // Columns are padded to the rules shown, so spacing is not compared.
+    let words = |text: &str| -> Vec<String> {
+        text.lines().map(|line| line.split_whitespace().collect::<Vec<_>>().join(" ")).collect()
+    };
+    let expected: Vec<String> =
+        words(&String::from_utf8_lossy(&gate.stdout)).into_iter().filter(|line| !line.starts_with("skip ")).collect();
+    assert!(expected.iter().any(|line| line.starts_with("gate: ")), "{}", text(&gate));
+    let shown = words(output);
+    assert!(
+        shown.windows(expected.len()).any(|window| window == expected.as_slice()),
+        "`bench hil`'s gate differs from `bench gate`'s:\n{output}\n---\n{}",
+        expected.join("\n")
+    );
+}
+
 #[test]
 fn the_reference_firmware_passes_fischer_delay_and_multi_stage_games() {
     let _serial = serial();
@@ -188,6 +210,7 @@ fn the_reference_firmware_passes_both_flags() {
     let out = temp_dir("both-flags");
     let (code, output, report) = hil("normal", "both-flags", &out, &[]);
     assert_eq!(code, Some(0), "{output}");
+    assert_gated_like_bench_gate(code, &output, &out);
     let game = &report["games_detail"][0];
     // 10/20:20: both flags fall in the first stage (play goes on, 6.12 a)
     // and again in the final one.
@@ -227,6 +250,7 @@ fn time_base_defects_fail_on_drift_and_the_systick_one_reads_minus_80_ppm() {
         let (code, output, report) = hil(image, file.to_str().expect("utf-8"), &dir.join(image), &[]);
         assert_eq!(code, Some(1), "{image}: {output}");
         assert!(output.contains("FAIL  accounting drift"), "{image}: {output}");
+        assert_gated_like_bench_gate(code, &output, &dir.join(image));
         assert_eq!(report["mismatches"]["total"], 0, "{image}: the firmware's own stamps are replayed");
         let ppm = report["drift"]["ppm"].as_f64().expect("measured");
         assert!((ppm - expected_ppm).abs() < 0.5, "{image}: {ppm} ppm, expected {expected_ppm}");

@@ -328,3 +328,54 @@ fn an_interrupted_run_leaves_a_report_marked_incomplete() {
     assert_eq!(output.status.code(), Some(2), "{}", show(&output));
     assert!(text(&output.stderr).contains("interrupted run"), "{}", show(&output));
 }
+
+/// What a command that gates its own report must have printed and exited
+/// with: `bench gate` on that report, without the rules it skips.
+fn assert_gated_like_bench_gate(command: &Output, report_dir: &Path) {
+    let gate = bench(&["gate", path(report_dir)]);
+    assert_eq!(command.status.code(), gate.status.code(), "{}\n---\n{}", show(command), show(&gate));
+    // Columns are padded to the rules shown, so spacing is not compared.
+    let words = |text: &str| -> Vec<String> {
+        text.lines().map(|line| line.split_whitespace().collect::<Vec<_>>().join(" ")).collect()
+    };
+    let expected: Vec<String> =
+        words(&text(&gate.stdout)).into_iter().filter(|line| !line.starts_with("skip ")).collect();
+    assert!(expected.iter().any(|line| line.starts_with("gate: ")), "{}", show(&gate));
+    assert!(
+        words(&text(&command.stdout)).ends_with(&expected),
+        "the command's gate differs from `bench gate`'s:\n{}\n--- bench gate, skips left out:\n{}",
+        show(command),
+        expected.join("\n")
+    );
+}
+
+/// `bench sim` and `bench report merge` gate through the one default-gate
+/// function; here each is held to what `bench gate` says of its report,
+/// passing and failing (`tests/cli_hil.rs` does the same for `bench hil`).
+#[test]
+fn every_command_that_gates_its_report_agrees_with_bench_gate() {
+    let dir = temp_dir("one-gate");
+    let passing = dir.join("passing");
+    let output = bench(&["sim", "--scenario", "both-flags", "--games", "4", "--out", path(&passing)]);
+    assert_eq!(output.status.code(), Some(0), "{}", show(&output));
+    assert_gated_like_bench_gate(&output, &passing);
+
+    let scenario = drifting(&dir);
+    let failing = dir.join("failing");
+    let output = sim(&scenario, &failing, &["--games", "4"]);
+    assert_eq!(output.status.code(), Some(1), "{}", show(&output));
+    assert_gated_like_bench_gate(&output, &failing);
+
+    let shards: Vec<PathBuf> = ["1/2", "2/2"]
+        .iter()
+        .map(|shard| {
+            let out = dir.join(format!("shard-{}", shard.replace('/', "-of-")));
+            sim(&scenario, &out, &["--games", "4", "--shard", shard]);
+            out
+        })
+        .collect();
+    let merged = dir.join("merged");
+    let output = bench(&["report", "merge", "--out", path(&merged), path(&shards[0]), path(&shards[1])]);
+    assert_eq!(output.status.code(), Some(1), "{}", show(&output));
+    assert_gated_like_bench_gate(&output, &merged);
+}

@@ -5,6 +5,10 @@
 //! markup as elements, and the screenshot must show the verdict banner and
 //! the plot's bands.
 //!
+//! A report written by `bench hil` on QEMU's emulated board (the reference
+//! firmware, a short game) is opened the same way: the verdict, the drift
+//! plot and the press-latency histogram.
+//!
 //! Not skipped when Chromium is missing: it fails with the install hint.
 
 use std::path::{Path, PathBuf};
@@ -226,5 +230,93 @@ fn index_html_shows_the_verdict_and_the_plot_in_chromium() {
         }
     }
     assert!(colours.len() > 200, "the page is not blank ({} colours)", colours.len());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The reference firmware image: `$BENCH_FIRMWARE_DIR/normal.elf`, else
+/// the one `scripts/build-firmware` builds (seconds when nothing changed).
+fn reference_firmware() -> PathBuf {
+    if let Some(dir) = std::env::var_os("BENCH_FIRMWARE_DIR") {
+        return PathBuf::from(dir).join("normal.elf");
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = Command::new(root.join("scripts/build-firmware"))
+        .arg("normal")
+        .current_dir(root)
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .expect("scripts/build-firmware runs");
+    assert!(output.status.success(), "scripts/build-firmware failed:\n{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout.lines().find(|line| line.ends_with("/normal.elf")).expect("the image's path is printed");
+    PathBuf::from(line)
+}
+
+/// A short game for the emulated board, its description markup.
+const HIL_GAME: &str = r#"
+description = "<script>document.title='pwned'</script> </svg><img src=x onerror=alert(1)>"
+control = "30+1"
+games = 1
+seed = 4
+[players]
+think = { distribution = "uniform", min_ms = 300, max_ms = 2000 }
+[board]
+ends_per_move = 0
+max_moves = 6
+"#;
+
+#[test]
+fn a_hil_page_shows_the_verdict_the_drift_plot_and_the_latency_histogram_in_chromium() {
+    let browser = chromium();
+    let dir = temp_dir("chromium-hil");
+    let scenario = dir.join("hil<b>game.toml");
+    std::fs::write(&scenario, HIL_GAME).expect("write the scenario");
+    let out = dir.join("report");
+    let output = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(["hil", "--board", "qemu", "--scenario"])
+        .arg(&scenario)
+        .arg("--firmware")
+        .arg(reference_firmware())
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("bench runs");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "the reference firmware passes: {}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let page = out.join("index.html");
+
+    let dom = browse(&page, &dir.join("profile-dom"), &["--dump-dom".into()]);
+    let dom_text = String::from_utf8_lossy(&dom.stdout);
+    assert!(dom.status.success(), "{} --dump-dom failed: {}", browser.display(), String::from_utf8_lossy(&dom.stderr));
+    let verdict = dom_text.find("id=\"verdict\"").expect("the verdict element is in the DOM");
+    assert!(dom_text.get(verdict..).is_some_and(|rest| rest.contains("<h1>PASS</h1>")), "PASS:\n{dom_text}");
+    assert_eq!(dom_text.matches("<svg").count(), 2, "the drift plot and the latency histogram");
+    let latency = dom_text.find("id=\"latency\"").expect("the latency section");
+    let histogram = dom_text.rfind("<svg").expect("the histogram");
+    assert!(verdict < latency && latency < histogram, "the histogram is in the latency section");
+    assert!(dom_text.get(histogram..).is_some_and(|rest| rest.contains("presses")), "the histogram's caption");
+    assert!(dom_text.contains("href=\"latency.png\""), "a link to the PNG");
+    assert!(!dom_text.contains("<script") && !dom_text.contains("<img"), "no markup from the scenario:\n{dom_text}");
+    assert!(dom_text.contains("hil&lt;b&gt;game"), "the scenario's name is shown as text");
+
+    let shot = dir.join("screenshot.png");
+    let tall = 6_000;
+    let screenshot = browse(
+        &page,
+        &dir.join("profile-shot"),
+        &[format!("--screenshot={}", shot.display()), format!("--window-size={WIDTH},{tall}")],
+    );
+    assert!(screenshot.status.success() && shot.is_file(), "{}", String::from_utf8_lossy(&screenshot.stderr));
+    let image = Rgb::decode(&shot);
+    // The PASS banner (#1a7f37) at the top; the histogram's bars
+    // (rgb(31, 119, 180) at 70 % on white) further down.
+    let banner = count_near(&image, [0x1a, 0x7f, 0x37], 4, 0..300);
+    assert!(banner > 50_000, "the green PASS banner is at the top ({banner} pixels)");
+    let bars = count_near(&image, [98, 160, 203], 6, 300..image.height);
+    assert!(bars > 500, "the histogram's bars are drawn ({bars} pixels)");
     let _ = std::fs::remove_dir_all(&dir);
 }

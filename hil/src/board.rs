@@ -9,6 +9,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use bench_sim::toml_location::LocatedError;
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
 
@@ -212,32 +213,8 @@ pub struct BoardProfile {
     pub flag_led: Option<FlagLed>,
 }
 
-/// A board profile that could not be used.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BoardError {
-    pub file: PathBuf,
-    /// 1-based; 0 when the error is not about one place (unreadable file).
-    pub line: usize,
-    pub column: usize,
-    /// `table.key` of the offending value, when known.
-    pub field: Option<String>,
-    pub message: String,
-}
-
-impl fmt::Display for BoardError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if self.line > 0 {
-            write!(f, ":{}:{}", self.line, self.column)?;
-        }
-        if let Some(field) = &self.field {
-            write!(f, ": field `{field}`")?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-impl std::error::Error for BoardError {}
+/// A board profile that could not be used: file, line, column and field.
+pub type BoardError = LocatedError;
 
 /// A write to a 32-bit device register over the debug port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -261,30 +238,16 @@ pub struct Jumper {
 impl BoardProfile {
     /// Parses and validates `text`, read from `file` (for messages and the name).
     pub fn parse(text: &str, file: &Path) -> Result<BoardProfile, BoardError> {
-        let mut profile: BoardProfile = toml::from_str(text).map_err(|error| {
-            let message = error.message().to_string();
-            let (line, column, field) = match error.span() {
-                Some(span) => locate(text, span.start, &message),
-                None => (0, 0, None),
-            };
-            BoardError { file: file.to_path_buf(), line, column, field, message }
-        })?;
+        let mut profile: BoardProfile =
+            toml::from_str(text).map_err(|error| LocatedError::from_toml(text, file, &error))?;
         profile.name = file.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
-        profile.validate().map_err(|(field, message)| {
-            let (line, column) = find_key(text, &field).unwrap_or((1, 1));
-            BoardError { file: file.to_path_buf(), line, column, field: Some(field), message }
-        })?;
+        profile.validate().map_err(|(field, message)| LocatedError::at_field(text, file, field, 0, message))?;
         Ok(profile)
     }
 
     pub fn load(file: &Path) -> Result<BoardProfile, BoardError> {
-        let text = std::fs::read_to_string(file).map_err(|error| BoardError {
-            file: file.to_path_buf(),
-            line: 0,
-            column: 0,
-            field: None,
-            message: format!("cannot read the board profile: {error}"),
-        })?;
+        let text = std::fs::read_to_string(file)
+            .map_err(|error| LocatedError::whole_file(file, format!("cannot read the board profile: {error}")))?;
         BoardProfile::parse(&text, file)
     }
 
@@ -528,80 +491,6 @@ pub fn find_in(dir: &Path, name: &str) -> Result<BoardProfile, LookupError> {
 /// The profile named `name` in [`board_dir`].
 pub fn find(name: &str) -> Result<BoardProfile, LookupError> {
     find_in(&board_dir(), name)
-}
-
-/// 1-based line and column (in characters) of a byte offset.
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = text.get(..offset.min(text.len())).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
-    let column = before.get(line_start..).map_or(1, |part| part.chars().count() + 1);
-    (line, column)
-}
-
-/// The table header (`buttons.white`) in force at each line, and the key
-/// (`input`) a line assigns, if any.
-fn lines_with_tables(text: &str) -> Vec<(usize, String, Option<String>)> {
-    let mut table = String::new();
-    let mut offset = 0;
-    let mut out = Vec::new();
-    for line in text.split_inclusive('\n') {
-        let trimmed = line.trim();
-        if let Some(header) = trimmed.strip_prefix('[').and_then(|rest| rest.split(']').next()) {
-            table = header.trim_matches(['[', ' ']).to_string();
-            out.push((offset, table.clone(), None));
-        } else if let Some((key, _)) = trimmed.split_once('=').filter(|_| !trimmed.starts_with('#')) {
-            out.push((offset, table.clone(), Some(key.trim().to_string())));
-        }
-        offset += line.len();
-    }
-    out
-}
-
-fn join(table: &str, key: &str) -> String {
-    if table.is_empty() {
-        key.to_string()
-    } else {
-        format!("{table}.{key}")
-    }
-}
-
-/// Line, column and field of a TOML reader's error at `offset`.
-fn locate(text: &str, offset: usize, message: &str) -> (usize, usize, Option<String>) {
-    let (line, column) = line_column(text, offset);
-    let sites = lines_with_tables(text);
-    let here = sites.iter().filter(|(start, _, _)| *start <= offset).max_by_key(|(start, _, _)| *start);
-    let quoted =
-        |prefix: &str| message.strip_prefix(prefix).and_then(|rest| rest.split('`').next()).map(str::to_string);
-    let field = match (quoted("missing field `"), quoted("unknown field `"), here) {
-        (Some(missing), _, Some((_, table, _))) => Some(join(table, &missing)),
-        (Some(missing), _, None) => Some(missing),
-        (None, Some(unknown), Some((_, table, _))) => Some(join(table, &unknown)),
-        (None, _, Some((_, table, Some(key)))) => Some(join(table, key)),
-        (None, _, Some((_, table, None))) => Some(table.clone()),
-        (None, _, None) => None,
-    };
-    // A missing top-level field is reported at the start of the file.
-    if quoted("missing field `").is_some() && offset == 0 {
-        return (1, 1, field.map(|field| field.rsplit('.').next().unwrap_or_default().to_string()));
-    }
-    (line, column, field)
-}
-
-/// Line and column of `field` (`buttons.white.drive`): its key's line, or
-/// its table's header, or `None` when neither is written.
-fn find_key(text: &str, field: &str) -> Option<(usize, usize)> {
-    let sites = lines_with_tables(text);
-    let (table, key) = field.rsplit_once('.').unwrap_or(("", field));
-    let key_site =
-        sites.iter().find(|(_, site_table, site_key)| site_table == table && site_key.as_deref() == Some(key));
-    let header = || sites.iter().find(|(_, site_table, site_key)| site_key.is_none() && site_table == field);
-    let table_header = || {
-        sites.iter().find(|(_, site_table, site_key)| site_key.is_none() && !table.is_empty() && site_table == table)
-    };
-    let (offset, _, _) = key_site.or_else(header).or_else(table_header)?;
-    let indent = text.get(*offset..).map_or(0, |rest| rest.len() - rest.trim_start().len());
-    Some(line_column(text, offset + indent))
 }
 
 #[cfg(test)]

@@ -226,6 +226,28 @@ impl Percentiles {
     }
 }
 
+/// The press-latency histogram's bin edges, µs, fixed so that reports
+/// compare bin by bin: bin `i` holds the latencies from
+/// `LATENCY_BIN_EDGES_US[i]` up to (not including) the next edge; the last
+/// bin holds everything from 200 ms up. 1-2-5 steps from 10 µs (an emulated
+/// board registers a press in a few µs) to 200 ms (beyond any debounce);
+/// 5 ms, the default gate's p99 limit, is an edge.
+pub const LATENCY_BIN_EDGES_US: [u64; 15] =
+    [0, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000];
+
+/// How many of `latencies_us` fall in each bin of [`LATENCY_BIN_EDGES_US`].
+pub fn latency_histogram(latencies_us: &[u64]) -> [u64; LATENCY_BIN_EDGES_US.len()] {
+    let mut counts = [0u64; LATENCY_BIN_EDGES_US.len()];
+    for &latency_us in latencies_us {
+        // The edges are sorted and start at 0, so at least one is <= the latency.
+        let bin = LATENCY_BIN_EDGES_US.partition_point(|&edge| edge <= latency_us).saturating_sub(1);
+        if let Some(count) = counts.get_mut(bin) {
+            *count = count.saturating_add(1);
+        }
+    }
+    counts
+}
+
 /// Edge-to-registered latency of each press, µs: the firmware's own
 /// `handled_at_us − at_us` (the edge stamp is the press instant; in the
 /// emulator host send times are not comparable with guest time).
@@ -877,5 +899,40 @@ max_moves = 8
         let p = Percentiles::of(&[7]).expect("one value");
         assert_eq!((p.p50_us, p.p99_us), (7, 7));
         assert_eq!(Percentiles::of(&[]), None);
+    }
+
+    #[test]
+    fn latencies_land_in_their_bins() {
+        // Each edge itself opens its bin; one below it closes the previous.
+        let latencies_us = [0, 9, 10, 19, 20, 49, 4_999, 5_000, 5_001, 199_999, 200_000, 7_000_000];
+        let mut expected = [0u64; LATENCY_BIN_EDGES_US.len()];
+        for bin in [0, 0, 1, 1, 2, 2, 8, 9, 9, 13, 14, 14] {
+            expected[bin] += 1;
+        }
+        assert_eq!(latency_histogram(&latencies_us), expected);
+        assert_eq!(latency_histogram(&[]), [0; LATENCY_BIN_EDGES_US.len()]);
+    }
+
+    #[test]
+    fn every_latency_is_counted_once_in_the_bin_whose_span_holds_it() {
+        // A pseudo-random spread over every bin, against a plain scan of the spans.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let latencies_us: Vec<u64> = (0..5_000)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state % 300_000
+            })
+            .collect();
+        let counts = latency_histogram(&latencies_us);
+        assert_eq!(counts.iter().sum::<u64>(), latencies_us.len() as u64);
+        for (bin, count) in counts.iter().enumerate() {
+            let low = LATENCY_BIN_EDGES_US[bin];
+            let high = LATENCY_BIN_EDGES_US.get(bin + 1).copied().unwrap_or(u64::MAX);
+            let in_span = latencies_us.iter().filter(|&&latency| low <= latency && latency < high).count();
+            assert_eq!(*count, in_span as u64, "bin {bin}: [{low}, {high}) µs");
+        }
+        assert!(LATENCY_BIN_EDGES_US.windows(2).all(|pair| pair[0] < pair[1]), "edges increase");
     }
 }

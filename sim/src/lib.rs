@@ -18,3 +18,4 @@ pub mod sample;
 pub mod scenario;
 pub mod shrink;
 pub mod timebase;
+pub mod toml_location;

@@ -5,13 +5,14 @@
 //! error names the file, line, column and field.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use chessclock::{RuleSet, TimeControl};
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
 
 use crate::sample::Ratio;
+use crate::toml_location::{self, LocatedError};
 
 /// A parsed, validated scenario.
 #[derive(Clone, Debug, Deserialize)]
@@ -496,71 +497,30 @@ pub fn parse_ratio(text: &str) -> Result<Ratio, String> {
     ratio.ok_or_else(|| format!("`{text}` is not a chance between 0 and 1"))
 }
 
-/// A scenario file that could not be used.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScenarioError {
-    pub file: PathBuf,
-    /// 1-based; 0 when the error is not about one place (unreadable file).
-    pub line: usize,
-    pub column: usize,
-    /// `table.key` of the offending value, when known.
-    pub field: Option<String>,
-    pub message: String,
-}
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if self.line > 0 {
-            write!(f, ":{}:{}", self.line, self.column)?;
-        }
-        if let Some(field) = &self.field {
-            write!(f, ": field `{field}`")?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-impl std::error::Error for ScenarioError {}
+/// A scenario file that could not be used: file, line, column and field.
+pub type ScenarioError = LocatedError;
 
 impl Scenario {
     /// Parses and validates `text`, read from `file` (for messages and the name).
     pub fn parse(text: &str, file: &Path) -> Result<Scenario, ScenarioError> {
         let mut scenario: Scenario = toml::from_str(text).map_err(|error| {
-            let message = error.message().to_string();
-            let (line, column, field) = match error.span() {
-                Some(span) => locate(text, span.start, &message),
-                None => (0, 0, None),
-            };
-            ScenarioError { file: file.to_path_buf(), line, column, field, message }
+            let mut located = LocatedError::from_toml(text, file, &error);
+            if let Some(column) = error.span().and_then(|span| control_error_column(text, span.start)) {
+                located.column = column;
+            }
+            located
         })?;
         scenario.name = file.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
-        scenario.validate().map_err(|invalid| {
-            let (line, column) = match find_key(text, &invalid.field, invalid.element) {
-                // A field left out altogether: the file as a whole is at fault.
-                (0, 0) => (1, 1),
-                found => found,
-            };
-            ScenarioError {
-                file: file.to_path_buf(),
-                line,
-                column,
-                field: Some(invalid.field),
-                message: invalid.message,
-            }
-        })?;
+        scenario
+            .validate()
+            .map_err(|invalid| LocatedError::at_field(text, file, invalid.field, invalid.element, invalid.message))?;
         Ok(scenario)
     }
 
     /// Reads and parses a scenario file.
     pub fn load(file: &Path) -> Result<Scenario, ScenarioError> {
-        let text = std::fs::read_to_string(file).map_err(|error| ScenarioError {
-            file: file.to_path_buf(),
-            line: 0,
-            column: 0,
-            field: None,
-            message: format!("cannot read the scenario: {error}"),
-        })?;
+        let text = std::fs::read_to_string(file)
+            .map_err(|error| LocatedError::whole_file(file, format!("cannot read the scenario: {error}")))?;
         Scenario::parse(&text, file)
     }
 
@@ -688,51 +648,11 @@ impl Invalid {
     }
 }
 
-/// Line, column (1-based) and `table.key` of the error `message` that the
-/// TOML reader reported at byte `offset`.
-///
-/// A "missing field" error points at the table that lacks the field (the
-/// whole file for a top-level field), so the field named is that table's
-/// path plus the missing key. Any other error points into a key or a value:
-/// the field named is the innermost key written there, or for text that is
-/// no key at all, the table it is in. A bad time control is pointed at the
-/// offending character inside the string.
-fn locate(text: &str, offset: usize, message: &str) -> (usize, usize, Option<String>) {
-    let sites = sites(text);
-    let (line, column) = line_column(text, offset);
-    if let Some(missing) = message.strip_prefix("missing field `").and_then(|rest| rest.split('`').next()) {
-        // The top level's required fields are named nowhere else; a table
-        // header at the very start must not claim them.
-        let top_level = ["description", "control"].contains(&missing);
-        let table = sites
-            .iter()
-            .filter(|_| !top_level)
-            .filter(|site| if site.header { site.start == offset } else { site.value_start == offset })
-            .max_by_key(|site| site.path.len());
-        let field = match table {
-            Some(table) => format!("{}.{missing}", table.path),
-            None => missing.to_string(),
-        };
-        return (line, column, Some(field));
-    }
-    let within = sites.iter().filter(|site| site.start <= offset && offset <= site.end).max_by_key(|site| site.start);
-    // Text that is no key at all: name the table it is in.
-    let table = || sites.iter().filter(|site| site.header && site.start <= offset).max_by_key(|site| site.start);
-    let Some(site) = within.or_else(table) else {
-        return (line, column, None);
-    };
-    if site.path == "control" && !site.header && site.value_start == offset {
-        if let Some(column) = control_error_column(text, site) {
-            return (line, column, Some(site.path.clone()));
-        }
-    }
-    (line, column, Some(site.path.clone()))
-}
-
 /// The column of the character a time control's parse error is about, when
-/// the control is a plain one-line string (no escapes).
-fn control_error_column(text: &str, site: &Site) -> Option<usize> {
-    let value = text.get(site.value_start..site.end)?.trim_end();
+/// the reader refused the `control` value that starts at byte `offset` and
+/// it is a plain one-line string (no escapes).
+fn control_error_column(text: &str, offset: usize) -> Option<usize> {
+    let value = toml_location::value_starting_at(text, "control", offset)?;
     let quote = value.chars().next().filter(|quote| *quote == '"' || *quote == '\'')?;
     let inner = value.strip_prefix(quote)?.strip_suffix(quote)?;
     if inner.contains(['\\', '"', '\'']) {
@@ -740,291 +660,6 @@ fn control_error_column(text: &str, site: &Site) -> Option<usize> {
     }
     let error = chessclock::notation::parse(inner).err()?;
     let before = inner.get(..error.position.min(inner.len()))?;
-    let (_, column) = line_column(text, site.value_start);
+    let (_, column) = toml_location::line_column(text, offset);
     Some(column + 1 + before.chars().count())
-}
-
-/// 1-based line and column (in characters) of a byte offset.
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = text.get(..offset.min(text.len())).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
-    let column = before.get(line_start..).map_or(1, |part| part.chars().count() + 1);
-    (line, column)
-}
-
-/// Where `field` (a dotted path) is written, for errors found after parsing:
-/// the key, or failing that the nearest enclosing table or key that is
-/// written; (0, 0) when the field and its tables were all left to their
-/// defaults. `element` picks the element of an array of tables.
-fn find_key(text: &str, field: &str, element: usize) -> (usize, usize) {
-    let sites = sites(text);
-    for exact_element in [true, false] {
-        let mut path = field;
-        loop {
-            let found = sites.iter().find(|site| site.path == path && (!exact_element || site.element == element));
-            if let Some(site) = found {
-                return line_column(text, site.start);
-            }
-            match path.rsplit_once('.') {
-                Some((parent, _)) => path = parent,
-                None => break,
-            }
-        }
-    }
-    (0, 0)
-}
-
-/// A key or a table header as written in a TOML text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Site {
-    /// Dotted path from the root (`device.bounce.chance`).
-    path: String,
-    /// The element of the enclosing array of tables (`[[expect.result]]` or
-    /// an inline array of tables); 0 elsewhere.
-    element: usize,
-    header: bool,
-    /// Byte offsets: where the key (or header) starts, where its value
-    /// starts, and where the value (or the header line) ends.
-    start: usize,
-    value_start: usize,
-    end: usize,
-}
-
-/// Every key and table header of `text`, in order. A forgiving scanner: on
-/// text that is not TOML it still ends, and finds what it can.
-fn sites(text: &str) -> Vec<Site> {
-    let mut scanner = Scanner { text: text.as_bytes(), pos: 0, sites: Vec::new(), arrays: Vec::new() };
-    scanner.document();
-    scanner.sites
-}
-
-struct Scanner<'a> {
-    text: &'a [u8],
-    pos: usize,
-    sites: Vec<Site>,
-    /// Elements seen so far of each array of tables, by path.
-    arrays: Vec<(String, usize)>,
-}
-
-impl Scanner<'_> {
-    fn peek(&self) -> Option<u8> {
-        self.text.get(self.pos).copied()
-    }
-
-    fn starts_with(&self, prefix: &[u8]) -> bool {
-        self.text.get(self.pos..).is_some_and(|rest| rest.starts_with(prefix))
-    }
-
-    fn skip_spaces(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\t')) {
-            self.pos += 1;
-        }
-    }
-
-    fn skip_line(&mut self) {
-        while let Some(byte) = self.peek() {
-            self.pos += 1;
-            if byte == b'\n' {
-                return;
-            }
-        }
-    }
-
-    /// Spaces, newlines and comments.
-    fn skip_blank(&mut self) {
-        loop {
-            match self.peek() {
-                Some(b' ' | b'\t' | b'\r' | b'\n') => self.pos += 1,
-                Some(b'#') => self.skip_line(),
-                _ => return,
-            }
-        }
-    }
-
-    fn document(&mut self) {
-        let mut table = String::new();
-        let mut element = 0;
-        loop {
-            self.skip_blank();
-            let Some(byte) = self.peek() else { return };
-            let start = self.pos;
-            if byte == b'[' {
-                let array = self.starts_with(b"[[");
-                self.pos += if array { 2 } else { 1 };
-                table = self.key().join(".");
-                element = 0;
-                if array {
-                    element = match self.arrays.iter_mut().find(|(path, _)| *path == table) {
-                        Some((_, count)) => {
-                            *count += 1;
-                            *count - 1
-                        }
-                        None => {
-                            self.arrays.push((table.clone(), 1));
-                            0
-                        }
-                    };
-                }
-                self.skip_line();
-                // The header's line, without its newline.
-                let newline = self.text.get(self.pos.wrapping_sub(1)) == Some(&b'\n');
-                let end = if newline { self.pos - 1 } else { self.pos }.max(start);
-                self.sites.push(Site { path: table.clone(), element, header: true, start, value_start: start, end });
-            } else {
-                self.key_value(&table, element);
-                if self.pos == start {
-                    self.skip_line();
-                }
-            }
-        }
-    }
-
-    /// A possibly dotted key; each part unquoted.
-    fn key(&mut self) -> Vec<String> {
-        let mut parts = Vec::new();
-        loop {
-            self.skip_spaces();
-            let part = match self.peek() {
-                Some(quote @ (b'"' | b'\'')) => {
-                    let start = self.pos + 1;
-                    self.string(quote);
-                    let end = self.pos.saturating_sub(1).max(start);
-                    String::from_utf8_lossy(self.text.get(start..end).unwrap_or_default()).into_owned()
-                }
-                _ => {
-                    let start = self.pos;
-                    while self.peek().is_some_and(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-') {
-                        self.pos += 1;
-                    }
-                    String::from_utf8_lossy(self.text.get(start..self.pos).unwrap_or_default()).into_owned()
-                }
-            };
-            if part.is_empty() && !matches!(self.text.get(self.pos.wrapping_sub(1)), Some(b'"' | b'\'')) {
-                return parts;
-            }
-            parts.push(part);
-            self.skip_spaces();
-            if self.peek() == Some(b'.') {
-                self.pos += 1;
-            } else {
-                return parts;
-            }
-        }
-    }
-
-    /// `key = value`, inside the table or inline table at `base`.
-    fn key_value(&mut self, base: &str, element: usize) {
-        let start = self.pos;
-        let key = self.key();
-        if key.is_empty() {
-            return;
-        }
-        let path = if base.is_empty() { key.join(".") } else { format!("{base}.{}", key.join(".")) };
-        self.skip_spaces();
-        if self.peek() == Some(b'=') {
-            self.pos += 1;
-        }
-        self.skip_spaces();
-        let index = self.sites.len();
-        self.sites.push(Site {
-            path: path.clone(),
-            element,
-            header: false,
-            start,
-            value_start: self.pos,
-            end: self.pos,
-        });
-        self.value(&path, element);
-        if let Some(site) = self.sites.get_mut(index) {
-            site.end = self.pos;
-        }
-    }
-
-    fn value(&mut self, path: &str, element: usize) {
-        match self.peek() {
-            Some(b'{') => {
-                self.pos += 1;
-                loop {
-                    self.skip_spaces();
-                    match self.peek() {
-                        None | Some(b'\n') => return,
-                        Some(b'}') => {
-                            self.pos += 1;
-                            return;
-                        }
-                        Some(b',') => self.pos += 1,
-                        Some(_) => {
-                            let before = self.pos;
-                            self.key_value(path, element);
-                            if self.pos == before {
-                                return;
-                            }
-                        }
-                    }
-                }
-            }
-            Some(b'[') => {
-                self.pos += 1;
-                let mut index = 0;
-                loop {
-                    self.skip_blank();
-                    match self.peek() {
-                        None => return,
-                        Some(b']') => {
-                            self.pos += 1;
-                            return;
-                        }
-                        Some(b',') => {
-                            self.pos += 1;
-                            index += 1;
-                        }
-                        Some(_) => {
-                            let before = self.pos;
-                            self.value(path, index);
-                            if self.pos == before {
-                                return;
-                            }
-                        }
-                    }
-                }
-            }
-            Some(quote @ (b'"' | b'\'')) => self.string(quote),
-            _ => {
-                let start = self.pos;
-                while self.peek().is_some_and(|byte| !matches!(byte, b',' | b'}' | b']' | b'\n' | b'#')) {
-                    self.pos += 1;
-                }
-                while self.pos > start && matches!(self.text.get(self.pos - 1), Some(b' ' | b'\t' | b'\r')) {
-                    self.pos -= 1;
-                }
-            }
-        }
-    }
-
-    /// A basic or literal string, one-line or multi-line, from its opening quote.
-    fn string(&mut self, quote: u8) {
-        let triple = [quote; 3];
-        let multi = self.starts_with(&triple);
-        self.pos += if multi { 3 } else { 1 };
-        while let Some(byte) = self.peek() {
-            if multi && self.starts_with(&triple) {
-                self.pos += 3;
-                // A multi-line string may end with up to two more quotes.
-                while self.peek() == Some(quote) {
-                    self.pos += 1;
-                }
-                return;
-            }
-            if !multi && byte == b'\n' {
-                return;
-            }
-            self.pos += 1;
-            if byte == b'\\' && quote == b'"' {
-                self.pos += usize::from(self.peek().is_some());
-            } else if !multi && byte == quote {
-                return;
-            }
-        }
-    }
 }

@@ -11,9 +11,13 @@ pub mod scenarios;
 pub mod sim;
 pub mod timecontrol;
 
+use std::fmt::{Display, Write as _};
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+
+use crate::exit::{Exit, Failure};
 
 /// Writes a command's report to stdout. A closed pipe (`bench … | head`) is
 /// not a failure; any other write error is an infrastructure failure.
@@ -22,5 +26,73 @@ pub fn print(text: &str) -> crate::exit::Result<()> {
     match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
         Err(error) if error.kind() != io::ErrorKind::BrokenPipe => Err(error).context("writing to stdout")?,
         Ok(()) | Err(_) => Ok(()),
+    }
+}
+
+/// Prints one line per file, `NAME  DESCRIPTION` (the name is the file's
+/// stem, padded to the longest), then `footer`. A file `describe` cannot
+/// read is listed as invalid and its error printed after the list: a usage
+/// error, exit 2.
+pub fn print_file_list<E: Display>(
+    files: &[PathBuf],
+    describe: impl Fn(&Path) -> Result<String, E>,
+    footer: &str,
+) -> crate::exit::Result {
+    let (listing, errors) = file_list(files, describe, footer);
+    print(&listing)?;
+    if errors.is_empty() {
+        Ok(Exit::Pass)
+    } else {
+        Err(Failure::usage(anyhow::anyhow!("{}", errors.join("\n"))))
+    }
+}
+
+/// [`print_file_list`]'s text, and the errors of the files that could not
+/// be described.
+fn file_list<E: Display>(
+    files: &[PathBuf],
+    describe: impl Fn(&Path) -> Result<String, E>,
+    footer: &str,
+) -> (String, Vec<String>) {
+    let stem = |file: &PathBuf| file.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
+    let width = files.iter().map(|file| stem(file).chars().count()).max().unwrap_or(0);
+    let mut out = String::new();
+    let mut errors = Vec::new();
+    for file in files {
+        let name = stem(file);
+        match describe(file) {
+            Ok(description) => {
+                let _ = writeln!(out, "{name:<width$}  {description}");
+            }
+            Err(error) => {
+                let _ = writeln!(out, "{name:<width$}  (invalid: see below)");
+                errors.push(error.to_string());
+            }
+        }
+    }
+    let _ = writeln!(out, "\n{footer}");
+    (out, errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_list_pads_names_and_sets_the_invalid_ones_apart() {
+        let files = [PathBuf::from("dir/qemu.toml"), PathBuf::from("dir/broken.toml"), PathBuf::from("dir/x.toml")];
+        let describe = |file: &Path| match file.file_stem().and_then(|stem| stem.to_str()) {
+            Some("broken") => Err(format!("{}:3:1: field `chip`: missing", file.display())),
+            Some(stem) => Ok(format!("the {stem} board")),
+            None => Err("no name".to_string()),
+        };
+        let (text, errors) = file_list(&files, describe, "Files are in dir.");
+        assert_eq!(
+            text,
+            "qemu    the qemu board\nbroken  (invalid: see below)\nx       the x board\n\nFiles are in dir.\n"
+        );
+        assert_eq!(errors, ["dir/broken.toml:3:1: field `chip`: missing"]);
+        let (text, errors) = file_list::<String>(&[], |_| Ok(String::new()), "none");
+        assert_eq!((text.as_str(), errors.len()), ("\nnone\n", 0));
     }
 }

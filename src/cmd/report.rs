@@ -1,13 +1,11 @@
 //! `bench report`: work on written reports. `bench report merge` joins the
 //! shards of one sweep into the report the unsharded run writes.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use crate::exit::{Exit, Failure, Result};
-use crate::report::gate::{self, Rules};
+use crate::report::gate;
 use crate::report::merge::{self, MergeError};
-use crate::report::REPORT_JSON;
 
 #[derive(Debug, clap::Args)]
 pub struct Cmd {
@@ -73,22 +71,18 @@ impl MergeCmd {
             }
         };
         let merged = merge::merge(&self.shards, self.scenario.as_deref(), &out).map_err(failure)?;
-        let path = out.join(REPORT_JSON);
-        // The same gate `bench sim` applies to its own report.
-        let report = gate::load_complete(&path).map_err(Failure::infrastructure)?;
-        let measured = report.measurements();
-        let verdicts = gate::evaluate(&measured, &Rules::defaults(), None)
-            .map_err(|message| Failure::infrastructure(anyhow::anyhow!(message)))?;
-        let mut text = format!(
-            "merged {} shards of `{}` (seed {}, games 0..{}) into {}\n",
+        // The same gate, through the same function, as `bench sim` and
+        // `bench hil` apply to their own reports.
+        let (passed, gate_text) = gate::apply_defaults(&out).map_err(Failure::infrastructure)?;
+        let text = format!(
+            "merged {} shards of `{}` (seed {}, games 0..{}) into {}\n{gate_text}",
             merged.shards,
             merged.scenario,
             merged.seed,
             merged.games,
             out.display()
         );
-        let _ = write!(text, "{}", gate::render(&path, &measured, None, &verdicts));
         super::print(&text)?;
-        Ok(if gate::passed(&verdicts) { Exit::Pass } else { Exit::GateFailed })
+        Ok(if passed { Exit::Pass } else { Exit::GateFailed })
     }
 }

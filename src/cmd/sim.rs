@@ -277,7 +277,7 @@ impl Cmd {
         // The gate reads the report just written, as `bench gate` would: the
         // exit code is the default gate's verdict.
         let gated = match &written {
-            Ok(()) if complete => Some(gate_report(&out_dir)),
+            Ok(()) if complete => Some(gate::apply_defaults(&out_dir)),
             _ => None,
         };
         let passed = match &gated {
@@ -323,21 +323,6 @@ impl Cmd {
         }
         Ok(if passed { Exit::Pass } else { Exit::GateFailed })
     }
-}
-
-/// The default gate on the report in `dir`: whether it passed, and its
-/// printout.
-fn gate_report(dir: &Path) -> anyhow::Result<(bool, String)> {
-    let path = dir.join(report::REPORT_JSON);
-    let loaded = gate::load_complete(&path)?;
-    let measured = loaded.measurements();
-    let verdicts =
-        gate::evaluate(&measured, &gate::Rules::defaults(), None).map_err(|message| anyhow::anyhow!(message))?;
-    // Rules on what a simulation has not (latency, …) are left out here;
-    // `bench gate` lists them as skipped.
-    let shown: Vec<gate::Verdict> =
-        verdicts.iter().filter(|verdict| verdict.status != gate::Status::Skip).cloned().collect();
-    Ok((gate::passed(&verdicts), gate::render(&path, &measured, None, &shown)))
 }
 
 /// `text` as one word for a POSIX shell: as it is when that is safe, else

@@ -27,10 +27,11 @@
 //! A rule on a metric a kind has not (—) is skipped for it, and so is one
 //! on a metric with nothing to measure it from.
 //!
-//! `bench sim`, `bench hil` (with [`apply_defaults`]) and `bench report
-//! merge` load the report they have just written and apply
-//! [`Rules::defaults`] through this module too, so their exit code is the
-//! gate's.
+//! `bench sim`, `bench hil` and `bench report merge` gate the report they
+//! have just written through one function, [`apply_defaults`]: it reads the
+//! report back as `bench gate` does and applies [`Rules::defaults`], so
+//! their exit code is the gate's (`tests/cli_report.rs` checks each command
+//! against `bench gate` on its report).
 
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
@@ -335,6 +336,22 @@ fn check_hil(report: &HilReport) -> Result<(), String> {
     }
     if !report.drift.measured && report.drift.ppm.is_some() {
         return Err("drift: not measured, yet a `ppm`".into());
+    }
+    // Empty in a report from before the histogram; else every fixed bin,
+    // holding every press the percentiles count.
+    if !report.latency_histogram.is_empty() {
+        let edges: Vec<u64> = report.latency_histogram.iter().map(|bin| bin.from_us).collect();
+        if edges != bench_hil::run::LATENCY_BIN_EDGES_US {
+            return Err(format!(
+                "latency_histogram: bins from {edges:?} µs, not bench's {:?}",
+                bench_hil::run::LATENCY_BIN_EDGES_US
+            ));
+        }
+        let binned = report.latency_histogram.iter().map(|bin| bin.presses).fold(0u64, u64::saturating_add);
+        let presses = report.latency.map_or(0, |latency| latency.count);
+        if binned != presses {
+            return Err(format!("latency_histogram holds {binned} presses, latency.count {presses}"));
+        }
     }
     Ok(())
 }
@@ -1542,7 +1559,10 @@ mod tests {
             hil_case("[rules]\nmax_latency_p99_us = 5000", p99(5_001), "max_latency_p99_us", Fail),
             hil_case(
                 "[rules]\nmax_latency_p99_us = 5000",
-                edit(|report| report.latency = None),
+                edit(|report| {
+                    report.latency = None;
+                    report.latency_histogram = hil::latency_bins(&[]);
+                }),
                 "max_latency_p99_us",
                 Skip,
             ),
@@ -1733,6 +1753,24 @@ mod tests {
                 })),
                 |p| matches!(p, Problem::Inconsistent(_)),
             ),
+            (
+                "a press binned twice",
+                bytes(&edit(|report| {
+                    if let Some(bin) = report.latency_histogram.last_mut() {
+                        bin.presses += 1;
+                    }
+                })),
+                |p| matches!(p, Problem::Inconsistent(detail) if detail.contains("holds 81 presses")),
+            ),
+            (
+                "bins of other edges",
+                bytes(&edit(|report| {
+                    if let Some(bin) = report.latency_histogram.get_mut(1) {
+                        bin.from_us = 15;
+                    }
+                })),
+                |p| matches!(p, Problem::Inconsistent(detail) if detail.contains("bins from")),
+            ),
         ];
         for (name, bytes, expected) in cases {
             match parse(&bytes) {
@@ -1750,6 +1788,14 @@ mod tests {
             report.checks[0].passed = false;
         });
         let parsed = parse(&bytes(&incomplete)).expect("an incomplete report is a whole report");
+        // A report from before the histogram still loads (a baseline).
+        let without_histogram = value(|v| {
+            if let Some(object) = v.as_object_mut() {
+                object.remove("latency_histogram");
+            }
+        });
+        let older = parse(&without_histogram).expect("loads").into_hil().expect("a HIL report");
+        assert!(older.latency_histogram.is_empty());
         let error = require_complete(Path::new("r.json"), &parsed).expect_err("refused");
         assert!(error.to_string().contains("2 of 3 games"), "{error}");
         assert!(parsed.into_hil().is_some());

@@ -1,11 +1,13 @@
 //! Reports of `bench hil` runs: the same folder layout as `bench sim`
 //! (`report.json`, `index.html`, `summary.md`, `junit.xml`, `drift.svg`,
-//! `drift.png`, `run.json`), written the same way ([`super::atomic`]:
+//! `drift.png`, `run.json`) and the press-latency histogram
+//! (`latency.svg`, `latency.png`), written the same way ([`super::atomic`]:
 //! `report.json` removed first and written last, naming the other files
 //! with their SHA-256).
 //!
 //! ```text
 //!   GameRuns + session drift ──▶ build ──▶ Report ─┬─▶ drift.svg, drift.png   (firmware − reference time, fit, band)
+//!                                                  ├─▶ latency.svg, latency.png (press-latency histogram)
 //!                                                  ├─▶ junit.xml              (junit::hil_suites)
 //!                                                  ├─▶ summary.md
 //!                                                  ├─▶ index.html             (html::hil_page)
@@ -31,9 +33,11 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::latency_plot::{self, LatencyPlot};
 use super::plot::{self, FONT};
 use super::{
-    atomic, html, junit, sha256_hex, DRIFT_PNG, DRIFT_SVG, INDEX_HTML, JUNIT_XML, REPORT_JSON, RUN_JSON, SUMMARY_MD,
+    atomic, html, junit, sha256_hex, DRIFT_PNG, DRIFT_SVG, INDEX_HTML, JUNIT_XML, LATENCY_PNG, LATENCY_SVG,
+    REPORT_JSON, RUN_JSON, SUMMARY_MD,
 };
 
 /// The schema's name and major version (adding a field keeps it).
@@ -96,6 +100,12 @@ pub struct Report {
     /// Edge-to-registered press latency over every game (the firmware's
     /// `handled_at_us − at_us`); null without presses.
     pub latency: Option<LatencyInfo>,
+    /// The same latencies counted in fixed bins
+    /// (`bench_hil::run::LATENCY_BIN_EDGES_US`), every bin in order, empty
+    /// ones included. Empty only in a report written before bench counted
+    /// them (so such a report still loads as a baseline).
+    #[serde(default)]
+    pub latency_histogram: Vec<LatencyBin>,
     pub records: RecordTotals,
     pub error: Option<String>,
     pub games_detail: Vec<GameInfo>,
@@ -184,6 +194,31 @@ pub struct LatencyInfo {
     pub p90_us: u64,
     pub p99_us: u64,
     pub max_us: u64,
+}
+
+/// One bin of the press-latency histogram: presses whose latency is at
+/// least `from_us` and below `to_us` (null for the last, open-ended bin).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatencyBin {
+    pub from_us: u64,
+    pub to_us: Option<u64>,
+    pub presses: u64,
+}
+
+/// `latencies_us` in the fixed bins.
+pub fn latency_bins(latencies_us: &[u64]) -> Vec<LatencyBin> {
+    let edges = bench_hil::run::LATENCY_BIN_EDGES_US;
+    let counts = bench_hil::run::latency_histogram(latencies_us);
+    edges
+        .iter()
+        .zip(counts)
+        .enumerate()
+        .map(|(index, (&from_us, presses))| LatencyBin {
+            from_us,
+            to_us: edges.get(index.saturating_add(1)).copied(),
+            presses,
+        })
+        .collect()
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -490,6 +525,7 @@ pub fn build(input: &HilReportInput) -> Report {
         mismatches: MismatchTotals { total: mismatches_total, by_quantity },
         drift,
         latency: Percentiles::of(&latencies).as_ref().map(latency),
+        latency_histogram: latency_bins(&latencies),
         records: RecordTotals {
             total: input.runs.iter().map(|run| count(run.records.len())).fold(0u64, u64::saturating_add),
             lost: records_lost,
@@ -501,7 +537,7 @@ pub fn build(input: &HilReportInput) -> Report {
 }
 
 /// Writes the report into `dir` (created if missing): `drift.svg`,
-/// `drift.png`, `junit.xml`, `summary.md`, `index.html`, then
+/// `drift.png`, `latency.svg`, `latency.png`, `junit.xml`, `summary.md`, `index.html`, then
 /// `report.json`. Returns the report and the paths written, `report.json`
 /// last.
 pub fn write_hil_report(dir: &Path, input: &HilReportInput) -> anyhow::Result<(Report, Vec<PathBuf>)> {
@@ -522,10 +558,22 @@ pub fn write_hil_report(dir: &Path, input: &HilReportInput) -> anyhow::Result<(R
     let png = std::fs::read(&png_path).with_context(|| format!("reading back {}", png_path.display()))?;
     files.insert(DRIFT_PNG.to_string(), sha256_hex(&png));
     written.push(png_path);
+    let histogram = LatencyPlot {
+        title: format!("{} on {}: press latency", report.scenario.name, report.board.kind),
+        bins: &report.latency_histogram,
+    };
+    let latency_svg = latency_plot::svg(&histogram)?;
+    written.push(atomic::write_bytes(dir, LATENCY_SVG, latency_svg.as_bytes())?);
+    files.insert(LATENCY_SVG.to_string(), sha256_hex(latency_svg.as_bytes()));
+    let latency_png_path = atomic::write_with(dir, LATENCY_PNG, |temp| latency_plot::png(&histogram, temp))?;
+    let latency_png =
+        std::fs::read(&latency_png_path).with_context(|| format!("reading back {}", latency_png_path.display()))?;
+    files.insert(LATENCY_PNG.to_string(), sha256_hex(&latency_png));
+    written.push(latency_png_path);
     // Each of these is a function of the report (without `files`) alone.
     let junit = junit::render(&junit::hil_suites(&report));
     let summary = render_summary(&report);
-    let index = html::render(&html::hil_page(&report, &svg));
+    let index = html::render(&html::hil_page(&report, &svg, &latency_svg));
     for (name, text) in [(JUNIT_XML, junit), (SUMMARY_MD, summary), (INDEX_HTML, index)] {
         written.push(atomic::write_bytes(dir, name, text.as_bytes())?);
         files.insert(name.to_string(), sha256_hex(text.as_bytes()));
@@ -1035,7 +1083,10 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
             .filter_map(|path| path.file_name())
             .map(|name| name.to_string_lossy().into_owned())
             .collect();
-        assert_eq!(names, [DRIFT_SVG, DRIFT_PNG, JUNIT_XML, SUMMARY_MD, INDEX_HTML, REPORT_JSON]);
+        assert_eq!(
+            names,
+            [DRIFT_SVG, DRIFT_PNG, LATENCY_SVG, LATENCY_PNG, JUNIT_XML, SUMMARY_MD, INDEX_HTML, REPORT_JSON]
+        );
         report
     }
 
@@ -1146,6 +1197,7 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
                 note: None,
             },
             latency: Some(LatencyInfo { count: 80, min_us: 4, p50_us: 6, p90_us: 9, p99_us: 3_000, max_us: 3_000 }),
+            latency_histogram: latency_bins(&[vec![4; 39], vec![6; 32], vec![9; 8], vec![3_000]].concat()),
             records: RecordTotals { total: 360, lost: 0 },
             error: None,
             games_detail: vec![passing_game(0), passing_game(1)],
@@ -1195,7 +1247,7 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
         assert_eq!(json["games_detail"][0]["presses_registered"], 1);
         assert_eq!(json["latency"]["p50_us"], 12);
         assert!(json["drift"]["ppm"].as_f64().is_some_and(|ppm| ppm.abs() < 1.0), "{}", json["drift"]);
-        for name in [DRIFT_SVG, DRIFT_PNG, JUNIT_XML, SUMMARY_MD, INDEX_HTML] {
+        for name in [DRIFT_SVG, DRIFT_PNG, LATENCY_SVG, LATENCY_PNG, JUNIT_XML, SUMMARY_MD, INDEX_HTML] {
             let bytes = std::fs::read(dir.path().join(name)).expect("read");
             assert_eq!(json["files"][name], sha256_hex(&bytes).as_str(), "{name}");
         }
@@ -1204,6 +1256,47 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
         let svg = std::fs::read_to_string(dir.path().join(DRIFT_SVG)).expect("read");
         assert!(svg.starts_with("<svg") && svg.contains("least-squares fit"));
         assert!(std::fs::read(dir.path().join(DRIFT_PNG)).expect("read").starts_with(b"\x89PNG"));
+    }
+
+    #[test]
+    fn the_latency_histogram_holds_every_press_in_the_bin_of_its_latency() {
+        let dir = TempDir::new("hil-latency-bins");
+        let mut run = game_run(records(58_500_000, 0.0), None);
+        // Presses of known latencies, stamped 1 µs after the game's records.
+        let last = run.records.last().map_or(0, |record| record.at_us);
+        let press = run.records.iter().find_map(|record| match record.body {
+            Body::Press(press) => Some(press),
+            _ => None,
+        });
+        let press = press.expect("the fake game has a press");
+        for (index, latency_us) in [0u64, 9, 10, 4_999, 5_000, 250_000].into_iter().enumerate() {
+            let at_us = last + 1 + index as u64;
+            let body = Body::Press(Press { handled_at_us: at_us + latency_us, ..press });
+            run.records.push(Record::new(1_000 + index as u32, 0, at_us, body));
+        }
+        write(&[run], None, dir.path());
+        let json = read_json(dir.path());
+        let bins = json["latency_histogram"].as_array().expect("bins");
+        assert_eq!(bins.len(), bench_hil::run::LATENCY_BIN_EDGES_US.len());
+        let presses = |from_us: u64| {
+            let bin = bins.iter().find(|bin| bin["from_us"] == from_us).expect("a bin from there");
+            bin["presses"].as_u64().expect("a count")
+        };
+        // The fake game's own press took 12 µs: with the 10 µs one, two in [10, 20).
+        assert_eq!(
+            [presses(0), presses(10), presses(2_000), presses(5_000), presses(200_000)],
+            [2, 2, 1, 1, 1],
+            "{bins:?}"
+        );
+        let binned: u64 = bins.iter().filter_map(|bin| bin["presses"].as_u64()).sum();
+        assert_eq!(binned, json["latency"]["count"].as_u64().expect("a count"));
+        assert_eq!(binned, 7);
+        assert!(bins.last().is_some_and(|bin| bin["to_us"].is_null()), "the last bin is open-ended");
+        let svg = std::fs::read_to_string(dir.path().join(LATENCY_SVG)).expect("read");
+        assert!(svg.starts_with("<svg") && svg.contains("7 presses"), "{svg}");
+        assert!(std::fs::read(dir.path().join(LATENCY_PNG)).expect("read").starts_with(b"\x89PNG"));
+        let index = std::fs::read_to_string(dir.path().join(INDEX_HTML)).expect("read");
+        assert!(index.contains("<td>5k–10k</td><td class=\"num\">1</td>"), "the page lists the bins");
     }
 
     #[test]
@@ -1234,6 +1327,13 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
         type Edit = fn(&mut serde_json::Value);
         let edits: Vec<(&str, Edit)> = vec![
             ("a new field", |r| r["latency"]["p95_us"] = 10.into()),
+            ("a latency bin more", |r| {
+                if let Some(bins) = r["latency_histogram"].as_array_mut() {
+                    bins.push(serde_json::json!({ "from_us": 400_000, "to_us": null, "presses": 0 }));
+                }
+            }),
+            ("a latency bin of another edge", |r| r["latency_histogram"][3]["from_us"] = 40.into()),
+            ("a latency bin counted in halves", |r| r["latency_histogram"][0]["presses"] = 0.5.into()),
             ("a field removed", |r| {
                 if let Some(object) = r["games_detail"][0].as_object_mut() {
                     object.remove("presses_sent");

@@ -22,8 +22,9 @@ use super::hil::{
     MISMATCHES_LISTED,
 };
 use super::json::Report;
+use super::latency_plot::bin_label;
 use super::markdown::{article_key, micros, seconds};
-use super::{DRIFT_PNG, DRIFT_SVG, JUNIT_XML, REPORT_JSON, RUN_JSON, SUMMARY_MD};
+use super::{DRIFT_PNG, DRIFT_SVG, JUNIT_XML, LATENCY_PNG, LATENCY_SVG, REPORT_JSON, RUN_JSON, SUMMARY_MD};
 
 /// A report page: the verdict first, then the sections in order.
 pub struct Page {
@@ -666,7 +667,7 @@ fn facts_section(report: &Report) -> Section {
 /// accounting drift with its confidence interval and plot, the press
 /// latency percentiles, and the run's facts (the firmware image's SHA-256
 /// among them).
-pub fn hil_page(report: &HilReport, svg: &str) -> Page {
+pub fn hil_page(report: &HilReport, svg: &str, latency_svg: &str) -> Page {
     let passed = report.verdict == "pass";
     let failed_checks = report.checks.iter().filter(|check| !check.passed).count();
     let compared = report.games_detail.iter().filter(|game| game.model.is_some()).count();
@@ -727,7 +728,7 @@ pub fn hil_page(report: &HilReport, svg: &str) -> Page {
             hil_failures_section(report),
             hil_games_section(report),
             hil_drift_section(report, svg),
-            hil_latency_section(report),
+            hil_latency_section(report, latency_svg),
             hil_facts_section(report),
         ],
     }
@@ -997,8 +998,8 @@ fn hil_drift_section(report: &HilReport, svg: &str) -> Section {
     }
 }
 
-fn hil_latency_section(report: &HilReport) -> Section {
-    let blocks = match &report.latency {
+fn hil_latency_section(report: &HilReport, latency_svg: &str) -> Section {
+    let mut blocks = match &report.latency {
         Some(latency) => vec![
             Block::Paragraph(format!(
                 "Press latency, edge to registered: the firmware's handled_at_us − at_us of every Press record, \
@@ -1023,6 +1024,26 @@ fn hil_latency_section(report: &HilReport) -> Section {
         ],
         None => vec![Block::Paragraph("No press was registered: no latency to show.".into())],
     };
+    // Nothing to draw without presses (or in a report from before the histogram).
+    if report.latency_histogram.iter().any(|bin| bin.presses > 0) {
+        blocks.push(Block::Figure {
+            svg: latency_svg.to_string(),
+            caption: "The same presses in fixed bins of latency (µs; each bar from its lower edge up to, not \
+                      including, its upper; the last bin is open-ended). Files:"
+                .into(),
+            links: vec![LATENCY_SVG.into(), LATENCY_PNG.into()],
+        });
+        blocks.push(Block::Table(Table {
+            header: vec!["latency (µs)".into(), "presses".into()],
+            numeric: vec![false, true],
+            rows: report
+                .latency_histogram
+                .iter()
+                .filter(|bin| bin.presses > 0)
+                .map(|bin| Row { cells: vec![bin_label(bin), bin.presses.to_string()], bad: false })
+                .collect(),
+        }));
+    }
     Section { id: "latency", heading: "Press latency".into(), blocks }
 }
 
@@ -1120,7 +1141,7 @@ mod tests {
     #[test]
     fn a_hil_page_puts_the_verdict_first_then_each_mismatch_with_its_press_and_both_values() {
         let report = with_mismatches(sample_report(), 3);
-        let html = render(&hil_page(&report, "<svg id=\"plot\"></svg>"));
+        let html = render(&hil_page(&report, "<svg id=\"plot\"></svg>", "<svg id=\"histogram\"></svg>"));
         assert!(html.contains("data-verdict=\"fail\"") && html.contains("<h1>FAIL</h1>"), "{html}");
         let verdict = position(&html, "id=\"verdict\"");
         let failures = position(&html, "id=\"failures\"");
@@ -1145,13 +1166,19 @@ mod tests {
         for cell in ["4 µs", "6 µs", "9 µs", "3 ms", "80"] {
             assert!(html.contains(&format!("<td class=\"num\">{cell}</td>")), "latency {cell}");
         }
+        // The histogram, inline in the latency section, and its non-empty bins.
+        let histogram = position(&html, "<svg id=\"histogram\"></svg>");
+        assert!(latency < histogram && histogram < facts);
+        assert!(html.contains("<td>0–10</td><td class=\"num\">79</td>"), "{html}");
+        assert!(html.contains("<td>2k–5k</td><td class=\"num\">1</td>"), "{html}");
+        assert!(html.contains("href=\"latency.svg\"") && html.contains("href=\"latency.png\""));
         assert!(html.contains(&format!("<code>{}</code>", report.firmware.sha256)), "the whole ELF hash");
         assert!(html.contains(&report.firmware.sha256[..16]), "the hash in the verdict");
     }
 
     #[test]
     fn a_passing_hil_page_says_pass_and_nothing_failed() {
-        let html = render(&hil_page(&sample_report(), "<svg></svg>"));
+        let html = render(&hil_page(&sample_report(), "<svg></svg>", "<svg></svg>"));
         assert!(html.contains("data-verdict=\"pass\"") && html.contains("<h1>PASS</h1>"));
         assert!(html.contains("Every check passed, and the firmware matched the clock model"));
         assert!(!html.contains("class=\"failure\"") && !html.contains("<tr class=\"bad\">"));
@@ -1169,7 +1196,7 @@ mod tests {
         let drift = &mut report.drift;
         (drift.measured, drift.error, drift.ppm, drift.ci_half_ppm) =
             (false, Some("2 usable samples".into()), None, None);
-        let html = render(&hil_page(&report, "<svg></svg>"));
+        let html = render(&hil_page(&report, "<svg></svg>", "<svg></svg>"));
         assert!(html.contains("<strong>INCOMPLETE:</strong>") && html.contains("QEMU went away"), "{html}");
         assert!(html.contains("not measured (2 usable samples)"));
         assert!(html.contains("No press was registered"));
@@ -1195,11 +1222,11 @@ mod tests {
                 (mismatch.model, mismatch.firmware) = (HOSTILE.into(), HOSTILE.into());
             }
         }
-        let html = render(&hil_page(&report, "<svg></svg>"));
+        let html = render(&hil_page(&report, "<svg></svg>", "<svg></svg>"));
         for raw in ["<script", "<img", "onerror=alert(1)>", "\u{1}"] {
             assert!(!html.contains(raw), "the page holds `{raw}` unescaped");
         }
-        assert_eq!(html.matches("</svg>").count(), 1, "only the plot closes an svg");
+        assert_eq!(html.matches("</svg>").count(), 2, "only the two plots close an svg");
         assert!(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;") && html.contains("[U+0001]"));
     }
 }

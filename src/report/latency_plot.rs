@@ -1,0 +1,137 @@
+//! `latency.svg` and `latency.png`: a HIL report's press-latency histogram,
+//! one bar per fixed bin of `bench_hil::run::LATENCY_BIN_EDGES_US`, drawn
+//! with the report's built-in font (like the drift plots) so the same bins
+//! give the same bytes.
+
+use std::path::Path;
+
+use anyhow::anyhow;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::hil::LatencyBin;
+use super::plot::{self, FONT};
+
+pub const WIDTH: u32 = 1000;
+pub const HEIGHT: u32 = 420;
+
+const BAR_COLOR: RGBColor = RGBColor(31, 119, 180);
+
+/// What the plot shows.
+pub struct LatencyPlot<'a> {
+    pub title: String,
+    pub bins: &'a [LatencyBin],
+}
+
+pub fn svg(plot: &LatencyPlot) -> anyhow::Result<String> {
+    plot::register()?;
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, (WIDTH, HEIGHT)).into_drawing_area();
+        draw(&root, plot)?;
+        root.present().map_err(|error| anyhow!("drawing the latency histogram: {error}"))?;
+    }
+    Ok(text)
+}
+
+pub fn png(plot: &LatencyPlot, path: &Path) -> anyhow::Result<()> {
+    plot::register()?;
+    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    draw(&root, plot)?;
+    root.present().map_err(|error| anyhow!("writing the latency histogram: {error}"))?;
+    Ok(())
+}
+
+/// A bin's span in a few characters: `10–20`, `1k–2k`, `≥200k` (µs).
+pub fn bin_label(bin: &LatencyBin) -> String {
+    let short = |us: u64| if us >= 1_000 && us % 1_000 == 0 { format!("{}k", us / 1_000) } else { us.to_string() };
+    match bin.to_us {
+        Some(to_us) => format!("{}–{}", short(bin.from_us), short(to_us)),
+        None => format!("≥{}", short(bin.from_us)),
+    }
+}
+
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &LatencyPlot) -> anyhow::Result<()> {
+    let fail = |error: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing the latency histogram: {error}");
+    root.fill(&WHITE).map_err(fail)?;
+    let presses: u64 = plot.bins.iter().map(|bin| bin.presses).sum();
+    if presses == 0 {
+        root.draw(&Text::new("no press registered", (40, 60), (FONT, 18).into_font().color(&BLACK.mix(0.6))))
+            .map_err(fail)?;
+        return Ok(());
+    }
+    let bins = u32::try_from(plot.bins.len()).unwrap_or(u32::MAX);
+    let highest = plot.bins.iter().map(|bin| bin.presses).max().unwrap_or(0);
+    // Room above the tallest bar for its count.
+    let y_end = highest.saturating_add(highest / 8).saturating_add(1);
+    let mut chart = ChartBuilder::on(root)
+        .caption(format!("{} — {presses} presses", plot.title), (FONT, 17))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d((0..bins).into_segmented(), 0..y_end)
+        .map_err(fail)?;
+    let label = |value: &SegmentValue<u32>| match value {
+        SegmentValue::CenterOf(index) | SegmentValue::Exact(index) => {
+            plot.bins.get(*index as usize).map(bin_label).unwrap_or_default()
+        }
+        SegmentValue::Last => String::new(),
+    };
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(plot.bins.len())
+        .x_label_formatter(&label)
+        .x_desc("press latency, edge to registered (µs; each bar from its lower edge up to, not including, its upper)")
+        .y_desc("presses")
+        .label_style((FONT, 12))
+        .axis_desc_style((FONT, 14))
+        .light_line_style(BLACK.mix(0.05))
+        .bold_line_style(BLACK.mix(0.15))
+        .draw()
+        .map_err(fail)?;
+    let bars = (0..bins).zip(plot.bins).filter(|(_, bin)| bin.presses > 0);
+    chart
+        .draw_series(bars.clone().map(|(index, bin)| {
+            let left = SegmentValue::Exact(index);
+            let right = SegmentValue::Exact(index.saturating_add(1));
+            let mut bar = Rectangle::new([(left, 0), (right, bin.presses)], BAR_COLOR.mix(0.7).filled());
+            bar.set_margin(0, 0, 4, 4);
+            bar
+        }))
+        .map_err(fail)?;
+    chart
+        .draw_series(bars.map(|(index, bin)| {
+            Text::new(bin.presses.to_string(), (SegmentValue::CenterOf(index), bin.presses), (FONT, 12))
+        }))
+        .map_err(fail)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_are_labelled_by_their_span() {
+        let bin = |from_us, to_us, presses| LatencyBin { from_us, to_us, presses };
+        assert_eq!(bin_label(&bin(10, Some(20), 1)), "10–20");
+        assert_eq!(bin_label(&bin(500, Some(1_000), 0)), "500–1k");
+        assert_eq!(bin_label(&bin(200_000, None, 3)), "≥200k");
+    }
+
+    #[test]
+    fn a_bar_is_drawn_for_each_bin_with_presses_and_none_for_empty_ones() {
+        let bins = vec![
+            LatencyBin { from_us: 0, to_us: Some(10), presses: 7 },
+            LatencyBin { from_us: 10, to_us: Some(20), presses: 0 },
+            LatencyBin { from_us: 20, to_us: None, presses: 2 },
+        ];
+        let text = svg(&LatencyPlot { title: "t".into(), bins: &bins }).expect("drawn");
+        let bars = text.matches(&format!("fill=\"#{:02X}{:02X}{:02X}\"", 31, 119, 180)).count();
+        assert_eq!(bars, 2, "{text}");
+        assert!(text.contains("9 presses") && text.contains("≥20"), "{text}");
+        let empty = svg(&LatencyPlot { title: "t".into(), bins: &bins[1..2] }).expect("drawn");
+        assert!(empty.contains("no press registered"), "{empty}");
+    }
+}

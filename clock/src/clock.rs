@@ -342,6 +342,12 @@ impl Clock {
         }
     }
 
+    /// `side`'s main time as of the latest call (`reading(side,
+    /// settled_at()).main`, without building the whole reading).
+    pub fn main_time(&self, side: Side) -> Duration {
+        self.displays.get(side).main
+    }
+
     pub fn ledger(&self, side: Side) -> Ledger {
         self.displays.get(side).ledger
     }
@@ -623,7 +629,7 @@ impl Clock {
 
     fn complete_move(&mut self, side: Side) {
         let bonus = self.bonus(side);
-        let control = self.control;
+        let control = &self.control;
         let display = self.displays.get_mut(side);
         display.moves = display.moves.saturating_add(1);
         if !display.frozen {
@@ -633,7 +639,7 @@ impl Clock {
                 // 6.2b: unused extra time is not banked.
                 Bonus::Delay(_) | Bonus::None => {}
             }
-            match control {
+            match *control {
                 TimeControl::ByoYomi { period, .. } if display.period > 0 => display.period_left = period,
                 TimeControl::Canadian { moves, period, .. } if display.period > 0 => {
                     display.period_moves = display.period_moves.saturating_add(1);
@@ -654,7 +660,7 @@ impl Clock {
     /// 6.2b: each stage completed by `side`'s move count adds the next
     /// stage's time to what `side` saved.
     fn advance_stages(&mut self, side: Side) {
-        let TimeControl::Stages(stages) = self.control else { return };
+        let TimeControl::Stages(stages) = &self.control else { return };
         for _ in 0..STAGES_MAX {
             let display = self.displays.get_mut(side);
             if self.control.is_final_period(display.period) {
@@ -720,7 +726,7 @@ impl Clock {
     /// Spends `spent` of running time on `side`'s display; never crosses a
     /// transition (the caller stops at each).
     fn consume(&mut self, side: Side, spent: Duration) {
-        let control = self.control;
+        let control = &self.control;
         let display = self.displays.get_mut(side);
         display.ledger.elapsed = display.ledger.elapsed.saturating_add(spent);
         display.move_elapsed = display.move_elapsed.saturating_add(spent);
@@ -729,7 +735,7 @@ impl Clock {
         } else if !display.delay_left.is_zero() {
             display.delay_left = display.delay_left.saturating_sub(spent);
             display.ledger.delay_used = display.ledger.delay_used.saturating_add(spent);
-        } else if !display.in_overtime(&control) {
+        } else if !display.in_overtime(control) {
             display.main = display.main.saturating_sub(spent);
             display.ledger.charged = display.ledger.charged.saturating_add(spent);
             if let TimeControl::Hourglass { .. } = control {
@@ -745,14 +751,14 @@ impl Clock {
     }
 
     fn apply(&mut self, side: Side, kind: DeadlineKind) {
-        let control = self.control;
+        let control = &self.control;
         match kind {
             DeadlineKind::DelayEnds => {}
             DeadlineKind::OvertimeBegins => {
                 let display = self.displays.get_mut(side);
                 display.period = 1;
                 display.period_moves = 0;
-                display.period_left = match control {
+                display.period_left = match *control {
                     TimeControl::ByoYomi { period, .. } | TimeControl::Canadian { period, .. } => period,
                     TimeControl::Stages(_) | TimeControl::Hourglass { .. } => Duration::ZERO,
                 };
@@ -760,7 +766,7 @@ impl Clock {
             DeadlineKind::PeriodLost { .. } => {
                 let display = self.displays.get_mut(side);
                 display.period = display.period.saturating_add(1);
-                if let TimeControl::ByoYomi { period, .. } = control {
+                if let TimeControl::ByoYomi { period, .. } = *control {
                     display.period_left = period;
                 }
             }

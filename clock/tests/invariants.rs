@@ -233,6 +233,7 @@ proptest! {
                         "{side} remaining at {probe_at:?}"
                     );
                     assert_eq!(clock.reading(side, probe_at).unwrap(), settled.reading(side, probe_at).unwrap());
+                    assert_eq!(settled.main_time(side), settled.reading(side, probe_at).unwrap().main);
                 }
             }
         });

@@ -110,7 +110,7 @@ pub struct GameRecord {
     pub drift: Vec<DriftSample>,
     pub defects: DefectCounts,
     pub violations: Vec<Violation>,
-    /// FNV-1a over the handled events (instant, kind, payload): equal hashes, equal games.
+    /// FNV-1a over the handled events' words (instant, kind, payload): equal hashes, equal games.
     pub trace_hash: u64,
     pub trace: Option<Vec<String>>,
     /// The defect mix this game ran with (swarm mode draws it).
@@ -409,17 +409,15 @@ impl<'a> Game<'a> {
         }
     }
 
-    /// Folds one handled event into the trace hash: FNV-1a over its true
-    /// instant, its kind and its payload, as little-endian bytes. Every
+    /// Folds one handled event into the trace hash: FNV-1a over 64-bit
+    /// words (its true instant, kind and payload) rather than bytes. Every
     /// decision of the game shows up as events (their kinds and instants),
     /// so equal hashes mean equal games.
     fn fingerprint(&mut self, at_us: u64, event: Event) {
         let (kind, payload) = event.code();
-        let mut hash = self.trace_hash;
-        for byte in at_us.to_le_bytes().into_iter().chain([kind]).chain(payload.to_le_bytes()) {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(FNV_PRIME);
+        for word in [at_us, u64::from(kind), payload] {
+            self.trace_hash = (self.trace_hash ^ word).wrapping_mul(FNV_PRIME);
         }
-        self.trace_hash = hash;
     }
 
     fn run(&mut self) {

@@ -742,6 +742,7 @@ mod tests {
                         moves: 1,
                         remaining_us: 0,
                         handled_at_us: board.now_us(),
+                        edge_hw_counter: 0,
                     };
                     board.emit(edge.at_us, Body::Press(press));
                 }

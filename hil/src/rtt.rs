@@ -882,6 +882,7 @@ mod tests {
             moves: 1,
             remaining_us: 1_000_000,
             handled_at_us: 0,
+            edge_hw_counter: 0,
         })
     }
 

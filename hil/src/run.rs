@@ -36,7 +36,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bench_contract::{Ack, AckStatus, Body, CommandCode, Hello, Phase, Record, COMMAND_LINE_MAX, CONTRACT_VERSION};
+use bench_contract::{
+    Ack, AckStatus, Body, CommandCode, Hello, Phase, Record, COMMAND_LINE_MAX, CONTRACT_VERSION, CONTRACT_VERSION_MIN,
+};
 
 use crate::compare::{self, CompareError, Comparison};
 use crate::drift::{self, Fit, FitError, FitOptions};
@@ -368,9 +370,13 @@ impl<'a> Session<'a> {
                 Body::Hello(hello) => Some(hello),
                 _ => None,
             }) {
-                if hello.contract_version != CONTRACT_VERSION {
+                if !(CONTRACT_VERSION_MIN..=CONTRACT_VERSION).contains(&hello.contract_version) {
                     return Err(RunError::Contract {
-                        detail: format!("its Hello announces contract version {}", hello.contract_version),
+                        detail: format!(
+                            "its Hello announces contract version {} (this bench runs {CONTRACT_VERSION_MIN} to \
+                             {CONTRACT_VERSION})",
+                            hello.contract_version
+                        ),
                     });
                 }
                 if usize::from(hello.record_size) != bench_contract::RECORD_SIZE {

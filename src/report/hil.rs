@@ -971,6 +971,7 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
             moves: 1,
             remaining_us: white_after_press_us,
             handled_at_us: 3_500_012,
+            edge_hw_counter: 0,
         });
         let mut bodies = vec![
             (900_000, ack(CommandCode::TimeControl)),

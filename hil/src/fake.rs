@@ -30,7 +30,7 @@ use bench_contract::{
     CONTRACT_VERSION, RECORD_SIZE,
 };
 
-use crate::target::{ButtonId, Capabilities, Target, TargetError};
+use crate::target::{ButtonId, Capabilities, CounterReading, EdgeWindow, Target, TargetError};
 
 /// Where the fake's RAM starts by default (the lm3s6965's).
 pub const RAM_BASE: u32 = 0x2000_0000;
@@ -43,6 +43,37 @@ const UP_NAME: &[u8] = b"bench\0";
 const DOWN_NAME: &[u8] = b"bench-ctl\0";
 const EXTRA_UP_NAME: &[u8] = b"terminal\0";
 const EXTRA_DOWN_NAME: &[u8] = b"terminal-in\0";
+
+/// A free-running cycle counter on the fake's clock, read against a host
+/// clock whose rate differs by a known amount: what a real board's DWT
+/// CYCCNT looks like through a probe.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FakeCounter {
+    pub hz: u32,
+    /// The board's oscillator against the host's clock, ppm (positive: the
+    /// board runs fast).
+    pub oscillator_ppm: f64,
+    /// Round trips of successive counter reads, µs, taken in turn.
+    pub round_trips_us: Vec<u64>,
+    /// Where inside a slow round trip (twice the fastest or more) the read
+    /// lands, in percent, taken in turn; in the others it lands in the middle.
+    pub slow_read_at_percent: Vec<u64>,
+    /// Board time from the counter read before a button write to the read
+    /// after it, µs; the edge is in the middle.
+    pub write_bracket_us: u64,
+}
+
+impl Default for FakeCounter {
+    fn default() -> Self {
+        FakeCounter {
+            hz: 84_000_000,
+            oscillator_ppm: 0.0,
+            round_trips_us: vec![1_000],
+            slow_read_at_percent: vec![50],
+            write_bracket_us: 400,
+        }
+    }
+}
 
 /// How the fake is laid out and behaves.
 #[derive(Clone, Debug)]
@@ -61,6 +92,9 @@ pub struct FakeConfig {
     /// runs.
     pub us_per_call: u64,
     pub capabilities: Capabilities,
+    /// A counter the host can read against host time (`Target::read_counter`,
+    /// `Target::set_button_timed`); `None` like the emulator.
+    pub counter: Option<FakeCounter>,
 }
 
 impl Default for FakeConfig {
@@ -73,6 +107,7 @@ impl Default for FakeConfig {
             extra_channels: 0,
             us_per_call: 0,
             capabilities: Capabilities { read_while_running: true, virtual_time: true, pause_button: true },
+            counter: None,
         }
     }
 }
@@ -124,6 +159,7 @@ pub struct FakeBoard {
     commands_received: u32,
     edges: Vec<ButtonEdge>,
     edges_taken: usize,
+    counter_reads: usize,
 }
 
 fn align(value: u32, to: u32) -> u32 {
@@ -158,6 +194,7 @@ impl FakeBoard {
             commands_received: 0,
             edges: Vec::new(),
             edges_taken: 0,
+            counter_reads: 0,
         };
         board.init_rtt();
         board
@@ -286,10 +323,15 @@ impl FakeBoard {
         self.seq = 0;
         self.dropped_total = 0;
         self.commands_received = 0;
-        self.emit(0, Body::Hello(FakeBoard::hello()));
+        let mut hello = FakeBoard::hello();
+        if let Some(counter) = &self.config.counter {
+            hello.hw_counter_hz = counter.hz;
+        }
+        self.emit(0, Body::Hello(hello));
     }
 
-    /// The Hello the fake sends at boot.
+    /// The Hello the fake sends at boot (with a [`FakeConfig::counter`],
+    /// `hw_counter_hz` is that counter's).
     pub fn hello() -> Hello {
         Hello {
             contract_version: CONTRACT_VERSION,
@@ -302,6 +344,53 @@ impl FakeBoard {
             firmware_version: 1,
             firmware_name: *b"fake\0\0\0\0",
         }
+    }
+
+    /// The cycle counter at board time `us` (32 bits, like DWT CYCCNT),
+    /// 0 without a [`FakeConfig::counter`].
+    pub fn counter_at(&self, us: u64) -> u64 {
+        let hz = self.config.counter.as_ref().map_or(0, |counter| counter.hz);
+        let cycles = u128::from(us) * u128::from(hz) / 1_000_000;
+        u64::try_from(cycles % (1u128 << 32)).unwrap_or(0)
+    }
+
+    /// Host time at board time `us`: the board's oscillator is
+    /// `oscillator_ppm` fast against it. Host time starts 1 s before the
+    /// board's boot.
+    fn host_at(&self, us: u64) -> f64 {
+        let ppm = self.config.counter.as_ref().map_or(0.0, |counter| counter.oscillator_ppm);
+        1e6 + us as f64 / (1.0 + ppm * 1e-6)
+    }
+
+    /// One counter read at the fake's clock, as a probe would make it.
+    fn read_counter(&mut self) -> Option<CounterReading> {
+        let counter = self.config.counter.as_ref()?;
+        let index = self.counter_reads;
+        self.counter_reads = self.counter_reads.wrapping_add(1);
+        let pick = |values: &[u64], fallback: u64| values.get(index % values.len().max(1)).copied().unwrap_or(fallback);
+        let trip_us = pick(&counter.round_trips_us, 1_000);
+        let fastest = counter.round_trips_us.iter().copied().min().unwrap_or(trip_us);
+        // A round trip under twice the fastest is a normal one: the read lands in its middle.
+        let slow = trip_us >= fastest.saturating_mul(2);
+        let percent = if slow { pick(&counter.slow_read_at_percent, 50).min(100) } else { 50 };
+        let read_host_us = self.host_at(self.now_us);
+        let before = read_host_us - (trip_us * percent) as f64 / 100.0;
+        let host_before_us = before.max(0.0).round() as u64;
+        Some(CounterReading {
+            host_before_us,
+            host_after_us: host_before_us.saturating_add(trip_us),
+            counter: self.counter_at(self.now_us),
+        })
+    }
+
+    /// The counter reads around a button write at the fake's clock.
+    fn edge_window(&self) -> Option<EdgeWindow> {
+        let counter = self.config.counter.as_ref()?;
+        let half = counter.write_bracket_us / 2;
+        Some(EdgeWindow {
+            counter_before: self.counter_at(self.now_us.saturating_sub(half)),
+            counter_after: self.counter_at(self.now_us.saturating_add(half)),
+        })
     }
 
     /// The fake's clock, µs since its boot.
@@ -645,6 +734,16 @@ impl Target for FakeTarget {
         let edge = ButtonEdge { at_us: self.board.now_us, button, pressed, running: self.running };
         self.board.edges.push(edge);
         Ok(())
+    }
+
+    fn read_counter(&mut self) -> Result<Option<CounterReading>, TargetError> {
+        self.enter()?;
+        Ok(self.board.read_counter())
+    }
+
+    fn set_button_timed(&mut self, button: ButtonId, pressed: bool) -> Result<Option<EdgeWindow>, TargetError> {
+        self.set_button(button, pressed)?;
+        Ok(self.board.edge_window())
     }
 
     fn describe(&self) -> String {

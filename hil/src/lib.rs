@@ -20,4 +20,4 @@ pub mod rtt;
 pub mod run;
 pub mod schedule;
 
-pub use target::{ButtonId, Capabilities, Target, TargetError};
+pub use target::{ButtonId, Capabilities, CounterReading, EdgeWindow, Target, TargetError};

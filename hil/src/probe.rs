@@ -98,6 +98,8 @@ pub enum ProbeError {
     NotFound { wanted: Vec<Selector>, found: Vec<ProbeInfo> },
     /// Several attached and no selector.
     Ambiguous { found: Vec<ProbeInfo> },
+    /// Two `--probe` selectors pick the same probe.
+    Duplicate { probe: ProbeInfo },
     /// probe-rs failed; the text is the whole cause chain.
     Probe { doing: String, detail: String },
     /// The bench was built without the `probe` feature.
@@ -136,6 +138,10 @@ impl fmt::Display for ProbeError {
                 found.len(),
                 list(found)
             ),
+            ProbeError::Duplicate { probe } => write!(
+                f,
+                "--probe picks {probe} twice; name each board once (VID:PID:SERIAL tells boards of one kind apart)"
+            ),
             ProbeError::Probe { doing, detail } => write!(f, "{doing}: {detail}"),
             ProbeError::NotBuilt => write!(
                 f,
@@ -147,6 +153,14 @@ impl fmt::Display for ProbeError {
 }
 
 impl std::error::Error for ProbeError {}
+
+impl ProbeError {
+    /// The user must change the command (pick probes), rather than plug
+    /// something in or fix the board (exit 2, not 3).
+    pub fn is_usage(&self) -> bool {
+        matches!(self, ProbeError::Ambiguous { .. } | ProbeError::Duplicate { .. })
+    }
+}
 
 /// The probes to use: those the selectors name (each must match one), or
 /// with no selector the only one attached.
@@ -241,7 +255,7 @@ pub fn check_image(profile: &BoardProfile, path: &std::path::Path, bytes: &[u8])
 }
 
 #[cfg(feature = "probe")]
-pub use real::{list_probes, ProbeTarget};
+pub use real::{list_probes, ProbeTarget, RealProbes};
 
 #[cfg(feature = "probe")]
 mod real {
@@ -302,6 +316,15 @@ mod real {
             let Some(info) = chosen.first() else {
                 return Err(ProbeError::NotFound { wanted: options.selectors.clone(), found });
             };
+            ProbeTarget::open_probe(profile, info, options)
+        }
+
+        /// Opens exactly `info` (as listed) and attaches to the chip.
+        pub fn open_probe(
+            profile: &BoardProfile,
+            info: &ProbeInfo,
+            options: &ProbeOptions,
+        ) -> Result<ProbeTarget, ProbeError> {
             let failed = |doing: String| {
                 move |error: &dyn std::error::Error| ProbeError::Probe { doing, detail: cause_chain(error) }
             };
@@ -368,6 +391,25 @@ mod real {
             }
         }
         Ok(())
+    }
+
+    /// The host's probes through probe-rs, for [`crate::farm`].
+    #[derive(Clone, Debug)]
+    pub struct RealProbes {
+        pub profile: BoardProfile,
+        pub options: ProbeOptions,
+    }
+
+    impl crate::farm::ProbeBackend for RealProbes {
+        type Board = ProbeTarget;
+
+        fn list(&self) -> Vec<ProbeInfo> {
+            list_probes()
+        }
+
+        fn open(&self, probe: &ProbeInfo) -> Result<ProbeTarget, ProbeError> {
+            ProbeTarget::open_probe(&self.profile, probe, &self.options)
+        }
     }
 
     fn flash_bar() -> indicatif::ProgressBar {

@@ -509,7 +509,7 @@ max_moves = 5
         assert_eq!(runs.iter().map(|run| run.schedule.game).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
         for run in &runs {
             assert!(run.passed(), "game {}: {:?}", run.schedule.game, run.error);
-            let latency = run.board_latency.expect("latency on the board");
+            let latency = run.board_latency.clone().expect("latency on the board");
             assert_eq!((latency.latency.p50_us, latency.bracket.p50_us, latency.unmatched), (205, 400, 0));
         }
         let log = backend.log.lock().unwrap();

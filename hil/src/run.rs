@@ -250,7 +250,7 @@ pub fn press_latencies(records: &[Record]) -> Vec<u64> {
 /// Press latency measured on the board (contract 2, a backend that reads
 /// the counter around its writes): from the counter read right before the
 /// write to the counter the firmware read in the edge interrupt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BoardLatency {
     /// `edge_hw_counter − counter_before` in µs: an upper bound of the time
     /// from the electrical edge to the firmware's stamp (the write happened
@@ -262,6 +262,10 @@ pub struct BoardLatency {
     /// Presses written with a bracket whose Press record was not found
     /// (debounced, missed, or its counter outside the bracket + 100 ms).
     pub unmatched: usize,
+    /// Each matched press's latency and bracket, µs, in press order (for
+    /// percentiles over several games).
+    pub latencies_us: Vec<u64>,
+    pub brackets_us: Vec<u64>,
 }
 
 /// How far after the bracket's start an edge's counter may be and still
@@ -315,7 +319,7 @@ pub fn board_latency(sent: &[SentPress], records: &[Record], hello: &Hello) -> O
     }
     let latency = Percentiles::of(&latencies)?;
     let bracket = Percentiles::of(&brackets)?;
-    Some(BoardLatency { latency, bracket, unmatched })
+    Some(BoardLatency { latency, bracket, unmatched, latencies_us: latencies, brackets_us: brackets })
 }
 
 fn button_id(button: bench_contract::Button) -> ButtonId {
@@ -1020,7 +1024,7 @@ max_moves = 8
         // The firmware clock runs on the board's own counter: no accounting drift.
         assert!(drift.expect("an accounting drift").within(0.5));
         for run in &runs {
-            let measured = run.board_latency.expect("latency on the board");
+            let measured = run.board_latency.clone().expect("latency on the board");
             assert_eq!(measured.unmatched, 0);
             assert_eq!(measured.latency.count, run.sent.len());
             assert_eq!((measured.latency.min_us, measured.latency.max_us), (207, 207));

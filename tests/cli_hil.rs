@@ -62,6 +62,22 @@ fn usage_errors_exit_2_before_anything_runs() {
     assert!(text(&bench(&["hil", "--firmware", missing.to_str().expect("utf-8")])).contains("no such file"));
 }
 
+/// No board is attached to the machines that run these tests: the probe
+/// path's errors, each before anything is flashed.
+#[test]
+fn probe_selection_errors_are_clear() {
+    let output = bench(&["hil", "--board", "stm32", "--probe", "0483"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(text(&output).contains("VID:PID"), "{}", text(&output));
+    let farm = ["hil", "--board", "stm32", "--probe", "0483:374b:A", "--probe", "0483:374b:B"];
+    let output = bench(&farm);
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output));
+    assert!(text(&output).contains("no debug probe matches --probe 0483:374b:A"), "{}", text(&output));
+    assert!(!text(&output).contains("not implemented"), "a farm is accepted: {}", text(&output));
+    let output = bench(&["hil", "--board", "qemu", "--probe", "0483:374b"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+}
+
 #[test]
 fn a_missing_reference_image_says_how_to_build_it() {
     let empty = temp_dir("no-image");

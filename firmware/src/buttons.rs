@@ -42,6 +42,9 @@ pub enum Input {
 pub struct Edge {
     pub input: Input,
     pub at_us: u64,
+    /// The free-running hardware counter read with `at_us` (contract 2:
+    /// the harness compares it with its own reads around the edge).
+    pub hw_counter: u32,
     /// Edges of this input swallowed as bounce since its previous press.
     pub bounces: u16,
 }
@@ -87,7 +90,7 @@ impl State {
         }
     }
 
-    fn on_edge(&mut self, input: Input, at_us: u64) {
+    fn on_edge(&mut self, input: Input, at_us: u64, hw_counter: u32) {
         if !self.armed {
             return;
         }
@@ -103,7 +106,7 @@ impl State {
         let tail = (self.head + self.len) % QUEUE_CAPACITY;
         match self.queue.get_mut(tail) {
             Some(slot) if self.len < QUEUE_CAPACITY => {
-                *slot = Some(Edge { input, at_us, bounces });
+                *slot = Some(Edge { input, at_us, hw_counter, bounces });
                 self.len += 1;
             }
             _ => {}
@@ -132,6 +135,9 @@ fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
 
 /// The GPIO port E interrupt: stamp the edges, then debounce and queue them.
 pub fn on_interrupt() {
+    // The counter first: it is the harness's measure of the edge-to-stamp
+    // latency, and `now_us` takes longer to read.
+    let hw_counter = board::hw_counter();
     let edges = board::take_button_edges();
     let at_us = board::now_us();
     with_state(|state| {
@@ -141,7 +147,7 @@ pub fn on_interrupt() {
             (board::PIN_PAUSE, Input::Pause),
         ] {
             if edges & pin != 0 {
-                state.on_edge(input, at_us);
+                state.on_edge(input, at_us, hw_counter);
             }
         }
     });

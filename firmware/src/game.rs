@@ -187,6 +187,7 @@ impl Game {
             moves,
             remaining_us,
             handled_at_us: later(handled_at, at).as_us(),
+            edge_hw_counter: u64::from(edge.hw_counter),
         };
         sink.emit(at.as_us(), Body::Press(press));
         reported.report(clock, at, true, handled_at, sink);

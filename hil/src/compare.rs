@@ -1129,6 +1129,12 @@ pub(crate) mod fake_firmware {
 
         /// A debounced press with its edge instant, applied at `handled_us`.
         pub(crate) fn press(&mut self, button: Button, edge_us: u64, handled_us: u64) {
+            self.press_counted(button, edge_us, handled_us, 0);
+        }
+
+        /// [`FakeFirmware::press`], with the hardware counter read at the
+        /// edge (contract 2).
+        pub(crate) fn press_counted(&mut self, button: Button, edge_us: u64, handled_us: u64, edge_hw_counter: u64) {
             let (Some(started_at), Some(settled_at)) = (self.started_at, self.clock.map(|clock| clock.settled_at()))
             else {
                 return;
@@ -1171,6 +1177,7 @@ pub(crate) mod fake_firmware {
                 moves,
                 remaining_us,
                 handled_at_us: later(Instant::from_us(handled_us), at).as_us(),
+                edge_hw_counter,
             };
             self.emit(at.as_us(), Body::Press(press));
             self.report(at, true, Instant::from_us(handled_us));
@@ -1501,7 +1508,15 @@ mod tests {
     }
 
     fn press(button: Button, moves: u32, remaining_us: u64, handled_at_us: u64) -> Body {
-        Body::Press(Press { button, result: PressResult::Accepted, bounces: 0, moves, remaining_us, handled_at_us })
+        Body::Press(Press {
+            button,
+            result: PressResult::Accepted,
+            bounces: 0,
+            moves,
+            remaining_us,
+            handled_at_us,
+            edge_hw_counter: 0,
+        })
     }
 
     fn snapshot(side: contract::Side, white: u64, black: u64, moves: (u32, u32)) -> Body {

@@ -18,11 +18,14 @@
 //!   time, where each sample's probe round trip is known; samples whose
 //!   round trip is above the minimum plus a margin are dropped first, since
 //!   a slow round trip leaves the sample's instant uncertain
-//!   ([`FitOptions::round_trip_margin_us`]).
+//!   ([`FitOptions::round_trip_margin_us`]). The samples come from
+//!   [`oscillator_samples`]; the fit is the same [`fit`].
 
 use std::fmt;
 
 use bench_contract::{Body, Hello, Record};
+
+use crate::target::CounterReading;
 
 /// One paired reading.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -240,6 +243,48 @@ pub fn accounting_samples(records: &[Record], hello: &Hello) -> Vec<Sample> {
         }
         let reference_us = unwrapped as f64 * 1e6 / f64::from(hello.hw_counter_hz);
         samples.push(Sample { reference_us, clock_us: at_us as f64, round_trip_us: None });
+    }
+    samples
+}
+
+/// Oscillator-drift samples: the board's counter (y, µs at `counter_hz`)
+/// against host monotonic time (x, the midpoint of each read's round trip,
+/// where the read most likely happened), each with its round trip for the
+/// filter of [`fit`].
+///
+/// The counter wraps at 2^`counter_bits` (DWT CYCCNT at 84 MHz: every
+/// 51 s). Host time says how many wraps passed between two readings, so a
+/// gap in the sampling longer than a wrap (a slow reset between games)
+/// does not lose whole periods; it only needs the oscillator within
+/// ±25 % of `counter_hz`.
+pub fn oscillator_samples(readings: &[CounterReading], counter_hz: u32, counter_bits: u8) -> Vec<Sample> {
+    if counter_hz == 0 {
+        return Vec::new();
+    }
+    let hz = f64::from(counter_hz);
+    let modulus: Option<u128> = (counter_bits < 64).then(|| 1u128 << counter_bits);
+    let midpoint = |reading: &CounterReading| (reading.host_before_us as f64 + reading.host_after_us as f64) / 2.0;
+    let mut samples = Vec::with_capacity(readings.len());
+    let mut previous: Option<(f64, u64)> = None;
+    let mut unwrapped: u128 = 0;
+    for reading in readings {
+        let host_us = midpoint(reading);
+        match (previous, modulus) {
+            (None, _) => unwrapped = u128::from(reading.counter),
+            (Some((last_host_us, last)), Some(modulus)) => {
+                let raw = (u128::from(reading.counter) % modulus + modulus - u128::from(last) % modulus) % modulus;
+                let expected = ((host_us - last_host_us).max(0.0) * hz / 1e6).max(0.0);
+                let wraps = ((expected - raw as f64) / modulus as f64).round().max(0.0);
+                unwrapped += raw + modulus * wraps as u128;
+            }
+            (Some((_, last)), None) => unwrapped += u128::from(reading.counter.wrapping_sub(last)),
+        }
+        previous = Some((host_us, reading.counter));
+        samples.push(Sample {
+            reference_us: host_us,
+            clock_us: unwrapped as f64 * 1e6 / hz,
+            round_trip_us: Some(reading.round_trip_us() as f64),
+        });
     }
     samples
 }
@@ -489,6 +534,76 @@ mod tests {
             fit(&samples, &FitOptions { round_trip_margin_us: f64::INFINITY, ..FitOptions::default() }).expect("a fit");
         assert_eq!(unfiltered.used, 60);
         assert!((unfiltered.drift_ppm + 10.0).abs() > 1.0, "{unfiltered}");
+    }
+
+    /// Synthetic probe reads of a board whose oscillator runs at a known
+    /// rate: most round trips near the minimum with a little jitter, every
+    /// few a slow one (USB scheduling, another process) in which the read
+    /// happened anywhere. The filter drops the slow ones, and the interval
+    /// of the fit then covers the true drift at its stated rate.
+    #[test]
+    fn oscillator_drift_from_probe_reads_is_covered_by_its_interval_at_the_stated_rate() {
+        const TRIALS: u64 = 1_000;
+        const HZ: u32 = 84_000_000;
+        let confidence = 0.95;
+        let mut covered = 0u64;
+        let mut outliers_dropped = 0usize;
+        for trial in 0..TRIALS {
+            let mut stream = Stream::new(0x05C1, trial, Actor::Jitter);
+            let true_ppm = (uniform(&mut stream) - 0.5) * 2e4; // the HSI: ±1 %
+            let readings: Vec<CounterReading> = (0..200u64)
+                .map(|i| {
+                    let slow = uniform(&mut stream) < 0.1;
+                    let trip_us = if slow {
+                        3_000.0 + 20_000.0 * uniform(&mut stream)
+                    } else {
+                        900.0 + 60.0 * uniform(&mut stream)
+                    };
+                    // The read lands near the middle of a fast round trip, anywhere in a slow one.
+                    let share = if slow { uniform(&mut stream) } else { 0.5 + 0.04 * normal(&mut stream) };
+                    let host_before_us = 5e6 + i as f64 * 250_000.0 + 1_000.0 * uniform(&mut stream);
+                    let host_read_us = host_before_us + share * trip_us;
+                    let cycles = (1e6 + host_read_us) * (1.0 + true_ppm * 1e-6) * f64::from(HZ) / 1e6;
+                    CounterReading {
+                        host_before_us: host_before_us as u64,
+                        host_after_us: (host_before_us + trip_us) as u64,
+                        counter: (cycles as u64) % (1 << 32),
+                    }
+                })
+                .collect();
+            let samples = oscillator_samples(&readings, HZ, 32);
+            let fit = fit(&samples, &FitOptions { confidence, ..FitOptions::default() }).expect("a fit");
+            outliers_dropped += fit.samples - fit.used;
+            if fit.ci_low_ppm() <= true_ppm && true_ppm <= fit.ci_high_ppm() {
+                covered += 1;
+            }
+        }
+        let rate = covered as f64 / TRIALS as f64;
+        let allowed = 3.0 * (confidence * (1.0 - confidence) / TRIALS as f64).sqrt();
+        assert!((rate - confidence).abs() < allowed, "the 95 % interval covered the truth in {rate} of trials");
+        assert!(outliers_dropped as u64 > TRIALS * 15, "the slow reads were filtered ({outliers_dropped})");
+    }
+
+    /// 50 s of CYCCNT at 84 MHz wraps 32 bits once; 200 s with a gap of
+    /// two whole wraps between reads still unwraps right.
+    #[test]
+    fn the_cycle_counter_is_unwrapped_with_host_time() {
+        const HZ: u64 = 84_000_000;
+        let read = |host_us: u64| CounterReading {
+            host_before_us: host_us,
+            host_after_us: host_us + 1_000,
+            counter: ((host_us + 500) * HZ / 1_000_000) % (1 << 32),
+        };
+        let mut readings: Vec<CounterReading> = (0..40).map(|i| read(i * 1_000_000)).collect();
+        readings.extend((150..160).map(|i| read(i * 1_000_000)));
+        let samples = oscillator_samples(&readings, HZ as u32, 32);
+        for (sample, reading) in samples.iter().zip(&readings) {
+            let host_us = reading.host_before_us as f64 + 500.0;
+            assert!((sample.clock_us - sample.reference_us).abs() < 1.0, "{sample:?} at {host_us}");
+        }
+        let fit = fit(&samples, &FitOptions::default()).expect("a fit");
+        assert!(fit.drift_ppm.abs() < 0.01, "{fit}");
+        assert_eq!(oscillator_samples(&readings, 0, 32), Vec::new());
     }
 
     fn hello(bits: u8) -> Hello {

@@ -1,6 +1,7 @@
 //! `bench-hil`: hardware in the loop.
 //!
 //! - [`target`]: the `Target` abstraction every backend implements; [`board`]: board profiles.
+//! - [`probe`]: real boards through probe-rs; [`farm`]: one or several probes, games spread over them.
 //! - [`gdb`], [`qmp`]: clients for QEMU's gdbstub and QMP; [`qemu`]: the emulator backend.
 //! - [`rtt`]: the one RTT reader (records up, commands down) over any `Target`.
 //! - [`fake`]: an in-memory `Target` for unit tests.
@@ -12,6 +13,7 @@ pub mod board;
 pub mod compare;
 pub mod drift;
 pub mod fake;
+pub mod farm;
 pub mod gdb;
 pub mod probe;
 pub mod qemu;
@@ -20,4 +22,4 @@ pub mod rtt;
 pub mod run;
 pub mod schedule;
 
-pub use target::{ButtonId, Capabilities, Target, TargetError};
+pub use target::{ButtonId, Capabilities, CounterReading, EdgeWindow, Target, TargetError};

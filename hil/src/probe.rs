@@ -98,6 +98,8 @@ pub enum ProbeError {
     NotFound { wanted: Vec<Selector>, found: Vec<ProbeInfo> },
     /// Several attached and no selector.
     Ambiguous { found: Vec<ProbeInfo> },
+    /// Two `--probe` selectors pick the same probe.
+    Duplicate { probe: ProbeInfo },
     /// probe-rs failed; the text is the whole cause chain.
     Probe { doing: String, detail: String },
     /// The bench was built without the `probe` feature.
@@ -136,6 +138,10 @@ impl fmt::Display for ProbeError {
                 found.len(),
                 list(found)
             ),
+            ProbeError::Duplicate { probe } => write!(
+                f,
+                "--probe picks {probe} twice; name each board once (VID:PID:SERIAL tells boards of one kind apart)"
+            ),
             ProbeError::Probe { doing, detail } => write!(f, "{doing}: {detail}"),
             ProbeError::NotBuilt => write!(
                 f,
@@ -147,6 +153,14 @@ impl fmt::Display for ProbeError {
 }
 
 impl std::error::Error for ProbeError {}
+
+impl ProbeError {
+    /// The user must change the command (pick probes), rather than plug
+    /// something in or fix the board (exit 2, not 3).
+    pub fn is_usage(&self) -> bool {
+        matches!(self, ProbeError::Ambiguous { .. } | ProbeError::Duplicate { .. })
+    }
+}
 
 /// The probes to use: those the selectors name (each must match one), or
 /// with no selector the only one attached.
@@ -241,23 +255,26 @@ pub fn check_image(profile: &BoardProfile, path: &std::path::Path, bytes: &[u8])
 }
 
 #[cfg(feature = "probe")]
-pub use real::{list_probes, ProbeTarget};
+pub use real::{list_probes, ProbeTarget, RealProbes};
 
 #[cfg(feature = "probe")]
 mod real {
     use std::path::{Path, PathBuf};
-    use std::time::Duration;
+    use std::time::{Duration, Instant};
 
     use probe_rs::flashing::{self, DownloadOptions, ElfLoader, ElfOptions, FlashProgress, ProgressEvent};
     use probe_rs::probe::list::Lister;
     use probe_rs::probe::DebugProbeSelector;
-    use probe_rs::{MemoryInterface, Permissions, Session};
+    use probe_rs::{Core, MemoryInterface, Permissions, Session};
 
     use super::{cause_chain, check_image, choose, ProbeError, ProbeInfo, ProbeOptions};
     use crate::board::{BoardProfile, RegisterWrite};
-    use crate::target::{ButtonId, Capabilities, Target, TargetError};
+    use crate::target::{ButtonId, Capabilities, CounterReading, EdgeWindow, Target, TargetError};
 
     const HALT_TIMEOUT: Duration = Duration::from_millis(500);
+    /// DWT CYCCNT: the free-running cycle counter the firmware enables
+    /// (hil/CONTRACT.md, section 5).
+    const DWT_CYCCNT: u64 = 0xE000_1004;
 
     /// The probes attached now.
     pub fn list_probes() -> Vec<ProbeInfo> {
@@ -286,6 +303,8 @@ mod real {
         profile: BoardProfile,
         description: String,
         elf: Option<PathBuf>,
+        /// Origin of the host times in [`CounterReading`]s.
+        host_origin: Instant,
     }
 
     impl ProbeTarget {
@@ -297,6 +316,15 @@ mod real {
             let Some(info) = chosen.first() else {
                 return Err(ProbeError::NotFound { wanted: options.selectors.clone(), found });
             };
+            ProbeTarget::open_probe(profile, info, options)
+        }
+
+        /// Opens exactly `info` (as listed) and attaches to the chip.
+        pub fn open_probe(
+            profile: &BoardProfile,
+            info: &ProbeInfo,
+            options: &ProbeOptions,
+        ) -> Result<ProbeTarget, ProbeError> {
             let failed = |doing: String| {
                 move |error: &dyn std::error::Error| ProbeError::Probe { doing, detail: cause_chain(error) }
             };
@@ -328,27 +356,59 @@ mod real {
                 profile: profile.clone(),
                 description: format!("{} via {info}, chip {chip}, SWD {speed} kHz", profile.description),
                 elf: None,
+                host_origin: Instant::now(),
             })
         }
 
         /// Carries out register writes (drive-pin setup, presses) on core 0.
         fn apply(&mut self, writes: &[RegisterWrite]) -> Result<(), TargetError> {
             let mut core = self.session.core(0).map_err(|error| lost("opening core 0", &error))?;
-            for write in writes {
-                match *write {
-                    RegisterWrite::Store { address, value } => core
-                        .write_word_32(u64::from(address), value)
-                        .map_err(|error| lost(&format!("writing {address:#010x}"), &error))?,
-                    RegisterWrite::Modify { address, clear, set } => {
-                        let value = core
-                            .read_word_32(u64::from(address))
-                            .map_err(|error| lost(&format!("reading {address:#010x}"), &error))?;
-                        core.write_word_32(u64::from(address), (value & !clear) | set)
-                            .map_err(|error| lost(&format!("writing {address:#010x}"), &error))?;
-                    }
+            apply_on(&mut core, writes)
+        }
+    }
+
+    fn micros(since: Duration) -> u64 {
+        u64::try_from(since.as_micros()).unwrap_or(u64::MAX)
+    }
+
+    fn read_cycle_counter(core: &mut Core<'_>) -> Result<u64, TargetError> {
+        core.read_word_32(DWT_CYCCNT).map(u64::from).map_err(|error| lost("reading DWT CYCCNT", &error))
+    }
+
+    fn apply_on(core: &mut Core<'_>, writes: &[RegisterWrite]) -> Result<(), TargetError> {
+        for write in writes {
+            match *write {
+                RegisterWrite::Store { address, value } => core
+                    .write_word_32(u64::from(address), value)
+                    .map_err(|error| lost(&format!("writing {address:#010x}"), &error))?,
+                RegisterWrite::Modify { address, clear, set } => {
+                    let value = core
+                        .read_word_32(u64::from(address))
+                        .map_err(|error| lost(&format!("reading {address:#010x}"), &error))?;
+                    core.write_word_32(u64::from(address), (value & !clear) | set)
+                        .map_err(|error| lost(&format!("writing {address:#010x}"), &error))?;
                 }
             }
-            Ok(())
+        }
+        Ok(())
+    }
+
+    /// The host's probes through probe-rs, for [`crate::farm`].
+    #[derive(Clone, Debug)]
+    pub struct RealProbes {
+        pub profile: BoardProfile,
+        pub options: ProbeOptions,
+    }
+
+    impl crate::farm::ProbeBackend for RealProbes {
+        type Board = ProbeTarget;
+
+        fn list(&self) -> Vec<ProbeInfo> {
+            list_probes()
+        }
+
+        fn open(&self, probe: &ProbeInfo) -> Result<ProbeTarget, ProbeError> {
+            ProbeTarget::open_probe(&self.profile, probe, &self.options)
         }
     }
 
@@ -448,6 +508,31 @@ mod real {
 
         fn describe(&self) -> String {
             self.description.clone()
+        }
+
+        /// DWT CYCCNT while the core runs, between two readings of the
+        /// host's monotonic clock (the core handle is opened first, so the
+        /// round trip is the read alone).
+        fn read_counter(&mut self) -> Result<Option<CounterReading>, TargetError> {
+            let mut core = self.session.core(0).map_err(|error| lost("opening core 0", &error))?;
+            let before = self.host_origin.elapsed();
+            let counter = read_cycle_counter(&mut core)?;
+            let after = self.host_origin.elapsed();
+            Ok(Some(CounterReading { host_before_us: micros(before), host_after_us: micros(after), counter }))
+        }
+
+        /// The BSRR write of [`Target::set_button`] between two reads of
+        /// DWT CYCCNT on the same core handle.
+        fn set_button_timed(&mut self, button: ButtonId, pressed: bool) -> Result<Option<EdgeWindow>, TargetError> {
+            let write = self
+                .profile
+                .press_write(button, pressed)
+                .map_err(|detail| TargetError::Protocol { what: "board profile".to_string(), detail })?;
+            let mut core = self.session.core(0).map_err(|error| lost("opening core 0", &error))?;
+            let counter_before = read_cycle_counter(&mut core)?;
+            apply_on(&mut core, &[write])?;
+            let counter_after = read_cycle_counter(&mut core)?;
+            Ok(Some(EdgeWindow { counter_before, counter_after }))
         }
     }
 }

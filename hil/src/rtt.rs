@@ -882,6 +882,7 @@ mod tests {
             moves: 1,
             remaining_us: 1_000_000,
             handled_at_us: 0,
+            edge_hw_counter: 0,
         })
     }
 
@@ -1055,7 +1056,10 @@ mod tests {
         reader.poll(&mut fake).unwrap();
         let records = reader.take_records();
         assert_eq!(seqs(&records), [0, 1, 2, 3, 0]);
-        assert!(matches!(records[4].body, Body::Hello(Hello { contract_version: 1, .. })));
+        assert!(matches!(
+            records[4].body,
+            Body::Hello(Hello { contract_version: bench_contract::CONTRACT_VERSION, .. })
+        ));
         assert_eq!(reader.stats().restarts, 1);
         assert_eq!(reader.stats().gaps, []);
         assert_eq!(reader.stats().resyncs, 1, "the re-initialised ring's offsets moved back to 0");

@@ -10,6 +10,8 @@
 //!     until the schedule's end + a tail, the firmware shows the game
 //!     finished, or a failure (target gone, firmware silent, Ctrl-C)
 //!   compare(records) · accounting drift(TimeBase) · press latency
+//!   on a board (probe): counter reads every 50 ms of guest time (oscillator
+//!   drift), the counter around each press write (latency on the board)
 //! ```
 //!
 //! **Guest time** is the firmware's own: the latest instant any record
@@ -36,13 +38,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bench_contract::{Ack, AckStatus, Body, CommandCode, Hello, Phase, Record, COMMAND_LINE_MAX, CONTRACT_VERSION};
+use bench_contract::{
+    Ack, AckStatus, Body, CommandCode, Hello, Phase, Record, COMMAND_LINE_MAX, CONTRACT_VERSION, CONTRACT_VERSION_MIN,
+};
 
 use crate::compare::{self, CompareError, Comparison};
 use crate::drift::{self, Fit, FitError, FitOptions};
 use crate::rtt::{RttError, RttReader};
 use crate::schedule::Schedule;
-use crate::target::{ButtonId, Target, TargetError};
+use crate::target::{ButtonId, CounterReading, EdgeWindow, Target, TargetError};
 
 /// Records in, command lines out: what the run needs of a firmware's
 /// channels.
@@ -92,6 +96,9 @@ pub struct RunOptions {
     /// flag, the final snapshot) are in.
     pub tail_us: u64,
     pub drift: FitOptions,
+    /// Guest time between two reads of the board's counter against host
+    /// time (oscillator drift), on backends that can read it.
+    pub counter_interval_us: u64,
     /// Set (e.g. by Ctrl-C) to end the game at once, incomplete.
     pub stop: Option<Arc<AtomicBool>>,
 }
@@ -103,6 +110,7 @@ impl Default for RunOptions {
             silence_timeout: Duration::from_secs(10),
             tail_us: 500_000,
             drift: FitOptions::default(),
+            counter_interval_us: 50_000,
             stop: None,
         }
     }
@@ -261,6 +269,101 @@ pub fn press_latencies(records: &[Record]) -> Vec<u64> {
         .collect()
 }
 
+/// Press latency measured on the board (contract 2, a backend that reads
+/// the counter around its writes): from the counter read right before the
+/// write to the counter the firmware read in the edge interrupt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoardLatency {
+    /// `edge_hw_counter − counter_before` in µs: an upper bound of the time
+    /// from the electrical edge to the firmware's stamp (the write happened
+    /// somewhere in the bracket).
+    pub latency: Percentiles,
+    /// `counter_after − counter_before` in µs: the bracket, how precisely
+    /// each write's instant is known.
+    pub bracket: Percentiles,
+    /// Presses written with a bracket whose Press record was not found
+    /// (debounced, missed, or its counter outside the bracket + 100 ms).
+    pub unmatched: usize,
+    /// Each matched press's latency and bracket, µs, in press order (for
+    /// percentiles over several games).
+    pub latencies_us: Vec<u64>,
+    pub brackets_us: Vec<u64>,
+}
+
+/// How far after the bracket's start an edge's counter may be and still
+/// belong to that press, µs.
+const EDGE_MATCH_WINDOW_US: u64 = 100_000;
+
+fn counter_us(cycles: u64, hz: u32) -> u64 {
+    let hz = u128::from(hz.max(1));
+    u64::try_from((u128::from(cycles) * 1_000_000 + hz / 2) / hz).unwrap_or(u64::MAX)
+}
+
+/// Pairs each bracketed press with the first unused Press record of its
+/// button whose edge counter lies at most [`EDGE_MATCH_WINDOW_US`] after
+/// the bracket's start (modulo the counter's wrap), and measures it.
+/// `None` for a contract-1 firmware or when no press was bracketed.
+pub fn board_latency(sent: &[SentPress], records: &[Record], hello: &Hello) -> Option<BoardLatency> {
+    if hello.contract_version < 2 || hello.hw_counter_hz == 0 {
+        return None;
+    }
+    let mask = if hello.hw_counter_bits >= 64 { u64::MAX } else { (1u64 << hello.hw_counter_bits) - 1 };
+    let window_cycles = u64::try_from(u128::from(hello.hw_counter_hz) * u128::from(EDGE_MATCH_WINDOW_US) / 1_000_000)
+        .unwrap_or(u64::MAX);
+    let presses: Vec<(ButtonId, u64)> = records
+        .iter()
+        .filter_map(|record| match record.body {
+            Body::Press(press) => Some((button_id(press.button), press.edge_hw_counter & mask)),
+            _ => None,
+        })
+        .collect();
+    let mut used = vec![false; presses.len()];
+    let (mut latencies, mut brackets, mut unmatched) = (Vec::new(), Vec::new(), 0usize);
+    for press in sent {
+        let Some(window) = press.window else { continue };
+        let before = window.counter_before & mask;
+        let found = presses.iter().enumerate().find(|(index, (button, edge))| {
+            *button == press.button
+                && !used.get(*index).copied().unwrap_or(true)
+                && edge.wrapping_sub(before) & mask <= window_cycles
+        });
+        match found {
+            Some((index, (_, edge))) => {
+                if let Some(slot) = used.get_mut(index) {
+                    *slot = true;
+                }
+                latencies.push(counter_us(edge.wrapping_sub(before) & mask, hello.hw_counter_hz));
+                let bracket = (window.counter_after & mask).wrapping_sub(before) & mask;
+                brackets.push(counter_us(bracket, hello.hw_counter_hz));
+            }
+            None => unmatched += 1,
+        }
+    }
+    let latency = Percentiles::of(&latencies)?;
+    let bracket = Percentiles::of(&brackets)?;
+    Some(BoardLatency { latency, bracket, unmatched, latencies_us: latencies, brackets_us: brackets })
+}
+
+fn button_id(button: bench_contract::Button) -> ButtonId {
+    match button {
+        bench_contract::Button::White => ButtonId::White,
+        bench_contract::Button::Black => ButtonId::Black,
+        bench_contract::Button::Pause => ButtonId::Pause,
+    }
+}
+
+/// Oscillator drift over a session's counter reads: the fit, the samples
+/// it came from, and the probe's round trips.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Oscillator {
+    pub fit: Result<Fit, FitError>,
+    pub samples: Vec<drift::Sample>,
+    /// Round trip of every read, µs.
+    pub round_trip: Option<Percentiles>,
+    /// The filter's margin over the fastest round trip, µs.
+    pub round_trip_margin_us: f64,
+}
+
 /// How far a game has come, for progress displays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
@@ -281,6 +384,8 @@ pub struct SentPress {
     pub scheduled_us: u64,
     /// The latest firmware instant known when the button went down, µs.
     pub sent_us: u64,
+    /// The board's counter around the write, when the backend reads it.
+    pub window: Option<EdgeWindow>,
 }
 
 /// What one game produced.
@@ -303,6 +408,8 @@ pub struct GameRun {
     pub comparison: Option<Result<Comparison, CompareError>>,
     /// Edge-to-registered press latency.
     pub latency: Option<Percentiles>,
+    /// Edge-to-stamp latency measured on the board (see [`BoardLatency`]).
+    pub board_latency: Option<BoardLatency>,
     /// Accounting drift over this game's TimeBase records.
     pub drift: Result<Fit, FitError>,
 }
@@ -331,6 +438,12 @@ pub struct Session<'a> {
     guest_us: Option<u64>,
     /// Host time the guest time last moved on.
     last_progress: Instant,
+    /// Reads of the board's counter against host time.
+    counter_readings: Vec<CounterReading>,
+    /// False once the backend said it cannot read the counter.
+    counter_readable: bool,
+    /// Guest time of the last counter read.
+    counter_read_at_us: Option<u64>,
 }
 
 impl fmt::Debug for Session<'_> {
@@ -370,6 +483,9 @@ impl<'a> Session<'a> {
             time_bases: Vec::new(),
             guest_us: None,
             last_progress: Instant::now(),
+            counter_readings: Vec::new(),
+            counter_readable: true,
+            counter_read_at_us: None,
         }
     }
 
@@ -390,9 +506,13 @@ impl<'a> Session<'a> {
                 Body::Hello(hello) => Some(hello),
                 _ => None,
             }) {
-                if hello.contract_version != CONTRACT_VERSION {
+                if !(CONTRACT_VERSION_MIN..=CONTRACT_VERSION).contains(&hello.contract_version) {
                     return Err(RunError::Contract {
-                        detail: format!("its Hello announces contract version {}", hello.contract_version),
+                        detail: format!(
+                            "its Hello announces contract version {} (this bench runs {CONTRACT_VERSION_MIN} to \
+                             {CONTRACT_VERSION})",
+                            hello.contract_version
+                        ),
                     });
                 }
                 if usize::from(hello.record_size) != bench_contract::RECORD_SIZE {
@@ -421,6 +541,45 @@ impl<'a> Session<'a> {
         drift::fit(&drift::accounting_samples(&self.time_bases, &hello), &self.options.drift)
     }
 
+    /// Every counter read of the session.
+    pub fn counter_readings(&self) -> &[CounterReading] {
+        &self.counter_readings
+    }
+
+    /// Oscillator drift over the whole session; `None` when the backend
+    /// cannot read the board's counter against host time.
+    pub fn oscillator(&self) -> Option<Oscillator> {
+        if self.counter_readings.is_empty() && !self.counter_readable {
+            return None;
+        }
+        let hello = self.hello?;
+        let samples = drift::oscillator_samples(&self.counter_readings, hello.hw_counter_hz, hello.hw_counter_bits);
+        let trips: Vec<u64> = self.counter_readings.iter().map(CounterReading::round_trip_us).collect();
+        Some(Oscillator {
+            fit: drift::fit(&samples, &self.options.drift),
+            samples,
+            round_trip: Percentiles::of(&trips),
+            round_trip_margin_us: self.options.drift.round_trip_margin_us,
+        })
+    }
+
+    /// Reads the board's counter against host time when
+    /// [`RunOptions::counter_interval_us`] of guest time has passed.
+    fn read_counter_when_due(&mut self) -> Result<(), RunError> {
+        let Some(guest) = self.guest_us else { return Ok(()) };
+        let due =
+            self.counter_read_at_us.is_none_or(|last| guest >= last.saturating_add(self.options.counter_interval_us));
+        if !self.counter_readable || !due {
+            return Ok(());
+        }
+        self.counter_read_at_us = Some(guest);
+        match self.target.read_counter()? {
+            Some(reading) => self.counter_readings.push(reading),
+            None => self.counter_readable = false,
+        }
+        Ok(())
+    }
+
     /// Polls once; new records go to `into` (and TimeBase records to the
     /// session's list). Returns how many came.
     fn pump(&mut self, into: &mut Vec<Record>) -> Result<usize, RunError> {
@@ -437,7 +596,9 @@ impl<'a> Session<'a> {
                 self.time_bases.push(*record);
             }
         }
-        Ok(fresh.len())
+        let came = fresh.len();
+        self.read_counter_when_due()?;
+        Ok(came)
     }
 
     /// Fails when the run was stopped, or nothing new came for too long
@@ -518,6 +679,7 @@ impl<'a> Session<'a> {
         };
         let comparison = start_us.map(|_| compare::compare(&schedule.control_text, tick_us, &records));
         let latency = Percentiles::of(&press_latencies(&records));
+        let board_latency = self.hello.and_then(|hello| board_latency(&sent, &records, &hello));
         let drift = match self.hello {
             Some(hello) => drift::fit(&drift::accounting_samples(&records, &hello), &self.options.drift),
             None => Err(FitError::TooFew { used: 0 }),
@@ -533,6 +695,7 @@ impl<'a> Session<'a> {
             error,
             comparison,
             latency,
+            board_latency,
             drift,
         }
     }
@@ -602,11 +765,11 @@ impl<'a> Session<'a> {
                             .flatten()
                             .is_none_or(|last| guest >= last.saturating_add(debounce_us));
                         if guest >= due && spaced && finished_at.is_none() {
-                            self.target.set_button(press.button, true)?;
+                            let window = self.target.set_button_timed(press.button, true)?;
                             if let Some(last) = last_down.get_mut(slot(press.button)) {
                                 *last = Some(guest);
                             }
-                            sent.push(SentPress { button: press.button, scheduled_us: due, sent_us: guest });
+                            sent.push(SentPress { button: press.button, scheduled_us: due, sent_us: guest, window });
                             state = PressState::Held {
                                 button: press.button,
                                 release_at_us: guest.saturating_add(press.hold_us),
@@ -674,7 +837,7 @@ mod tests {
 
     use super::*;
     use crate::compare::fake_firmware::{Defects, FakeFirmware};
-    use crate::fake::{contract_button, DownLine, FakeConfig, FakeTarget, Fault};
+    use crate::fake::{contract_button, DownLine, FakeConfig, FakeCounter, FakeTarget, Fault};
     use crate::rtt::{ControlBlockLocation, RttReader};
     use crate::schedule;
 
@@ -708,13 +871,20 @@ max_moves = 8
         silent_after_us: Option<u64>,
         /// Answer `tc` with "bad time control" at byte 2.
         refuse_tc: bool,
+        /// A board counter the host reads (probe-like); the firmware then
+        /// stamps it at each edge and sends it in TimeBase records.
+        counter: Option<&'static FakeCounter>,
+        /// From the edge to the firmware's counter read in its interrupt, µs.
+        isr_us: u64,
     }
 
     /// The fake target of `crate::fake` running the test firmware of
     /// `crate::compare::fake_firmware`, one main-loop turn per target call
     /// (250 µs of board time each), with a 1 Hz hardware counter.
     fn board(behaviour: Behaviour) -> FakeTarget {
-        let mut target = FakeTarget::with_config(FakeConfig { us_per_call: 250, ..FakeConfig::default() });
+        let counter = behaviour.counter.cloned();
+        let counting = counter.is_some();
+        let mut target = FakeTarget::with_config(FakeConfig { us_per_call: 250, counter, ..FakeConfig::default() });
         let mut firmware = FakeFirmware::new(behaviour.defects);
         let mut next_second = 1u64;
         let rate = 1.0 + behaviour.drift_ppm * 1e-6;
@@ -742,12 +912,19 @@ max_moves = 8
             }
             for edge in board.button_edges() {
                 if edge.pressed {
-                    firmware.press(contract_button(edge.button), clock(edge.at_us), clock(now) + 5);
+                    let edge_counter = board.counter_at(edge.at_us + behaviour.isr_us);
+                    firmware.press_counted(
+                        contract_button(edge.button),
+                        clock(edge.at_us),
+                        clock(now) + 5,
+                        edge_counter,
+                    );
                 }
             }
             firmware.advance(clock(now));
             while next_second * 1_000_000 <= now {
-                firmware.time_base(clock(next_second * 1_000_000) + 3, next_second);
+                let hw_counter = if counting { board.counter_at(next_second * 1_000_000) } else { next_second };
+                firmware.time_base(clock(next_second * 1_000_000) + 3, hw_counter);
                 next_second += 1;
             }
             for record in firmware.out.drain(..) {
@@ -773,6 +950,17 @@ max_moves = 8
         games: std::ops::Range<u64>,
         options: RunOptions,
     ) -> (Vec<GameRun>, Result<Fit, FitError>) {
+        let (runs, drift, _) = play_measured(behaviour, scenario, games, options);
+        (runs, drift)
+    }
+
+    /// [`play`], with the session's oscillator drift.
+    fn play_measured(
+        behaviour: Behaviour,
+        scenario: &Scenario,
+        games: std::ops::Range<u64>,
+        options: RunOptions,
+    ) -> (Vec<GameRun>, Result<Fit, FitError>, Option<Oscillator>) {
         let mut target = board(behaviour);
         let location = ControlBlockLocation::Address(target.board().control_block());
         let mut reader = RttReader::attach(&mut target, &location).expect("the fake has a control block");
@@ -783,7 +971,8 @@ max_moves = 8
             runs.push(session.play(&schedule, &mut |_| {}));
         }
         let drift = session.drift();
-        (runs, drift)
+        let oscillator = session.oscillator();
+        (runs, drift, oscillator)
     }
 
     fn comparison(run: &GameRun) -> &Comparison {
@@ -813,6 +1002,91 @@ max_moves = 8
         }
         let drift = drift.expect("a drift over the session");
         assert!(drift.drift_ppm.abs() < 0.5 && drift.within(1.0), "{drift}");
+    }
+
+    #[test]
+    fn on_the_emulator_there_is_no_oscillator_drift_and_no_board_latency() {
+        let (runs, _, oscillator) = play_measured(Behaviour::default(), &scenario("30+1"), 0..1, options());
+        assert_eq!(oscillator, None);
+        assert!(runs.iter().all(|run| run.board_latency.is_none() && run.sent.iter().all(|p| p.window.is_none())));
+    }
+
+    /// A probe-like board: a 84 MHz counter running 35 ppm slow against the
+    /// host, read with round trips of about 0.9 ms and some slow ones in
+    /// which the read lands anywhere; the firmware reads the counter 7 µs
+    /// after each edge, and the host's write is bracketed by 400 µs.
+    #[test]
+    fn a_board_with_a_cycle_counter_gives_oscillator_drift_and_latency_on_the_board() {
+        static COUNTER: FakeCounter = FakeCounter {
+            hz: 84_000_000,
+            oscillator_ppm: -35.0,
+            round_trips_us: Vec::new(),
+            slow_read_at_percent: Vec::new(),
+            write_bracket_us: 400,
+        };
+        let counter: &'static FakeCounter = Box::leak(Box::new(FakeCounter {
+            round_trips_us: vec![900, 950, 920, 6_000, 910, 930, 15_000, 940, 905],
+            slow_read_at_percent: vec![5, 95, 30],
+            ..COUNTER.clone()
+        }));
+        let behaviour = Behaviour { counter: Some(counter), isr_us: 7, ..Behaviour::default() };
+        // Four short games: more than the 51 s after which a 32-bit counter at 84 MHz wraps.
+        let (runs, drift, oscillator) = play_measured(behaviour, &scenario("30+1"), 0..4, options());
+        assert!(runs.iter().all(GameRun::passed), "{:?}", runs.iter().map(|run| &run.error).collect::<Vec<_>>());
+        let oscillator = oscillator.expect("the counter is readable");
+        let fit = oscillator.fit.expect("an oscillator fit");
+        assert!(fit.span_us > 52e6 && fit.samples > 500, "{fit}");
+        // Reads 3 and 6 of every 9 are slow.
+        let slow = fit.samples / 9 * 2 + usize::from(fit.samples % 9 > 3) + usize::from(fit.samples % 9 > 6);
+        assert_eq!(fit.samples - fit.used, slow, "slow reads dropped");
+        assert!(fit.ci_low_ppm() <= -35.0 && -35.0 <= fit.ci_high_ppm(), "{fit}");
+        assert!((fit.drift_ppm + 35.0).abs() < 1.0, "{fit}");
+        let trips = oscillator.round_trip.expect("round trips");
+        assert_eq!((trips.min_us, trips.p50_us, trips.max_us), (900, 930, 15_000));
+        // The firmware clock runs on the board's own counter: no accounting drift.
+        assert!(drift.expect("an accounting drift").within(0.5));
+        for run in &runs {
+            let measured = run.board_latency.clone().expect("latency on the board");
+            assert_eq!(measured.unmatched, 0);
+            assert_eq!(measured.latency.count, run.sent.len());
+            assert_eq!((measured.latency.min_us, measured.latency.max_us), (207, 207));
+            assert_eq!((measured.bracket.min_us, measured.bracket.max_us), (400, 400));
+        }
+    }
+
+    #[test]
+    fn board_latency_pairs_presses_with_their_edges_and_wraps() {
+        let hello = Hello { hw_counter_hz: 1_000_000, hw_counter_bits: 32, ..crate::fake::FakeBoard::hello() };
+        let sent = |button, before: u64| SentPress {
+            button,
+            scheduled_us: 0,
+            sent_us: 0,
+            window: Some(EdgeWindow { counter_before: before, counter_after: (before + 300) % (1 << 32) }),
+        };
+        let press = |button, edge| {
+            Record::new(
+                0,
+                0,
+                0,
+                Body::Press(bench_contract::Press {
+                    button,
+                    result: bench_contract::PressResult::Accepted,
+                    bounces: 0,
+                    moves: 0,
+                    remaining_us: 0,
+                    handled_at_us: 0,
+                    edge_hw_counter: edge,
+                }),
+            )
+        };
+        let near_wrap = (1u64 << 32) - 100;
+        let presses = [sent(ButtonId::White, near_wrap), sent(ButtonId::Black, 5_000), sent(ButtonId::White, 900_000)];
+        let records = [press(bench_contract::Button::White, 50), press(bench_contract::Button::Black, 5_120)];
+        let measured = board_latency(&presses, &records, &hello).expect("two pairs");
+        assert_eq!((measured.latency.count, measured.unmatched), (2, 1), "the third press has no edge");
+        assert_eq!((measured.latency.min_us, measured.latency.max_us), (120, 150));
+        assert_eq!(measured.bracket.p50_us, 300);
+        assert_eq!(board_latency(&presses, &records, &Hello { contract_version: 1, ..hello }), None);
     }
 
     #[test]

@@ -29,6 +29,35 @@ pub struct Capabilities {
     pub pause_button: bool,
 }
 
+/// One read of the board's free-running counter (DWT CYCCNT) between two
+/// readings of the host's monotonic clock: an oscillator-drift sample whose
+/// instant is known to within its round trip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CounterReading {
+    /// Host monotonic time right before the read went out, µs since the
+    /// backend's own origin.
+    pub host_before_us: u64,
+    /// Host monotonic time right after the answer came, µs, same origin.
+    pub host_after_us: u64,
+    /// The counter as read; it wraps at the firmware's `hw_counter_bits`.
+    pub counter: u64,
+}
+
+impl CounterReading {
+    /// The probe's round trip for this read, µs.
+    pub fn round_trip_us(&self) -> u64 {
+        self.host_after_us.saturating_sub(self.host_before_us)
+    }
+}
+
+/// The board's counter read right before and right after the write that
+/// made a button edge: the edge happened between the two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EdgeWindow {
+    pub counter_before: u64,
+    pub counter_after: u64,
+}
+
 /// Why a target operation failed. Every variant says what to do next.
 #[derive(Debug, thiserror::Error)]
 pub enum TargetError {
@@ -74,4 +103,19 @@ pub trait Target {
     fn set_button(&mut self, button: ButtonId, pressed: bool) -> Result<(), TargetError>;
     /// A short human description for reports ("QEMU 7.2 lm3s6965evb, icount shift=4").
     fn describe(&self) -> String;
+
+    /// Reads the board's free-running counter bracketed by host monotonic
+    /// time (oscillator drift). `None`: this backend has no counter that
+    /// runs on the board's own oscillator against host time (the emulator's
+    /// time is virtual).
+    fn read_counter(&mut self) -> Result<Option<CounterReading>, TargetError> {
+        Ok(None)
+    }
+
+    /// [`Target::set_button`], with the board's counter read right before
+    /// and right after the write (press latency on the board). `None`: the
+    /// backend cannot read the counter around its write.
+    fn set_button_timed(&mut self, button: ButtonId, pressed: bool) -> Result<Option<EdgeWindow>, TargetError> {
+        self.set_button(button, pressed).map(|()| None)
+    }
 }

@@ -106,7 +106,7 @@ fn presses_come_back_as_press_records_with_the_right_sides() {
     eprintln!("boot to Hello: {:.1} ms (QEMU start, reset, RTT attach, first poll)", boot.as_secs_f64() * 1e3);
     let Body::Hello(fields) = hello.body else { unreachable!() };
     assert_eq!(hello.seq, 0);
-    assert_eq!((fields.contract_version, fields.record_size), (1, 48));
+    assert_eq!((fields.contract_version, fields.record_size), (bench_contract::CONTRACT_VERSION, 48));
     assert_eq!(&fields.firmware_name, b"benchref");
 
     // Memory access while the VM runs: halt, read, continue.

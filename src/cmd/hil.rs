@@ -21,8 +21,10 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context};
 use bench_contract::Hello;
+use bench_hil::board::BoardProfile;
 use bench_hil::drift::{self, Fit, FitError};
-use bench_hil::probe;
+use bench_hil::farm::{self, BoardOutcome, FarmConfig};
+use bench_hil::probe::{self, ProbeInfo};
 use bench_hil::qemu::{QemuConfig, QemuTarget};
 use bench_hil::rtt::{ControlBlockLocation, RttReader};
 use bench_hil::run::{GameRun, Progress, RunOptions, Session};
@@ -33,7 +35,7 @@ use bench_sim::scenario::Scenario;
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
 use crate::report::gate;
-use crate::report::hil::{self as hil_report, HilReportInput, HilRunFacts};
+use crate::report::hil::{self as hil_report, BoardRunInput, HilReportInput, HilRunFacts};
 use crate::report::sha256_hex;
 
 /// A short Fischer scenario: 3 min + 2 s.
@@ -105,8 +107,9 @@ pub struct Cmd {
     /// Print the board's jumper list (drive pin -> button pin) and exit.
     #[arg(long)]
     wiring: bool,
-    /// The debug probe, VID:PID[:SERIAL] in hex (repeatable); with one
-    /// probe attached it is used without this.
+    /// The debug probe, VID:PID[:SERIAL] in hex; with one probe attached
+    /// it is used without this. Repeat it for a board farm: game g is
+    /// played on the (g mod N)-th probe named, all boards at once.
     #[arg(long, value_name = "VID:PID[:SERIAL]")]
     probe: Vec<String>,
     /// The probe-rs chip name [default: the board profile's].
@@ -146,11 +149,20 @@ struct Played {
     drift_samples: Vec<drift::Sample>,
     /// What stopped the run before or between games.
     error: Option<String>,
+    boards: Vec<BoardRunInput>,
 }
 
 impl Played {
     fn failed(description: String, error: impl std::fmt::Display) -> Played {
         Played {
+            boards: vec![BoardRunInput {
+                probe: None,
+                description: description.clone(),
+                games: Vec::new(),
+                error: Some(error.to_string()),
+                accounting_drift_ppm: None,
+                oscillator: None,
+            }],
             description,
             hello: None,
             runs: Vec::new(),
@@ -159,6 +171,59 @@ impl Played {
             error: Some(error.to_string()),
         }
     }
+
+    /// A farm's outcome: the runs merged in game order; the accounting
+    /// drift of the board that decides the drift check (the first whose
+    /// interval misses the tolerance, else the largest |drift|).
+    fn from_farm(mut outcomes: Vec<BoardOutcome>, tolerance_ppm: f64) -> Played {
+        let runs = farm::merge(&mut outcomes);
+        let deciding = outcomes
+            .iter()
+            .position(|outcome| outcome.drift.as_ref().is_ok_and(|fit| !fit.within(tolerance_ppm)))
+            .or_else(|| {
+                outcomes
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, outcome)| outcome.drift.as_ref().ok().map(|fit| (index, fit.drift_ppm.abs())))
+                    .max_by(|a, b| a.1.total_cmp(&b.1))
+                    .map(|(index, _)| index)
+            })
+            .unwrap_or(0);
+        let errors: Vec<String> = outcomes.iter().filter_map(|outcome| outcome.error.clone()).collect();
+        let description = outcomes.iter().map(|outcome| outcome.description.clone()).collect::<Vec<_>>().join("; ");
+        let boards = outcomes
+            .iter()
+            .map(|outcome| BoardRunInput {
+                probe: Some(outcome.probe.selector().to_string()),
+                description: outcome.description.clone(),
+                games: outcome.games.clone(),
+                error: outcome.error.clone(),
+                accounting_drift_ppm: outcome.drift.as_ref().ok().map(|fit| fit.drift_ppm),
+                oscillator: outcome.oscillator.clone(),
+            })
+            .collect();
+        let hello = outcomes.iter().find_map(|outcome| outcome.hello);
+        let (drift, drift_samples) = match outcomes.get_mut(deciding) {
+            Some(outcome) => (outcome.drift, std::mem::take(&mut outcome.drift_samples)),
+            None => (Err(FitError::TooFew { used: 0 }), Vec::new()),
+        };
+        Played {
+            description,
+            hello,
+            runs,
+            drift,
+            drift_samples,
+            error: (!errors.is_empty()).then(|| errors.join("; ")),
+            boards,
+        }
+    }
+}
+
+/// The boards on debug probes, chosen before anything runs.
+struct ProbeBoards {
+    profile: BoardProfile,
+    options: probe::ProbeOptions,
+    probes: Vec<ProbeInfo>,
 }
 
 impl Cmd {
@@ -192,7 +257,7 @@ impl Cmd {
                 ScheduleError::Correspondence { .. } => Failure::usage(error),
                 ScheduleError::Clock { .. } => Failure::infrastructure(error),
             })?;
-        let opened = self.open_board()?;
+        let probes = self.select_probes()?;
         let elf = self.firmware_image()?;
         let elf_bytes = std::fs::read(&elf).with_context(|| format!("reading the firmware image {}", elf.display()))?;
         let scenario_bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
@@ -206,7 +271,10 @@ impl Cmd {
             ..RunOptions::default()
         };
         let started = std::time::Instant::now();
-        let played = self.play(&elf, &schedules, options, opened);
+        let played = match &probes {
+            Some(boards) => self.play_on_probes(boards, &elf, &schedules, options),
+            None => self.play(&elf, &schedules, options),
+        };
         let wall = started.elapsed();
 
         let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(&scenario, seed));
@@ -227,6 +295,7 @@ impl Cmd {
             drift_tolerance_ppm: self.drift_tolerance_ppm,
             command_line: self.reproduce_command(seed),
             error: played.error.clone(),
+            boards: played.boards.clone(),
         };
         let written = hil_report::write_hil_report(&out_dir, &input);
         let guest_us: u64 = played.runs.iter().map(|run| run.guest_us).sum();
@@ -292,10 +361,12 @@ impl Cmd {
         }
     }
 
-    /// A board on a probe, opened before anything runs: its profile, an
-    /// explicit `--firmware` checked against it (usage error), the probe
-    /// (none attached: exit 3). `None` for QEMU, which starts in `play`.
-    fn open_board(&self) -> Result<Option<Box<dyn Target>>> {
+    /// Boards on probes, chosen before anything runs: the profile, an
+    /// explicit `--firmware` checked against it (usage error), the probes
+    /// (none attached or none matching: exit 3; several attached without
+    /// `--probe`, or one named twice: exit 2). `None` for QEMU, which
+    /// starts in `play`.
+    fn select_probes(&self) -> Result<Option<ProbeBoards>> {
         if self.board == BoardKind::Qemu {
             if !self.probe.is_empty() || self.chip.is_some() || self.speed.is_some() || self.connect_under_reset {
                 return Err(Failure::usage(anyhow!(
@@ -317,19 +388,46 @@ impl Cmd {
             .map(|text| probe::Selector::parse(text))
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|error| Failure::usage(anyhow!(error)))?;
-        if selectors.len() > 1 {
-            return Err(Failure::usage(anyhow!(
-                "--probe is given {} times: spreading games over several boards is not implemented yet; pass one",
-                selectors.len()
-            )));
-        }
         let options = probe::ProbeOptions {
             selectors,
             chip: self.chip.clone(),
             speed_khz: self.speed,
             connect_under_reset: self.connect_under_reset,
         };
-        open_probe(&profile, &options).map(Some).map_err(Failure::infrastructure)
+        let probes = select_probes(&profile, &options).map_err(|error| {
+            if error.is_usage() {
+                Failure::usage(error)
+            } else {
+                Failure::infrastructure(error)
+            }
+        })?;
+        Ok(Some(ProbeBoards { profile, options, probes }))
+    }
+
+    /// Plays the games on the chosen boards (a farm when there are
+    /// several); never fails, says how far each board got.
+    fn play_on_probes(&self, boards: &ProbeBoards, elf: &Path, schedules: &[Schedule], options: RunOptions) -> Played {
+        let rtt = match ControlBlockLocation::from_elf(elf) {
+            Ok(location) => location,
+            Err(error) => return Played::failed(format!("{} (not started)", self.board.name()), error),
+        };
+        let config = FarmConfig { profile: &boards.profile, elf, rtt, options, attach_timeout: ATTACH_TIMEOUT };
+        let bar = progress_bar(schedules.iter().map(|schedule| schedule.presses.len() as u64).sum());
+        let played = run_farm(boards, &config, schedules, &|board, progress| {
+            bar.set_message(format!(
+                "board {}: game {}, guest {:.1} of {:.1} s",
+                board + 1,
+                progress.game + 1,
+                progress.guest_us as f64 / 1e6,
+                progress.duration_us as f64 / 1e6
+            ));
+            bar.tick();
+        });
+        bar.finish_and_clear();
+        match played {
+            Ok(outcomes) => Played::from_farm(outcomes, self.drift_tolerance_ppm),
+            Err(error) => Played::failed(format!("{} (not started)", self.board.name()), error),
+        }
     }
 
     /// The image to run: `--firmware` (an input: missing is a usage error),
@@ -378,18 +476,12 @@ impl Cmd {
         command
     }
 
-    /// Starts the board and plays the games; never fails, says how far it got.
-    fn play(&self, elf: &Path, schedules: &[Schedule], options: RunOptions, opened: Option<Box<dyn Target>>) -> Played {
-        let mut target: Box<dyn Target> = match (self.board, opened) {
-            (_, Some(mut target)) => match target.load(elf) {
-                Ok(()) => target,
-                Err(error) => return Played::failed(target.describe(), error),
-            },
-            (BoardKind::Qemu, None) => match QemuTarget::launch(elf, QemuConfig::default()) {
-                Ok(target) => Box::new(target),
-                Err(error) => return Played::failed(format!("{} (not started)", self.board.name()), error),
-            },
-            (BoardKind::Stm32, None) => return Played::failed("stm32 (not started)".into(), "no probe was opened"),
+    /// Starts the emulated board and plays the games; never fails, says
+    /// how far it got.
+    fn play(&self, elf: &Path, schedules: &[Schedule], options: RunOptions) -> Played {
+        let mut target: Box<dyn Target> = match QemuTarget::launch(elf, QemuConfig::default()) {
+            Ok(target) => Box::new(target),
+            Err(error) => return Played::failed(format!("{} (not started)", self.board.name()), error),
         };
         let description = target.describe();
         if let Err(error) = target.reset_and_run() {
@@ -436,25 +528,57 @@ impl Cmd {
         bar.finish_and_clear();
         let drift = session.drift();
         let drift_samples = drift::accounting_samples(session.time_bases(), &hello);
+        let oscillator = session.oscillator();
         drop(session);
-        Played { description, hello: Some(hello), runs, drift, drift_samples, error: None }
+        let boards = vec![BoardRunInput {
+            probe: None,
+            description: description.clone(),
+            games: schedules.iter().map(|schedule| schedule.game).collect(),
+            error: None,
+            accounting_drift_ppm: drift.as_ref().ok().map(|fit| fit.drift_ppm),
+            oscillator,
+        }];
+        Played { description, hello: Some(hello), runs, drift, drift_samples, error: None, boards }
     }
 }
 
 #[cfg(feature = "probe")]
-fn open_probe(
-    profile: &bench_hil::board::BoardProfile,
+fn select_probes(
+    profile: &BoardProfile,
     options: &probe::ProbeOptions,
-) -> std::result::Result<Box<dyn Target>, probe::ProbeError> {
-    Ok(Box::new(probe::ProbeTarget::open(profile, options)?))
+) -> std::result::Result<Vec<ProbeInfo>, probe::ProbeError> {
+    let backend = probe::RealProbes { profile: profile.clone(), options: options.clone() };
+    farm::select(&backend, &options.selectors)
 }
 
 #[cfg(not(feature = "probe"))]
-fn open_probe(
-    _profile: &bench_hil::board::BoardProfile,
+fn select_probes(
+    _profile: &BoardProfile,
     _options: &probe::ProbeOptions,
-) -> std::result::Result<Box<dyn Target>, probe::ProbeError> {
+) -> std::result::Result<Vec<ProbeInfo>, probe::ProbeError> {
     Err(probe::ProbeError::NotBuilt)
+}
+
+#[cfg(feature = "probe")]
+fn run_farm(
+    boards: &ProbeBoards,
+    config: &FarmConfig<'_>,
+    schedules: &[Schedule],
+    progress: &(dyn Fn(usize, &Progress) + Sync),
+) -> std::result::Result<Vec<BoardOutcome>, String> {
+    let backend = probe::RealProbes { profile: boards.profile.clone(), options: boards.options.clone() };
+    farm::run(&backend, &boards.probes, config, schedules, progress)
+}
+
+#[cfg(not(feature = "probe"))]
+fn run_farm(
+    boards: &ProbeBoards,
+    _config: &FarmConfig<'_>,
+    _schedules: &[Schedule],
+    _progress: &(dyn Fn(usize, &Progress) + Sync),
+) -> std::result::Result<Vec<BoardOutcome>, String> {
+    let _unused_without_probe_rs = (&boards.options, &boards.probes);
+    Err(probe::ProbeError::NotBuilt.to_string())
 }
 
 fn progress_bar(total: u64) -> indicatif::ProgressBar {
@@ -549,6 +673,36 @@ fn render_console(out: &mut String, report: &hil_report::Report, facts: &HilRunF
             "  press latency (edge to registered): p50 {} us, p90 {} us, p99 {} us, max {} us",
             latency.p50_us, latency.p90_us, latency.p99_us, latency.max_us
         );
+    }
+    if let Some(board) = &report.board_latency {
+        let _ = writeln!(
+            out,
+            "  press latency on the board (write to edge stamp, upper bound): p50 {} us, p99 {} us, max {} us; \
+             write bracket p50 {} us{}",
+            board.latency.p50_us,
+            board.latency.p99_us,
+            board.latency.max_us,
+            board.bracket.p50_us,
+            if board.unmatched > 0 { format!("; {} presses unmatched", board.unmatched) } else { String::new() }
+        );
+    }
+    for board in &report.boards {
+        let Some(oscillator) = &board.oscillator else { continue };
+        let name = board.probe.as_deref().unwrap_or(&board.description);
+        match (oscillator.ppm, oscillator.ci_half_ppm, &oscillator.round_trip) {
+            (Some(ppm), Some(half), Some(trip)) => {
+                let _ = writeln!(
+                    out,
+                    "  oscillator of {name}: {ppm:+.2} ppm ± {half:.2} against host time ({} of {} reads; \
+                     probe round trip p50 {} us, p99 {} us)",
+                    oscillator.used, oscillator.samples, trip.p50_us, trip.p99_us
+                );
+            }
+            _ => {
+                let why = oscillator.error.as_deref().unwrap_or("no reads");
+                let _ = writeln!(out, "  oscillator of {name}: not measured ({why})");
+            }
+        }
     }
     if let Some(speed) = facts.speed {
         let _ = writeln!(

@@ -27,7 +27,7 @@ use anyhow::{anyhow, Context};
 use bench_contract::Hello;
 use bench_hil::compare::{Comparison, GameSummary, Mismatch};
 use bench_hil::drift::{self, Fit, FitError};
-use bench_hil::run::{GameRun, Percentiles};
+use bench_hil::run::{GameRun, Oscillator, Percentiles};
 use chessclock::{Outcome, Side};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -77,6 +77,22 @@ pub struct HilReportInput<'a> {
     /// What ended the run early, if anything did before or between games
     /// (a game's own error is in its entry).
     pub error: Option<String>,
+    /// Each board of the run (one, or a farm's several).
+    pub boards: Vec<BoardRunInput>,
+}
+
+/// One board's share of a run, for `boards[]` in the report.
+#[derive(Clone, Debug)]
+pub struct BoardRunInput {
+    /// The probe (`VID:PID[:SERIAL]`), none for the emulator.
+    pub probe: Option<String>,
+    pub description: String,
+    pub games: Vec<u64>,
+    pub error: Option<String>,
+    /// The board's accounting drift, ppm (also the top-level `drift` when
+    /// it is the only board).
+    pub accounting_drift_ppm: Option<f64>,
+    pub oscillator: Option<Oscillator>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -108,6 +124,11 @@ pub struct Report {
     pub latency_histogram: Vec<LatencyBin>,
     pub records: RecordTotals,
     pub error: Option<String>,
+    /// Press latency measured on the board (probe boards, contract 2);
+    /// null elsewhere.
+    pub board_latency: Option<BoardLatencyInfo>,
+    /// Every board of the run, with its games and its oscillator drift.
+    pub boards: Vec<BoardInfoRun>,
     pub games_detail: Vec<GameInfo>,
     /// The other files of this report and their SHA-256.
     pub files: BTreeMap<String, String>,
@@ -219,6 +240,52 @@ pub fn latency_bins(latencies_us: &[u64]) -> Vec<LatencyBin> {
             presses,
         })
         .collect()
+}
+
+/// Press latency on the board: from the counter read right before the
+/// harness's write to the counter the firmware read at the edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardLatencyInfo {
+    /// Percentiles of `edge_hw_counter − counter_before`, µs: an upper
+    /// bound of the edge-to-stamp latency.
+    pub latency: LatencyInfo,
+    /// Percentiles of `counter_after − counter_before`, µs: how precisely
+    /// each write's instant is known.
+    pub bracket: LatencyInfo,
+    /// Bracketed presses without a matching Press record.
+    pub unmatched: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BoardInfoRun {
+    pub probe: Option<String>,
+    pub description: String,
+    pub games: Vec<u64>,
+    pub error: Option<String>,
+    pub accounting_drift_ppm: Option<f64>,
+    /// The board's oscillator against host monotonic time; null when the
+    /// backend cannot read it (the emulator).
+    pub oscillator: Option<OscillatorInfo>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OscillatorInfo {
+    pub measured: bool,
+    pub error: Option<String>,
+    pub samples: u64,
+    pub used: u64,
+    pub ppm: Option<f64>,
+    pub ci_low_ppm: Option<f64>,
+    pub ci_high_ppm: Option<f64>,
+    pub ci_half_ppm: Option<f64>,
+    pub confidence: Option<f64>,
+    pub residual_sd_us: Option<f64>,
+    pub span_s: Option<f64>,
+    /// Samples with a round trip above the fastest plus this are left out
+    /// (null: none are).
+    pub round_trip_margin_us: Option<f64>,
+    /// The probe's round trip of every counter read.
+    pub round_trip: Option<LatencyInfo>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -394,6 +461,49 @@ fn game_info(run: &GameRun) -> GameInfo {
     }
 }
 
+fn oscillator_info(oscillator: &Oscillator) -> OscillatorInfo {
+    let fit = oscillator.fit.as_ref().ok();
+    OscillatorInfo {
+        measured: fit.is_some(),
+        error: oscillator.fit.as_ref().err().map(ToString::to_string),
+        samples: count(oscillator.samples.len()),
+        used: fit.map_or(0, |fit| count(fit.used)),
+        ppm: fit.and_then(|fit| finite(fit.drift_ppm)),
+        ci_low_ppm: fit.and_then(|fit| finite(fit.ci_low_ppm())),
+        ci_high_ppm: fit.and_then(|fit| finite(fit.ci_high_ppm())),
+        ci_half_ppm: fit.and_then(|fit| finite(fit.ci_half_ppm)),
+        confidence: fit.and_then(|fit| finite(fit.confidence)),
+        residual_sd_us: fit.and_then(|fit| finite(fit.residual_sd_us)),
+        span_s: fit.and_then(|fit| finite(fit.span_us / 1e6)),
+        round_trip_margin_us: finite(oscillator.round_trip_margin_us),
+        round_trip: oscillator.round_trip.as_ref().map(latency),
+    }
+}
+
+fn board_info(board: &BoardRunInput) -> BoardInfoRun {
+    BoardInfoRun {
+        probe: board.probe.clone(),
+        description: board.description.clone(),
+        games: board.games.clone(),
+        error: board.error.clone(),
+        accounting_drift_ppm: board.accounting_drift_ppm.and_then(finite),
+        oscillator: board.oscillator.as_ref().map(oscillator_info),
+    }
+}
+
+/// Board latency over every game.
+fn board_latency_info(runs: &[GameRun]) -> Option<BoardLatencyInfo> {
+    let measured: Vec<&bench_hil::run::BoardLatency> =
+        runs.iter().filter_map(|run| run.board_latency.as_ref()).collect();
+    let latencies: Vec<u64> = measured.iter().flat_map(|board| board.latencies_us.iter().copied()).collect();
+    let brackets: Vec<u64> = measured.iter().flat_map(|board| board.brackets_us.iter().copied()).collect();
+    Some(BoardLatencyInfo {
+        latency: latency(&Percentiles::of(&latencies)?),
+        bracket: latency(&Percentiles::of(&brackets)?),
+        unmatched: measured.iter().map(|board| count(board.unmatched)).fold(0, u64::saturating_add),
+    })
+}
+
 fn drift_info(input: &HilReportInput) -> DriftInfo {
     let reference = match input.hello {
         Some(hello) => format!(
@@ -531,6 +641,8 @@ pub fn build(input: &HilReportInput) -> Report {
             lost: records_lost,
         },
         error: input.error.clone(),
+        board_latency: board_latency_info(input.runs),
+        boards: input.boards.iter().map(board_info).collect(),
         games_detail,
         files: BTreeMap::new(),
     }
@@ -1019,6 +1131,7 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
             moves: 1,
             remaining_us: white_after_press_us,
             handled_at_us: 3_500_012,
+            edge_hw_counter: 0,
         });
         let mut bodies = vec![
             (900_000, ack(CommandCode::TimeControl)),
@@ -1050,12 +1163,25 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
             error,
             comparison: Some(comparison),
             latency: Percentiles::of(&bench_hil::run::press_latencies(&records)),
+            board_latency: None,
             drift: drift::fit(&samples, &FitOptions::default()),
             records,
         }
     }
 
     fn write(runs: &[GameRun], error: Option<String>, dir: &Path) -> Report {
+        let qemu = BoardRunInput {
+            probe: None,
+            description: "QEMU 7.2.0 lm3s6965evb".into(),
+            games: vec![0],
+            error: None,
+            accounting_drift_ppm: Some(-2.5),
+            oscillator: None,
+        };
+        write_on(runs, error, dir, vec![qemu])
+    }
+
+    fn write_on(runs: &[GameRun], error: Option<String>, dir: &Path, boards: Vec<BoardRunInput>) -> Report {
         let scenario = scenario();
         let time_bases: Vec<Record> = runs.iter().flat_map(|run| run.records.clone()).collect();
         let samples = drift::accounting_samples(&time_bases, &hello());
@@ -1076,6 +1202,7 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
             drift_tolerance_ppm: 5.0,
             command_line: "bench hil --board qemu --scenario hil-report-test --seed 2 --games 1".into(),
             error,
+            boards,
         };
         let (report, written) = write_hil_report(dir, &input).expect("the report is written");
         let names: Vec<String> = written
@@ -1200,6 +1327,8 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
             latency_histogram: latency_bins(&[vec![4; 39], vec![6; 32], vec![9; 8], vec![3_000]].concat()),
             records: RecordTotals { total: 360, lost: 0 },
             error: None,
+            board_latency: None,
+            boards: Vec::new(),
             games_detail: vec![passing_game(0), passing_game(1)],
             files: BTreeMap::new(),
         }
@@ -1231,6 +1360,60 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
     fn read_json(dir: &Path) -> serde_json::Value {
         let text = std::fs::read_to_string(dir.join(REPORT_JSON)).expect("read report.json");
         serde_json::from_str(&text).expect("valid json")
+    }
+
+    /// A probe board: board latency over the games and the board's
+    /// oscillator drift with the probe's round trips, in report.json
+    /// (validated against the schema as it is written).
+    #[test]
+    fn a_probe_board_reports_latency_on_the_board_and_oscillator_drift() {
+        let dir = TempDir::new("hil-probe");
+        let mut run = game_run(records(58_500_000, 0.0), None);
+        let latencies_us = vec![9, 11, 10, 250];
+        let brackets_us = vec![400, 380, 420, 410];
+        run.board_latency = Some(bench_hil::run::BoardLatency {
+            latency: Percentiles::of(&latencies_us).expect("values"),
+            bracket: Percentiles::of(&brackets_us).expect("values"),
+            unmatched: 1,
+            latencies_us,
+            brackets_us,
+        });
+        let samples: Vec<drift::Sample> = (0..20)
+            .map(|i| {
+                let host_us = f64::from(i) * 1e5;
+                let trip = if i % 5 == 0 { 9_000.0 } else { 900.0 + f64::from(i) };
+                drift::Sample { reference_us: host_us, clock_us: host_us * (1.0 - 20e-6), round_trip_us: Some(trip) }
+            })
+            .collect();
+        let oscillator = Oscillator {
+            fit: drift::fit(&samples, &FitOptions::default()),
+            round_trip: Percentiles::of(
+                &samples.iter().filter_map(|s| s.round_trip_us).map(|t| t as u64).collect::<Vec<_>>(),
+            ),
+            samples,
+            round_trip_margin_us: 100.0,
+        };
+        let board = BoardRunInput {
+            probe: Some("0483:374b:066DFF".into()),
+            description: "NUCLEO-F401RE via STLink V2-1".into(),
+            games: vec![0],
+            error: None,
+            accounting_drift_ppm: Some(0.3),
+            oscillator: Some(oscillator),
+        };
+        let report = write_on(&[run], None, dir.path(), vec![board]);
+        let latency = report.board_latency.expect("board latency");
+        assert_eq!(
+            (latency.latency.p50_us, latency.latency.max_us, latency.bracket.min_us, latency.unmatched),
+            (10, 250, 380, 1)
+        );
+        let json = read_json(dir.path());
+        let oscillator = &json["boards"][0]["oscillator"];
+        assert_eq!(json["boards"][0]["probe"], "0483:374b:066DFF");
+        assert_eq!((oscillator["samples"].as_u64(), oscillator["used"].as_u64()), (Some(20), Some(16)));
+        assert!(oscillator["ppm"].as_f64().is_some_and(|ppm| (ppm + 20.0).abs() < 1e-3), "{oscillator}");
+        assert_eq!(oscillator["round_trip"]["max_us"], 9_000);
+        assert_eq!(json["board_latency"]["latency"]["p99_us"], 250);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! `bench-contract`: what a clock firmware adds so bench can test it —
-//! version 1 of the contract in `hil/CONTRACT.md`, as code.
+//! version 2 of the contract in `hil/CONTRACT.md`, as code.
 //!
 //! - [`record`]: the fixed-size little-endian records of the RTT up-channel
 //!   [`UP_CHANNEL`] (`bench`), with [`Record::encode`] and [`Record::decode`].
@@ -30,7 +30,17 @@ pub use record::{
 };
 
 /// The contract version a firmware announces in its [`Hello`] record.
-pub const CONTRACT_VERSION: u16 = 1;
+///
+/// - 1: the records and commands of `CONTRACT.md`.
+/// - 2: as 1, and a Press record carries the hardware counter read at the
+///   edge ([`Press::edge_hw_counter`], bytes reserved in 1).
+pub const CONTRACT_VERSION: u16 = 2;
+
+/// The oldest contract version the harness still runs: a version-1
+/// firmware is tested as before, without the board-side press latency.
+pub const CONTRACT_VERSION_MIN: u16 = 1;
+
+const _: () = assert!(CONTRACT_VERSION_MIN <= CONTRACT_VERSION);
 
 /// Every record on the up-channel is exactly this many bytes.
 pub const RECORD_SIZE: usize = 48;

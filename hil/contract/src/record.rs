@@ -174,7 +174,7 @@ pub enum PressResult {
 /// arbiter's pause (6.13): `Accepted` when the clock paused or resumed.
 ///
 /// ```text
-/// 16 u8  result    18 u16 bounces   24 u64 remaining_us    40 u64 reserved
+/// 16 u8  result    18 u16 bounces   24 u64 remaining_us    40 u64 edge_hw_counter
 /// 17 u8  reserved  20 u32 moves     32 u64 handled_at_us
 /// ```
 ///
@@ -193,6 +193,12 @@ pub struct Press {
     /// Firmware clock when the press was applied: `handled_at_us - at_us`
     /// is the firmware's own press latency.
     pub handled_at_us: u64,
+    /// Contract 2: the free-running hardware counter of [`TimeBase`]
+    /// (Hello's `hw_counter_hz`, `hw_counter_bits`), read in the edge
+    /// interrupt next to `at_us`, zero-extended. The host reads the same
+    /// counter around its write of the edge, which measures the press
+    /// latency on the board. Reserved (0) in contract 1.
+    pub edge_hw_counter: u64,
 }
 
 /// Kind 3: a flag fell. `at_us` is the instant the display reached zero.
@@ -366,7 +372,7 @@ impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DecodeError::UnknownKind { code } => {
-                write!(f, "unknown record kind {code} at offset 0 (contract version 1 knows 1 to 7)")
+                write!(f, "unknown record kind {code} at offset 0 (contract version 2 knows 1 to 7)")
             }
             DecodeError::BadField { kind, offset, value } => {
                 write!(f, "{kind:?} record: byte {value:#04x} at offset {offset} is not a valid value")
@@ -407,6 +413,7 @@ impl Record {
                 out.u32(20, press.moves);
                 out.u64(24, press.remaining_us);
                 out.u64(32, press.handled_at_us);
+                out.u64(40, press.edge_hw_counter);
                 button_code(press.button)
             }
             Body::Flag(flag) => {
@@ -507,6 +514,7 @@ impl Record {
                     moves: read.u32(20),
                     remaining_us: read.u64(24),
                     handled_at_us: read.u64(32),
+                    edge_hw_counter: read.u64(40),
                 })
             }
             Kind::Flag => Body::Flag(Flag {
@@ -698,7 +706,7 @@ mod tests {
                     0,
                     0x0102,
                     Body::Hello(Hello {
-                        contract_version: 1,
+                        contract_version: 2,
                         record_size: 48,
                         tick_us: 1000,
                         hw_counter_hz: 1,
@@ -710,7 +718,7 @@ mod tests {
                     }),
                 ),
                 "01ff0000 00000000 0201000000000000 \
-                 01003000 e8030000 01000000 20070000 204e0000 0d0c0b0a 62656e6368726566",
+                 02003000 e8030000 01000000 20070000 204e0000 0d0c0b0a 62656e6368726566",
             ),
             (
                 Record::new(
@@ -724,10 +732,11 @@ mod tests {
                         moves: 41,
                         remaining_us: 1_800_000_000,
                         handled_at_us: 0x1122_3344_5570,
+                        edge_hw_counter: 0x8090_A0B0,
                     }),
                 ),
                 "02010200 07000000 6655443322110000 \
-                 01000300 29000000 00d2496b00000000 7055443322110000 0000000000000000",
+                 01000300 29000000 00d2496b00000000 7055443322110000 b0a0908000000000",
             ),
             (
                 Record::new(
@@ -859,6 +868,7 @@ mod tests {
             moves: 0,
             remaining_us: 0,
             handled_at_us: 0,
+            edge_hw_counter: 0,
         };
         for button in [Button::White, Button::Black, Button::Pause] {
             for result in [
@@ -980,12 +990,17 @@ mod tests {
 
     #[test]
     fn reserved_bytes_are_written_as_zero_and_ignored_when_read() {
-        let (record, _) = golden()[1];
-        let mut bytes = record.encode();
-        assert_eq!(&bytes[40..48], &[0; 8]);
+        let (press, _) = golden()[1];
+        let mut bytes = press.encode();
+        assert_eq!(bytes[17], 0);
         bytes[17] = 0xAA;
+        assert_eq!(Record::decode(&bytes), Ok(press));
+        let (flag, _) = golden()[2];
+        let mut bytes = flag.encode();
+        assert_eq!(&bytes[36..48], &[0; 12]);
+        bytes[36] = 0xAA;
         bytes[47] = 0x55;
-        assert_eq!(Record::decode(&bytes), Ok(record));
+        assert_eq!(Record::decode(&bytes), Ok(flag));
     }
 
     #[test]
@@ -994,7 +1009,7 @@ mod tests {
         assert_eq!(error.to_string(), "Snapshot record: byte 0x09 at offset 46 is not a valid value");
         assert_eq!(
             DecodeError::UnknownKind { code: 9 }.to_string(),
-            "unknown record kind 9 at offset 0 (contract version 1 knows 1 to 7)"
+            "unknown record kind 9 at offset 0 (contract version 2 knows 1 to 7)"
         );
     }
 }

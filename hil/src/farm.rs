@@ -1,0 +1,544 @@
+//! Boards on debug probes, one or several at once (a small board farm on
+//! one host): probe selection, the image check, and the games of a scenario
+//! spread over the boards.
+//!
+//! ```text
+//!   select: list probes ── choose(--probe …) ── one attached: used without flags
+//!   check_image(profile, ELF)                    before anything is flashed
+//!   assign: game g → board g mod N               (deterministic)
+//!   one thread per board: open ─ load (flash, verify) ─ reset_and_run ─ RTT ─ Session: its games
+//!   merge: every GameRun in game order           (report.json does not depend on timing)
+//! ```
+//!
+//! A board that fails stops only its own games: the game it was playing is
+//! marked incomplete with the error, its later games are not played (the
+//! board's `error` says so), and the other boards' results are kept.
+//!
+//! Everything here is generic over [`ProbeBackend`]: probe-rs
+//! ([`crate::probe::RealProbes`]) on a host with boards, and a fake backend
+//! of [`crate::fake::FakeTarget`]s in tests, so the logic above probe-rs is
+//! tested without hardware.
+
+use std::path::Path;
+use std::time::Duration;
+
+use bench_contract::Hello;
+
+use crate::board::BoardProfile;
+use crate::drift::{self, Fit, FitError};
+use crate::probe::{check_image, choose, ProbeError, ProbeInfo, Selector};
+use crate::rtt::{ControlBlockLocation, RttReader};
+use crate::run::{GameRun, Oscillator, Progress, RunOptions, Session};
+use crate::schedule::Schedule;
+use crate::target::Target;
+
+/// The debug probes of a host and how to open one.
+pub trait ProbeBackend: Sync {
+    type Board: Target;
+    /// The probes attached now.
+    fn list(&self) -> Vec<ProbeInfo>;
+    /// Opens `probe` and attaches to its chip.
+    fn open(&self, probe: &ProbeInfo) -> Result<Self::Board, ProbeError>;
+}
+
+/// The probes to use for `selectors` (see [`choose`]); the same probe
+/// named twice is an error, since one board cannot play two shares.
+pub fn select(backend: &impl ProbeBackend, selectors: &[Selector]) -> Result<Vec<ProbeInfo>, ProbeError> {
+    let chosen = choose(&backend.list(), selectors)?;
+    for (index, probe) in chosen.iter().enumerate() {
+        if chosen.iter().skip(index + 1).any(|other| other == probe) {
+            return Err(ProbeError::Duplicate { probe: probe.clone() });
+        }
+    }
+    Ok(chosen)
+}
+
+/// Which games each board plays: game `g` (the index into the schedules)
+/// on board `g mod boards`, so the split depends on nothing but the counts.
+pub fn assign(games: usize, boards: usize) -> Vec<Vec<usize>> {
+    let mut shares = vec![Vec::new(); boards];
+    if boards == 0 {
+        return shares;
+    }
+    for game in 0..games {
+        if let Some(share) = shares.get_mut(game % boards) {
+            share.push(game);
+        }
+    }
+    shares
+}
+
+/// What the boards need besides their games.
+#[derive(Clone, Debug)]
+pub struct FarmConfig<'a> {
+    pub profile: &'a BoardProfile,
+    pub elf: &'a Path,
+    /// Where the firmware's RTT control block is (from the ELF).
+    pub rtt: ControlBlockLocation,
+    pub options: RunOptions,
+    /// How long the firmware may take to set up RTT after a reset.
+    pub attach_timeout: Duration,
+}
+
+/// One board's share of the run.
+#[derive(Debug)]
+pub struct BoardOutcome {
+    pub probe: ProbeInfo,
+    /// The target's own description, or the probe's when it never opened.
+    pub description: String,
+    /// The games assigned to this board (game numbers of the schedules).
+    pub games: Vec<u64>,
+    pub hello: Option<Hello>,
+    /// The games it played, in its order; [`merge`] takes them out.
+    pub runs: Vec<GameRun>,
+    /// Accounting drift over the board's session, and its samples.
+    pub drift: Result<Fit, FitError>,
+    pub drift_samples: Vec<drift::Sample>,
+    /// Oscillator drift and the probe's round trips (`None`: the backend
+    /// cannot read the board's counter against host time).
+    pub oscillator: Option<Oscillator>,
+    /// What stopped this board before or between its games.
+    pub error: Option<String>,
+}
+
+impl BoardOutcome {
+    fn failed(probe: &ProbeInfo, description: String, games: Vec<u64>, error: String) -> BoardOutcome {
+        BoardOutcome {
+            probe: probe.clone(),
+            description,
+            games,
+            hello: None,
+            runs: Vec::new(),
+            drift: Err(FitError::TooFew { used: 0 }),
+            drift_samples: Vec::new(),
+            oscillator: None,
+            error: Some(error),
+        }
+    }
+}
+
+/// Checks the image against the profile (before anything is flashed), then
+/// plays `schedules` on the `probes`, one thread per board. `progress`
+/// gets the board's index with each update. The outcomes are in the order
+/// of `probes`.
+pub fn run<B: ProbeBackend>(
+    backend: &B,
+    probes: &[ProbeInfo],
+    config: &FarmConfig<'_>,
+    schedules: &[Schedule],
+    progress: &(dyn Fn(usize, &Progress) + Sync),
+) -> Result<Vec<BoardOutcome>, String> {
+    let bytes = std::fs::read(config.elf).map_err(|error| format!("{}: {error}", config.elf.display()))?;
+    check_image(config.profile, config.elf, &bytes)?;
+    let shares = assign(schedules.len(), probes.len());
+    let outcomes = std::thread::scope(|scope| {
+        let handles: Vec<_> = probes
+            .iter()
+            .zip(shares)
+            .enumerate()
+            .map(|(index, (probe, share))| {
+                let games: Vec<&Schedule> = share.iter().filter_map(|game| schedules.get(*game)).collect();
+                scope.spawn(move || run_board(backend, probe, config, &games, &|update| progress(index, update)))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .zip(probes)
+            .map(|(handle, probe)| {
+                handle.join().unwrap_or_else(|_| {
+                    BoardOutcome::failed(probe, probe.to_string(), Vec::new(), "the board's thread panicked".into())
+                })
+            })
+            .collect()
+    });
+    Ok(outcomes)
+}
+
+/// One board: open, flash and verify, reset, attach RTT, play its games
+/// one after another until one fails.
+fn run_board<B: ProbeBackend>(
+    backend: &B,
+    probe: &ProbeInfo,
+    config: &FarmConfig<'_>,
+    schedules: &[&Schedule],
+    progress: &dyn Fn(&Progress),
+) -> BoardOutcome {
+    let games: Vec<u64> = schedules.iter().map(|schedule| schedule.game).collect();
+    let mut target = match backend.open(probe) {
+        Ok(target) => target,
+        Err(error) => return BoardOutcome::failed(probe, probe.to_string(), games, error.to_string()),
+    };
+    let description = target.describe();
+    let started =
+        target.load(config.elf).and_then(|()| target.reset_and_run()).map_err(|error| error.to_string()).and_then(
+            |()| {
+                RttReader::attach_within(&mut target, &config.rtt, config.attach_timeout)
+                    .map_err(|error| format!("the firmware's RTT channels: {error}"))
+            },
+        );
+    let mut reader = match started {
+        Ok(reader) => reader,
+        Err(error) => return BoardOutcome::failed(probe, description, games, error),
+    };
+    let mut session = Session::new(&mut target, &mut reader, config.options.clone());
+    let hello = match session.hello() {
+        Ok(hello) => hello,
+        Err(error) => return BoardOutcome::failed(probe, description, games, error.to_string()),
+    };
+    let mut runs = Vec::new();
+    for schedule in schedules {
+        let run = session.play(schedule, &mut |update| progress(update));
+        let failed = run.error.is_some();
+        runs.push(run);
+        if failed {
+            break;
+        }
+    }
+    let error = (runs.len() < schedules.len()).then(|| {
+        let skipped: Vec<String> = games.iter().skip(runs.len()).map(ToString::to_string).collect();
+        let cause = runs.last().and_then(|run| run.error.as_ref()).map_or_else(String::new, ToString::to_string);
+        format!("{probe}: {cause}; games {} not played", skipped.join(", "))
+    });
+    BoardOutcome {
+        probe: probe.clone(),
+        description,
+        games,
+        hello: Some(hello),
+        drift: session.drift(),
+        drift_samples: drift::accounting_samples(session.time_bases(), &hello),
+        oscillator: session.oscillator(),
+        runs,
+        error,
+    }
+}
+
+/// Takes every board's runs out, in game order.
+pub fn merge(outcomes: &mut [BoardOutcome]) -> Vec<GameRun> {
+    let mut runs: Vec<GameRun> = outcomes.iter_mut().flat_map(|outcome| std::mem::take(&mut outcome.runs)).collect();
+    runs.sort_by_key(|run| run.schedule.game);
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::{Arc, Mutex};
+
+    use bench_sim::scenario::Scenario;
+
+    use super::*;
+    use crate::compare::fake_firmware::{Defects, FakeFirmware};
+    use crate::fake::{
+        contract_button, fake_image, DownLine, FakeConfig, FakeCounter, FakeTarget, Fault, ImageSegment,
+    };
+    use crate::run::RunError;
+    use crate::schedule;
+    use crate::target::{ButtonId, Capabilities, CounterReading, EdgeWindow, TargetError};
+
+    const SCENARIO: &str = r#"
+description = "farm test"
+control = "20+1"
+games = 5
+seed = 9
+
+[players]
+think = { distribution = "uniform", min_ms = 200, max_ms = 900 }
+
+[board]
+ends_per_move = 0
+max_moves = 5
+"#;
+
+    fn schedules(games: u64) -> Vec<Schedule> {
+        let scenario = Scenario::parse(SCENARIO, Path::new("scenarios/farm-test.toml")).expect("the scenario parses");
+        (0..games).map(|game| schedule::schedule(&scenario, scenario.seed, game).expect("a schedule")).collect()
+    }
+
+    fn profile() -> BoardProfile {
+        BoardProfile::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("boards/stm32.toml")).expect("stm32 loads")
+    }
+
+    /// What the fake backend saw, per probe serial.
+    #[derive(Debug, Default)]
+    struct Log {
+        loads: Vec<(String, PathBuf)>,
+        presses: Vec<(String, ButtonId, bool)>,
+    }
+
+    /// A [`FakeTarget`] with the test firmware, logging the calls the
+    /// probe path makes.
+    struct LoggedBoard {
+        serial: String,
+        inner: FakeTarget,
+        log: Arc<Mutex<Log>>,
+    }
+
+    impl LoggedBoard {
+        fn note(&self, entry: impl FnOnce(&mut Log)) {
+            if let Ok(mut log) = self.log.lock() {
+                entry(&mut log);
+            }
+        }
+    }
+
+    impl Target for LoggedBoard {
+        fn capabilities(&self) -> Capabilities {
+            self.inner.capabilities()
+        }
+        fn load(&mut self, elf: &Path) -> Result<(), TargetError> {
+            self.note(|log| log.loads.push((self.serial.clone(), elf.to_path_buf())));
+            self.inner.load(elf)
+        }
+        fn reset_and_run(&mut self) -> Result<(), TargetError> {
+            self.inner.reset_and_run()
+        }
+        fn halt(&mut self) -> Result<(), TargetError> {
+            self.inner.halt()
+        }
+        fn resume(&mut self) -> Result<(), TargetError> {
+            self.inner.resume()
+        }
+        fn read_memory(&mut self, address: u32, buffer: &mut [u8]) -> Result<(), TargetError> {
+            self.inner.read_memory(address, buffer)
+        }
+        fn write_memory(&mut self, address: u32, data: &[u8]) -> Result<(), TargetError> {
+            self.inner.write_memory(address, data)
+        }
+        fn set_button(&mut self, button: ButtonId, pressed: bool) -> Result<(), TargetError> {
+            self.note(|log| log.presses.push((self.serial.clone(), button, pressed)));
+            self.inner.set_button(button, pressed)
+        }
+        fn describe(&self) -> String {
+            format!("fake board {}", self.serial)
+        }
+        fn read_counter(&mut self) -> Result<Option<CounterReading>, TargetError> {
+            self.inner.read_counter()
+        }
+        fn set_button_timed(&mut self, button: ButtonId, pressed: bool) -> Result<Option<EdgeWindow>, TargetError> {
+            self.note(|log| log.presses.push((self.serial.clone(), button, pressed)));
+            self.inner.set_button_timed(button, pressed)
+        }
+    }
+
+    struct FakeProbes {
+        probes: Vec<ProbeInfo>,
+        /// The probe with this serial goes away after that many target calls.
+        disconnect: Option<(&'static str, u64)>,
+        /// Oscillator error of each board, ppm, by position in `probes`.
+        oscillator_ppm: Vec<f64>,
+        log: Arc<Mutex<Log>>,
+    }
+
+    fn probe(serial: &str) -> ProbeInfo {
+        ProbeInfo {
+            identifier: "STLink V2-1".into(),
+            vendor_id: 0x0483,
+            product_id: 0x374b,
+            serial: Some(serial.into()),
+        }
+    }
+
+    impl FakeProbes {
+        fn new(serials: &[&str]) -> FakeProbes {
+            FakeProbes {
+                probes: serials.iter().map(|serial| probe(serial)).collect(),
+                disconnect: None,
+                oscillator_ppm: vec![12.0, -40.0, 3.0],
+                log: Arc::new(Mutex::new(Log::default())),
+            }
+        }
+    }
+
+    impl ProbeBackend for FakeProbes {
+        type Board = LoggedBoard;
+
+        fn list(&self) -> Vec<ProbeInfo> {
+            self.probes.clone()
+        }
+
+        fn open(&self, info: &ProbeInfo) -> Result<LoggedBoard, ProbeError> {
+            let position = self.probes.iter().position(|known| known == info).ok_or_else(|| ProbeError::Probe {
+                doing: format!("opening the probe {info}"),
+                detail: "The selected debug probe was not found.".into(),
+            })?;
+            let counter = FakeCounter {
+                oscillator_ppm: self.oscillator_ppm.get(position).copied().unwrap_or(0.0),
+                round_trips_us: vec![800, 830, 7_000, 815, 840],
+                slow_read_at_percent: vec![10, 90],
+                ..FakeCounter::default()
+            };
+            let mut target = FakeTarget::with_config(FakeConfig {
+                us_per_call: 250,
+                counter: Some(counter),
+                ..FakeConfig::default()
+            });
+            let mut firmware = FakeFirmware::new(Defects::default());
+            let mut next_second = 1u64;
+            target.set_firmware(move |board| {
+                let now = board.now_us();
+                for line in board.take_lines() {
+                    if let DownLine::Line(text) = line {
+                        firmware.command(&text, now);
+                    }
+                }
+                for edge in board.button_edges() {
+                    if edge.pressed {
+                        let counter = board.counter_at(edge.at_us + 5);
+                        firmware.press_counted(contract_button(edge.button), edge.at_us, now + 5, counter);
+                    }
+                }
+                firmware.advance(now);
+                while next_second * 1_000_000 <= now {
+                    firmware.time_base(next_second * 1_000_000 + 3, board.counter_at(next_second * 1_000_000));
+                    next_second += 1;
+                }
+                for record in firmware.out.drain(..) {
+                    board.emit(record.at_us, record.body);
+                }
+            });
+            let serial = info.serial.clone().unwrap_or_default();
+            if let Some((failing, calls)) = self.disconnect {
+                if failing == serial {
+                    target.fail_after(calls, Fault::Disconnect);
+                }
+            }
+            Ok(LoggedBoard { serial, inner: target, log: Arc::clone(&self.log) })
+        }
+    }
+
+    /// An image that fits the stm32 profile, its RTT block where the fake has it.
+    fn image(dir: &Path) -> PathBuf {
+        let control_block = FakeTarget::new().board().control_block();
+        let segments = [
+            ImageSegment { address: 0x0800_0000, file_size: 0x800, memory_size: 0x800 },
+            ImageSegment { address: 0x2000_0000, file_size: 0, memory_size: 0x4000 },
+        ];
+        let path = dir.join("clock.elf");
+        std::fs::write(&path, fake_image(&segments, &[("_SEGGER_RTT", control_block)])).expect("write the image");
+        path
+    }
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("bench-farm-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temporary folder");
+        dir
+    }
+
+    fn config<'a>(profile: &'a BoardProfile, elf: &'a Path) -> FarmConfig<'a> {
+        FarmConfig {
+            profile,
+            elf,
+            rtt: ControlBlockLocation::from_elf(elf).expect("the image names its RTT block"),
+            options: RunOptions {
+                poll_interval: Duration::ZERO,
+                silence_timeout: Duration::from_millis(500),
+                ..RunOptions::default()
+            },
+            attach_timeout: Duration::from_millis(200),
+        }
+    }
+
+    #[test]
+    fn one_probe_is_used_without_flags_several_need_a_selector() {
+        assert_eq!(select(&FakeProbes::new(&["A"]), &[]).unwrap(), vec![probe("A")]);
+        let two = FakeProbes::new(&["A", "B"]);
+        let error = select(&two, &[]).unwrap_err();
+        assert!(error.is_usage() && error.to_string().contains("pick one with --probe"), "{error}");
+        let both = [Selector::parse("0483:374b:B").unwrap(), Selector::parse("0483:374b:A").unwrap()];
+        assert_eq!(select(&two, &both).unwrap(), vec![probe("B"), probe("A")]);
+        let twice = [Selector::parse("0483:374b:A").unwrap(), Selector::parse("0483:374b:A").unwrap()];
+        let error = select(&two, &twice).unwrap_err();
+        assert!(error.is_usage() && error.to_string().contains("twice"), "{error}");
+        let error = select(&two, &[Selector::parse("1366:0101").unwrap()]).unwrap_err();
+        assert!(!error.is_usage() && error.to_string().contains("no debug probe matches --probe 1366:0101"));
+        let error = select(&FakeProbes::new(&[]), &[]).unwrap_err();
+        assert!(error.to_string().contains("found: nothing") && error.to_string().contains("--board qemu"));
+    }
+
+    #[test]
+    fn games_go_round_robin_over_the_boards() {
+        assert_eq!(assign(5, 2), vec![vec![0, 2, 4], vec![1, 3]]);
+        assert_eq!(assign(2, 3), vec![vec![0], vec![1], vec![]]);
+        assert_eq!(assign(3, 1), vec![vec![0, 1, 2]]);
+    }
+
+    #[test]
+    fn an_image_for_another_chip_is_refused_before_any_probe_is_opened() {
+        let dir = temp_dir("wrong-chip");
+        let elf = dir.join("lm3s.elf");
+        let segments = [ImageSegment { address: 0, file_size: 0x800, memory_size: 0x800 }];
+        std::fs::write(&elf, fake_image(&segments, &[("_SEGGER_RTT", 0x2000_0200)])).expect("write");
+        let profile = profile();
+        let backend = FakeProbes::new(&["A"]);
+        let fitting = image(&dir);
+        let config = FarmConfig { elf: &elf, ..config(&profile, &fitting) };
+        let error = run(&backend, &backend.probes, &config, &schedules(1), &|_, _| {}).unwrap_err();
+        assert!(error.contains("outside STM32F401RETx's flash"), "{error}");
+        assert!(backend.log.lock().unwrap().loads.is_empty(), "nothing flashed");
+    }
+
+    /// Two boards, five games: each board flashed once, presses written on
+    /// the board that plays the game, every game compared and passed, the
+    /// results in game order, each board's oscillator drift recovered.
+    #[test]
+    fn a_farm_of_two_boards_plays_every_game_and_merges_them_in_order() {
+        let dir = temp_dir("two");
+        let elf = image(&dir);
+        let profile = profile();
+        let backend = FakeProbes::new(&["A", "B"]);
+        let probes =
+            select(&backend, &[Selector::parse("0483:374b:B").unwrap(), Selector::parse("0483:374b:A").unwrap()])
+                .expect("both");
+        let schedules = schedules(5);
+        let mut outcomes = run(&backend, &probes, &config(&profile, &elf), &schedules, &|_, _| {}).expect("ran");
+        assert_eq!(
+            outcomes.iter().map(|outcome| outcome.games.clone()).collect::<Vec<_>>(),
+            [vec![0, 2, 4], vec![1, 3]]
+        );
+        for (outcome, ppm) in outcomes.iter().zip([-40.0, 12.0]) {
+            assert_eq!(outcome.error, None);
+            let oscillator = outcome.oscillator.as_ref().expect("a counter");
+            let fit = oscillator.fit.as_ref().expect("an oscillator fit");
+            assert!(fit.ci_low_ppm() <= ppm && ppm <= fit.ci_high_ppm() && (fit.drift_ppm - ppm).abs() < 2.0, "{fit}");
+            assert!(fit.used < fit.samples, "slow reads filtered");
+            assert_eq!(oscillator.round_trip.map(|trips| trips.min_us), Some(800));
+            assert!(outcome.drift.as_ref().is_ok_and(|fit| fit.within(1.0)), "{:?}", outcome.drift);
+        }
+        let runs = merge(&mut outcomes);
+        assert_eq!(runs.iter().map(|run| run.schedule.game).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
+        for run in &runs {
+            assert!(run.passed(), "game {}: {:?}", run.schedule.game, run.error);
+            let latency = run.board_latency.clone().expect("latency on the board");
+            assert_eq!((latency.latency.p50_us, latency.bracket.p50_us, latency.unmatched), (205, 400, 0));
+        }
+        let log = backend.log.lock().unwrap();
+        assert_eq!(log.loads.len(), 2);
+        assert!(log.loads.iter().all(|(_, path)| path == &elf));
+        let presses_on = |serial: &str| log.presses.iter().filter(|(on, _, down)| on == serial && *down).count();
+        let expected = |games: &[usize]| games.iter().map(|game| schedules[*game].presses.len()).sum::<usize>();
+        assert_eq!(presses_on("B"), expected(&[0, 2, 4]));
+        assert_eq!(presses_on("A"), expected(&[1, 3]));
+    }
+
+    #[test]
+    fn a_board_that_fails_mid_run_marks_its_games_incomplete_and_keeps_the_others() {
+        let dir = temp_dir("one-fails");
+        let elf = image(&dir);
+        let profile = profile();
+        let mut backend = FakeProbes::new(&["A", "B"]);
+        backend.disconnect = Some(("B", 3_000));
+        let probes = backend.probes.clone();
+        let mut outcomes = run(&backend, &probes, &config(&profile, &elf), &schedules(4), &|_, _| {}).expect("ran");
+        let failed = outcomes.get(1).expect("board B");
+        let error = failed.error.clone().expect("board B stopped");
+        assert!(error.contains("0483:374b:B") && error.contains("not played"), "{error}");
+        assert_eq!(outcomes.first().and_then(|outcome| outcome.error.clone()), None);
+        let runs = merge(&mut outcomes);
+        let games: Vec<u64> = runs.iter().map(|run| run.schedule.game).collect();
+        assert!(games.starts_with(&[0, 1, 2]) && !games.contains(&3), "{games:?}");
+        let on_b = runs.iter().find(|run| run.schedule.game == 1).expect("game 1");
+        assert!(matches!(on_b.error, Some(RunError::Target(TargetError::Disconnected { .. }))), "{:?}", on_b.error);
+        assert!(runs.iter().filter(|run| run.schedule.game % 2 == 0).all(GameRun::passed));
+    }
+}

@@ -72,7 +72,12 @@ impl Default for FakeConfig {
             down_size: 128,
             extra_channels: 0,
             us_per_call: 0,
-            capabilities: Capabilities { read_while_running: true, virtual_time: true, pause_button: true },
+            capabilities: Capabilities {
+                read_while_running: true,
+                virtual_time: true,
+                pause_button: true,
+                timed_bounce: false,
+            },
         }
     }
 }

@@ -24,6 +24,13 @@
 //!   halted, so [`Target::set_button`] lets a halted VM run for the event and
 //!   halts it again. QEMU 7.2 reads the pins low until each key's first
 //!   event: [`Target::reset_and_run`] presses and releases every key once.
+//! - **Contact bounce** ([`Target::press_with_bounce`]) goes through QMP
+//!   `send-key`, whose events QEMU queues on the guest's virtual clock:
+//!   edges 2–4 ms apart in guest time, exact to the icount step, however
+//!   slow the host is. A lead-in on an unwired key ([`BOUNCE_LEAD_MS`])
+//!   keeps the queue from running dry while QEMU takes the commands. A key
+//!   event sent the ordinary way lands at a host-dependent guest instant,
+//!   0–150 ms late (`firmware/SMOKE.md` §3).
 //! - **A dead QEMU** (killed, crashed) closes both sockets: the next call
 //!   fails at once with `TargetError::Disconnected`, naming the exit status
 //!   and QEMU's last words on stderr.
@@ -37,7 +44,7 @@ use std::time::{Duration, Instant};
 
 use crate::gdb::GdbClient;
 use crate::qmp::QmpClient;
-use crate::target::{ButtonId, Capabilities, Target, TargetError};
+use crate::target::{Bounce, ButtonId, Capabilities, Target, TargetError};
 
 /// The program, as Debian installs it.
 pub const QEMU_PROGRAM: &str = "qemu-system-arm";
@@ -58,7 +65,17 @@ pub struct KeyMap {
     /// Keys pressed and released once after each reset (QEMU 7.2 reads
     /// their pins low until their first event).
     pub prime: Vec<String>,
+    /// A key no input is wired to: its `send-key` opens the guest-timed
+    /// queue a bounced press is played from.
+    pub unwired: String,
 }
+
+/// How long the unwired key of a bounced press is held, guest ms: the
+/// press's own events start twice this later, and QEMU must have taken the
+/// rest of the press's commands by then (they are sent in the same write;
+/// without this lead QEMU took some only after the queue had run dry, 3–14
+/// ms of guest time late).
+pub const BOUNCE_LEAD_MS: u32 = 25;
 
 impl Default for KeyMap {
     /// The reference firmware's wiring on `lm3s6965evb`.
@@ -68,6 +85,8 @@ impl Default for KeyMap {
             black: "down".to_string(),
             pause: Some("left".to_string()),
             prime: ["up", "down", "left", "right", "ctrl"].map(String::from).to_vec(),
+            // The Stellaris gamepad model only answers to the five above.
+            unwired: "f12".to_string(),
         }
     }
 }
@@ -544,6 +563,34 @@ impl Session {
         })
     }
 
+    /// Plays a bounced press through QEMU's guest-timed key queue: the
+    /// unwired key held [`BOUNCE_LEAD_MS`] (so every later event is queued,
+    /// not sent at once), one `send-key` per chatter (down `open`, up
+    /// `open`) and one for the held press, all in one write. The VM must run
+    /// (QEMU drops `send-key` on a halted VM); a VM the caller halted is
+    /// halted again afterwards.
+    fn bounced_press(&mut self, keys: (&str, &str), bounce: &Bounce, hold_ms: u32) -> Result<(), TargetError> {
+        let (qcode, unwired) = keys;
+        let was_halted = !self.gdb.is_running();
+        if was_halted {
+            self.gdb.resume()?;
+        }
+        let mut commands = vec![QmpClient::send_key_held(unwired, BOUNCE_LEAD_MS)];
+        commands.extend(bounce.open_ms().iter().map(|open| QmpClient::send_key_held(qcode, u32::from(*open))));
+        commands.push(QmpClient::send_key_held(qcode, hold_ms));
+        let answers = self.qmp.execute_pipelined(&commands)?;
+        if was_halted {
+            self.gdb.interrupt()?;
+        }
+        match answers.into_iter().find_map(Result::err) {
+            None => Ok(()),
+            Some(error) => Err(TargetError::Protocol {
+                what: format!("QMP socket {}", self.qmp.path().display()),
+                detail: format!("send-key {qcode} was refused: {} ({})", error.desc, error.class),
+            }),
+        }
+    }
+
     /// Waits until QEMU has carried out a requested reset: the run state
     /// becomes `prelaunch`.
     fn await_reset(&mut self, timeout: Duration) -> Result<(), TargetError> {
@@ -573,6 +620,7 @@ impl Target for QemuTarget {
             read_while_running: false,
             virtual_time: self.config.icount.is_some(),
             pause_button: self.config.keys.pause.is_some(),
+            timed_bounce: true,
         }
     }
 
@@ -631,6 +679,14 @@ impl Target for QemuTarget {
     fn set_button(&mut self, button: ButtonId, pressed: bool) -> Result<(), TargetError> {
         let key = self.key(button)?;
         self.with_session(|session| session.key(&key, pressed))
+    }
+
+    /// The first edge comes after the lead-in (twice [`BOUNCE_LEAD_MS`]).
+    fn press_with_bounce(&mut self, button: ButtonId, bounce: &Bounce, hold_ms: u32) -> Result<u64, TargetError> {
+        let key = self.key(button)?;
+        let unwired = self.config.keys.unwired.clone();
+        self.with_session(|session| session.bounced_press((&key, &unwired), bounce, hold_ms))?;
+        Ok(2 * u64::from(BOUNCE_LEAD_MS) * 1_000)
     }
 
     fn describe(&self) -> String {

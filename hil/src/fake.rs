@@ -77,6 +77,7 @@ impl Default for FakeConfig {
                 virtual_time: true,
                 pause_button: true,
                 timed_bounce: false,
+                bounce_lead_us: 0,
             },
         }
     }

@@ -369,6 +369,7 @@ mod real {
                 // Bounce on a real board would be timed by host sleeps over
                 // SWD writes; not made yet.
                 timed_bounce: false,
+                bounce_lead_us: 0,
             }
         }
 

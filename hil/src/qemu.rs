@@ -8,14 +8,20 @@
 //! ```text
 //! qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb -nographic -monitor none -serial none
 //!     -kernel ELF -gdb tcp:127.0.0.1:PORT -qmp unix:DIR/qmp.sock,server=on,wait=off -S
-//!     -icount shift=4,sleep=off
+//!     -icount shift=7,sleep=off
 //! ```
 //!
-//! - **Guest time**: `-icount shift=4,sleep=off` makes the guest's virtual
-//!   clock deterministic (0.0 ppm against the emulated RTC with a busy-loop
-//!   firmware, `firmware/SMOKE.md` §4) and about 2–3× faster than real time.
-//!   It stands still while the VM is halted: [`Target::halt`] pauses guest
-//!   time, [`Target::resume`] lets it go on.
+//! - **Guest time**: `-icount shift=7,sleep=off` makes the guest's virtual
+//!   clock deterministic: every instruction takes 2^7 = 128 ns of it, and
+//!   idle time is not waited for. The reference firmware's main loop then
+//!   runs about 17× faster than real time (`blitz-3-2`, README); shift=4
+//!   ran at 2.9×. A firmware clock's rate is measured as exactly under both
+//!   (0.00 ppm normal, −79.99 ppm for a reload one too large) as long as the
+//!   firmware stamps its hardware counter's edges in an interrupt: polled
+//!   from a main loop, an edge is late by a loop turn, 8× longer at shift=7
+//!   than at 4. shift=8 (24×) let QEMU fall behind on the bounce key queue
+//!   ([`BOUNCE_LEAD_MS`]). Guest time stands still while the VM is halted:
+//!   [`Target::halt`] pauses it, [`Target::resume`] lets it go on.
 //! - **Memory** goes through the gdbstub, which halts the VM for each access
 //!   (≈0.45 ms for halt, read, continue); a target halted by the caller
 //!   stays halted.
@@ -52,7 +58,7 @@ pub const QEMU_PROGRAM: &str = "qemu-system-arm";
 pub const INSTALL_HINT: &str =
     "install it with `apt-get install qemu-system-arm` (or run scripts/check, which installs it)";
 /// The deterministic guest-time mode (see the module docs).
-pub const DEFAULT_ICOUNT: &str = "shift=4,sleep=off";
+pub const DEFAULT_ICOUNT: &str = "shift=7,sleep=off";
 /// Attempts at starting QEMU when its port was taken in between.
 const START_ATTEMPTS: u32 = 3;
 
@@ -72,10 +78,12 @@ pub struct KeyMap {
 
 /// How long the unwired key of a bounced press is held, guest ms: the
 /// press's own events start twice this later, and QEMU must have taken the
-/// rest of the press's commands by then (they are sent in the same write;
-/// without this lead QEMU took some only after the queue had run dry, 3–14
-/// ms of guest time late).
-pub const BOUNCE_LEAD_MS: u32 = 25;
+/// rest of the press's commands by then (they are sent in the same write).
+/// Without a lead QEMU took some only after the queue had run dry, 3–14 ms
+/// of guest time late; with 25 ms, 3 of 69 bounced presses still came late
+/// at 17× real time (`-icount shift=7`). 250 ms leaves QEMU 30 ms of host
+/// time at that speed.
+pub const BOUNCE_LEAD_MS: u32 = 250;
 
 impl Default for KeyMap {
     /// The reference firmware's wiring on `lm3s6965evb`.
@@ -621,6 +629,7 @@ impl Target for QemuTarget {
             virtual_time: self.config.icount.is_some(),
             pause_button: self.config.keys.pause.is_some(),
             timed_bounce: true,
+            bounce_lead_us: 2 * u64::from(BOUNCE_LEAD_MS) * 1_000,
         }
     }
 
@@ -681,12 +690,10 @@ impl Target for QemuTarget {
         self.with_session(|session| session.key(&key, pressed))
     }
 
-    /// The first edge comes after the lead-in (twice [`BOUNCE_LEAD_MS`]).
-    fn press_with_bounce(&mut self, button: ButtonId, bounce: &Bounce, hold_ms: u32) -> Result<u64, TargetError> {
+    fn press_with_bounce(&mut self, button: ButtonId, bounce: &Bounce, hold_ms: u32) -> Result<(), TargetError> {
         let key = self.key(button)?;
         let unwired = self.config.keys.unwired.clone();
-        self.with_session(|session| session.bounced_press((&key, &unwired), bounce, hold_ms))?;
-        Ok(2 * u64::from(BOUNCE_LEAD_MS) * 1_000)
+        self.with_session(|session| session.bounced_press((&key, &unwired), bounce, hold_ms))
     }
 
     fn describe(&self) -> String {
@@ -730,7 +737,7 @@ mod tests {
         assert!(args.contains("-kernel /x/normal.elf"), "{args}");
         assert!(args.contains("-gdb tcp:127.0.0.1:4321"), "{args}");
         assert!(args.contains(&format!("-qmp unix:{},server=on,wait=off", target.qmp_socket().display())), "{args}");
-        assert!(args.contains("-S") && args.ends_with("-icount shift=4,sleep=off"), "{args}");
+        assert!(args.contains("-S") && args.ends_with("-icount shift=7,sleep=off"), "{args}");
         assert!(!target.capabilities().read_while_running);
     }
 

@@ -269,7 +269,8 @@ pub struct SentPress {
     pub button: ButtonId,
     /// Scheduled guest instant (firmware clock), µs.
     pub scheduled_us: u64,
-    /// The latest firmware instant known when the button went down, µs.
+    /// The latest firmware instant known when the button went down, µs
+    /// (for a bounced press, that instant plus the board's lead-in).
     pub sent_us: u64,
     /// The contact bounce made on this press (none when the schedule has
     /// none, the board cannot time it, or it would not fit the firmware's
@@ -597,7 +598,9 @@ impl<'a> Session<'a> {
         let debounce_us = u64::from(hello.debounce_us).saturating_add(1_000);
         // Bounce is made only where the board times it, and only inside the
         // firmware's window with a tick to spare: later edges are presses.
-        let timed_bounce = self.options.bounce && self.target.capabilities().timed_bounce;
+        let capabilities = self.target.capabilities();
+        let timed_bounce = self.options.bounce && capabilities.timed_bounce;
+        let bounce_lead_us = capabilities.bounce_lead_us;
         let window_us = u64::from(hello.debounce_us);
         let tick_us = u64::from(hello.tick_us);
         let bounce_fits = |bounce: &Bounce| timed_bounce && bounce.span_us().saturating_add(tick_us) < window_us;
@@ -629,14 +632,18 @@ impl<'a> Session<'a> {
                 PressState::Up if next < total => {
                     if let Some(press) = schedule.presses.get(next) {
                         let due = start.saturating_add(press.offset_us);
+                        let bounce = if bounce_fits(&press.bounce) { press.bounce } else { Bounce::NONE };
+                        // A bounced press starts after the board's lead-in: send it that
+                        // much earlier, so that its first edge lands when it is due.
+                        let lead_us = if bounce.is_none() { 0 } else { bounce_lead_us };
+                        let down_us = guest.saturating_add(lead_us);
                         let spaced = last_down
                             .get(slot(press.button))
                             .copied()
                             .flatten()
-                            .is_none_or(|last| guest >= last.saturating_add(debounce_us));
-                        if guest >= due && spaced && finished_at.is_none() {
-                            let bounce = if bounce_fits(&press.bounce) { press.bounce } else { Bounce::NONE };
-                            let last_edge_us = guest.saturating_add(bounce.span_us());
+                            .is_none_or(|last| down_us >= last.saturating_add(debounce_us));
+                        if down_us >= due && spaced && finished_at.is_none() {
+                            let last_edge_us = down_us.saturating_add(bounce.span_us());
                             if bounce.is_none() {
                                 self.target.set_button(press.button, true)?;
                                 state = PressState::Held {
@@ -645,17 +652,15 @@ impl<'a> Session<'a> {
                                 };
                             } else {
                                 let hold_ms = u32::try_from(press.hold_us.div_ceil(1_000)).unwrap_or(u32::MAX);
-                                let lead_us = self.target.press_with_bounce(press.button, &bounce, hold_ms)?;
+                                self.target.press_with_bounce(press.button, &bounce, hold_ms)?;
                                 // The key queue holds, releases, then waits the hold again.
                                 let queued_us = 2 * u64::from(hold_ms) * 1_000;
-                                state = PressState::Playing {
-                                    over_at_us: last_edge_us.saturating_add(lead_us).saturating_add(queued_us),
-                                };
+                                state = PressState::Playing { over_at_us: last_edge_us.saturating_add(queued_us) };
                             }
                             if let Some(last) = last_down.get_mut(slot(press.button)) {
                                 *last = Some(last_edge_us);
                             }
-                            sent.push(SentPress { button: press.button, scheduled_us: due, sent_us: guest, bounce });
+                            sent.push(SentPress { button: press.button, scheduled_us: due, sent_us: down_us, bounce });
                         }
                     }
                 }

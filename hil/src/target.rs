@@ -31,6 +31,9 @@ pub struct Capabilities {
     /// time (QEMU's key queue runs on guest time; host sleeps cannot make
     /// edges milliseconds apart in a guest that runs faster than the host).
     pub timed_bounce: bool,
+    /// Board time from [`Target::press_with_bounce`] to the press's first
+    /// edge, µs.
+    pub bounce_lead_us: u64,
 }
 
 /// The most chatter edges one [`Bounce`] holds.
@@ -129,10 +132,10 @@ pub trait Target {
     fn set_button(&mut self, button: ButtonId, pressed: bool) -> Result<(), TargetError>;
     /// Presses `button` with `bounce`, holds it `hold_ms` after the last
     /// closing edge and releases it, every edge timed in the board's own
-    /// time. Returns at once, with the board time (µs) the first edge may
-    /// come after; the edges follow as the board's time runs. Only where
+    /// time, the first [`Capabilities::bounce_lead_us`] from now. Returns at
+    /// once; the edges follow as the board's time runs. Only where
     /// [`Capabilities::timed_bounce`] says so.
-    fn press_with_bounce(&mut self, button: ButtonId, bounce: &Bounce, hold_ms: u32) -> Result<u64, TargetError> {
+    fn press_with_bounce(&mut self, button: ButtonId, bounce: &Bounce, hold_ms: u32) -> Result<(), TargetError> {
         let _ = (button, bounce, hold_ms);
         Err(TargetError::Protocol {
             what: self.describe(),

@@ -142,6 +142,6 @@ pub trait Target {
             detail: "this board cannot time contact bounce in its own time".to_string(),
         })
     }
-    /// A short human description for reports ("QEMU 7.2 lm3s6965evb, icount shift=4").
+    /// A short human description for reports ("QEMU 7.2 lm3s6965evb, icount shift=7").
     fn describe(&self) -> String;
 }

@@ -113,8 +113,9 @@ fn serial() -> MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-const IMAGES: [&str; 7] = [
+const IMAGES: [&str; 8] = [
     "normal",
+    "defect-no-debounce",
     "defect-systick-off-by-one",
     "defect-lost-ticks",
     "defect-delay-as-bronstein",
@@ -203,6 +204,7 @@ fn assert_gated_like_bench_gate(code: Option<i32>, output: &str, report_dir: &Pa
 fn the_reference_firmware_passes_fischer_delay_and_multi_stage_games() {
     let _serial = serial();
     let dir = temp_dir("normal");
+    let mut bounced_in_all = 0;
     for (name, control, slow) in
         [("fischer", "30+1", false), ("delay", "30+d2", false), ("stages", "3/20:20", false), ("flag", "3+1", true)]
     {
@@ -213,11 +215,31 @@ fn the_reference_firmware_passes_fischer_delay_and_multi_stage_games() {
         assert_eq!(report["complete"], true);
         let game = &report["games_detail"][0];
         assert_eq!(game["presses_registered"], game["presses_scheduled"], "{control}");
+        // Every bounce edge but those of a button's last press is reported
+        // by the next press of that button.
+        let bounced = game["bounce_edges_sent"].as_u64().expect("a count");
+        let reported = game["bounces_reported"].as_u64().expect("a count");
+        assert!(reported <= bounced, "{control}: {bounced} sent, {reported} reported");
+        bounced_in_all += bounced;
         assert!(report["drift"]["within_tolerance"] == true, "{control}: {}", report["drift"]);
         for file in ["report.json", "summary.md", "run.json", "drift.svg", "drift.png"] {
             assert!(dir.join(name).join(file).is_file(), "{file}");
         }
     }
+    assert!(bounced_in_all > 0, "some presses bounced (1 in 4 by default)");
+}
+
+#[test]
+fn without_bounce_the_no_debounce_build_passes_unnoticed() {
+    // Why bounce is on by default: clean presses cannot tell a missing
+    // debounce from a working one.
+    let _serial = serial();
+    let dir = temp_dir("no-bounce");
+    let file = scenario(&dir, "fischer", "30+1", false);
+    let (code, output, report) =
+        hil("defect-no-debounce", file.to_str().expect("utf-8"), &dir.join("report"), &["--no-bounce"]);
+    assert_eq!(code, Some(0), "{output}");
+    assert_eq!(report["games_detail"][0]["bounce_edges_sent"], 0);
 }
 
 #[test]
@@ -246,6 +268,8 @@ fn every_rule_defect_fails_naming_the_mismatch() {
         ("defect-late-stage-switch", "3/20:20", false, "period_change.moves"),
         ("defect-increment-before-flag-check", "3+1", true, "snapshot.flag.black"),
         ("defect-display-rounding-flag", "3+1", true, "snapshot.flag.black"),
+        // Contact bounce inside the 20 ms window registered as presses.
+        ("defect-no-debounce", "30+1", false, "press.bounce"),
     ];
     for (image, control, slow, quantity) in cases {
         let file = scenario(&dir, image, control, slow);
@@ -279,7 +303,11 @@ fn time_base_defects_fail_on_drift_and_the_systick_one_reads_minus_80_ppm() {
 fn a_killed_emulator_ends_the_run_with_exit_3_and_an_incomplete_report() {
     let _serial = serial();
     let dir = temp_dir("killed");
-    let file = scenario(&dir, "fischer", "30+1", false);
+    // A game long enough (about 3 min of guest time) to be killed in the
+    // middle at any emulator speed.
+    let file = scenario(&dir, "long", "300+2", true);
+    let long_game = std::fs::read_to_string(&file).expect("the scenario").replace("max_moves = 6", "max_moves = 60");
+    std::fs::write(&file, long_game).expect("write the scenario");
     let out = dir.join("report");
     let elf = images().join("normal.elf");
     let child = Command::new(env!("CARGO_BIN_EXE_bench"))
@@ -301,7 +329,7 @@ fn a_killed_emulator_ends_the_run_with_exit_3_and_an_incomplete_report() {
         assert!(started.elapsed().as_secs() < 20, "bench started no emulator");
         std::thread::sleep(std::time::Duration::from_millis(50));
     };
-    std::thread::sleep(std::time::Duration::from_secs(4));
+    std::thread::sleep(std::time::Duration::from_secs(3));
     let killed = Command::new("kill").args(["-KILL", &qemu]).status().expect("kill runs");
     assert!(killed.success());
     let output = child.wait_with_output().expect("bench ends");

@@ -4,11 +4,17 @@
 //!   no PLL set up), one interrupt per millisecond. The firmware clock
 //!   [`now_us`] is the tick count in ms plus the cycles elapsed in the
 //!   current tick, read from the SysTick current value.
-//! - **Free-running counter:** general-purpose timer 0 in 32-bit RTC mode,
-//!   which counts seconds. QEMU 7.2 returns 0 for the timer value in every
-//!   other GPTM mode and does not model DWT CYCCNT (see `firmware/SMOKE.md`),
-//!   so this 1 Hz register is the emulator's only hardware counter the
-//!   firmware clock does not feed; it is sampled at its edges.
+//! - **Free-running counter:** general-purpose timer 0, 32-bit periodic,
+//!   times out once a second (12 500 000 cycles of the system clock); its
+//!   interrupt stamps the timeout with the firmware clock and counts it.
+//!   QEMU 7.2 models no DWT CYCCNT and no GPTM counter reads (see
+//!   `firmware/SMOKE.md`), so counted timeouts are the counter. Stamped in
+//!   the interrupt, an edge is exact to the interrupt's entry whatever the
+//!   main loop does; polled from the main loop (the RTC mode's count, as
+//!   before) it was late by up to a loop turn, which under a coarse
+//!   `-icount` step (2^shift ns per instruction) read as ±2–3 ppm on a short
+//!   game. (The RTC mode's own interrupt cannot be enabled in QEMU 7.2: its
+//!   interrupt-mask register drops that bit.)
 //! - **Buttons:** port E, PE0 left, PE1 right, PE2 pause; inputs with
 //!   pull-ups, active low, edge interrupt on the falling edge (GPIOE, IRQ 4).
 //!   QEMU drives them from the keys `up`, `down`, `left`.
@@ -74,11 +80,17 @@ const GPTM0: usize = 0x4003_0000;
 const GPTM_CFG: usize = 0x000;
 const GPTM_CTL: usize = 0x00C;
 const GPTM_TAILR: usize = 0x028;
-const GPTM_TAMATCHR: usize = 0x030;
-const GPTM_TAR: usize = 0x048;
-const GPTM_CFG_RTC: u32 = 0x1;
+const GPTM_TAMR: usize = 0x004;
+const GPTM_IMR: usize = 0x018;
+const GPTM_ICR: usize = 0x024;
+const GPTM_CFG_32_BIT: u32 = 0x0;
+const GPTM_TAMR_PERIODIC: u32 = 0x2;
+/// Timer A time-out interrupt (IMR mask, ICR clear).
+const GPTM_INT_TATO: u32 = 1 << 0;
 const GPTM_CTL_TAEN: u32 = 1 << 0;
-const GPTM_CTL_RTCEN: u32 = 1 << 4;
+/// System-clock cycles between two timeouts: one second. QEMU's period is
+/// exactly this many cycles (on silicon it would be one more, 0.08 ppm).
+const COUNTER_PERIOD_CYCLES: u32 = SYSCLK_HZ / HW_COUNTER_HZ;
 
 // SysTick control and status: bit 16 COUNTFLAG, cleared by reading.
 const SYST_CSR: usize = 0xE000_E010;
@@ -88,11 +100,17 @@ const SYST_CSR_COUNTFLAG: u32 = 1 << 16;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Irq {
     GpioE = 4,
+    Timer0A = 19,
 }
 
 /// Whether device interrupt `irqn` is a button's.
 pub fn is_button_irq(irqn: i16) -> bool {
     irqn == Irq::GpioE as i16
+}
+
+/// Whether device interrupt `irqn` is the hardware counter's.
+pub fn is_counter_irq(irqn: i16) -> bool {
+    irqn == Irq::Timer0A as i16
 }
 
 // SAFETY: the numbers are the LM3S6965's interrupt numbers (data sheet,
@@ -117,6 +135,35 @@ fn write(address: usize, value: u32) {
 /// Milliseconds since boot (or since the counter was started).
 static TICKS: Mutex<Cell<u64>> = Mutex::new(Cell::new(0));
 
+/// One edge of the hardware counter: the count it reached and the firmware
+/// instant it did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CounterEdge {
+    pub counter: u32,
+    pub at_us: u64,
+}
+
+/// Timeouts (seconds) counted by the timer's interrupt.
+static SECONDS: Mutex<Cell<u32>> = Mutex::new(Cell::new(0));
+/// The latest edge the main loop has not taken yet.
+static COUNTER_EDGE: Mutex<Cell<Option<CounterEdge>>> = Mutex::new(Cell::new(None));
+
+/// The timer's timeout interrupt, once a second: stamp first, then count.
+pub fn on_counter_interrupt() {
+    let at_us = now_us();
+    write(GPTM0 + GPTM_ICR, GPTM_INT_TATO);
+    interrupt::free(|cs| {
+        let seconds = SECONDS.borrow(cs);
+        seconds.set(seconds.get().wrapping_add(1));
+        COUNTER_EDGE.borrow(cs).set(Some(CounterEdge { counter: seconds.get(), at_us }));
+    });
+}
+
+/// The latest counter edge since the last call, stamped in its interrupt.
+pub fn take_counter_edge() -> Option<CounterEdge> {
+    interrupt::free(|cs| COUNTER_EDGE.borrow(cs).take())
+}
+
 #[exception]
 fn SysTick() {
     interrupt::free(|cs| {
@@ -131,13 +178,15 @@ pub fn init(syst: &mut SYST) {
     write(SYSCTL_RCGC1, read(SYSCTL_RCGC1) | RCGC1_TIMER0);
     write(SYSCTL_RCGC2, read(SYSCTL_RCGC2) | RCGC2_GPIOE);
 
-    // Free-running counter: 32-bit RTC mode, counting up from 0, never
-    // matching (the match value is the largest count).
+    // Free-running counter: a 32-bit periodic timer with a timeout
+    // interrupt once a second.
     write(GPTM0 + GPTM_CTL, 0);
-    write(GPTM0 + GPTM_CFG, GPTM_CFG_RTC);
-    write(GPTM0 + GPTM_TAILR, 0);
-    write(GPTM0 + GPTM_TAMATCHR, u32::MAX);
-    write(GPTM0 + GPTM_CTL, GPTM_CTL_TAEN | GPTM_CTL_RTCEN);
+    write(GPTM0 + GPTM_CFG, GPTM_CFG_32_BIT);
+    write(GPTM0 + GPTM_TAMR, GPTM_TAMR_PERIODIC);
+    write(GPTM0 + GPTM_TAILR, COUNTER_PERIOD_CYCLES);
+    write(GPTM0 + GPTM_ICR, GPTM_INT_TATO);
+    write(GPTM0 + GPTM_IMR, GPTM_INT_TATO);
+    write(GPTM0 + GPTM_CTL, GPTM_CTL_TAEN);
 
     // Buttons: inputs, pull-ups, falling-edge interrupts.
     write(GPIOE + GPIO_DIR, read(GPIOE + GPIO_DIR) & !BUTTON_PINS);
@@ -157,9 +206,13 @@ pub fn init(syst: &mut SYST) {
     syst.enable_counter();
 
     NVIC::unpend(Irq::GpioE);
-    // SAFETY: the GPIOE handler only touches the button state, which is
-    // behind a critical section.
-    unsafe { NVIC::unmask(Irq::GpioE) };
+    NVIC::unpend(Irq::Timer0A);
+    // SAFETY: the GPIOE handler only touches the button state and the
+    // timer's handler only the counter edge, both behind critical sections.
+    unsafe {
+        NVIC::unmask(Irq::GpioE);
+        NVIC::unmask(Irq::Timer0A);
+    }
 }
 
 /// The firmware clock: µs since the time base started. Monotonic
@@ -194,9 +247,9 @@ pub fn ticks() -> u32 {
     interrupt::free(|cs| TICKS.borrow(cs).get() as u32)
 }
 
-/// The free-running counter: seconds counted by GPTM0 in RTC mode.
+/// The free-running counter: GPTM0's timeouts (seconds) so far.
 pub fn hw_counter() -> u32 {
-    read(GPTM0 + GPTM_TAR)
+    interrupt::free(|cs| SECONDS.borrow(cs).get())
 }
 
 /// Which button pins had a falling edge since the last call (clears them).

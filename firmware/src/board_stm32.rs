@@ -245,6 +245,31 @@ pub fn hw_counter() -> u32 {
     read(DWT_CYCCNT)
 }
 
+/// One sample of the hardware counter and the firmware instant of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CounterEdge {
+    pub counter: u32,
+    pub at_us: u64,
+}
+
+/// The counter read when it changed since the last call, stamped now (a
+/// cycle counter changes at every read: one sample per main-loop turn).
+pub fn take_counter_edge() -> Option<CounterEdge> {
+    static LAST: Mutex<Cell<Option<u32>>> = Mutex::new(Cell::new(None));
+    let counter = hw_counter();
+    let at_us = now_us();
+    let changed = interrupt::free(|cs| LAST.borrow(cs).replace(Some(counter)) != Some(counter));
+    changed.then_some(CounterEdge { counter, at_us })
+}
+
+/// No device interrupt drives the counter here.
+pub fn is_counter_irq(_irqn: i16) -> bool {
+    false
+}
+
+/// Never called: see [`is_counter_irq`].
+pub fn on_counter_interrupt() {}
+
 /// Which button pins had a falling edge since the last call (clears them).
 pub fn take_button_edges() -> u32 {
     let edges = read(EXTI_PR) & BUTTON_PINS;

@@ -71,8 +71,7 @@ fn main() -> ! {
             firmware_name: FIRMWARE_NAME,
         }),
     );
-    let mut last_counter = board::hw_counter();
-    emit_time_base(&mut channel, last_counter, false);
+    emit_time_base(&mut channel, board::hw_counter(), board::now_us(), false);
     let mut next_snapshot_us = SNAPSHOT_INTERVAL_US;
     let mut next_refresh_us = defects::LOST_TICKS_REFRESH_INTERVAL_US;
     let mut line = [0u8; COMMAND_LINE_MAX + 1];
@@ -113,10 +112,8 @@ fn main() -> ! {
             next_snapshot_us = next_due(next_snapshot_us, now.as_us(), SNAPSHOT_INTERVAL_US);
         }
 
-        let counter = board::hw_counter();
-        if counter != last_counter {
-            last_counter = counter;
-            emit_time_base(&mut channel, counter, true);
+        if let Some(edge) = board::take_counter_edge() {
+            emit_time_base(&mut channel, edge.counter, edge.at_us, true);
         }
 
         if defects::LOST_TICKS && now.as_us() >= next_refresh_us {
@@ -128,9 +125,8 @@ fn main() -> ! {
     }
 }
 
-/// A time-base record: the firmware clock now, paired with `counter`.
-fn emit_time_base(channel: &mut Channel, counter: u32, edge: bool) {
-    let at_us = board::now_us();
+/// A time-base record: `counter` paired with the firmware clock `at_us`.
+fn emit_time_base(channel: &mut Channel, counter: u32, at_us: u64, edge: bool) {
     let sample = TimeBase {
         hw_counter: u64::from(counter),
         ticks: board::ticks(),
@@ -155,7 +151,9 @@ fn next_due(due_us: u64, now_us: u64, interval_us: u64) -> u64 {
 /// here with its number (no device crate needed for one interrupt).
 #[exception]
 unsafe fn DefaultHandler(irqn: i16) {
-    if board::is_button_irq(irqn) {
+    if board::is_counter_irq(irqn) {
+        board::on_counter_interrupt();
+    } else if board::is_button_irq(irqn) {
         buttons::on_interrupt();
     }
 }

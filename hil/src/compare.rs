@@ -55,6 +55,9 @@ pub enum Quantity {
     PressResult,
     PressMoves,
     PressRemaining,
+    /// A press registered for an edge inside the debounce window of the
+    /// same button's previous press: bounce taken for a press.
+    PressBounce,
     Remaining(Side),
     Moves(Side),
     Period(Side),
@@ -86,6 +89,7 @@ impl Quantity {
             Quantity::PressResult => "press.result",
             Quantity::PressMoves => "press.moves",
             Quantity::PressRemaining => "press.remaining_us",
+            Quantity::PressBounce => "press.bounce",
             Quantity::Remaining(Side::White) => "snapshot.remaining_us.white",
             Quantity::Remaining(Side::Black) => "snapshot.remaining_us.black",
             Quantity::Moves(Side::White) => "snapshot.moves.white",
@@ -191,6 +195,71 @@ impl Comparison {
     pub fn passed(&self) -> bool {
         self.mismatch_count == 0 && self.start_us.is_some()
     }
+
+    /// Counts and keeps a mismatch found outside [`compare`].
+    pub fn add(&mut self, mismatch: Mismatch) {
+        self.mismatch_count = self.mismatch_count.saturating_add(1);
+        let count = self.by_quantity.entry(mismatch.quantity.key()).or_insert(0);
+        if *count == 0 {
+            let at = self.first_of_each.partition_point(|first| first.at_us <= mismatch.at_us);
+            self.first_of_each.insert(at, mismatch.clone());
+        }
+        *count = count.saturating_add(1);
+        if self.mismatches.len() < MISMATCHES_KEPT {
+            self.mismatches.push(mismatch);
+        }
+    }
+}
+
+/// The debounce check (contract §1): an edge closer than `debounce_us` to
+/// the last accepted press of the same button is bounce, not a press. Every
+/// Press record closer than that to the previous Press record of its button
+/// is a mismatch naming the press, its side and instant. The harness never
+/// presses a button twice within the window, so only bounce makes such
+/// presses; the model (the core) would refuse most of them anyway (6.8a:
+/// the side that pressed no longer runs), so [`compare`] alone cannot see
+/// them. `records` are one game's, in the firmware's order.
+pub fn check_debounce(comparison: &mut Comparison, records: &[Record], debounce_us: u64) {
+    // The last press of each button: (press index, edge instant).
+    let mut last_press: [Option<(usize, u64)>; 3] = [None; 3];
+    let slot = |button: Button| match button {
+        Button::White => 0,
+        Button::Black => 1,
+        Button::Pause => 2,
+    };
+    let presses = records.iter().filter_map(|record| match record.body {
+        Body::Press(press) => Some((record, press)),
+        _ => None,
+    });
+    for (index, (record, press)) in presses.enumerate() {
+        let last = last_press.get_mut(slot(press.button));
+        if let Some(Some((previous, previous_us))) = last.as_deref().copied() {
+            let gap_us = record.at_us.saturating_sub(previous_us);
+            if gap_us < debounce_us {
+                comparison.add(Mismatch {
+                    quantity: Quantity::PressBounce,
+                    press_index: Some(index),
+                    at_us: record.at_us,
+                    seq: Some(record.seq),
+                    model: format!(
+                        "no press: an edge {} after {:?}'s press {previous} is bounce inside the {} debounce window",
+                        millis(gap_us),
+                        press.button,
+                        millis(debounce_us)
+                    ),
+                    firmware: format!("{:?} press {index} registered ({:?})", press.button, press.result),
+                });
+            }
+        }
+        if let Some(last) = last {
+            *last = Some((index, record.at_us));
+        }
+    }
+}
+
+/// `1923` → `1.923 ms`.
+fn millis(us: u64) -> String {
+    format!("{}.{:03} ms", us / 1_000, us % 1_000)
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1569,6 +1638,58 @@ mod tests {
         assert_eq!((comparison.presses, comparison.snapshots), (2, 4));
         assert_eq!(comparison.start_us, Some(1_000_000));
         assert_eq!(comparison.records_lost, 0);
+    }
+
+    /// The hand-built game with White's contact chattering after its press:
+    /// a second White edge `gap_us` later, registered and refused because
+    /// Black's clock now runs (6.8a).
+    fn with_bounce_registered(gap_us: u64) -> Vec<Record> {
+        let mut records = hand_built(58_500_000);
+        let bounce = Press {
+            button: Button::White,
+            result: PressResult::NotRunning,
+            bounces: 0,
+            moves: 1,
+            remaining_us: 58_500_000,
+            handled_at_us: 3_500_000 + gap_us + 5,
+            edge_hw_counter: 0,
+        };
+        records.insert(7, header(7, 3_500_000 + gap_us, Body::Press(bounce)));
+        for (seq, record) in records.iter_mut().enumerate() {
+            record.seq = u32::try_from(seq).expect("few records");
+        }
+        records
+    }
+
+    #[test]
+    fn a_press_inside_the_debounce_window_is_named_with_its_index_side_and_instant() {
+        let records = with_bounce_registered(1_923);
+        let mut comparison = compare("60+1", 1_000, &records).expect("parses");
+        assert!(comparison.passed(), "the core refuses the bounce too: {:#?}", comparison.mismatches);
+        check_debounce(&mut comparison, &records, 20_000);
+        assert!(!comparison.passed());
+        assert_eq!(comparison.by_quantity.get("press.bounce"), Some(&1));
+        let mismatch = comparison.first_of_each.first().expect("a mismatch");
+        assert_eq!((mismatch.press_index, mismatch.at_us, mismatch.seq), (Some(1), 3_501_923, Some(7)));
+        assert_eq!(
+            mismatch.to_string(),
+            "press.bounce at 3.501923 s (press 1): model no press: an edge 1.923 ms after White's press 0 is \
+             bounce inside the 20.000 ms debounce window, firmware White press 1 registered (NotRunning)"
+        );
+    }
+
+    #[test]
+    fn presses_of_one_button_further_apart_than_the_window_and_of_two_buttons_are_not_bounce() {
+        // 20 ms after: outside the window, a press (refused, as the model has it).
+        let records = with_bounce_registered(20_000);
+        let mut comparison = compare("60+1", 1_000, &records).expect("parses");
+        check_debounce(&mut comparison, &records, 20_000);
+        assert!(comparison.passed(), "{:#?}", comparison.mismatches);
+        // White then Black 0.5 s apart, with a window longer than that.
+        let records = hand_built(58_500_000);
+        let mut comparison = compare("60+1", 1_000, &records).expect("parses");
+        check_debounce(&mut comparison, &records, 600_000);
+        assert!(comparison.passed(), "{:#?}", comparison.mismatches);
     }
 
     #[test]

@@ -426,6 +426,10 @@ mod real {
                 read_while_running: true,
                 virtual_time: false,
                 pause_button: self.profile.buttons.pause.is_some(),
+                // Bounce on a real board would be timed by host sleeps over
+                // SWD writes; not made yet.
+                timed_bounce: false,
+                bounce_lead_us: 0,
             }
         }
 

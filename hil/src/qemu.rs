@@ -8,14 +8,20 @@
 //! ```text
 //! qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb -nographic -monitor none -serial none
 //!     -kernel ELF -gdb tcp:127.0.0.1:PORT -qmp unix:DIR/qmp.sock,server=on,wait=off -S
-//!     -icount shift=4,sleep=off
+//!     -icount shift=7,sleep=off
 //! ```
 //!
-//! - **Guest time**: `-icount shift=4,sleep=off` makes the guest's virtual
-//!   clock deterministic (0.0 ppm against the emulated RTC with a busy-loop
-//!   firmware, `firmware/SMOKE.md` §4) and about 2–3× faster than real time.
-//!   It stands still while the VM is halted: [`Target::halt`] pauses guest
-//!   time, [`Target::resume`] lets it go on.
+//! - **Guest time**: `-icount shift=7,sleep=off` makes the guest's virtual
+//!   clock deterministic: every instruction takes 2^7 = 128 ns of it, and
+//!   idle time is not waited for. The reference firmware's main loop then
+//!   runs about 17× faster than real time (`blitz-3-2`, README); shift=4
+//!   ran at 2.9×. A firmware clock's rate is measured as exactly under both
+//!   (0.00 ppm normal, −79.99 ppm for a reload one too large) as long as the
+//!   firmware stamps its hardware counter's edges in an interrupt: polled
+//!   from a main loop, an edge is late by a loop turn, 8× longer at shift=7
+//!   than at 4. shift=8 (24×) let QEMU fall behind on the bounce key queue
+//!   ([`BOUNCE_LEAD_MS`]). Guest time stands still while the VM is halted:
+//!   [`Target::halt`] pauses it, [`Target::resume`] lets it go on.
 //! - **Memory** goes through the gdbstub, which halts the VM for each access
 //!   (≈0.45 ms for halt, read, continue); a target halted by the caller
 //!   stays halted.
@@ -24,6 +30,13 @@
 //!   halted, so [`Target::set_button`] lets a halted VM run for the event and
 //!   halts it again. QEMU 7.2 reads the pins low until each key's first
 //!   event: [`Target::reset_and_run`] presses and releases every key once.
+//! - **Contact bounce** ([`Target::press_with_bounce`]) goes through QMP
+//!   `send-key`, whose events QEMU queues on the guest's virtual clock:
+//!   edges 2–4 ms apart in guest time, exact to the icount step, however
+//!   slow the host is. A lead-in on an unwired key ([`BOUNCE_LEAD_MS`])
+//!   keeps the queue from running dry while QEMU takes the commands. A key
+//!   event sent the ordinary way lands at a host-dependent guest instant,
+//!   0–150 ms late (`firmware/SMOKE.md` §3).
 //! - **A dead QEMU** (killed, crashed) closes both sockets: the next call
 //!   fails at once with `TargetError::Disconnected`, naming the exit status
 //!   and QEMU's last words on stderr.
@@ -37,7 +50,7 @@ use std::time::{Duration, Instant};
 
 use crate::gdb::GdbClient;
 use crate::qmp::QmpClient;
-use crate::target::{ButtonId, Capabilities, Target, TargetError};
+use crate::target::{Bounce, ButtonId, Capabilities, Target, TargetError};
 
 /// The program, as Debian installs it.
 pub const QEMU_PROGRAM: &str = "qemu-system-arm";
@@ -45,7 +58,7 @@ pub const QEMU_PROGRAM: &str = "qemu-system-arm";
 pub const INSTALL_HINT: &str =
     "install it with `apt-get install qemu-system-arm` (or run scripts/check, which installs it)";
 /// The deterministic guest-time mode (see the module docs).
-pub const DEFAULT_ICOUNT: &str = "shift=4,sleep=off";
+pub const DEFAULT_ICOUNT: &str = "shift=7,sleep=off";
 /// Attempts at starting QEMU when its port was taken in between.
 const START_ATTEMPTS: u32 = 3;
 
@@ -58,7 +71,19 @@ pub struct KeyMap {
     /// Keys pressed and released once after each reset (QEMU 7.2 reads
     /// their pins low until their first event).
     pub prime: Vec<String>,
+    /// A key no input is wired to: its `send-key` opens the guest-timed
+    /// queue a bounced press is played from.
+    pub unwired: String,
 }
+
+/// How long the unwired key of a bounced press is held, guest ms: the
+/// press's own events start twice this later, and QEMU must have taken the
+/// rest of the press's commands by then (they are sent in the same write).
+/// Without a lead QEMU took some only after the queue had run dry, 3–14 ms
+/// of guest time late; with 25 ms, 3 of 69 bounced presses still came late
+/// at 17× real time (`-icount shift=7`). 250 ms leaves QEMU 30 ms of host
+/// time at that speed.
+pub const BOUNCE_LEAD_MS: u32 = 250;
 
 impl Default for KeyMap {
     /// The reference firmware's wiring on `lm3s6965evb`.
@@ -68,6 +93,8 @@ impl Default for KeyMap {
             black: "down".to_string(),
             pause: Some("left".to_string()),
             prime: ["up", "down", "left", "right", "ctrl"].map(String::from).to_vec(),
+            // The Stellaris gamepad model only answers to the five above.
+            unwired: "f12".to_string(),
         }
     }
 }
@@ -544,6 +571,34 @@ impl Session {
         })
     }
 
+    /// Plays a bounced press through QEMU's guest-timed key queue: the
+    /// unwired key held [`BOUNCE_LEAD_MS`] (so every later event is queued,
+    /// not sent at once), one `send-key` per chatter (down `open`, up
+    /// `open`) and one for the held press, all in one write. The VM must run
+    /// (QEMU drops `send-key` on a halted VM); a VM the caller halted is
+    /// halted again afterwards.
+    fn bounced_press(&mut self, keys: (&str, &str), bounce: &Bounce, hold_ms: u32) -> Result<(), TargetError> {
+        let (qcode, unwired) = keys;
+        let was_halted = !self.gdb.is_running();
+        if was_halted {
+            self.gdb.resume()?;
+        }
+        let mut commands = vec![QmpClient::send_key_held(unwired, BOUNCE_LEAD_MS)];
+        commands.extend(bounce.open_ms().iter().map(|open| QmpClient::send_key_held(qcode, u32::from(*open))));
+        commands.push(QmpClient::send_key_held(qcode, hold_ms));
+        let answers = self.qmp.execute_pipelined(&commands)?;
+        if was_halted {
+            self.gdb.interrupt()?;
+        }
+        match answers.into_iter().find_map(Result::err) {
+            None => Ok(()),
+            Some(error) => Err(TargetError::Protocol {
+                what: format!("QMP socket {}", self.qmp.path().display()),
+                detail: format!("send-key {qcode} was refused: {} ({})", error.desc, error.class),
+            }),
+        }
+    }
+
     /// Waits until QEMU has carried out a requested reset: the run state
     /// becomes `prelaunch`.
     fn await_reset(&mut self, timeout: Duration) -> Result<(), TargetError> {
@@ -573,6 +628,8 @@ impl Target for QemuTarget {
             read_while_running: false,
             virtual_time: self.config.icount.is_some(),
             pause_button: self.config.keys.pause.is_some(),
+            timed_bounce: true,
+            bounce_lead_us: 2 * u64::from(BOUNCE_LEAD_MS) * 1_000,
         }
     }
 
@@ -633,6 +690,12 @@ impl Target for QemuTarget {
         self.with_session(|session| session.key(&key, pressed))
     }
 
+    fn press_with_bounce(&mut self, button: ButtonId, bounce: &Bounce, hold_ms: u32) -> Result<(), TargetError> {
+        let key = self.key(button)?;
+        let unwired = self.config.keys.unwired.clone();
+        self.with_session(|session| session.bounced_press((&key, &unwired), bounce, hold_ms))
+    }
+
     fn describe(&self) -> String {
         let icount = match &self.config.icount {
             Some(icount) => format!("icount {icount}"),
@@ -674,7 +737,7 @@ mod tests {
         assert!(args.contains("-kernel /x/normal.elf"), "{args}");
         assert!(args.contains("-gdb tcp:127.0.0.1:4321"), "{args}");
         assert!(args.contains(&format!("-qmp unix:{},server=on,wait=off", target.qmp_socket().display())), "{args}");
-        assert!(args.contains("-S") && args.ends_with("-icount shift=4,sleep=off"), "{args}");
+        assert!(args.contains("-S") && args.ends_with("-icount shift=7,sleep=off"), "{args}");
         assert!(!target.capabilities().read_while_running);
     }
 

@@ -8,10 +8,12 @@
 //!
 //! What bench uses (QEMU 7.2): `query-status`, `stop`/`cont`, `system_reset`,
 //! `quit`, `human-monitor-command` (`xp` reads guest memory without
-//! halting; `gdbserver none` closes the gdbstub) and `input-send-event` key
-//! events: on `lm3s6965evb` the qcodes `up`, `down`, `left`, `right` drive
-//! PE0–PE3 and `ctrl` PF1, active low. QEMU refuses key events while the VM
-//! is halted ("VM not running").
+//! halting; `gdbserver none` closes the gdbstub), `input-send-event` key
+//! events and `send-key` (key events on a queue timed in guest time, for
+//! contact bounce): on `lm3s6965evb` the qcodes `up`, `down`, `left`,
+//! `right` drive PE0–PE3 and `ctrl` PF1, active low. QEMU refuses
+//! `input-send-event` while the VM is halted ("VM not running") and drops
+//! `send-key` then without a word.
 //!
 //! Every read has a deadline; errors are [`TargetError`]s.
 
@@ -202,20 +204,41 @@ impl QmpClient {
         command: &str,
         arguments: Option<Value>,
     ) -> Result<Result<Value, QmpError>, TargetError> {
-        let id = self.next_id;
-        self.next_id = self.next_id.wrapping_add(1);
-        let mut request = json!({ "execute": command, "id": id });
-        if let (Some(arguments), Some(object)) = (arguments, request.as_object_mut()) {
-            object.insert("arguments".to_string(), arguments);
+        let mut answers = self.execute_pipelined(&[(command, arguments)])?;
+        answers.pop().ok_or_else(|| self.protocol(format!("no answer to {command}")))
+    }
+
+    /// Sends `commands` in one write, then reads their answers in order:
+    /// QEMU runs them one after the other with no round trip in between.
+    pub fn execute_pipelined(
+        &mut self,
+        commands: &[(&str, Option<Value>)],
+    ) -> Result<Vec<Result<Value, QmpError>>, TargetError> {
+        let mut bytes = Vec::new();
+        let mut ids = Vec::new();
+        for (command, arguments) in commands {
+            let id = self.next_id;
+            self.next_id = self.next_id.wrapping_add(1);
+            let mut request = json!({ "execute": command, "id": id });
+            if let (Some(arguments), Some(object)) = (arguments.clone(), request.as_object_mut()) {
+                object.insert("arguments".to_string(), arguments);
+            }
+            bytes.extend(request.to_string().into_bytes());
+            bytes.push(b'\n');
+            ids.push((id, format!("answer to {command}")));
         }
-        let mut line = request.to_string().into_bytes();
-        line.push(b'\n');
-        let context = format!("answer to {command}");
+        let context = format!("{} pipelined commands", commands.len());
         self.stream.set_write_timeout(Some(self.timeout)).map_err(|error| self.io_error(error, &context))?;
-        self.stream.write_all(&line).map_err(|error| self.io_error(error, &context))?;
+        self.stream.write_all(&bytes).map_err(|error| self.io_error(error, &context))?;
+        ids.into_iter().map(|(id, context)| self.answer(id, &context)).collect()
+    }
+
+    /// Waits for the answer with `id`, keeping events and skipping late
+    /// answers to earlier commands.
+    fn answer(&mut self, id: u64, context: &str) -> Result<Result<Value, QmpError>, TargetError> {
         let deadline = Instant::now() + self.timeout;
         loop {
-            let message = self.read_message(deadline, &context)?;
+            let message = self.read_message(deadline, context)?;
             if message.get("event").is_some() {
                 if self.events.len() >= EVENTS_KEPT_MAX {
                     self.events.remove(0);
@@ -260,6 +283,18 @@ impl QmpClient {
     pub fn send_key_raw(&mut self, qcode: &str, down: bool) -> Result<Result<(), QmpError>, TargetError> {
         let event = json!({ "type": "key", "data": { "down": down, "key": { "type": "qcode", "data": qcode } } });
         Ok(self.execute_raw("input-send-event", Some(json!({ "events": [event] })))?.map(|_| ()))
+    }
+
+    /// The `send-key` command for one key held `hold_ms`. QEMU puts key
+    /// events behind a queue timed on the guest's virtual clock: the key goes
+    /// down at once when the queue is empty (else after what is queued), up
+    /// `hold_ms` of guest time later, and the queue then waits `hold_ms`
+    /// more. Several of these sent together (`execute_pipelined`) play one
+    /// after the other in guest time, whatever the host does meanwhile. A
+    /// halted VM drops them silently (QEMU 7.2 answers `{}`).
+    pub fn send_key_held(qcode: &str, hold_ms: u32) -> (&'static str, Option<Value>) {
+        let key = json!({ "type": "qcode", "data": qcode });
+        ("send-key", Some(json!({ "keys": [key], "hold-time": hold_ms.max(1) })))
     }
 
     /// Pauses the VM (guest time stops).
@@ -390,6 +425,32 @@ mod tests {
         let events = client.take_events();
         assert_eq!(events.len(), 2);
         assert_eq!(events[0]["event"], "RESUME");
+        handle.join().unwrap();
+    }
+
+    #[test]
+    fn pipelined_commands_go_in_one_write_and_answers_come_back_in_order() {
+        let (_dir, path, handle) = with_server(|mut server| {
+            server.handshake();
+            let mut ids = Vec::new();
+            for hold in [2, 40] {
+                let request = server.request().unwrap();
+                assert_eq!(request["execute"], "send-key");
+                assert_eq!(request["arguments"]["hold-time"], hold);
+                assert_eq!(request["arguments"]["keys"][0], json!({ "type": "qcode", "data": "down" }));
+                ids.push(request["id"].clone());
+            }
+            // Both requests were read before any answer was sent: one write.
+            server.send(&format!("{}\r\n", json!({ "return": {}, "id": ids[0] })));
+            let refusal = json!({ "error": { "class": "GenericError", "desc": "no" }, "id": ids[1] });
+            server.send(&format!("{refusal}\r\n"));
+        });
+        let mut client = QmpClient::connect(&path, TEST_TIMEOUT).unwrap();
+        let commands = [QmpClient::send_key_held("down", 2), QmpClient::send_key_held("down", 40)];
+        let answers = client.execute_pipelined(&commands).unwrap();
+        assert_eq!(answers.len(), 2);
+        assert!(answers[0].is_ok());
+        assert_eq!(answers[1].as_ref().unwrap_err().desc, "no");
         handle.join().unwrap();
     }
 

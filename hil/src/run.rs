@@ -23,6 +23,15 @@
 //! one waits for the release; a button is never pressed again within the
 //! firmware's debounce window (Hello `debounce_us`), so every press is one.
 //!
+//! **Contact bounce**: a press the schedule draws bounce for
+//! ([`crate::schedule::draw_bounce`]) is played by the board on its own time
+//! ([`Target::press_with_bounce`]: extra closing edges 2–4 ms apart) where
+//! the board can time it and the chatter fits inside the firmware's
+//! debounce window with a tick to spare; elsewhere it is a clean press.
+//! [`compare::check_debounce`] then fails every Press record closer than the
+//! window to the previous press of its button, and the firmware's `bounces`
+//! counts are kept next to the edges made ([`GameRun::bounce_edges_sent`]).
+//!
 //! **Failures** end the game at once with a [`RunError`] and a partial
 //! result marked incomplete: the target went away, the firmware sent nothing
 //! new (no record speaking of a later instant) for
@@ -46,7 +55,7 @@ use crate::compare::{self, CompareError, Comparison};
 use crate::drift::{self, Fit, FitError, FitOptions};
 use crate::rtt::{RttError, RttReader};
 use crate::schedule::Schedule;
-use crate::target::{ButtonId, CounterReading, EdgeWindow, Target, TargetError};
+use crate::target::{Bounce, ButtonId, CounterReading, EdgeWindow, Target, TargetError};
 
 /// Records in, command lines out: what the run needs of a firmware's
 /// channels.
@@ -99,6 +108,8 @@ pub struct RunOptions {
     /// Guest time between two reads of the board's counter against host
     /// time (oscillator drift), on backends that can read it.
     pub counter_interval_us: u64,
+    /// Make the schedule's contact bounce where the board can time it.
+    pub bounce: bool,
     /// Set (e.g. by Ctrl-C) to end the game at once, incomplete.
     pub stop: Option<Arc<AtomicBool>>,
 }
@@ -111,6 +122,7 @@ impl Default for RunOptions {
             tail_us: 500_000,
             drift: FitOptions::default(),
             counter_interval_us: 50_000,
+            bounce: true,
             stop: None,
         }
     }
@@ -382,10 +394,15 @@ pub struct SentPress {
     pub button: ButtonId,
     /// Scheduled guest instant (firmware clock), µs.
     pub scheduled_us: u64,
-    /// The latest firmware instant known when the button went down, µs.
+    /// The latest firmware instant known when the button went down, µs
+    /// (for a bounced press, that instant plus the board's lead-in).
     pub sent_us: u64,
     /// The board's counter around the write, when the backend reads it.
     pub window: Option<EdgeWindow>,
+    /// The contact bounce made on this press (none when the schedule has
+    /// none, the board cannot time it, or it would not fit the firmware's
+    /// debounce window).
+    pub bounce: Bounce,
 }
 
 /// What one game produced.
@@ -415,6 +432,23 @@ pub struct GameRun {
 }
 
 impl GameRun {
+    /// Extra closing edges the harness made (contact bounce).
+    pub fn bounce_edges_sent(&self) -> u64 {
+        self.sent.iter().map(|press| press.bounce.edges()).sum()
+    }
+
+    /// Bounce edges the firmware says it swallowed (the Press records'
+    /// `bounces`, contract §1).
+    pub fn bounces_reported(&self) -> u64 {
+        self.records
+            .iter()
+            .filter_map(|record| match record.body {
+                Body::Press(press) => Some(u64::from(press.bounces)),
+                _ => None,
+            })
+            .sum()
+    }
+
     /// Played to its end with every record seen.
     pub fn complete(&self) -> bool {
         self.error.is_none() && matches!(&self.comparison, Some(Ok(comparison)) if comparison.records_lost == 0)
@@ -470,7 +504,16 @@ fn latest_instant(record: &Record) -> u64 {
 #[derive(Clone, Copy, Debug)]
 enum PressState {
     Up,
-    Held { button: ButtonId, release_at_us: u64 },
+    /// The harness releases the button at `release_at_us`.
+    Held {
+        button: ButtonId,
+        release_at_us: u64,
+    },
+    /// A bounced press the board plays on its own time: over (released,
+    /// and the board's key queue empty) by `over_at_us`.
+    Playing {
+        over_at_us: u64,
+    },
 }
 
 impl<'a> Session<'a> {
@@ -677,7 +720,13 @@ impl<'a> Session<'a> {
             (Some(start), Some(guest)) => guest.saturating_sub(start),
             _ => 0,
         };
-        let comparison = start_us.map(|_| compare::compare(&schedule.control_text, tick_us, &records));
+        let debounce_us = self.hello.map_or(0, |hello| u64::from(hello.debounce_us));
+        let comparison = start_us.map(|_| {
+            compare::compare(&schedule.control_text, tick_us, &records).map(|mut comparison| {
+                compare::check_debounce(&mut comparison, &records, debounce_us);
+                comparison
+            })
+        });
         let latency = Percentiles::of(&press_latencies(&records));
         let board_latency = self.hello.and_then(|hello| board_latency(&sent, &records, &hello));
         let drift = match self.hello {
@@ -732,6 +781,14 @@ impl<'a> Session<'a> {
         let start = at_us;
 
         let debounce_us = u64::from(hello.debounce_us).saturating_add(1_000);
+        // Bounce is made only where the board times it, and only inside the
+        // firmware's window with a tick to spare: later edges are presses.
+        let capabilities = self.target.capabilities();
+        let timed_bounce = self.options.bounce && capabilities.timed_bounce;
+        let bounce_lead_us = capabilities.bounce_lead_us;
+        let window_us = u64::from(hello.debounce_us);
+        let tick_us = u64::from(hello.tick_us);
+        let bounce_fits = |bounce: &Bounce| timed_bounce && bounce.span_us().saturating_add(tick_us) < window_us;
         let mut last_down: [Option<u64>; 2] = [None, None];
         let slot = |button: ButtonId| usize::from(button == ButtonId::Black);
         let mut state = PressState::Up;
@@ -747,6 +804,7 @@ impl<'a> Session<'a> {
             let came = self.pump(records)?;
             self.check_restart(records, play_from)?;
             let guest = self.guest_us.unwrap_or(start).max(start);
+            let mut released = false;
             if finished_at.is_none()
                 && records
                     .iter()
@@ -759,38 +817,63 @@ impl<'a> Session<'a> {
                 PressState::Up if next < total => {
                     if let Some(press) = schedule.presses.get(next) {
                         let due = start.saturating_add(press.offset_us);
+                        let bounce = if bounce_fits(&press.bounce) { press.bounce } else { Bounce::NONE };
+                        // A bounced press starts after the board's lead-in: send it that
+                        // much earlier, so that its first edge lands when it is due.
+                        let lead_us = if bounce.is_none() { 0 } else { bounce_lead_us };
+                        let down_us = guest.saturating_add(lead_us);
                         let spaced = last_down
                             .get(slot(press.button))
                             .copied()
                             .flatten()
-                            .is_none_or(|last| guest >= last.saturating_add(debounce_us));
-                        if guest >= due && spaced && finished_at.is_none() {
-                            let window = self.target.set_button_timed(press.button, true)?;
-                            if let Some(last) = last_down.get_mut(slot(press.button)) {
-                                *last = Some(guest);
+                            .is_none_or(|last| down_us >= last.saturating_add(debounce_us));
+                        if down_us >= due && spaced && finished_at.is_none() {
+                            let last_edge_us = down_us.saturating_add(bounce.span_us());
+                            let mut window = None;
+                            if bounce.is_none() {
+                                window = self.target.set_button_timed(press.button, true)?;
+                                state = PressState::Held {
+                                    button: press.button,
+                                    release_at_us: guest.saturating_add(press.hold_us),
+                                };
+                            } else {
+                                let hold_ms = u32::try_from(press.hold_us.div_ceil(1_000)).unwrap_or(u32::MAX);
+                                self.target.press_with_bounce(press.button, &bounce, hold_ms)?;
+                                // The key queue holds, releases, then waits the hold again.
+                                let queued_us = 2 * u64::from(hold_ms) * 1_000;
+                                state = PressState::Playing { over_at_us: last_edge_us.saturating_add(queued_us) };
                             }
-                            sent.push(SentPress { button: press.button, scheduled_us: due, sent_us: guest, window });
-                            state = PressState::Held {
+                            if let Some(last) = last_down.get_mut(slot(press.button)) {
+                                *last = Some(last_edge_us);
+                            }
+                            sent.push(SentPress {
                                 button: press.button,
-                                release_at_us: guest.saturating_add(press.hold_us),
-                            };
+                                scheduled_us: due,
+                                sent_us: down_us,
+                                window,
+                                bounce,
+                            });
                         }
                     }
                 }
                 PressState::Held { button, release_at_us } if guest >= release_at_us => {
                     self.target.set_button(button, false)?;
-                    last_release_us = guest;
-                    next += 1;
-                    state = PressState::Up;
-                    progress(&Progress {
-                        game: schedule.game,
-                        presses_sent: next,
-                        presses_total: total,
-                        guest_us: guest - start,
-                        duration_us,
-                    });
+                    released = true;
                 }
-                PressState::Up | PressState::Held { .. } => {}
+                PressState::Playing { over_at_us } if guest >= over_at_us => released = true,
+                PressState::Up | PressState::Held { .. } | PressState::Playing { .. } => {}
+            }
+            if released {
+                last_release_us = guest;
+                next += 1;
+                state = PressState::Up;
+                progress(&Progress {
+                    game: schedule.game,
+                    presses_sent: next,
+                    presses_total: total,
+                    guest_us: guest - start,
+                    duration_us,
+                });
             }
             let all_pressed = next >= total && matches!(state, PressState::Up);
             let end = start.saturating_add(duration_us).max(last_release_us).saturating_add(self.options.tail_us);
@@ -816,7 +899,9 @@ impl<'a> Session<'a> {
                 });
             }
             let waiting_for = match state {
-                PressState::Held { .. } => "guest time to pass while a button is held".to_string(),
+                PressState::Held { .. } | PressState::Playing { .. } => {
+                    "guest time to pass while a button is held".to_string()
+                }
                 PressState::Up if next < total => format!("the guest instant of press {next}"),
                 PressState::Up => "the end of the game".to_string(),
             };
@@ -1062,6 +1147,7 @@ max_moves = 8
             scheduled_us: 0,
             sent_us: 0,
             window: Some(EdgeWindow { counter_before: before, counter_after: (before + 300) % (1 << 32) }),
+            bounce: Bounce::NONE,
         };
         let press = |button, edge| {
             Record::new(

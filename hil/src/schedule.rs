@@ -13,7 +13,8 @@
 //!   `Arbiter` draws, once per game and White first, whether each side's
 //!   flags get noticed, whether late, and how late, `MateTest` answers "can the opponent
 //!   still mate" when a flag is ruled, and `Device` (no device here: the
-//!   firmware is the device) draws how long each press is held.
+//!   firmware is the device) draws how long each press is held, `Bounce`
+//!   whether and how its contact bounces ([`draw_bounce`]).
 //! - Think time: the simulator's `think_us` — the player's distribution in
 //!   whole milliseconds, cut in time trouble to `percent` of the display
 //!   (rounded down to whole milliseconds), never under 250 ms (or the
@@ -35,8 +36,9 @@
 //! - Same-instant order: the model's transitions first (a press at the flag
 //!   instant is late, as the core orders it), then notices, then moves.
 //!
-//! What the schedule leaves out: the simulator's device defects (bounce,
-//! missed presses, drift, …: the firmware under test is the device),
+//! What the schedule leaves out: the simulator's device defects (missed
+//! presses, drift, …: the firmware under test is the device; contact bounce
+//! is made, on the harness's side of the button, by [`draw_bounce`]),
 //! arbiter pauses, adjustments and clock replacements, and corrective
 //! presses. With a perfect simulated device and no arbiter habits, the press
 //! instants equal `bench sim`'s (tested below).
@@ -54,15 +56,28 @@ use bench_sim::outcome::{GameResult, Reason};
 use bench_sim::player::{self, occasional_us, MateAnswers};
 use bench_sim::rng::{Actor, Stream};
 use bench_sim::sample;
-use bench_sim::scenario::Scenario;
+use bench_sim::sample::Ratio;
+use bench_sim::scenario::{Occasional, Scenario};
 use chessclock::laws::{rule_on_absence, rule_on_both_flags, rule_on_flag, BothFlagsFacts, FlagFacts};
 use chessclock::{BySide, Clock, FlagFall, GameEnd, Instant, Outcome, Side};
 
-use crate::target::ButtonId;
+use crate::target::{Bounce, ButtonId, BOUNCE_EDGES_MAX};
 
 /// How long a press is held, drawn per press (guest time).
 pub const HOLD_MIN_US: u64 = 30_000;
 pub const HOLD_MAX_US: u64 = 60_000;
+
+/// Share of presses that bounce when the scenario says nothing
+/// (`device.bounce`): enough to show in every game of a dozen moves.
+pub const BOUNCE_CHANCE_DEFAULT: Ratio = Ratio { numerator: 1, denominator: 4 };
+/// How long the contact opens in one chatter, ms: the extra closing edges
+/// come 2–4 ms apart.
+pub const BOUNCE_OPEN_MIN_MS: u64 = 1;
+pub const BOUNCE_OPEN_MAX_MS: u64 = 2;
+/// The whole chatter stays this close to the first edge, ms. Edges further
+/// apart than a firmware's debounce window are real presses, not bounce;
+/// 12 ms is well inside the common 20 ms window.
+pub const BOUNCE_SPAN_MAX_MS: u64 = 12;
 
 /// One press the schedule asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,8 +90,10 @@ pub struct ScheduledPress {
     pub button: ButtonId,
     /// The mover's move number (1-based) this press completes.
     pub move_number: u32,
-    /// How long the button is held down, guest µs.
+    /// How long the button is held down after its last closing edge, guest µs.
     pub hold_us: u64,
+    /// Contact bounce before the press settles (none on most presses).
+    pub bounce: Bounce,
 }
 
 /// Why the schedule ends where it does.
@@ -183,6 +200,7 @@ struct Builder<'a> {
     board_stream: Stream,
     mate_test_stream: Stream,
     hold_stream: Stream,
+    bounce_stream: Stream,
     board: Box<dyn board::Board>,
     /// "Can this side still mate", asked once per position, as the simulator does.
     mate_answers: MateAnswers,
@@ -217,6 +235,7 @@ pub fn schedule(scenario: &Scenario, seed: u64, game: u64) -> Result<Schedule, S
         board_stream: stream(Actor::Board),
         mate_test_stream: stream(Actor::MateTest),
         hold_stream: stream(Actor::Device),
+        bounce_stream: stream(Actor::Bounce),
         board: board::for_scenario(scenario),
         mate_answers: MateAnswers::default(),
         notice: BySide::new(white_notice, black_notice),
@@ -239,6 +258,35 @@ pub fn schedule(scenario: &Scenario, seed: u64, game: u64) -> Result<Schedule, S
         flags,
         moves: builder.moves,
     })
+}
+
+/// The contact bounce of one press: with the scenario's `device.bounce`
+/// chance ([`BOUNCE_CHANCE_DEFAULT`] when it has none), 1 to
+/// [`BOUNCE_EDGES_MAX`] chatters of [`BOUNCE_OPEN_MIN_MS`]–[`BOUNCE_OPEN_MAX_MS`]
+/// each, within the scenario's `max_ms` (at most [`BOUNCE_SPAN_MAX_MS`]) of
+/// the first edge. The scenario's `min_ms` does not apply: its bounce edges
+/// may come later than a debounce window, which makes them presses.
+pub fn draw_bounce(stream: &mut Stream, scenario_bounce: Occasional) -> Bounce {
+    let (chance, span_max_ms) = if scenario_bounce.chance.is_never() {
+        (BOUNCE_CHANCE_DEFAULT, BOUNCE_SPAN_MAX_MS)
+    } else {
+        (scenario_bounce.chance, scenario_bounce.max_ms.clamp(2 * BOUNCE_OPEN_MIN_MS, BOUNCE_SPAN_MAX_MS))
+    };
+    if !sample::chance(stream, chance) {
+        return Bounce::NONE;
+    }
+    let edges = sample::between(stream, 1, BOUNCE_EDGES_MAX as u64);
+    let mut open_ms = Vec::new();
+    let mut span_ms = 0;
+    for _ in 0..edges {
+        let open = sample::between(stream, BOUNCE_OPEN_MIN_MS, BOUNCE_OPEN_MAX_MS);
+        if span_ms + 2 * open > span_max_ms {
+            break;
+        }
+        span_ms += 2 * open;
+        open_ms.push(u8::try_from(open).unwrap_or(u8::MAX));
+    }
+    Bounce::new(&open_ms).unwrap_or(Bounce::NONE)
 }
 
 impl Builder<'_> {
@@ -323,7 +371,8 @@ impl Builder<'_> {
                         Side::White => ButtonId::White,
                         Side::Black => ButtonId::Black,
                     };
-                    self.presses.push(ScheduledPress { offset_us: at_us, side, button, move_number, hold_us });
+                    let bounce = draw_bounce(&mut self.bounce_stream, scenario.device.bounce);
+                    self.presses.push(ScheduledPress { offset_us: at_us, side, button, move_number, hold_us, bounce });
                     let max_moves = scenario.board.max_moves;
                     if *self.moves.get(Side::White) >= max_moves && *self.moves.get(Side::Black) >= max_moves {
                         let result = GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound };
@@ -525,6 +574,44 @@ mod tests {
                 assert_eq!(ours, simulated, "{name} seed {seed} game {game}");
             }
         }
+    }
+
+    #[test]
+    fn bounce_is_drawn_for_a_share_of_presses_and_stays_inside_a_debounce_window() {
+        let scenario = load("blitz-3-2");
+        assert!(scenario.device.bounce.chance.is_never(), "the default chance applies");
+        let mut presses = 0u64;
+        let mut bounced = 0u64;
+        let mut edge_counts = std::collections::BTreeSet::new();
+        for game in 0..20 {
+            for press in schedule(&scenario, 3, game).expect("a schedule").presses {
+                presses += 1;
+                if press.bounce.is_none() {
+                    continue;
+                }
+                bounced += 1;
+                edge_counts.insert(press.bounce.edges());
+                assert!(press.bounce.span_us() <= BOUNCE_SPAN_MAX_MS * 1_000, "{:?}", press.bounce);
+                assert!(press.bounce.open_ms().iter().all(|open| (1..=2).contains(open)), "{:?}", press.bounce);
+            }
+        }
+        // 1 in 4, give or take the draw.
+        assert!(bounced * 100 > presses * 15 && bounced * 100 < presses * 35, "{bounced} of {presses}");
+        assert_eq!(edge_counts.into_iter().collect::<Vec<_>>(), [1, 2, 3]);
+    }
+
+    #[test]
+    fn the_scenarios_bounce_chance_and_span_are_used() {
+        let mut stream = Stream::new(1, 0, Actor::Bounce);
+        let never_late = Occasional { chance: Ratio::ALWAYS, min_ms: 1, max_ms: 4 };
+        for _ in 0..200 {
+            let bounce = draw_bounce(&mut stream, never_late);
+            assert!(!bounce.is_none());
+            assert!(bounce.span_us() <= 4_000, "{bounce:?}");
+        }
+        // A scenario's bounce far beyond the window is cut to the window.
+        let wide = Occasional { chance: Ratio::ALWAYS, min_ms: 1, max_ms: 60 };
+        assert!((0..200).all(|_| draw_bounce(&mut stream, wide).span_us() <= BOUNCE_SPAN_MAX_MS * 1_000));
     }
 
     #[test]

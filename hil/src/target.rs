@@ -27,6 +27,64 @@ pub struct Capabilities {
     pub virtual_time: bool,
     /// The pause button is wired.
     pub pause_button: bool,
+    /// [`Target::press_with_bounce`] times its edges in the board's own
+    /// time (QEMU's key queue runs on guest time; host sleeps cannot make
+    /// edges milliseconds apart in a guest that runs faster than the host).
+    pub timed_bounce: bool,
+    /// Board time from [`Target::press_with_bounce`] to the press's first
+    /// edge, µs.
+    pub bounce_lead_us: u64,
+}
+
+/// The most chatter edges one [`Bounce`] holds.
+pub const BOUNCE_EDGES_MAX: usize = 3;
+
+/// Contact bounce on a press: after the first closing edge the contact
+/// opens for `open_ms` and closes again after as long, once per entry, then
+/// stays closed. Each entry is one extra closing edge, `2 × open_ms` after
+/// the previous one; all of them are bounce to a firmware whose debounce
+/// window is longer than [`Bounce::span_us`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Bounce {
+    open_ms: [u8; BOUNCE_EDGES_MAX],
+    edges: u8,
+}
+
+impl Bounce {
+    /// A clean press.
+    pub const NONE: Bounce = Bounce { open_ms: [0; BOUNCE_EDGES_MAX], edges: 0 };
+
+    /// `None` for more than [`BOUNCE_EDGES_MAX`] entries or an entry of 0 ms.
+    pub fn new(open_ms: &[u8]) -> Option<Bounce> {
+        if open_ms.len() > BOUNCE_EDGES_MAX || open_ms.contains(&0) {
+            return None;
+        }
+        let mut bounce = Bounce::NONE;
+        for (slot, open) in bounce.open_ms.iter_mut().zip(open_ms) {
+            *slot = *open;
+        }
+        bounce.edges = u8::try_from(open_ms.len()).ok()?;
+        Some(bounce)
+    }
+
+    /// How long the contact opens before each extra closing edge, ms.
+    pub fn open_ms(&self) -> &[u8] {
+        self.open_ms.get(..usize::from(self.edges)).unwrap_or_default()
+    }
+
+    /// Extra closing (press) edges after the first one.
+    pub fn edges(&self) -> u64 {
+        u64::from(self.edges)
+    }
+
+    pub fn is_none(&self) -> bool {
+        self.edges == 0
+    }
+
+    /// From the first closing edge to the last, µs.
+    pub fn span_us(&self) -> u64 {
+        self.open_ms().iter().map(|open| 2 * u64::from(*open) * 1_000).sum()
+    }
 }
 
 /// One read of the board's free-running counter (DWT CYCCNT) between two
@@ -101,7 +159,19 @@ pub trait Target {
     fn write_memory(&mut self, address: u32, data: &[u8]) -> Result<(), TargetError>;
     /// Presses (`true`) or releases a button: a real edge on the firmware's input.
     fn set_button(&mut self, button: ButtonId, pressed: bool) -> Result<(), TargetError>;
-    /// A short human description for reports ("QEMU 7.2 lm3s6965evb, icount shift=4").
+    /// Presses `button` with `bounce`, holds it `hold_ms` after the last
+    /// closing edge and releases it, every edge timed in the board's own
+    /// time, the first [`Capabilities::bounce_lead_us`] from now. Returns at
+    /// once; the edges follow as the board's time runs. Only where
+    /// [`Capabilities::timed_bounce`] says so.
+    fn press_with_bounce(&mut self, button: ButtonId, bounce: &Bounce, hold_ms: u32) -> Result<(), TargetError> {
+        let _ = (button, bounce, hold_ms);
+        Err(TargetError::Protocol {
+            what: self.describe(),
+            detail: "this board cannot time contact bounce in its own time".to_string(),
+        })
+    }
+    /// A short human description for reports ("QEMU 7.2 lm3s6965evb, icount shift=7").
     fn describe(&self) -> String;
 
     /// Reads the board's free-running counter bracketed by host monotonic

@@ -17,9 +17,13 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use bench_contract::{AckStatus, Body, Button, Command, CommandCode, Kind, PressResult, Record};
+use bench_hil::compare::Comparison;
 use bench_hil::qemu::{QemuConfig, QemuTarget};
 use bench_hil::rtt::{ControlBlockLocation, RttError, RttReader};
+use bench_hil::run::{GameRun, RunOptions, Session};
+use bench_hil::schedule;
 use bench_hil::{ButtonId, Target, TargetError};
+use bench_sim::scenario::Scenario;
 
 const WAIT: Duration = Duration::from_secs(5);
 
@@ -33,36 +37,52 @@ fn serial() -> MutexGuard<'static, ()> {
 /// (incrementally: seconds when nothing changed) by `scripts/build-firmware`.
 fn firmware() -> &'static Path {
     static ELF: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let elf = ELF.get_or_init(|| {
-        if let Some(path) = std::env::var_os("BENCH_FIRMWARE_ELF") {
-            return Ok(PathBuf::from(path));
-        }
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let started = Instant::now();
-        let output = Process::new(root.join("scripts/build-firmware"))
-            .arg("normal")
-            .current_dir(&root)
-            // cargo points this at the host toolchain's libraries for tests;
-            // the firmware's toolchain (maybe Debian's) must not see them.
-            .env_remove("LD_LIBRARY_PATH")
-            .output()
-            .map_err(|error| format!("running scripts/build-firmware: {error}"))?;
-        if !output.status.success() {
-            return Err(format!(
-                "scripts/build-firmware normal failed ({}):\n{}",
-                output.status,
-                String::from_utf8_lossy(&output.stderr)
-            ));
-        }
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let path = stdout.lines().last().map(PathBuf::from).ok_or("scripts/build-firmware printed no path")?;
-        eprintln!("firmware: {} (build-firmware took {:.1} s)", path.display(), started.elapsed().as_secs_f64());
-        Ok(path)
+    let elf = ELF.get_or_init(|| match std::env::var_os("BENCH_FIRMWARE_ELF") {
+        Some(path) => Ok(PathBuf::from(path)),
+        None => build_image("normal"),
     });
     match elf {
         Ok(path) => path,
         Err(error) => panic!("{error}"),
     }
+}
+
+/// The `defect-no-debounce` image: next to `BENCH_FIRMWARE_ELF` if that is
+/// set, else built by `scripts/build-firmware`.
+fn no_debounce_firmware() -> &'static Path {
+    static ELF: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let elf = ELF.get_or_init(|| match std::env::var_os("BENCH_FIRMWARE_ELF") {
+        Some(path) => Ok(PathBuf::from(path).with_file_name("defect-no-debounce.elf")),
+        None => build_image("defect-no-debounce"),
+    });
+    match elf {
+        Ok(path) => path,
+        Err(error) => panic!("{error}"),
+    }
+}
+
+fn build_image(name: &str) -> Result<PathBuf, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let started = Instant::now();
+    let output = Process::new(root.join("scripts/build-firmware"))
+        .arg(name)
+        .current_dir(&root)
+        // cargo points this at the host toolchain's libraries for tests;
+        // the firmware's toolchain (maybe Debian's) must not see them.
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .map_err(|error| format!("running scripts/build-firmware: {error}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "scripts/build-firmware {name} failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let path = stdout.lines().last().map(PathBuf::from).ok_or("scripts/build-firmware printed no path")?;
+    eprintln!("firmware: {} (build-firmware took {:.1} s)", path.display(), started.elapsed().as_secs_f64());
+    Ok(path)
 }
 
 /// A booted firmware: QEMU started, RTT attached, Hello read.
@@ -74,7 +94,10 @@ struct Board {
 }
 
 fn boot() -> Board {
-    let elf = firmware();
+    boot_image(firmware())
+}
+
+fn boot_image(elf: &Path) -> Board {
     let started = Instant::now();
     let mut target = QemuTarget::launch(elf, QemuConfig::default()).unwrap_or_else(|error| panic!("{error}"));
     let location = ControlBlockLocation::from_elf(elf).unwrap_or_else(|error| panic!("{error}"));
@@ -271,8 +294,10 @@ fn a_firmware_that_never_answers_times_out() {
     assert!(matches!(error, RttError::NoControlBlock { .. }), "{error}");
     assert!(started.elapsed() < short * 4, "{:?}", started.elapsed());
 
-    // A halted VM: guest time stands still, nothing is written.
+    // A halted VM: guest time stands still, nothing is written. What it
+    // wrote before the halt (a TimeBase a second) is read first.
     target.halt().unwrap();
+    reader.poll(&mut target).unwrap();
     reader.take_records();
     let started = Instant::now();
     let error = reader.wait_for(&mut target, short, "a Press record", |record| record.body.kind() == Kind::Press);
@@ -292,4 +317,96 @@ fn a_firmware_that_never_answers_times_out() {
         .wait_for(&mut target, WAIT, "the Ack of the waiting line", |record| record.body.kind() == Kind::Ack)
         .unwrap_or_else(|error| panic!("{error}"));
     eprintln!("the line written while halted was answered after resume: {ack:?}");
+}
+
+/// A game of `30+1` whose every press bounces (1–3 extra closing edges,
+/// 2–4 ms apart in guest time), played through the run.
+fn bounced_game(elf: &Path) -> GameRun {
+    let text = r#"
+description = "every press bounces"
+control = "30+1"
+games = 1
+seed = 7
+
+[players]
+think = { distribution = "uniform", min_ms = 300, max_ms = 900 }
+
+[board]
+ends_per_move = 0
+max_moves = 6
+
+[device]
+bounce = { chance = "1/1", max_ms = 12 }
+"#;
+    let scenario = Scenario::parse(text, Path::new("bounce.toml")).unwrap_or_else(|error| panic!("{error}"));
+    let schedule = schedule::schedule(&scenario, scenario.seed, 0).unwrap_or_else(|error| panic!("{error}"));
+    assert!(schedule.presses.iter().all(|press| !press.bounce.is_none()));
+    let Board { mut target, mut reader, .. } = boot_image(elf);
+    let started = Instant::now();
+    let mut session = Session::new(&mut target, &mut reader, RunOptions::default());
+    let run = session.play(&schedule, &mut |_| {});
+    eprintln!(
+        "{}: {} presses with {} bounce edges, {:.1} s of guest time in {:.1} s",
+        elf.display(),
+        run.sent.len(),
+        run.bounce_edges_sent(),
+        run.guest_us as f64 / 1e6,
+        started.elapsed().as_secs_f64()
+    );
+    assert!(run.error.is_none(), "{:?}", run.error);
+    assert_eq!(run.sent.len(), schedule.presses.len());
+    for (sent, scheduled) in run.sent.iter().zip(&schedule.presses) {
+        assert_eq!(sent.bounce, scheduled.bounce, "the bounce fits the 20 ms window and was made");
+    }
+    run
+}
+
+fn comparison(run: &GameRun) -> &Comparison {
+    match &run.comparison {
+        Some(Ok(comparison)) => comparison,
+        other => panic!("no comparison: {other:?}"),
+    }
+}
+
+#[test]
+fn bounce_inside_the_debounce_window_is_swallowed_by_the_reference_firmware() {
+    let _one = serial();
+    let run = bounced_game(firmware());
+    let comparison = comparison(&run);
+    assert!(run.passed(), "{:#?}", comparison.first_of_each);
+    assert_eq!(comparison.presses, run.sent.len(), "one Press record per physical press");
+    // Bounce is reported with the next press of the same button; a
+    // button's last press has none after it.
+    let reported_later: u64 = run
+        .sent
+        .iter()
+        .enumerate()
+        .filter(|(index, press)| run.sent.iter().skip(index + 1).any(|later| later.button == press.button))
+        .map(|(_, press)| press.bounce.edges())
+        .sum();
+    assert!(reported_later > 0);
+    assert_eq!(run.bounces_reported(), reported_later, "every bounce edge reached the firmware and was counted");
+}
+
+#[test]
+fn a_firmware_without_debounce_fails_naming_each_extra_press() {
+    let _one = serial();
+    let run = bounced_game(no_debounce_firmware());
+    let comparison = comparison(&run);
+    assert!(run.complete() && !run.passed());
+    assert_eq!(comparison.presses as u64, run.sent.len() as u64 + run.bounce_edges_sent(), "each edge a press");
+    assert_eq!(comparison.by_quantity.get("press.bounce").copied(), Some(run.bounce_edges_sent() as usize));
+    assert_eq!(comparison.mismatch_count as u64, run.bounce_edges_sent(), "{:#?}", comparison.mismatches);
+    let first = comparison.first_of_each.first().expect("a mismatch").to_string();
+    eprintln!("first: {first}");
+    assert!(first.starts_with("press.bounce at ") && first.contains("(press 1)"), "{first}");
+    assert!(first.contains("after White's press 0") && first.contains("debounce window"), "{first}");
+    // Every extra edge came 2–4 ms after the one before it, in guest time.
+    let presses: Vec<u64> =
+        run.records.iter().filter(|record| matches!(record.body, Body::Press(_))).map(|record| record.at_us).collect();
+    let gaps: Vec<u64> = presses.windows(2).map(|pair| pair[1] - pair[0]).filter(|gap| *gap < 20_000).collect();
+    eprintln!("bounce edge gaps, µs: {gaps:?}");
+    assert_eq!(gaps.len() as u64, run.bounce_edges_sent());
+    // The firmware stamps each edge in its interrupt, a few µs after it.
+    assert!(gaps.iter().all(|gap| gap.abs_diff(2_000) <= 20 || gap.abs_diff(4_000) <= 20), "{gaps:?}");
 }

@@ -104,6 +104,15 @@ pub struct Cmd {
     /// as silent (exit 3).
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     silence_timeout: f64,
+    /// QEMU's `-icount` option for the emulated board (`none`: real time,
+    /// which loses ticks on a loaded host).
+    #[arg(long, value_name = "MODE", default_value = bench_hil::qemu::DEFAULT_ICOUNT)]
+    icount: String,
+    /// Press every button cleanly: no contact bounce (by default a share
+    /// of presses bounce inside the firmware's debounce window, where the
+    /// board can time it: QEMU).
+    #[arg(long)]
+    no_bounce: bool,
     /// Print the board's jumper list (drive pin -> button pin) and exit.
     #[arg(long)]
     wiring: bool,
@@ -267,6 +276,7 @@ impl Cmd {
         let _ = ctrlc::set_handler(move || handler_stop.store(true, Ordering::Relaxed));
         let options = RunOptions {
             silence_timeout: Duration::from_secs_f64(self.silence_timeout),
+            bounce: !self.no_bounce,
             stop: Some(Arc::clone(&stop)),
             ..RunOptions::default()
         };
@@ -432,6 +442,11 @@ impl Cmd {
 
     /// The image to run: `--firmware` (an input: missing is a usage error),
     /// else the reference image (missing: build it first).
+    fn qemu_config(&self) -> QemuConfig {
+        let icount = (self.icount != "none").then(|| self.icount.clone());
+        QemuConfig { icount, ..QemuConfig::default() }
+    }
+
     fn firmware_image(&self) -> Result<PathBuf> {
         if let Some(path) = &self.firmware {
             if !path.is_file() {
@@ -479,7 +494,7 @@ impl Cmd {
     /// Starts the emulated board and plays the games; never fails, says
     /// how far it got.
     fn play(&self, elf: &Path, schedules: &[Schedule], options: RunOptions) -> Played {
-        let mut target: Box<dyn Target> = match QemuTarget::launch(elf, QemuConfig::default()) {
+        let mut target: Box<dyn Target> = match QemuTarget::launch(elf, self.qemu_config()) {
             Ok(target) => Box::new(target),
             Err(error) => return Played::failed(format!("{} (not started)", self.board.name()), error),
         };

@@ -307,6 +307,12 @@ pub struct GameInfo {
     pub presses_sent: u64,
     /// Press records the firmware sent.
     pub presses_registered: u64,
+    /// Extra closing edges the harness made: contact bounce inside the
+    /// firmware's debounce window.
+    pub bounce_edges_sent: u64,
+    /// Bounce edges the firmware reported swallowing (the Press records'
+    /// `bounces`; a button's last press reports none).
+    pub bounces_reported: u64,
     /// Guest time after the start, µs.
     pub guest_us: u64,
     pub start_us: Option<u64>,
@@ -437,6 +443,8 @@ fn game_info(run: &GameRun) -> GameInfo {
         presses_scheduled: count(run.schedule.presses.len()),
         presses_sent: count(run.sent.len()),
         presses_registered: count(presses_registered),
+        bounce_edges_sent: run.bounce_edges_sent(),
+        bounces_reported: run.bounces_reported(),
         guest_us: run.guest_us,
         start_us: run.start_us,
         records: count(run.records.len()),
@@ -1244,6 +1252,8 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
             presses_scheduled: 40,
             presses_sent: 40,
             presses_registered: 40,
+            bounce_edges_sent: 9,
+            bounces_reported: 7,
             guest_us: 62_000_000,
             start_us: Some(1_000_000),
             records: 180,

@@ -701,6 +701,11 @@ mod tests {
         assert_eq!(choose(&[probe("A")], &[]).unwrap(), vec![probe("A")]);
         let error = choose(&[probe("A"), probe("B")], &[]).unwrap_err().to_string();
         assert!(error.contains("2 debug probes") && error.contains("0483:374b:B"), "{error}");
+        assert!(error.contains("repeat --probe"), "{error}");
+        let error = choose(&[probe("A"), probe("B")], &[Selector::parse("0483:374b").unwrap()]).unwrap_err();
+        assert!(error.is_usage(), "{error}");
+        let error = error.to_string();
+        assert!(error.starts_with("--probe 0483:374b matches 2 debug probes") && error.contains("add the serial"));
         let chosen = choose(&[probe("A"), probe("B")], &[Selector::parse("0483:374b:B").unwrap()]).unwrap();
         assert_eq!(chosen, vec![probe("B")]);
         let farm = [Selector::parse("0483:374b:B").unwrap(), Selector::parse("0483:374b:A").unwrap()];
@@ -715,6 +720,7 @@ mod tests {
         let error = choose(&[probe("A")], &[Selector::parse("1366:0101").unwrap()]).unwrap_err().to_string();
         assert!(error.contains("no debug probe matches --probe 1366:0101"), "{error}");
         assert!(error.contains("found: STLink V2-1 (0483:374b:A)"), "{error}");
+        assert!(error.contains("Name one of the probes found") && !error.contains("Plug in"), "{error}");
     }
 
     #[test]

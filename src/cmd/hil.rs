@@ -111,7 +111,8 @@ pub struct Cmd {
     wiring: bool,
     /// The debug probe, VID:PID[:SERIAL] in hex; with one probe attached
     /// it is used without this. Repeat it for a board farm: game g is
-    /// played on the (g mod N)-th probe named, all boards at once.
+    /// played on the (g mod N)-th probe named, all boards at once; a board
+    /// that fails stops only its own games (exit 3).
     #[arg(long, value_name = "VID:PID[:SERIAL]")]
     probe: Vec<String>,
     /// The probe-rs chip name [default: the board profile's].
@@ -846,6 +847,51 @@ max_moves = 3
         let junit = junit_games(dir.path());
         assert_eq!(junit.len(), 5);
         assert!(junit.iter().all(|(_, failed)| !failed), "{junit:?}");
+    }
+
+    /// Each way of picking probes wrongly stops before anything is flashed,
+    /// with the exit code and the advice of its case.
+    #[test]
+    fn probe_selection_errors_say_what_to_do() {
+        let dir = TempDir::new("hil-probe-selection");
+        let two = FakeProbes::new(&["A", "B"]);
+        let cases: [(&FakeProbes, &[&str], Exit, &[&str]); 5] = [
+            (&two, &[], Exit::Usage, &["2 debug probes are attached", "--probe VID:PID:SERIAL", "repeat --probe"]),
+            (
+                &two,
+                &["--probe", "0483:374b"],
+                Exit::Usage,
+                &["--probe 0483:374b matches 2 debug probes", "add the serial"],
+            ),
+            (
+                &two,
+                &["--probe", "0483:374b:A", "--probe", "0483:374b:A"],
+                Exit::Usage,
+                &["twice", "name each board once"],
+            ),
+            (
+                &two,
+                &["--probe", "0483:374b:C"],
+                Exit::Infrastructure,
+                &["no debug probe matches --probe 0483:374b:C", "found: STLink V2-1 (0483:374b:A)", "probe-rs list"],
+            ),
+            (
+                &FakeProbes::new(&[]),
+                &[],
+                Exit::Infrastructure,
+                &["no debug probe found (found: nothing)", "Plug in a NUCLEO-F401RE", "--board qemu"],
+            ),
+        ];
+        for (probes, args, exit, advice) in cases {
+            let failure = run_on_fake_probes(dir.path(), probes, args).expect_err("refused");
+            let message = format!("{:#}", failure.error);
+            assert_eq!(failure.exit, exit, "{args:?}: {message}");
+            for words in advice {
+                assert!(message.contains(words), "{args:?}: `{words}` missing from: {message}");
+            }
+            assert!(!dir.path().join("report").exists(), "{args:?}: nothing ran");
+        }
+        assert!(two.log.lock().expect("the log").loads.is_empty(), "nothing flashed");
     }
 
     /// One board goes away in the middle of its first game: exit 3, the

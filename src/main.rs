@@ -58,19 +58,29 @@ enum Cli {
 
     /// Play seeded games of a scenario on a board running clock firmware, and compare
     ///
-    /// Starts the board (`--board qemu`: QEMU's lm3s6965evb, no hardware), sets the
-    /// scenario's time control over the firmware's RTT channel, presses the buttons
-    /// as the scenario's players would (the same think times as `bench sim` for the
-    /// same seed), and replays the presses the firmware saw through the clock model:
-    /// every time, flag, stage change, move count and result must match within one
-    /// firmware tick. Measures the firmware clock's drift against the board's own
-    /// counter and the press latency. Writes report.json, summary.md and a drift
-    /// plot. Exit 0 pass, 1 a mismatch or drift beyond tolerance, 2 usage, 3 the
-    /// board or the firmware failed (the report is marked incomplete).
+    /// Starts the board (`--board qemu`: QEMU's lm3s6965evb, no hardware; `--board
+    /// stm32`: a NUCLEO-F401RE on its ST-LINK, flashed and verified first, presses
+    /// as GPIO edges over jumper wires: `--wiring`), sets the scenario's time control
+    /// over the firmware's RTT channel, presses the buttons as the scenario's players
+    /// would (the same think times as `bench sim` for the same seed), and replays the
+    /// presses the firmware saw through the clock model: every time, flag, stage
+    /// change, move count and result must match within one firmware tick. Measures
+    /// the firmware clock's drift, the board's oscillator against host time (probe
+    /// boards) and the press latency. Writes report.json, index.html, summary.md,
+    /// junit.xml and plots. Exit 0 pass, 1 a mismatch or drift beyond tolerance,
+    /// 2 usage, 3 the board or the firmware failed (the report is marked incomplete).
+    ///
+    /// Probes: with one attached, it is used without flags. With several, name them
+    /// with --probe VID:PID:SERIAL (`probe-rs list` shows them); repeat --probe for a
+    /// board farm: game g is played on the (g mod N)-th probe named, all boards at
+    /// once, and the report lists every game in game order. A board that fails
+    /// (unplugged, firmware silent) loses the game it was playing and does not play
+    /// its later ones; the other boards' games are kept, and the run exits 3.
     ///
     ///   bench hil
     ///   bench hil --scenario both-flags --games 3
     ///   bench hil --firmware /tmp/target/firmware/defect-systick-off-by-one.elf
+    ///   bench hil --board stm32 --games 20 --probe 0483:374b:066DFF --probe 0483:374b:0671FF
     #[command(verbatim_doc_comment)]
     Hil(cmd::hil::Cmd),
 

@@ -62,6 +62,24 @@ fn usage_errors_exit_2_before_anything_runs() {
     assert!(text(&bench(&["hil", "--firmware", missing.to_str().expect("utf-8")])).contains("no such file"));
 }
 
+/// `bench hil --help` teaches the board farm: repeated --probe, how the
+/// games are spread, what a failing board does.
+#[test]
+fn help_teaches_the_board_farm() {
+    let output = bench(&["hil", "--help"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let help = text(&output);
+    for words in [
+        "repeat --probe for a",
+        "board farm: game g is played on the (g mod N)-th probe named",
+        "other boards' games are kept, and the run exits 3",
+        "--probe 0483:374b:066DFF --probe 0483:374b:0671FF",
+        "probe-rs list",
+    ] {
+        assert!(help.contains(words), "`{words}` missing from:\n{help}");
+    }
+}
+
 /// No board is attached to the machines that run these tests: the probe
 /// path's errors, each before anything is flashed.
 #[test]

@@ -1027,9 +1027,10 @@ impl Checker<'_> {
 /// A firmware for tests: the reference firmware's game logic
 /// (`firmware/src/game.rs`) on the host, with its rule defects as switches,
 /// writing records into a vector. The run's tests drive it through a fake
-/// board; the comparison's tests feed its records straight in.
-#[cfg(test)]
-pub(crate) mod fake_firmware {
+/// board; the comparison's tests feed its records straight in. Compiled
+/// for tests and with the cargo feature `fake` (`crate::fake_probes`).
+#[cfg(any(test, feature = "fake"))]
+pub mod fake_firmware {
     use bench_contract::{
         self as contract, Ack, AckStatus, Body, Button, Command, CommandCode, Flag, Hello, PeriodCause, PeriodChange,
         Press, PressResult, Record, Snapshot, TimeBase, BUTTONS_PAUSE,
@@ -1039,12 +1040,12 @@ pub(crate) mod fake_firmware {
         StageLength, TimeAdjustment, TimeControl, STAGES_MAX,
     };
 
-    pub(crate) const TICK_US: u32 = 1_000;
-    pub(crate) const SNAPSHOT_INTERVAL_US: u64 = 100_000;
+    pub const TICK_US: u32 = 1_000;
+    pub const SNAPSHOT_INTERVAL_US: u64 = 100_000;
 
     /// The reference firmware's rule defects (`firmware/src/defects.rs`).
     #[derive(Clone, Copy, Debug, Default)]
-    pub(crate) struct Defects {
+    pub struct Defects {
         pub delay_as_bronstein: bool,
         pub late_stage_switch: bool,
         pub increment_before_flag_check: bool,
@@ -1052,10 +1053,10 @@ pub(crate) mod fake_firmware {
     }
 
     #[derive(Debug)]
-    pub(crate) struct FakeFirmware {
+    pub struct FakeFirmware {
         defects: Defects,
         seq: u32,
-        pub(crate) out: Vec<Record>,
+        pub out: Vec<Record>,
         control: Option<TimeControl>,
         clock: Option<Clock>,
         started_at: Option<Instant>,
@@ -1078,7 +1079,7 @@ pub(crate) mod fake_firmware {
     }
 
     impl FakeFirmware {
-        pub(crate) fn new(defects: Defects) -> FakeFirmware {
+        pub fn new(defects: Defects) -> FakeFirmware {
             FakeFirmware {
                 defects,
                 seq: 0,
@@ -1099,7 +1100,7 @@ pub(crate) mod fake_firmware {
             self.seq = self.seq.wrapping_add(1);
         }
 
-        pub(crate) fn boot(&mut self, at_us: u64) {
+        pub fn boot(&mut self, at_us: u64) {
             self.emit(
                 at_us,
                 Body::Hello(Hello {
@@ -1116,7 +1117,7 @@ pub(crate) mod fake_firmware {
             );
         }
 
-        pub(crate) fn time_base(&mut self, at_us: u64, hw_counter: u64) {
+        pub fn time_base(&mut self, at_us: u64, hw_counter: u64) {
             self.emit(at_us, Body::TimeBase(TimeBase { hw_counter, ticks: 0, edge: true, dropped_total: 0 }));
         }
 
@@ -1137,7 +1138,7 @@ pub(crate) mod fake_firmware {
             TimeControl::stages(&items[..stages.len()]).unwrap_or(control)
         }
 
-        pub(crate) fn command(&mut self, line: &str, now_us: u64) {
+        pub fn command(&mut self, line: &str, now_us: u64) {
             let now = Instant::from_us(now_us);
             self.commands += 1;
             self.advance(now_us);
@@ -1197,13 +1198,13 @@ pub(crate) mod fake_firmware {
         }
 
         /// A debounced press with its edge instant, applied at `handled_us`.
-        pub(crate) fn press(&mut self, button: Button, edge_us: u64, handled_us: u64) {
+        pub fn press(&mut self, button: Button, edge_us: u64, handled_us: u64) {
             self.press_counted(button, edge_us, handled_us, 0);
         }
 
         /// [`FakeFirmware::press`], with the hardware counter read at the
         /// edge (contract 2).
-        pub(crate) fn press_counted(&mut self, button: Button, edge_us: u64, handled_us: u64, edge_hw_counter: u64) {
+        pub fn press_counted(&mut self, button: Button, edge_us: u64, handled_us: u64, edge_hw_counter: u64) {
             let (Some(started_at), Some(settled_at)) = (self.started_at, self.clock.map(|clock| clock.settled_at()))
             else {
                 return;
@@ -1255,7 +1256,7 @@ pub(crate) mod fake_firmware {
 
         /// One turn of the main loop at `now_us`: deadlines, then the
         /// periodic snapshot.
-        pub(crate) fn advance(&mut self, now_us: u64) {
+        pub fn advance(&mut self, now_us: u64) {
             let now = Instant::from_us(now_us);
             let Some(mut clock) = self.clock else { return };
             let mut changed = false;
@@ -1401,7 +1402,7 @@ pub(crate) mod fake_firmware {
     /// A scripted game: `tc`, `start` at 1 s, then the presses (button,
     /// edge instant after the start, µs), main-loop turns every 1 ms until
     /// `until_us` after the start. Returns the records.
-    pub(crate) fn play(defects: Defects, control: &str, presses: &[(Button, u64)], until_us: u64) -> Vec<Record> {
+    pub fn play(defects: Defects, control: &str, presses: &[(Button, u64)], until_us: u64) -> Vec<Record> {
         let mut firmware = FakeFirmware::new(defects);
         firmware.boot(6);
         firmware.command("reset", 500_000);

@@ -6,7 +6,7 @@
 //!   select: list probes ── choose(--probe …) ── one attached: used without flags
 //!   check_image(profile, ELF)                    before anything is flashed
 //!   assign: game g → board g mod N               (deterministic)
-//!   one thread per board: open ─ load (flash, verify) ─ reset_and_run ─ RTT ─ Session: its games
+//!   one thread per board: open ─ flash (verify) ─ reset_and_run ─ RTT ─ Session: its games
 //!   merge: every GameRun in game order           (report.json does not depend on timing)
 //! ```
 //!
@@ -15,9 +15,10 @@
 //! board's `error` says so), and the other boards' results are kept.
 //!
 //! Everything here is generic over [`ProbeBackend`]: probe-rs
-//! ([`crate::probe::RealProbes`]) on a host with boards, and a fake backend
-//! of [`crate::fake::FakeTarget`]s in tests, so the logic above probe-rs is
-//! tested without hardware.
+//! ([`crate::probe::RealProbes`]) on a host with boards, and
+//! `crate::fake_probes::FakeProbes` (fake boards running a model of the
+//! reference firmware; cargo feature `fake`) in tests, so the logic above
+//! probe-rs is tested without hardware.
 
 use std::path::Path;
 use std::time::Duration;
@@ -26,25 +27,49 @@ use bench_contract::Hello;
 
 use crate::board::BoardProfile;
 use crate::drift::{self, Fit, FitError};
-use crate::probe::{check_image, choose, ProbeError, ProbeInfo, Selector};
+use crate::probe::{check_image, choose, FlashUpdate, ProbeError, ProbeInfo, ProbeOptions, Selector};
 use crate::rtt::{ControlBlockLocation, RttReader};
 use crate::run::{GameRun, Oscillator, Progress, RunOptions, Session};
 use crate::schedule::Schedule;
-use crate::target::Target;
+use crate::target::{Target, TargetError};
 
 /// The debug probes of a host and how to open one.
 pub trait ProbeBackend: Sync {
     type Board: Target;
     /// The probes attached now.
-    fn list(&self) -> Vec<ProbeInfo>;
-    /// Opens `probe` and attaches to its chip.
-    fn open(&self, probe: &ProbeInfo) -> Result<Self::Board, ProbeError>;
+    fn list(&self) -> Result<Vec<ProbeInfo>, ProbeError>;
+    /// Opens `probe` and attaches to the chip of `profile` (or
+    /// `options.chip`) with `options`' speed and reset mode.
+    fn open(
+        &self,
+        probe: &ProbeInfo,
+        profile: &BoardProfile,
+        options: &ProbeOptions,
+    ) -> Result<Self::Board, ProbeError>;
+    /// Flashes and verifies `elf` and leaves the core halted at reset, like
+    /// [`Target::load`], telling `progress` how far it got.
+    fn flash(
+        &self,
+        board: &mut Self::Board,
+        elf: &Path,
+        progress: &mut dyn FnMut(FlashUpdate),
+    ) -> Result<(), TargetError> {
+        let _no_progress_to_report = progress;
+        board.load(elf)
+    }
+}
+
+/// What one board of a farm is doing, for a progress display.
+#[derive(Clone, Copy, Debug)]
+pub enum BoardProgress<'a> {
+    Flash(FlashUpdate),
+    Game(&'a Progress),
 }
 
 /// The probes to use for `selectors` (see [`choose`]); the same probe
 /// named twice is an error, since one board cannot play two shares.
 pub fn select(backend: &impl ProbeBackend, selectors: &[Selector]) -> Result<Vec<ProbeInfo>, ProbeError> {
-    let chosen = choose(&backend.list(), selectors)?;
+    let chosen = choose(&backend.list()?, selectors)?;
     for (index, probe) in chosen.iter().enumerate() {
         if chosen.iter().skip(index + 1).any(|other| other == probe) {
             return Err(ProbeError::Duplicate { probe: probe.clone() });
@@ -72,6 +97,8 @@ pub fn assign(games: usize, boards: usize) -> Vec<Vec<usize>> {
 #[derive(Clone, Debug)]
 pub struct FarmConfig<'a> {
     pub profile: &'a BoardProfile,
+    /// Chip override, SWD speed, reset mode (its selectors are not used here).
+    pub probe_options: &'a ProbeOptions,
     pub elf: &'a Path,
     /// Where the firmware's RTT control block is (from the ELF).
     pub rtt: ControlBlockLocation,
@@ -119,14 +146,14 @@ impl BoardOutcome {
 
 /// Checks the image against the profile (before anything is flashed), then
 /// plays `schedules` on the `probes`, one thread per board. `progress`
-/// gets the board's index with each update. The outcomes are in the order
-/// of `probes`.
+/// gets the board's index (into `probes`) with each update. The outcomes
+/// are in the order of `probes`.
 pub fn run<B: ProbeBackend>(
     backend: &B,
     probes: &[ProbeInfo],
     config: &FarmConfig<'_>,
     schedules: &[Schedule],
-    progress: &(dyn Fn(usize, &Progress) + Sync),
+    progress: &(dyn Fn(usize, BoardProgress<'_>) + Sync),
 ) -> Result<Vec<BoardOutcome>, String> {
     let bytes = std::fs::read(config.elf).map_err(|error| format!("{}: {error}", config.elf.display()))?;
     check_image(config.profile, config.elf, &bytes)?;
@@ -161,21 +188,22 @@ fn run_board<B: ProbeBackend>(
     probe: &ProbeInfo,
     config: &FarmConfig<'_>,
     schedules: &[&Schedule],
-    progress: &dyn Fn(&Progress),
+    progress: &dyn Fn(BoardProgress<'_>),
 ) -> BoardOutcome {
     let games: Vec<u64> = schedules.iter().map(|schedule| schedule.game).collect();
-    let mut target = match backend.open(probe) {
+    let mut target = match backend.open(probe, config.profile, config.probe_options) {
         Ok(target) => target,
         Err(error) => return BoardOutcome::failed(probe, probe.to_string(), games, error.to_string()),
     };
     let description = target.describe();
-    let started =
-        target.load(config.elf).and_then(|()| target.reset_and_run()).map_err(|error| error.to_string()).and_then(
-            |()| {
-                RttReader::attach_within(&mut target, &config.rtt, config.attach_timeout)
-                    .map_err(|error| format!("the firmware's RTT channels: {error}"))
-            },
-        );
+    let started = backend
+        .flash(&mut target, config.elf, &mut |update| progress(BoardProgress::Flash(update)))
+        .and_then(|()| target.reset_and_run())
+        .map_err(|error| error.to_string())
+        .and_then(|()| {
+            RttReader::attach_within(&mut target, &config.rtt, config.attach_timeout)
+                .map_err(|error| format!("the firmware's RTT channels: {error}"))
+        });
     let mut reader = match started {
         Ok(reader) => reader,
         Err(error) => return BoardOutcome::failed(probe, description, games, error),
@@ -187,7 +215,7 @@ fn run_board<B: ProbeBackend>(
     };
     let mut runs = Vec::new();
     for schedule in schedules {
-        let run = session.play(schedule, &mut |update| progress(update));
+        let run = session.play(schedule, &mut |update| progress(BoardProgress::Game(update)));
         let failed = run.error.is_some();
         runs.push(run);
         if failed {
@@ -222,18 +250,15 @@ pub fn merge(outcomes: &mut [BoardOutcome]) -> Vec<GameRun> {
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
-    use std::sync::{Arc, Mutex};
 
     use bench_sim::scenario::Scenario;
 
     use super::*;
-    use crate::compare::fake_firmware::{Defects, FakeFirmware};
-    use crate::fake::{
-        contract_button, fake_image, DownLine, FakeConfig, FakeCounter, FakeTarget, Fault, ImageSegment,
-    };
+    use crate::fake::{fake_image, ImageSegment};
+    use crate::fake_probes::{st_link as probe, stm32_image, FakeProbes};
     use crate::run::RunError;
     use crate::schedule;
-    use crate::target::{ButtonId, Capabilities, CounterReading, EdgeWindow, TargetError};
+    use crate::target::TargetError;
 
     const SCENARIO: &str = r#"
 description = "farm test"
@@ -258,163 +283,10 @@ max_moves = 5
         BoardProfile::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("boards/stm32.toml")).expect("stm32 loads")
     }
 
-    /// What the fake backend saw, per probe serial.
-    #[derive(Debug, Default)]
-    struct Log {
-        loads: Vec<(String, PathBuf)>,
-        presses: Vec<(String, ButtonId, bool)>,
-    }
-
-    /// A [`FakeTarget`] with the test firmware, logging the calls the
-    /// probe path makes.
-    struct LoggedBoard {
-        serial: String,
-        inner: FakeTarget,
-        log: Arc<Mutex<Log>>,
-    }
-
-    impl LoggedBoard {
-        fn note(&self, entry: impl FnOnce(&mut Log)) {
-            if let Ok(mut log) = self.log.lock() {
-                entry(&mut log);
-            }
-        }
-    }
-
-    impl Target for LoggedBoard {
-        fn capabilities(&self) -> Capabilities {
-            self.inner.capabilities()
-        }
-        fn load(&mut self, elf: &Path) -> Result<(), TargetError> {
-            self.note(|log| log.loads.push((self.serial.clone(), elf.to_path_buf())));
-            self.inner.load(elf)
-        }
-        fn reset_and_run(&mut self) -> Result<(), TargetError> {
-            self.inner.reset_and_run()
-        }
-        fn halt(&mut self) -> Result<(), TargetError> {
-            self.inner.halt()
-        }
-        fn resume(&mut self) -> Result<(), TargetError> {
-            self.inner.resume()
-        }
-        fn read_memory(&mut self, address: u32, buffer: &mut [u8]) -> Result<(), TargetError> {
-            self.inner.read_memory(address, buffer)
-        }
-        fn write_memory(&mut self, address: u32, data: &[u8]) -> Result<(), TargetError> {
-            self.inner.write_memory(address, data)
-        }
-        fn set_button(&mut self, button: ButtonId, pressed: bool) -> Result<(), TargetError> {
-            self.note(|log| log.presses.push((self.serial.clone(), button, pressed)));
-            self.inner.set_button(button, pressed)
-        }
-        fn describe(&self) -> String {
-            format!("fake board {}", self.serial)
-        }
-        fn read_counter(&mut self) -> Result<Option<CounterReading>, TargetError> {
-            self.inner.read_counter()
-        }
-        fn set_button_timed(&mut self, button: ButtonId, pressed: bool) -> Result<Option<EdgeWindow>, TargetError> {
-            self.note(|log| log.presses.push((self.serial.clone(), button, pressed)));
-            self.inner.set_button_timed(button, pressed)
-        }
-    }
-
-    struct FakeProbes {
-        probes: Vec<ProbeInfo>,
-        /// The probe with this serial goes away after that many target calls.
-        disconnect: Option<(&'static str, u64)>,
-        /// Oscillator error of each board, ppm, by position in `probes`.
-        oscillator_ppm: Vec<f64>,
-        log: Arc<Mutex<Log>>,
-    }
-
-    fn probe(serial: &str) -> ProbeInfo {
-        ProbeInfo {
-            identifier: "STLink V2-1".into(),
-            vendor_id: 0x0483,
-            product_id: 0x374b,
-            serial: Some(serial.into()),
-        }
-    }
-
-    impl FakeProbes {
-        fn new(serials: &[&str]) -> FakeProbes {
-            FakeProbes {
-                probes: serials.iter().map(|serial| probe(serial)).collect(),
-                disconnect: None,
-                oscillator_ppm: vec![12.0, -40.0, 3.0],
-                log: Arc::new(Mutex::new(Log::default())),
-            }
-        }
-    }
-
-    impl ProbeBackend for FakeProbes {
-        type Board = LoggedBoard;
-
-        fn list(&self) -> Vec<ProbeInfo> {
-            self.probes.clone()
-        }
-
-        fn open(&self, info: &ProbeInfo) -> Result<LoggedBoard, ProbeError> {
-            let position = self.probes.iter().position(|known| known == info).ok_or_else(|| ProbeError::Probe {
-                doing: format!("opening the probe {info}"),
-                detail: "The selected debug probe was not found.".into(),
-            })?;
-            let counter = FakeCounter {
-                oscillator_ppm: self.oscillator_ppm.get(position).copied().unwrap_or(0.0),
-                round_trips_us: vec![800, 830, 7_000, 815, 840],
-                slow_read_at_percent: vec![10, 90],
-                ..FakeCounter::default()
-            };
-            let mut target = FakeTarget::with_config(FakeConfig {
-                us_per_call: 250,
-                counter: Some(counter),
-                ..FakeConfig::default()
-            });
-            let mut firmware = FakeFirmware::new(Defects::default());
-            let mut next_second = 1u64;
-            target.set_firmware(move |board| {
-                let now = board.now_us();
-                for line in board.take_lines() {
-                    if let DownLine::Line(text) = line {
-                        firmware.command(&text, now);
-                    }
-                }
-                for edge in board.button_edges() {
-                    if edge.pressed {
-                        let counter = board.counter_at(edge.at_us + 5);
-                        firmware.press_counted(contract_button(edge.button), edge.at_us, now + 5, counter);
-                    }
-                }
-                firmware.advance(now);
-                while next_second * 1_000_000 <= now {
-                    firmware.time_base(next_second * 1_000_000 + 3, board.counter_at(next_second * 1_000_000));
-                    next_second += 1;
-                }
-                for record in firmware.out.drain(..) {
-                    board.emit(record.at_us, record.body);
-                }
-            });
-            let serial = info.serial.clone().unwrap_or_default();
-            if let Some((failing, calls)) = self.disconnect {
-                if failing == serial {
-                    target.fail_after(calls, Fault::Disconnect);
-                }
-            }
-            Ok(LoggedBoard { serial, inner: target, log: Arc::clone(&self.log) })
-        }
-    }
-
     /// An image that fits the stm32 profile, its RTT block where the fake has it.
     fn image(dir: &Path) -> PathBuf {
-        let control_block = FakeTarget::new().board().control_block();
-        let segments = [
-            ImageSegment { address: 0x0800_0000, file_size: 0x800, memory_size: 0x800 },
-            ImageSegment { address: 0x2000_0000, file_size: 0, memory_size: 0x4000 },
-        ];
         let path = dir.join("clock.elf");
-        std::fs::write(&path, fake_image(&segments, &[("_SEGGER_RTT", control_block)])).expect("write the image");
+        std::fs::write(&path, stm32_image()).expect("write the image");
         path
     }
 
@@ -425,17 +297,22 @@ max_moves = 5
         dir
     }
 
+    static PROBE_OPTIONS: ProbeOptions =
+        ProbeOptions { selectors: Vec::new(), chip: None, speed_khz: None, connect_under_reset: false };
+
     fn config<'a>(profile: &'a BoardProfile, elf: &'a Path) -> FarmConfig<'a> {
         FarmConfig {
             profile,
             elf,
+            probe_options: &PROBE_OPTIONS,
             rtt: ControlBlockLocation::from_elf(elf).expect("the image names its RTT block"),
             options: RunOptions {
                 poll_interval: Duration::ZERO,
-                silence_timeout: Duration::from_millis(500),
+                // Host time: generous, so a loaded machine never makes a fake board look silent.
+                silence_timeout: Duration::from_secs(20),
                 ..RunOptions::default()
             },
-            attach_timeout: Duration::from_millis(200),
+            attach_timeout: Duration::from_secs(5),
         }
     }
 
@@ -473,7 +350,7 @@ max_moves = 5
         let backend = FakeProbes::new(&["A"]);
         let fitting = image(&dir);
         let config = FarmConfig { elf: &elf, ..config(&profile, &fitting) };
-        let error = run(&backend, &backend.probes, &config, &schedules(1), &|_, _| {}).unwrap_err();
+        let error = run(&backend, &backend.probes, &config, &schedules(1), &|_, _| ()).unwrap_err();
         assert!(error.contains("outside STM32F401RETx's flash"), "{error}");
         assert!(backend.log.lock().unwrap().loads.is_empty(), "nothing flashed");
     }
@@ -491,7 +368,7 @@ max_moves = 5
             select(&backend, &[Selector::parse("0483:374b:B").unwrap(), Selector::parse("0483:374b:A").unwrap()])
                 .expect("both");
         let schedules = schedules(5);
-        let mut outcomes = run(&backend, &probes, &config(&profile, &elf), &schedules, &|_, _| {}).expect("ran");
+        let mut outcomes = run(&backend, &probes, &config(&profile, &elf), &schedules, &|_, _| ()).expect("ran");
         assert_eq!(
             outcomes.iter().map(|outcome| outcome.games.clone()).collect::<Vec<_>>(),
             [vec![0, 2, 4], vec![1, 3]]
@@ -527,9 +404,9 @@ max_moves = 5
         let elf = image(&dir);
         let profile = profile();
         let mut backend = FakeProbes::new(&["A", "B"]);
-        backend.disconnect = Some(("B", 3_000));
+        backend.disconnect = Some(("B".into(), 3_000));
         let probes = backend.probes.clone();
-        let mut outcomes = run(&backend, &probes, &config(&profile, &elf), &schedules(4), &|_, _| {}).expect("ran");
+        let mut outcomes = run(&backend, &probes, &config(&profile, &elf), &schedules(4), &|_, _| ()).expect("ran");
         let failed = outcomes.get(1).expect("board B");
         let error = failed.error.clone().expect("board B stopped");
         assert!(error.contains("0483:374b:B") && error.contains("not played"), "{error}");

@@ -4,7 +4,8 @@
 //! - [`probe`]: real boards through probe-rs; [`farm`]: one or several probes, games spread over them.
 //! - [`gdb`], [`qmp`]: clients for QEMU's gdbstub and QMP; [`qemu`]: the emulator backend.
 //! - [`rtt`]: the one RTT reader (records up, commands down) over any `Target`.
-//! - [`fake`]: an in-memory `Target` for unit tests.
+//! - [`fake`]: an in-memory `Target` for unit tests; `fake_probes` (cargo feature `fake`): a
+//!   probe backend of fake boards running a model of the reference firmware.
 //! - [`schedule`]: the presses of a scenario's game; [`run`]: playing them on a board;
 //!   [`compare`]: the firmware's records against the clock model; [`drift`]: time-base fits.
 pub mod target;
@@ -13,6 +14,8 @@ pub mod board;
 pub mod compare;
 pub mod drift;
 pub mod fake;
+#[cfg(any(test, feature = "fake"))]
+pub mod fake_probes;
 pub mod farm;
 pub mod gdb;
 pub mod probe;

@@ -96,8 +96,9 @@ pub struct ProbeOptions {
 pub enum ProbeError {
     /// Nothing attached (or nothing matching the selectors).
     NotFound { wanted: Vec<Selector>, found: Vec<ProbeInfo> },
-    /// Several attached and no selector.
-    Ambiguous { found: Vec<ProbeInfo> },
+    /// Several attached and no selector (`selector: None`), or several
+    /// matching one selector.
+    Ambiguous { selector: Option<Selector>, found: Vec<ProbeInfo> },
     /// Two `--probe` selectors pick the same probe.
     Duplicate { probe: ProbeInfo },
     /// probe-rs failed; the text is the whole cause chain.
@@ -123,6 +124,14 @@ impl fmt::Display for ProbeError {
                 } else {
                     let wanted: Vec<String> = wanted.iter().map(ToString::to_string).collect();
                     write!(f, "no debug probe matches --probe {} (found: {}).", wanted.join(", "), list(found))?;
+                    if !found.is_empty() {
+                        write!(
+                            f,
+                            "\nName one of the probes found (VID:PID:SERIAL as listed), or plug in the board \
+                             you meant and check it with `probe-rs list`."
+                        )?;
+                        return Ok(());
+                    }
                 }
                 write!(
                     f,
@@ -132,9 +141,17 @@ impl fmt::Display for ProbeError {
                      \n`bench hil --board qemu` runs the same games without hardware."
                 )
             }
-            ProbeError::Ambiguous { found } => write!(
+            ProbeError::Ambiguous { selector: None, found } => write!(
                 f,
-                "{} debug probes are attached ({}); pick one with --probe VID:PID:SERIAL",
+                "{} debug probes are attached ({}); pick one with --probe VID:PID:SERIAL, or repeat --probe \
+                 to spread the games over several boards",
+                found.len(),
+                list(found)
+            ),
+            ProbeError::Ambiguous { selector: Some(selector), found } => write!(
+                f,
+                "--probe {selector} matches {} debug probes ({}); add the serial (--probe VID:PID:SERIAL) to \
+                 name one, and repeat --probe to use several",
                 found.len(),
                 list(found)
             ),
@@ -169,7 +186,7 @@ pub fn choose(found: &[ProbeInfo], selectors: &[Selector]) -> Result<Vec<ProbeIn
         return match found {
             [] => Err(ProbeError::NotFound { wanted: Vec::new(), found: Vec::new() }),
             [one] => Ok(vec![one.clone()]),
-            _ => Err(ProbeError::Ambiguous { found: found.to_vec() }),
+            _ => Err(ProbeError::Ambiguous { selector: None, found: found.to_vec() }),
         };
     }
     let mut chosen = Vec::new();
@@ -178,7 +195,12 @@ pub fn choose(found: &[ProbeInfo], selectors: &[Selector]) -> Result<Vec<ProbeIn
         match matching.as_slice() {
             [] => return Err(ProbeError::NotFound { wanted: vec![selector.clone()], found: found.to_vec() }),
             [one] => chosen.push((*one).clone()),
-            _ => return Err(ProbeError::Ambiguous { found: matching.into_iter().cloned().collect() }),
+            _ => {
+                return Err(ProbeError::Ambiguous {
+                    selector: Some(selector.clone()),
+                    found: matching.into_iter().cloned().collect(),
+                })
+            }
         }
     }
     Ok(chosen)
@@ -254,8 +276,83 @@ pub fn check_image(profile: &BoardProfile, path: &std::path::Path, bytes: &[u8])
     Ok(())
 }
 
+/// How far flashing a board got: probe-rs's progress events, reduced to
+/// one bar per step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlashUpdate {
+    /// A step started (`erase`, `program`, `verify`, `fill`); its size in
+    /// bytes, 0 when probe-rs does not know it.
+    Started { step: &'static str, total_bytes: u64 },
+    /// `bytes` more of the current step done.
+    Done { bytes: u64 },
+}
+
 #[cfg(feature = "probe")]
 pub use real::{list_probes, ProbeTarget, RealProbes};
+
+#[cfg(not(feature = "probe"))]
+pub use not_built::{ProbeTarget, RealProbes};
+
+/// Without the `probe` feature the CLI still gets a backend: it lists
+/// nothing but [`ProbeError::NotBuilt`], and no board can be opened.
+#[cfg(not(feature = "probe"))]
+mod not_built {
+    use std::path::Path;
+
+    use super::{ProbeError, ProbeInfo, ProbeOptions};
+    use crate::board::BoardProfile;
+    use crate::target::{ButtonId, Capabilities, Target, TargetError};
+
+    /// The host's probes, in a build without probe-rs.
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct RealProbes;
+
+    /// No board can be opened without probe-rs: the type has no values.
+    #[derive(Debug)]
+    pub enum ProbeTarget {}
+
+    impl crate::farm::ProbeBackend for RealProbes {
+        type Board = ProbeTarget;
+
+        fn list(&self) -> Result<Vec<ProbeInfo>, ProbeError> {
+            Err(ProbeError::NotBuilt)
+        }
+
+        fn open(&self, _: &ProbeInfo, _: &BoardProfile, _: &ProbeOptions) -> Result<ProbeTarget, ProbeError> {
+            Err(ProbeError::NotBuilt)
+        }
+    }
+
+    impl Target for ProbeTarget {
+        fn capabilities(&self) -> Capabilities {
+            match *self {}
+        }
+        fn load(&mut self, _: &Path) -> Result<(), TargetError> {
+            match *self {}
+        }
+        fn reset_and_run(&mut self) -> Result<(), TargetError> {
+            match *self {}
+        }
+        fn halt(&mut self) -> Result<(), TargetError> {
+            match *self {}
+        }
+        fn resume(&mut self) -> Result<(), TargetError> {
+            match *self {}
+        }
+        fn read_memory(&mut self, _: u32, _: &mut [u8]) -> Result<(), TargetError> {
+            match *self {}
+        }
+        fn write_memory(&mut self, _: u32, _: &[u8]) -> Result<(), TargetError> {
+            match *self {}
+        }
+        fn set_button(&mut self, _: ButtonId, _: bool) -> Result<(), TargetError> {
+            match *self {}
+        }
+        fn describe(&self) -> String {
+            match *self {}
+        }
+    }
+}
 
 #[cfg(feature = "probe")]
 mod real {
@@ -267,7 +364,7 @@ mod real {
     use probe_rs::probe::DebugProbeSelector;
     use probe_rs::{Core, MemoryInterface, Permissions, Session};
 
-    use super::{cause_chain, check_image, choose, ProbeError, ProbeInfo, ProbeOptions};
+    use super::{cause_chain, check_image, choose, FlashUpdate, ProbeError, ProbeInfo, ProbeOptions};
     use crate::board::{BoardProfile, RegisterWrite};
     use crate::target::{ButtonId, Capabilities, CounterReading, EdgeWindow, Target, TargetError};
 
@@ -360,6 +457,36 @@ mod real {
             })
         }
 
+        /// Checks the image against the profile, flashes and verifies it,
+        /// telling `progress` how far it got, and leaves the core halted at
+        /// reset.
+        pub fn flash(&mut self, elf: &Path, progress: &mut dyn FnMut(FlashUpdate)) -> Result<(), TargetError> {
+            let image = |detail: String| TargetError::Image { path: elf.display().to_string(), detail };
+            let bytes = std::fs::read(elf).map_err(|error| image(error.to_string()))?;
+            check_image(&self.profile, elf, &bytes).map_err(image)?;
+            let mut totals: Vec<(flashing::ProgressOperation, u64)> = Vec::new();
+            let mut options = DownloadOptions::default();
+            options.verify = true;
+            options.progress = FlashProgress::new(|event| match event {
+                ProgressEvent::AddProgressBar { operation, total } => totals.push((operation, total.unwrap_or(0))),
+                ProgressEvent::Started(operation) => {
+                    let total_bytes = totals
+                        .iter()
+                        .find(|(known, _)| std::mem::discriminant(known) == std::mem::discriminant(&operation))
+                        .map_or(0, |(_, total)| *total);
+                    progress(FlashUpdate::Started { step: step_name(operation), total_bytes });
+                }
+                ProgressEvent::Progress { size, .. } => progress(FlashUpdate::Done { bytes: size }),
+                _ => {}
+            });
+            flashing::download_file_with_options(&mut self.session, elf, ElfLoader(ElfOptions::default()), options)
+                .map_err(|error| image(format!("flashing failed: {}", cause_chain(&error))))?;
+            let mut core = self.session.core(0).map_err(|error| lost("opening core 0", &error))?;
+            core.reset_and_halt(HALT_TIMEOUT).map_err(|error| lost("reset after flashing", &error))?;
+            self.elf = Some(elf.to_path_buf());
+            Ok(())
+        }
+
         /// Carries out register writes (drive-pin setup, presses) on core 0.
         fn apply(&mut self, writes: &[RegisterWrite]) -> Result<(), TargetError> {
             let mut core = self.session.core(0).map_err(|error| lost("opening core 0", &error))?;
@@ -394,21 +521,41 @@ mod real {
     }
 
     /// The host's probes through probe-rs, for [`crate::farm`].
-    #[derive(Clone, Debug)]
-    pub struct RealProbes {
-        pub profile: BoardProfile,
-        pub options: ProbeOptions,
-    }
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct RealProbes;
 
     impl crate::farm::ProbeBackend for RealProbes {
         type Board = ProbeTarget;
 
-        fn list(&self) -> Vec<ProbeInfo> {
-            list_probes()
+        fn list(&self) -> Result<Vec<ProbeInfo>, ProbeError> {
+            Ok(list_probes())
         }
 
-        fn open(&self, probe: &ProbeInfo) -> Result<ProbeTarget, ProbeError> {
-            ProbeTarget::open_probe(&self.profile, probe, &self.options)
+        fn open(
+            &self,
+            probe: &ProbeInfo,
+            profile: &BoardProfile,
+            options: &ProbeOptions,
+        ) -> Result<ProbeTarget, ProbeError> {
+            ProbeTarget::open_probe(profile, probe, options)
+        }
+
+        fn flash(
+            &self,
+            board: &mut ProbeTarget,
+            elf: &Path,
+            progress: &mut dyn FnMut(FlashUpdate),
+        ) -> Result<(), TargetError> {
+            board.flash(elf, progress)
+        }
+    }
+
+    fn step_name(operation: flashing::ProgressOperation) -> &'static str {
+        match operation {
+            flashing::ProgressOperation::Fill => "fill",
+            flashing::ProgressOperation::Erase => "erase",
+            flashing::ProgressOperation::Program => "program",
+            flashing::ProgressOperation::Verify => "verify",
         }
     }
 
@@ -436,35 +583,17 @@ mod real {
         /// Checks the image against the profile, flashes it with a progress
         /// bar, verifies it, and leaves the core halted at reset.
         fn load(&mut self, elf: &Path) -> Result<(), TargetError> {
-            let image = |detail: String| TargetError::Image { path: elf.display().to_string(), detail };
-            let bytes = std::fs::read(elf).map_err(|error| image(error.to_string()))?;
-            check_image(&self.profile, elf, &bytes).map_err(image)?;
             let bar = flash_bar();
-            let mut totals: Vec<(flashing::ProgressOperation, u64)> = Vec::new();
-            let mut options = DownloadOptions::default();
-            options.verify = true;
-            options.progress = FlashProgress::new(|event| match event {
-                ProgressEvent::AddProgressBar { operation, total } => totals.push((operation, total.unwrap_or(0))),
-                ProgressEvent::Started(operation) => {
-                    let total = totals
-                        .iter()
-                        .find(|(known, _)| std::mem::discriminant(known) == std::mem::discriminant(&operation))
-                        .map_or(0, |(_, total)| *total);
-                    bar.set_length(total);
+            let result = self.flash(elf, &mut |update| match update {
+                FlashUpdate::Started { step, total_bytes } => {
+                    bar.set_length(total_bytes);
                     bar.set_position(0);
-                    bar.set_message(format!("{operation:?}"));
+                    bar.set_message(step);
                 }
-                ProgressEvent::Progress { size, .. } => bar.inc(size),
-                _ => {}
+                FlashUpdate::Done { bytes } => bar.inc(bytes),
             });
-            let result =
-                flashing::download_file_with_options(&mut self.session, elf, ElfLoader(ElfOptions::default()), options);
             bar.finish_and_clear();
-            result.map_err(|error| image(format!("flashing failed: {}", cause_chain(&error))))?;
-            let mut core = self.session.core(0).map_err(|error| lost("opening core 0", &error))?;
-            core.reset_and_halt(HALT_TIMEOUT).map_err(|error| lost("reset after flashing", &error))?;
-            self.elf = Some(elf.to_path_buf());
-            Ok(())
+            result
         }
 
         /// Resets with the core halted, sets up the drive pins (a reset
@@ -576,6 +705,11 @@ mod tests {
         assert_eq!(choose(&[probe("A")], &[]).unwrap(), vec![probe("A")]);
         let error = choose(&[probe("A"), probe("B")], &[]).unwrap_err().to_string();
         assert!(error.contains("2 debug probes") && error.contains("0483:374b:B"), "{error}");
+        assert!(error.contains("repeat --probe"), "{error}");
+        let error = choose(&[probe("A"), probe("B")], &[Selector::parse("0483:374b").unwrap()]).unwrap_err();
+        assert!(error.is_usage(), "{error}");
+        let error = error.to_string();
+        assert!(error.starts_with("--probe 0483:374b matches 2 debug probes") && error.contains("add the serial"));
         let chosen = choose(&[probe("A"), probe("B")], &[Selector::parse("0483:374b:B").unwrap()]).unwrap();
         assert_eq!(chosen, vec![probe("B")]);
         let farm = [Selector::parse("0483:374b:B").unwrap(), Selector::parse("0483:374b:A").unwrap()];
@@ -590,6 +724,7 @@ mod tests {
         let error = choose(&[probe("A")], &[Selector::parse("1366:0101").unwrap()]).unwrap_err().to_string();
         assert!(error.contains("no debug probe matches --probe 1366:0101"), "{error}");
         assert!(error.contains("found: STLink V2-1 (0483:374b:A)"), "{error}");
+        assert!(error.contains("Name one of the probes found") && !error.contains("Plug in"), "{error}");
     }
 
     #[test]

@@ -23,7 +23,7 @@ use anyhow::{anyhow, Context};
 use bench_contract::Hello;
 use bench_hil::board::BoardProfile;
 use bench_hil::drift::{self, Fit, FitError};
-use bench_hil::farm::{self, BoardOutcome, FarmConfig};
+use bench_hil::farm::{self, BoardOutcome, FarmConfig, ProbeBackend};
 use bench_hil::probe::{self, ProbeInfo};
 use bench_hil::qemu::{QemuConfig, QemuTarget};
 use bench_hil::rtt::{ControlBlockLocation, RttReader};
@@ -37,6 +37,8 @@ use crate::exit::{Exit, Failure, Result};
 use crate::report::gate;
 use crate::report::hil::{self as hil_report, BoardRunInput, HilReportInput, HilRunFacts};
 use crate::report::sha256_hex;
+
+mod progress;
 
 /// A short Fischer scenario: 3 min + 2 s.
 pub const DEFAULT_SCENARIO: &str = "blitz-3-2";
@@ -118,7 +120,8 @@ pub struct Cmd {
     wiring: bool,
     /// The debug probe, VID:PID[:SERIAL] in hex; with one probe attached
     /// it is used without this. Repeat it for a board farm: game g is
-    /// played on the (g mod N)-th probe named, all boards at once.
+    /// played on the (g mod N)-th probe named, all boards at once; a board
+    /// that fails stops only its own games (exit 3).
     #[arg(long, value_name = "VID:PID[:SERIAL]")]
     probe: Vec<String>,
     /// The probe-rs chip name [default: the board profile's].
@@ -236,7 +239,14 @@ struct ProbeBoards {
 }
 
 impl Cmd {
+    /// `bench hil` on this host: boards on debug probes through probe-rs.
     pub fn run(self) -> Result {
+        self.run_with(&probe::RealProbes)
+    }
+
+    /// `bench hil` with `probes` as the host's debug probes (used for
+    /// `--board stm32`; the emulator needs none).
+    pub fn run_with<B: ProbeBackend>(self, probes: &B) -> Result {
         if self.wiring {
             let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
             super::print(&profile.wiring_text())?;
@@ -266,7 +276,7 @@ impl Cmd {
                 ScheduleError::Correspondence { .. } => Failure::usage(error),
                 ScheduleError::Clock { .. } => Failure::infrastructure(error),
             })?;
-        let probes = self.select_probes()?;
+        let boards = self.select_probes(probes)?;
         let elf = self.firmware_image()?;
         let elf_bytes = std::fs::read(&elf).with_context(|| format!("reading the firmware image {}", elf.display()))?;
         let scenario_bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
@@ -281,8 +291,8 @@ impl Cmd {
             ..RunOptions::default()
         };
         let started = std::time::Instant::now();
-        let played = match &probes {
-            Some(boards) => self.play_on_probes(boards, &elf, &schedules, options),
+        let played = match &boards {
+            Some(boards) => self.play_on_probes(probes, boards, &elf, &schedules, options),
             None => self.play(&elf, &schedules, options),
         };
         let wall = started.elapsed();
@@ -376,7 +386,7 @@ impl Cmd {
     /// (none attached or none matching: exit 3; several attached without
     /// `--probe`, or one named twice: exit 2). `None` for QEMU, which
     /// starts in `play`.
-    fn select_probes(&self) -> Result<Option<ProbeBoards>> {
+    fn select_probes(&self, backend: &impl ProbeBackend) -> Result<Option<ProbeBoards>> {
         if self.board == BoardKind::Qemu {
             if !self.probe.is_empty() || self.chip.is_some() || self.speed.is_some() || self.connect_under_reset {
                 return Err(Failure::usage(anyhow!(
@@ -404,7 +414,7 @@ impl Cmd {
             speed_khz: self.speed,
             connect_under_reset: self.connect_under_reset,
         };
-        let probes = select_probes(&profile, &options).map_err(|error| {
+        let probes = farm::select(backend, &options.selectors).map_err(|error| {
             if error.is_usage() {
                 Failure::usage(error)
             } else {
@@ -416,24 +426,36 @@ impl Cmd {
 
     /// Plays the games on the chosen boards (a farm when there are
     /// several); never fails, says how far each board got.
-    fn play_on_probes(&self, boards: &ProbeBoards, elf: &Path, schedules: &[Schedule], options: RunOptions) -> Played {
+    fn play_on_probes(
+        &self,
+        backend: &impl ProbeBackend,
+        boards: &ProbeBoards,
+        elf: &Path,
+        schedules: &[Schedule],
+        options: RunOptions,
+    ) -> Played {
         let rtt = match ControlBlockLocation::from_elf(elf) {
             Ok(location) => location,
             Err(error) => return Played::failed(format!("{} (not started)", self.board.name()), error),
         };
-        let config = FarmConfig { profile: &boards.profile, elf, rtt, options, attach_timeout: ATTACH_TIMEOUT };
-        let bar = progress_bar(schedules.iter().map(|schedule| schedule.presses.len() as u64).sum());
-        let played = run_farm(boards, &config, schedules, &|board, progress| {
-            bar.set_message(format!(
-                "board {}: game {}, guest {:.1} of {:.1} s",
-                board + 1,
-                progress.game + 1,
-                progress.guest_us as f64 / 1e6,
-                progress.duration_us as f64 / 1e6
-            ));
-            bar.tick();
+        let config = FarmConfig {
+            profile: &boards.profile,
+            probe_options: &boards.options,
+            elf,
+            rtt,
+            options,
+            attach_timeout: ATTACH_TIMEOUT,
+        };
+        let board_presses: Vec<u64> = farm::assign(schedules.len(), boards.probes.len())
+            .iter()
+            .map(|share| share.iter().filter_map(|game| schedules.get(*game)).map(|s| s.presses.len() as u64).sum())
+            .collect();
+        let bars =
+            progress::ProbeProgress::new(&board_presses, schedules.len(), indicatif::ProgressDrawTarget::stderr());
+        let played = farm::run(backend, &boards.probes, &config, schedules, &|board, update| {
+            bars.update(board, update);
         });
-        bar.finish_and_clear();
+        bars.finish();
         match played {
             Ok(outcomes) => Played::from_farm(outcomes, self.drift_tolerance_ppm),
             Err(error) => Played::failed(format!("{} (not started)", self.board.name()), error),
@@ -555,45 +577,6 @@ impl Cmd {
         }];
         Played { description, hello: Some(hello), runs, drift, drift_samples, error: None, boards }
     }
-}
-
-#[cfg(feature = "probe")]
-fn select_probes(
-    profile: &BoardProfile,
-    options: &probe::ProbeOptions,
-) -> std::result::Result<Vec<ProbeInfo>, probe::ProbeError> {
-    let backend = probe::RealProbes { profile: profile.clone(), options: options.clone() };
-    farm::select(&backend, &options.selectors)
-}
-
-#[cfg(not(feature = "probe"))]
-fn select_probes(
-    _profile: &BoardProfile,
-    _options: &probe::ProbeOptions,
-) -> std::result::Result<Vec<ProbeInfo>, probe::ProbeError> {
-    Err(probe::ProbeError::NotBuilt)
-}
-
-#[cfg(feature = "probe")]
-fn run_farm(
-    boards: &ProbeBoards,
-    config: &FarmConfig<'_>,
-    schedules: &[Schedule],
-    progress: &(dyn Fn(usize, &Progress) + Sync),
-) -> std::result::Result<Vec<BoardOutcome>, String> {
-    let backend = probe::RealProbes { profile: boards.profile.clone(), options: boards.options.clone() };
-    farm::run(&backend, &boards.probes, config, schedules, progress)
-}
-
-#[cfg(not(feature = "probe"))]
-fn run_farm(
-    boards: &ProbeBoards,
-    _config: &FarmConfig<'_>,
-    _schedules: &[Schedule],
-    _progress: &(dyn Fn(usize, &Progress) + Sync),
-) -> std::result::Result<Vec<BoardOutcome>, String> {
-    let _unused_without_probe_rs = (&boards.options, &boards.probes);
-    Err(probe::ProbeError::NotBuilt.to_string())
 }
 
 fn progress_bar(total: u64) -> indicatif::ProgressBar {
@@ -737,7 +720,252 @@ fn render_console(out: &mut String, report: &hil_report::Report, facts: &HilRunF
 
 #[cfg(test)]
 mod tests {
+    use bench_hil::fake_probes::{stm32_image, FakeProbes};
+    use clap::Parser;
+    use serde_json::Value;
+
     use super::*;
+    use crate::report::tests::TempDir;
+
+    /// `bench hil`'s arguments as the CLI parses them.
+    #[derive(Debug, clap::Parser)]
+    struct HilArgs {
+        #[command(flatten)]
+        cmd: Cmd,
+    }
+
+    /// Short games (a few seconds of board time each) of a fast Fischer control.
+    const SCENARIO: &str = r#"
+description = "farm end to end"
+control = "20+1"
+games = 5
+seed = 9
+
+[players]
+think = { distribution = "uniform", min_ms = 200, max_ms = 900 }
+
+[board]
+ends_per_move = 0
+max_moves = 3
+"#;
+
+    /// The command polls a board every 2 ms of host time, as a real board
+    /// needs; fake boards whose time runs 2 ms a call keep the test short
+    /// and the press latency within the gate's 5 ms.
+    const FAST_US_PER_CALL: u64 = 2_000;
+
+    /// Runs `bench hil --board stm32` on `probes` with the fake firmware's
+    /// image, writing to `dir/report`; returns the command's outcome.
+    fn run_on_fake_probes(dir: &Path, probes: &FakeProbes, args: &[&str]) -> Result {
+        let elf = dir.join("clock.elf");
+        std::fs::write(&elf, stm32_image()).expect("write the image");
+        let scenario = dir.join("farm-e2e.toml");
+        std::fs::write(&scenario, SCENARIO).expect("write the scenario");
+        let out = dir.join("report");
+        let mut all = vec!["hil", "--board", "stm32", "--silence-timeout", "60"];
+        all.extend(["--scenario", scenario.to_str().expect("utf-8")]);
+        all.extend(["--firmware", elf.to_str().expect("utf-8")]);
+        all.extend(["--out", out.to_str().expect("utf-8")]);
+        all.extend(args);
+        let HilArgs { cmd } = HilArgs::try_parse_from(all).expect("the arguments parse");
+        cmd.run_with(probes)
+    }
+
+    fn written_report(dir: &Path) -> Value {
+        let bytes = std::fs::read(dir.join("report/report.json")).expect("report.json written");
+        let report: Value = serde_json::from_slice(&bytes).expect("report.json is JSON");
+        let errors = crate::report::schema::errors(&report);
+        assert!(errors.is_empty(), "report.json does not match its schema:\n  {}", errors.join("\n  "));
+        report
+    }
+
+    /// The games of `junit.xml`'s games suite: (name, failed).
+    fn junit_games(dir: &Path) -> Vec<(String, bool)> {
+        let text = std::fs::read_to_string(dir.join("report/junit.xml")).expect("junit.xml written");
+        let document = roxmltree::Document::parse(&text).expect("junit.xml is XML");
+        document
+            .descendants()
+            .filter(|node| {
+                node.has_tag_name("testcase") && node.attribute("classname").is_some_and(|c| c.ends_with(".games"))
+            })
+            .map(|case| {
+                let failed = case.children().any(|child| child.has_tag_name("failure") || child.has_tag_name("error"));
+                (case.attribute("name").unwrap_or_default().to_string(), failed)
+            })
+            .collect()
+    }
+
+    fn games_of(value: &Value) -> Vec<u64> {
+        value.as_array().map(|games| games.iter().filter_map(Value::as_u64).collect()).unwrap_or_default()
+    }
+
+    /// The whole `bench hil --board stm32` flow above probe-rs, on two fake
+    /// probes: selection by `--probe`, one flash per board, the games spread
+    /// (game g on the (g mod 2)-th probe named), presses written on the board
+    /// that plays the game, RTT records compared with the model, each
+    /// board's oscillator drift fitted, the report written and gated: exit 0.
+    #[test]
+    fn bench_hil_on_a_farm_of_two_fake_probes_passes_and_reports_each_board() {
+        let dir = TempDir::new("hil-farm-e2e");
+        let mut probes = FakeProbes::new(&["A", "B"]);
+        probes.us_per_call = FAST_US_PER_CALL;
+        let outcome = run_on_fake_probes(
+            dir.path(),
+            &probes,
+            &["--games", "5", "--probe", "0483:374b:B", "--probe", "0483:374b:A"],
+        );
+        assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::Pass));
+
+        let report = written_report(dir.path());
+        assert_eq!((report["complete"].as_bool(), report["verdict"].as_str()), (Some(true), Some("pass")));
+        assert_eq!(report["board"]["kind"], "stm32");
+        let games: Vec<u64> =
+            report["games_detail"].as_array().expect("games").iter().filter_map(|g| g["game"].as_u64()).collect();
+        assert_eq!(games, [0, 1, 2, 3, 4], "merged in game order");
+        assert!(report["games_detail"].as_array().expect("games").iter().all(|game| game["passed"] == true));
+        let boards = report["boards"].as_array().expect("boards");
+        assert_eq!(boards.len(), 2);
+        // B is named first: it plays games 0, 2, 4 and its oscillator is off by −40 ppm (A: +12).
+        for (board, (probe, games, ppm)) in
+            boards.iter().zip([("0483:374b:B", [0, 2, 4].as_slice(), -40.0), ("0483:374b:A", &[1, 3], 12.0)])
+        {
+            assert_eq!(board["probe"], probe);
+            assert_eq!(games_of(&board["games"]), games, "{probe}");
+            assert!(board["error"].is_null(), "{probe}: {}", board["error"]);
+            let oscillator = &board["oscillator"];
+            let (low, high) =
+                (oscillator["ci_low_ppm"].as_f64().expect("low"), oscillator["ci_high_ppm"].as_f64().expect("high"));
+            assert!(low <= ppm && ppm <= high, "{probe}: {ppm} ppm outside {low}..{high}");
+            assert_eq!(oscillator["round_trip"]["min_us"], 800, "{probe}");
+        }
+        assert_eq!(report["board_latency"]["latency"]["p50_us"], 205);
+
+        let log = probes.log.lock().expect("the log");
+        let flashed: Vec<&str> = log.loads.iter().map(|(serial, _)| serial.as_str()).collect();
+        assert!(flashed.len() == 2 && flashed.contains(&"A") && flashed.contains(&"B"), "{flashed:?}");
+        let presses_on = |serial: &str| log.presses.iter().filter(|(on, _, down)| on == serial && *down).count() as u64;
+        let sent_in = |games: &[u64]| {
+            report["games_detail"]
+                .as_array()
+                .expect("games")
+                .iter()
+                .filter(|game| games.contains(&game["game"].as_u64().unwrap_or(u64::MAX)))
+                .filter_map(|game| game["presses_sent"].as_u64())
+                .sum::<u64>()
+        };
+        assert_eq!(presses_on("B"), sent_in(&[0, 2, 4]));
+        assert_eq!(presses_on("A"), sent_in(&[1, 3]));
+        assert!(presses_on("A") > 0 && presses_on("B") > 0);
+
+        let html = std::fs::read_to_string(dir.path().join("report/index.html")).expect("index.html written");
+        assert!(html.contains("PASS") && html.contains("5 of 5 games passed"), "index.html gives the verdict");
+        let junit = junit_games(dir.path());
+        assert_eq!(junit.len(), 5);
+        assert!(junit.iter().all(|(_, failed)| !failed), "{junit:?}");
+    }
+
+    /// Each way of picking probes wrongly stops before anything is flashed,
+    /// with the exit code and the advice of its case.
+    #[test]
+    fn probe_selection_errors_say_what_to_do() {
+        let dir = TempDir::new("hil-probe-selection");
+        let two = FakeProbes::new(&["A", "B"]);
+        let cases: [(&FakeProbes, &[&str], Exit, &[&str]); 5] = [
+            (&two, &[], Exit::Usage, &["2 debug probes are attached", "--probe VID:PID:SERIAL", "repeat --probe"]),
+            (
+                &two,
+                &["--probe", "0483:374b"],
+                Exit::Usage,
+                &["--probe 0483:374b matches 2 debug probes", "add the serial"],
+            ),
+            (
+                &two,
+                &["--probe", "0483:374b:A", "--probe", "0483:374b:A"],
+                Exit::Usage,
+                &["twice", "name each board once"],
+            ),
+            (
+                &two,
+                &["--probe", "0483:374b:C"],
+                Exit::Infrastructure,
+                &["no debug probe matches --probe 0483:374b:C", "found: STLink V2-1 (0483:374b:A)", "probe-rs list"],
+            ),
+            (
+                &FakeProbes::new(&[]),
+                &[],
+                Exit::Infrastructure,
+                &["no debug probe found (found: nothing)", "Plug in a NUCLEO-F401RE", "--board qemu"],
+            ),
+        ];
+        for (probes, args, exit, advice) in cases {
+            let failure = run_on_fake_probes(dir.path(), probes, args).expect_err("refused");
+            let message = format!("{:#}", failure.error);
+            assert_eq!(failure.exit, exit, "{args:?}: {message}");
+            for words in advice {
+                assert!(message.contains(words), "{args:?}: `{words}` missing from: {message}");
+            }
+            assert!(!dir.path().join("report").exists(), "{args:?}: nothing ran");
+        }
+        assert!(two.log.lock().expect("the log").loads.is_empty(), "nothing flashed");
+    }
+
+    /// One board goes away in the middle of its first game: exit 3, the
+    /// report is written but marked incomplete (the gate refuses it), the
+    /// game it was playing is failed with the error, its later game is not
+    /// played, and the other board's games are kept and passed.
+    #[test]
+    fn bench_hil_keeps_the_other_boards_games_when_one_board_disconnects() {
+        let dir = TempDir::new("hil-farm-disconnect");
+        let mut probes = FakeProbes::new(&["A", "B"]);
+        probes.us_per_call = FAST_US_PER_CALL;
+        probes.disconnect = Some(("B".into(), 1_000));
+        let outcome = run_on_fake_probes(
+            dir.path(),
+            &probes,
+            &["--games", "4", "--probe", "0483:374b:A", "--probe", "0483:374b:B"],
+        );
+        let failure = outcome.expect_err("a board failed");
+        assert_eq!(failure.exit, Exit::Infrastructure);
+        let message = format!("{:#}", failure.error);
+        assert!(message.contains("0483:374b:B") && message.contains("games 3 not played"), "{message}");
+
+        let report = written_report(dir.path());
+        assert_eq!((report["complete"].as_bool(), report["verdict"].as_str()), (Some(false), Some("fail")));
+        let detail = report["games_detail"].as_array().expect("games");
+        let by_game = |game: u64| detail.iter().find(|entry| entry["game"] == game);
+        for kept in [0, 2] {
+            let entry = by_game(kept).expect("board A's games are kept");
+            assert_eq!(
+                (entry["complete"].as_bool(), entry["passed"].as_bool()),
+                (Some(true), Some(true)),
+                "game {kept}"
+            );
+        }
+        let lost = by_game(1).expect("the game board B was playing");
+        assert_eq!(lost["passed"], false);
+        assert!(
+            lost["error"].as_str().is_some_and(|error| error.contains("debug probe") || error.contains("disconnect")),
+            "{}",
+            lost["error"]
+        );
+        assert!(by_game(3).is_none(), "board B's later game is not played");
+        let boards = report["boards"].as_array().expect("boards");
+        assert!(boards[0]["error"].is_null());
+        assert!(
+            boards[1]["error"].as_str().is_some_and(|error| error.contains("not played")),
+            "{}",
+            boards[1]["error"]
+        );
+
+        let html = std::fs::read_to_string(dir.path().join("report/index.html")).expect("index.html written");
+        assert!(
+            html.contains("FAIL") && html.contains("2 of 4 games played to their end"),
+            "index.html says incomplete"
+        );
+        let junit = junit_games(dir.path());
+        let failed: Vec<&str> = junit.iter().filter(|(_, failed)| *failed).map(|(name, _)| name.as_str()).collect();
+        assert_eq!(failed, ["game 1"], "{junit:?}");
+    }
 
     #[test]
     fn the_default_scenario_is_a_shipped_fischer_control() {

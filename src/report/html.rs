@@ -23,7 +23,7 @@ use super::hil::{
 };
 use super::json::Report;
 use super::latency_plot::bin_label;
-use super::markdown::{article_key, micros, seconds};
+use super::markdown::{article_key, defect_rows, micros, seconds};
 use super::{DRIFT_PNG, DRIFT_SVG, JUNIT_XML, LATENCY_PNG, LATENCY_SVG, REPORT_JSON, RUN_JSON, SUMMARY_MD};
 
 /// A report page: the verdict first, then the sections in order.
@@ -584,22 +584,10 @@ fn drift_section(report: &Report, svg: &str) -> Section {
 }
 
 fn defects_section(report: &Report) -> Section {
-    let defects = &report.defects;
-    let rows = [
-        ("missed presses", defects.missed_presses),
-        ("double presses", defects.double_presses),
-        ("contact bounces", defects.bounces),
-        ("stuck buttons", defects.stuck_buttons),
-        ("brownouts", defects.brownouts),
-        ("display freezes", defects.display_freezes),
-        ("corrective presses", defects.corrections),
-        ("arbiter pauses", defects.pauses),
-        ("arbiter time adjustments", defects.adjustments),
-        ("clock replacements", defects.replacements),
-    ]
-    .into_iter()
-    .map(|(name, count)| Row { cells: vec![name.into(), count.to_string()], bad: false })
-    .collect::<Vec<Row>>();
+    let rows = defect_rows(&report.defects)
+        .into_iter()
+        .map(|(name, count)| Row { cells: vec![name.into(), count.to_string()], bad: false })
+        .collect::<Vec<Row>>();
     let table = |rows: &[Row]| {
         vec![Block::Table(Table {
             header: vec!["Defect or intervention".into(), "Count".into()],

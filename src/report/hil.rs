@@ -33,6 +33,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::json::CheckInfo;
 use super::latency_plot::LatencyPlot;
 use super::plot::{self, FONT};
 use super::{
@@ -167,14 +168,6 @@ pub struct Games {
     pub played: u64,
     pub complete: u64,
     pub passed: u64,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CheckInfo {
-    pub name: String,
-    pub passed: bool,
-    pub measured: String,
-    pub expected: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

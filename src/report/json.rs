@@ -124,6 +124,8 @@ pub struct Shard {
     pub count: u64,
 }
 
+/// A check the report judged itself (a scenario expectation, that every
+/// game was played, …): an entry of `checks` in every report kind.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckInfo {
     pub name: String,

@@ -35,6 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use super::json::CheckInfo;
 use super::latency_plot::LatencyPlot;
+use super::markdown::{cell, code};
 use super::plot::{self, FONT};
 use super::{
     atomic, html, junit, sha256_hex, DRIFT_PNG, DRIFT_SVG, INDEX_HTML, JUNIT_XML, LATENCY_PNG, LATENCY_SVG,
@@ -317,6 +318,24 @@ pub struct GameInfo {
     /// The first [`MISMATCHES_LISTED`], in the order found.
     pub mismatches: Vec<MismatchInfo>,
     pub latency: Option<LatencyInfo>,
+}
+
+impl GameInfo {
+    /// What went wrong with the game other than its mismatches: it did not
+    /// play to its end, could not be compared, or lost records.
+    pub fn run_problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if let Some(error) = &self.error {
+            problems.push(format!("did not play to its end: {error}"));
+        }
+        if let Some(error) = &self.comparison_error {
+            problems.push(format!("not compared: {error}"));
+        }
+        if self.records_lost > 0 {
+            problems.push(format!("{} records lost", self.records_lost));
+        }
+        problems
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -714,22 +733,6 @@ pub struct HilRunFacts {
 pub fn write_hil_run_facts(dir: &Path, facts: &HilRunFacts) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating the report folder {}", dir.display()))?;
     atomic::write_bytes(dir, RUN_JSON, &super::json::to_bytes(facts)?)
-}
-
-/// Inline code that survives backticks.
-fn code(text: &str) -> String {
-    let text = text.replace(['\n', '\r'], " ");
-    let mut fence = String::from("`");
-    while text.contains(fence.as_str()) {
-        fence.push('`');
-    }
-    let pad = if text.starts_with('`') || text.ends_with('`') { " " } else { "" };
-    format!("{fence}{pad}{text}{pad}{fence}")
-}
-
-/// A table cell: one line, pipes escaped.
-fn cell(text: &str) -> String {
-    text.replace(['\n', '\r'], " ").replace('|', "\\|")
 }
 
 fn seconds(us: u64) -> String {

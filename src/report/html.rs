@@ -636,13 +636,20 @@ fn facts_section(report: &Report) -> Section {
     ));
     facts.push(Fact::text("Presses, events", format!("{}, {}", report.presses, report.events)));
     facts.push(Fact::code("Run hash", &report.run_hash));
-    facts.push(Fact::text("bench version", &report.bench_version));
-    facts.push(Fact::text("Report schema", &report.schema));
+    run_facts_section(facts, &report.bench_version, &report.schema, "Host, wall time, git commit")
+}
+
+/// The run facts, ended as in every report kind: bench's version, the
+/// schema, and links to the report's other files (`run_json_holds` says
+/// what varies between runs, kept in `run.json`).
+fn run_facts_section(mut facts: Vec<Fact>, bench_version: &str, schema: &str, run_json_holds: &str) -> Section {
+    facts.push(Fact::text("bench version", bench_version));
+    facts.push(Fact::text("Report schema", schema));
     for (label, name) in [
         ("Machine-readable report", REPORT_JSON),
         ("JUnit", JUNIT_XML),
         ("Summary", SUMMARY_MD),
-        ("Host, wall time, git commit", RUN_JSON),
+        (run_json_holds, RUN_JSON),
     ] {
         facts.push(Fact::file(label, name));
     }
@@ -805,16 +812,7 @@ fn hil_failures_section(report: &HilReport) -> Section {
         )));
     }
     for game in failed_games {
-        let mut reasons = Vec::new();
-        if let Some(error) = &game.error {
-            reasons.push(format!("did not play to its end: {error}"));
-        }
-        if let Some(error) = &game.comparison_error {
-            reasons.push(format!("not compared: {error}"));
-        }
-        if game.records_lost > 0 {
-            reasons.push(format!("{} records lost", game.records_lost));
-        }
+        let mut reasons = game.run_problems();
         for mismatch in &game.first_of_each {
             reasons.push(format!(
                 "{} first differs at press {} ({}): model {}, firmware {}",
@@ -1082,17 +1080,7 @@ fn hil_facts_section(report: &HilReport) -> Section {
     if let Some(error) = &report.error {
         facts.push(Fact::text("Stopped by", error));
     }
-    facts.push(Fact::text("bench version", &report.bench_version));
-    facts.push(Fact::text("Report schema", &report.schema));
-    for (label, name) in [
-        ("Machine-readable report", REPORT_JSON),
-        ("JUnit", JUNIT_XML),
-        ("Summary", SUMMARY_MD),
-        ("Host, wall time, emulator speed, git commit", RUN_JSON),
-    ] {
-        facts.push(Fact::file(label, name));
-    }
-    Section { id: "facts", heading: "Run facts".into(), blocks: vec![Block::Facts(facts)] }
+    run_facts_section(facts, &report.bench_version, &report.schema, "Host, wall time, emulator speed, git commit")
 }
 
 #[cfg(test)]

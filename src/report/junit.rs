@@ -273,16 +273,7 @@ fn press(index: Option<u64>) -> String {
 }
 
 fn game_failure(report: &HilReport, game: &HilGame) -> CaseFailure {
-    let mut reasons = Vec::new();
-    if let Some(error) = &game.error {
-        reasons.push(format!("did not play to its end: {error}"));
-    }
-    if let Some(error) = &game.comparison_error {
-        reasons.push(format!("not compared: {error}"));
-    }
-    if game.records_lost > 0 {
-        reasons.push(format!("{} records lost", game.records_lost));
-    }
+    let mut reasons = game.run_problems();
     if game.mismatches_total > 0 {
         let quantities: Vec<String> =
             game.mismatches_by_quantity.iter().map(|(quantity, count)| format!("{quantity} {count}")).collect();

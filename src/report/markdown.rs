@@ -182,7 +182,7 @@ pub(crate) fn defect_rows(defects: &DefectCounts) -> [(&'static str, u64); 10] {
 }
 
 /// Inline code that survives backticks in `text`.
-fn code(text: &str) -> String {
+pub(crate) fn code(text: &str) -> String {
     let text = text.replace(['\n', '\r'], " ");
     let mut fence = String::from("`");
     while text.contains(fence.as_str()) {
@@ -193,7 +193,7 @@ fn code(text: &str) -> String {
 }
 
 /// A table cell: one line, pipes escaped.
-fn cell(text: &str) -> String {
+pub(crate) fn cell(text: &str) -> String {
     escape_text(text).replace('|', "\\|")
 }
 

@@ -21,7 +21,7 @@ use super::hil::{
     DriftInfo as HilDrift, GameInfo as HilGame, MismatchInfo, Report as HilReport, SideInfo as HilSide,
     MISMATCHES_LISTED,
 };
-use super::json::Report;
+use super::json::{CheckInfo, Report};
 use super::latency_plot::bin_label;
 use super::markdown::{article_key, defect_rows, micros, seconds};
 use super::{DRIFT_PNG, DRIFT_SVG, JUNIT_XML, LATENCY_PNG, LATENCY_SVG, REPORT_JSON, RUN_JSON, SUMMARY_MD};
@@ -412,27 +412,30 @@ fn failures_section(report: &Report) -> Section {
 }
 
 fn checks_blocks(report: &Report) -> Vec<Block> {
-    let rows = report
-        .checks
-        .iter()
-        .map(|check| Row {
-            cells: vec![
-                if check.passed { "pass" } else { "FAIL" }.into(),
-                check.name.clone(),
-                check.measured.clone(),
-                check.expected.clone(),
-            ],
-            bad: !check.passed,
-        })
-        .collect();
     vec![
         Block::Paragraph("Every check: the scenario's expectations, and that every game of the run was played.".into()),
-        Block::Table(Table {
-            header: vec!["Result".into(), "Check".into(), "Measured".into(), "Expected".into()],
-            numeric: vec![],
-            rows,
-        }),
+        checks_table(&report.checks),
     ]
+}
+
+/// Every check of a report, failing ones marked.
+fn checks_table(checks: &[CheckInfo]) -> Block {
+    Block::Table(Table {
+        header: vec!["Result".into(), "Check".into(), "Measured".into(), "Expected".into()],
+        numeric: vec![],
+        rows: checks
+            .iter()
+            .map(|check| Row {
+                cells: vec![
+                    if check.passed { "pass" } else { "FAIL" }.into(),
+                    check.name.clone(),
+                    check.measured.clone(),
+                    check.expected.clone(),
+                ],
+                bad: !check.passed,
+            })
+            .collect(),
+    })
 }
 
 fn results_section(report: &Report) -> Section {
@@ -860,23 +863,7 @@ fn hil_failures_section(report: &HilReport) -> Section {
          firmware tick), and that the accounting drift is within tolerance."
             .into(),
     ));
-    blocks.push(Block::Table(Table {
-        header: vec!["Result".into(), "Check".into(), "Measured".into(), "Expected".into()],
-        numeric: vec![],
-        rows: report
-            .checks
-            .iter()
-            .map(|check| Row {
-                cells: vec![
-                    if check.passed { "pass" } else { "FAIL" }.into(),
-                    check.name.clone(),
-                    check.measured.clone(),
-                    check.expected.clone(),
-                ],
-                bad: !check.passed,
-            })
-            .collect(),
-    }));
+    blocks.push(checks_table(&report.checks));
     Section { id: "failures", heading: "Failures and checks".into(), blocks }
 }
 

@@ -255,17 +255,7 @@ impl GdbClient {
     }
 
     fn io_error(&self, source: std::io::Error, context: &str) -> TargetError {
-        match source.kind() {
-            ErrorKind::WouldBlock | ErrorKind::TimedOut => self.timeout_error(context),
-            ErrorKind::ConnectionReset
-            | ErrorKind::ConnectionAborted
-            | ErrorKind::BrokenPipe
-            | ErrorKind::NotConnected
-            | ErrorKind::UnexpectedEof => {
-                TargetError::Disconnected { what: self.what(), detail: format!("{source} ({context})") }
-            }
-            _ => TargetError::Io { what: format!("{} ({context})", self.what()), source },
-        }
+        TargetError::from_connection_io(source, self.what(), context, self.timeout)
     }
 
     fn send_raw(&mut self, bytes: &[u8], context: &str) -> Result<(), TargetError> {

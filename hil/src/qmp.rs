@@ -124,19 +124,7 @@ impl QmpClient {
     }
 
     fn io_error(&self, source: std::io::Error, context: &str) -> TargetError {
-        match source.kind() {
-            ErrorKind::WouldBlock | ErrorKind::TimedOut => {
-                TargetError::Timeout { what: format!("{} ({context})", self.what()), timeout: self.timeout }
-            }
-            ErrorKind::ConnectionReset
-            | ErrorKind::ConnectionAborted
-            | ErrorKind::BrokenPipe
-            | ErrorKind::NotConnected
-            | ErrorKind::UnexpectedEof => {
-                TargetError::Disconnected { what: self.what(), detail: format!("{source} ({context})") }
-            }
-            _ => TargetError::Io { what: format!("{} ({context})", self.what()), source },
-        }
+        TargetError::from_connection_io(source, self.what(), context, self.timeout)
     }
 
     /// The next complete line, waiting until `deadline`.

@@ -5,6 +5,7 @@
 //! Layers, probe-rs style: a backend opens a session (`Target`), which
 //! lends short-lived access to memory and buttons.
 
+use std::io::ErrorKind;
 use std::path::Path;
 use std::time::Duration as HostDuration;
 
@@ -142,6 +143,30 @@ pub enum TargetError {
     },
 }
 
+impl TargetError {
+    /// An I/O error on the connection to `what` while doing `context`: a
+    /// timeout when the `timeout` ran out, `Disconnected` when the peer is
+    /// gone, else `Io`.
+    pub fn from_connection_io(
+        source: std::io::Error,
+        what: String,
+        context: &str,
+        timeout: HostDuration,
+    ) -> TargetError {
+        match source.kind() {
+            ErrorKind::WouldBlock | ErrorKind::TimedOut => {
+                TargetError::Timeout { what: format!("{what} ({context})"), timeout }
+            }
+            ErrorKind::ConnectionReset
+            | ErrorKind::ConnectionAborted
+            | ErrorKind::BrokenPipe
+            | ErrorKind::NotConnected
+            | ErrorKind::UnexpectedEof => TargetError::Disconnected { what, detail: format!("{source} ({context})") },
+            _ => TargetError::Io { what: format!("{what} ({context})"), source },
+        }
+    }
+}
+
 /// A board running clock firmware.
 ///
 /// Contract: addresses are the target's 32-bit physical addresses; a failed
@@ -187,5 +212,28 @@ pub trait Target {
     /// backend cannot read the counter around its write.
     fn set_button_timed(&mut self, button: ButtonId, pressed: bool) -> Result<Option<EdgeWindow>, TargetError> {
         self.set_button(button, pressed).map(|()| None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_connection_error_says_whether_to_wait_reconnect_or_look_at_the_host() {
+        let error = |kind: ErrorKind| {
+            TargetError::from_connection_io(
+                std::io::Error::new(kind, "boom"),
+                "GDB stub".into(),
+                "reading a packet",
+                HostDuration::from_secs(2),
+            )
+            .to_string()
+        };
+        assert_eq!(error(ErrorKind::TimedOut), "the GDB stub (reading a packet) did not answer within 2s");
+        assert_eq!(error(ErrorKind::WouldBlock), "the GDB stub (reading a packet) did not answer within 2s");
+        assert_eq!(error(ErrorKind::UnexpectedEof), "the GDB stub went away: boom (reading a packet)");
+        assert_eq!(error(ErrorKind::ConnectionReset), "the GDB stub went away: boom (reading a packet)");
+        assert_eq!(error(ErrorKind::PermissionDenied), "I/O error with the GDB stub (reading a packet): boom");
     }
 }

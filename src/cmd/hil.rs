@@ -345,14 +345,7 @@ impl Cmd {
         match &written {
             Ok((report, _)) => {
                 render_console(&mut out, report, &facts);
-                let _ = writeln!(out, "report: {}", out_dir.display());
-                match &gated {
-                    Some(Ok((_, text))) => out.push_str(text),
-                    Some(Err(error)) => {
-                        let _ = writeln!(out, "gate: cannot read the report back: {error:#}");
-                    }
-                    None => {}
-                }
+                super::push_report_and_gate(&mut out, &out_dir, gated.as_ref());
             }
             Err(error) => {
                 let _ = writeln!(out, "report NOT written: {error:#}");

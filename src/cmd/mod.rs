@@ -29,6 +29,20 @@ pub fn print(text: &str) -> crate::exit::Result<()> {
     }
 }
 
+/// Appends where the report was written, then the default gate's printout
+/// on it, or why the gate could not read it back; `gated` is `None` when
+/// the gate was not applied (an incomplete report).
+pub fn push_report_and_gate(out: &mut String, out_dir: &Path, gated: Option<&anyhow::Result<(bool, String)>>) {
+    let _ = writeln!(out, "report: {}", out_dir.display());
+    match gated {
+        Some(Ok((_, text))) => out.push_str(text),
+        Some(Err(error)) => {
+            let _ = writeln!(out, "gate: cannot read the report back: {error:#}");
+        }
+        None => {}
+    }
+}
+
 /// Prints one line per file, `NAME  DESCRIPTION` (the name is the file's
 /// stem, padded to the longest), then `footer`. A file `describe` cannot
 /// read is listed as invalid and its error printed after the list: a usage
@@ -77,6 +91,23 @@ fn file_list<E: Display>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_written_report_is_followed_by_the_gate_or_why_it_could_not_run() {
+        let dir = Path::new("reports/x-1");
+        let lines = |gated: Option<&anyhow::Result<(bool, String)>>| {
+            let mut out = String::from("summary\n");
+            push_report_and_gate(&mut out, dir, gated);
+            out
+        };
+        assert_eq!(lines(None), "summary\nreport: reports/x-1\n");
+        assert_eq!(lines(Some(&Ok((false, "gate: FAIL\n".into())))), "summary\nreport: reports/x-1\ngate: FAIL\n");
+        let unreadable = Err(anyhow::anyhow!("no such file").context("reading report.json"));
+        assert_eq!(
+            lines(Some(&unreadable)),
+            "summary\nreport: reports/x-1\ngate: cannot read the report back: reading report.json: no such file\n"
+        );
+    }
 
     #[test]
     fn a_file_list_pads_names_and_sets_the_invalid_ones_apart() {

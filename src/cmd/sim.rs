@@ -287,14 +287,7 @@ impl Cmd {
         let mut out = render_summary(scenario, seed, &range, &summary, &checks, &replay);
         match &written {
             Ok(()) => {
-                let _ = writeln!(out, "report: {}", out_dir.display());
-                match &gated {
-                    Some(Ok((_, text))) => out.push_str(text),
-                    Some(Err(error)) => {
-                        let _ = writeln!(out, "gate: cannot read the report back: {error:#}");
-                    }
-                    None => {}
-                }
+                super::push_report_and_gate(&mut out, &out_dir, gated.as_ref());
             }
             Err(error) => {
                 let _ = writeln!(out, "report NOT written: {error:#}");

@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::hil::{self, Report as HilReport};
-use super::json::{self, Report};
+use super::json::{self, CheckInfo, Report};
 use super::REPORT_JSON;
 
 /// A report of any kind bench writes, loaded and checked for consistency.
@@ -368,18 +368,10 @@ pub struct Measurements {
     pub complete: bool,
     pub played: u64,
     pub planned: u64,
-    pub checks: Vec<Check>,
+    /// The checks the report judged itself (a scenario expectation, …).
+    pub checks: Vec<CheckInfo>,
     /// The metrics this kind of report has; a rule on any other is skipped.
     pub metrics: BTreeMap<Metric, Value>,
-}
-
-/// A check the report judged itself (a scenario expectation, …).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Check {
-    pub name: String,
-    pub passed: bool,
-    pub measured: String,
-    pub expected: String,
 }
 
 /// What a rule can measure.
@@ -463,16 +455,7 @@ fn sim_measurements(report: &Report) -> Measurements {
         complete: report.complete,
         played: games.played,
         planned: games.end.saturating_sub(games.start),
-        checks: report
-            .checks
-            .iter()
-            .map(|check| Check {
-                name: check.name.clone(),
-                passed: check.passed,
-                measured: check.measured.clone(),
-                expected: check.expected.clone(),
-            })
-            .collect(),
+        checks: report.checks.clone(),
         metrics,
     }
 }
@@ -541,16 +524,7 @@ fn hil_measurements(report: &HilReport) -> Measurements {
         complete: report.complete,
         played: games.played,
         planned: games.requested,
-        checks: report
-            .checks
-            .iter()
-            .map(|check| Check {
-                name: check.name.clone(),
-                passed: check.passed,
-                measured: check.measured.clone(),
-                expected: check.expected.clone(),
-            })
-            .collect(),
+        checks: report.checks.clone(),
         metrics,
     }
 }
@@ -803,7 +777,7 @@ type Limit = (&'static str, Metric, Option<(String, u64)>);
 fn thresholds(report: &Measurements, rules: &Thresholds) -> Vec<Verdict> {
     let mut verdicts = Vec::new();
     if rules.every_check_passes == Some(true) {
-        let failed: Vec<&Check> = report.checks.iter().filter(|check| !check.passed).collect();
+        let failed: Vec<&CheckInfo> = report.checks.iter().filter(|check| !check.passed).collect();
         let mut result = verdict(
             "every_check_passes",
             failed.is_empty(),
@@ -859,7 +833,7 @@ fn regressions(report: &Measurements, baseline: &Measurements, tolerances: &Tole
     if let Some(allowed) = tolerances.max_new_failing_checks {
         let passed_before: BTreeMap<&str, bool> =
             baseline.checks.iter().map(|check| (check.name.as_str(), check.passed)).collect();
-        let new: Vec<&Check> = report
+        let new: Vec<&CheckInfo> = report
             .checks
             .iter()
             .filter(|check| !check.passed && passed_before.get(check.name.as_str()).copied().unwrap_or(true))
@@ -1036,8 +1010,8 @@ pub fn render(
 mod tests {
     use super::*;
 
-    fn check(name: &str, passed: bool) -> Check {
-        Check { name: name.into(), passed, measured: "m".into(), expected: "e".into() }
+    fn check(name: &str, passed: bool) -> CheckInfo {
+        CheckInfo { name: name.into(), passed, measured: "m".into(), expected: "e".into() }
     }
 
     /// A simulation report that passes every rule of the table below.

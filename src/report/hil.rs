@@ -33,7 +33,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::latency_plot::{self, LatencyPlot};
+use super::json::CheckInfo;
+use super::latency_plot::LatencyPlot;
+use super::markdown::{cell, code};
 use super::plot::{self, FONT};
 use super::{
     atomic, html, junit, sha256_hex, DRIFT_PNG, DRIFT_SVG, INDEX_HTML, JUNIT_XML, LATENCY_PNG, LATENCY_SVG,
@@ -167,14 +169,6 @@ pub struct Games {
     pub played: u64,
     pub complete: u64,
     pub passed: u64,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CheckInfo {
-    pub name: String,
-    pub passed: bool,
-    pub measured: String,
-    pub expected: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -330,6 +324,24 @@ pub struct GameInfo {
     /// The first [`MISMATCHES_LISTED`], in the order found.
     pub mismatches: Vec<MismatchInfo>,
     pub latency: Option<LatencyInfo>,
+}
+
+impl GameInfo {
+    /// What went wrong with the game other than its mismatches: it did not
+    /// play to its end, could not be compared, or lost records.
+    pub fn run_problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if let Some(error) = &self.error {
+            problems.push(format!("did not play to its end: {error}"));
+        }
+        if let Some(error) = &self.comparison_error {
+            problems.push(format!("not compared: {error}"));
+        }
+        if self.records_lost > 0 {
+            problems.push(format!("{} records lost", self.records_lost));
+        }
+        problems
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -671,10 +683,10 @@ pub fn write_hil_report(dir: &Path, input: &HilReportInput) -> anyhow::Result<(R
     };
     let mut written = Vec::new();
     let mut files = BTreeMap::new();
-    let svg = svg(&plot)?;
+    let svg = plot::svg(&plot)?;
     written.push(atomic::write_bytes(dir, DRIFT_SVG, svg.as_bytes())?);
     files.insert(DRIFT_SVG.to_string(), sha256_hex(svg.as_bytes()));
-    let png_path = atomic::write_with(dir, DRIFT_PNG, |temp| png(&plot, temp))?;
+    let png_path = atomic::write_with(dir, DRIFT_PNG, |temp| plot::png(&plot, temp))?;
     let png = std::fs::read(&png_path).with_context(|| format!("reading back {}", png_path.display()))?;
     files.insert(DRIFT_PNG.to_string(), sha256_hex(&png));
     written.push(png_path);
@@ -682,10 +694,10 @@ pub fn write_hil_report(dir: &Path, input: &HilReportInput) -> anyhow::Result<(R
         title: format!("{} on {}: press latency", report.scenario.name, report.board.kind),
         bins: &report.latency_histogram,
     };
-    let latency_svg = latency_plot::svg(&histogram)?;
+    let latency_svg = plot::svg(&histogram)?;
     written.push(atomic::write_bytes(dir, LATENCY_SVG, latency_svg.as_bytes())?);
     files.insert(LATENCY_SVG.to_string(), sha256_hex(latency_svg.as_bytes()));
-    let latency_png_path = atomic::write_with(dir, LATENCY_PNG, |temp| latency_plot::png(&histogram, temp))?;
+    let latency_png_path = atomic::write_with(dir, LATENCY_PNG, |temp| plot::png(&histogram, temp))?;
     let latency_png =
         std::fs::read(&latency_png_path).with_context(|| format!("reading back {}", latency_png_path.display()))?;
     files.insert(LATENCY_PNG.to_string(), sha256_hex(&latency_png));
@@ -729,22 +741,6 @@ pub struct HilRunFacts {
 pub fn write_hil_run_facts(dir: &Path, facts: &HilRunFacts) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating the report folder {}", dir.display()))?;
     atomic::write_bytes(dir, RUN_JSON, &super::json::to_bytes(facts)?)
-}
-
-/// Inline code that survives backticks.
-fn code(text: &str) -> String {
-    let text = text.replace(['\n', '\r'], " ");
-    let mut fence = String::from("`");
-    while text.contains(fence.as_str()) {
-        fence.push('`');
-    }
-    let pad = if text.starts_with('`') || text.ends_with('`') { " " } else { "" };
-    format!("{fence}{pad}{text}{pad}{fence}")
-}
-
-/// A table cell: one line, pipes escaped.
-fn cell(text: &str) -> String {
-    text.replace(['\n', '\r'], " ").replace('|', "\\|")
 }
 
 fn seconds(us: u64) -> String {
@@ -923,23 +919,13 @@ pub struct DriftPlot<'a> {
     pub fit: Option<&'a Fit>,
 }
 
-pub fn svg(plot: &DriftPlot) -> anyhow::Result<String> {
-    plot::register()?;
-    let mut text = String::new();
-    {
-        let root = SVGBackend::with_string(&mut text, (plot::WIDTH, plot::HEIGHT / 2 + 100)).into_drawing_area();
-        draw(&root, plot)?;
-        root.present().map_err(|error| anyhow!("drawing the drift plot: {error}"))?;
-    }
-    Ok(text)
-}
+impl plot::Figure for DriftPlot<'_> {
+    const SIZE_PX: (u32, u32) = (plot::WIDTH, plot::HEIGHT / 2 + 100);
+    const NAME: &'static str = "the drift plot";
 
-pub fn png(plot: &DriftPlot, path: &Path) -> anyhow::Result<()> {
-    plot::register()?;
-    let root = BitMapBackend::new(path, (plot::WIDTH, plot::HEIGHT / 2 + 100)).into_drawing_area();
-    draw(&root, plot)?;
-    root.present().map_err(|error| anyhow!("writing the drift plot: {error}"))?;
-    Ok(())
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> anyhow::Result<()> {
+        draw(root, self)
+    }
 }
 
 const SAMPLE_COLOR: RGBColor = RGBColor(44, 160, 44);

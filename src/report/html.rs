@@ -21,9 +21,9 @@ use super::hil::{
     DriftInfo as HilDrift, GameInfo as HilGame, MismatchInfo, Report as HilReport, SideInfo as HilSide,
     MISMATCHES_LISTED,
 };
-use super::json::Report;
+use super::json::{CheckInfo, Report};
 use super::latency_plot::bin_label;
-use super::markdown::{article_key, micros, seconds};
+use super::markdown::{article_key, defect_rows, micros, seconds};
 use super::{DRIFT_PNG, DRIFT_SVG, JUNIT_XML, LATENCY_PNG, LATENCY_SVG, REPORT_JSON, RUN_JSON, SUMMARY_MD};
 
 /// A report page: the verdict first, then the sections in order.
@@ -412,27 +412,30 @@ fn failures_section(report: &Report) -> Section {
 }
 
 fn checks_blocks(report: &Report) -> Vec<Block> {
-    let rows = report
-        .checks
-        .iter()
-        .map(|check| Row {
-            cells: vec![
-                if check.passed { "pass" } else { "FAIL" }.into(),
-                check.name.clone(),
-                check.measured.clone(),
-                check.expected.clone(),
-            ],
-            bad: !check.passed,
-        })
-        .collect();
     vec![
         Block::Paragraph("Every check: the scenario's expectations, and that every game of the run was played.".into()),
-        Block::Table(Table {
-            header: vec!["Result".into(), "Check".into(), "Measured".into(), "Expected".into()],
-            numeric: vec![],
-            rows,
-        }),
+        checks_table(&report.checks),
     ]
+}
+
+/// Every check of a report, failing ones marked.
+fn checks_table(checks: &[CheckInfo]) -> Block {
+    Block::Table(Table {
+        header: vec!["Result".into(), "Check".into(), "Measured".into(), "Expected".into()],
+        numeric: vec![],
+        rows: checks
+            .iter()
+            .map(|check| Row {
+                cells: vec![
+                    if check.passed { "pass" } else { "FAIL" }.into(),
+                    check.name.clone(),
+                    check.measured.clone(),
+                    check.expected.clone(),
+                ],
+                bad: !check.passed,
+            })
+            .collect(),
+    })
 }
 
 fn results_section(report: &Report) -> Section {
@@ -584,22 +587,10 @@ fn drift_section(report: &Report, svg: &str) -> Section {
 }
 
 fn defects_section(report: &Report) -> Section {
-    let defects = &report.defects;
-    let rows = [
-        ("missed presses", defects.missed_presses),
-        ("double presses", defects.double_presses),
-        ("contact bounces", defects.bounces),
-        ("stuck buttons", defects.stuck_buttons),
-        ("brownouts", defects.brownouts),
-        ("display freezes", defects.display_freezes),
-        ("corrective presses", defects.corrections),
-        ("arbiter pauses", defects.pauses),
-        ("arbiter time adjustments", defects.adjustments),
-        ("clock replacements", defects.replacements),
-    ]
-    .into_iter()
-    .map(|(name, count)| Row { cells: vec![name.into(), count.to_string()], bad: false })
-    .collect::<Vec<Row>>();
+    let rows = defect_rows(&report.defects)
+        .into_iter()
+        .map(|(name, count)| Row { cells: vec![name.into(), count.to_string()], bad: false })
+        .collect::<Vec<Row>>();
     let table = |rows: &[Row]| {
         vec![Block::Table(Table {
             header: vec!["Defect or intervention".into(), "Count".into()],
@@ -648,13 +639,20 @@ fn facts_section(report: &Report) -> Section {
     ));
     facts.push(Fact::text("Presses, events", format!("{}, {}", report.presses, report.events)));
     facts.push(Fact::code("Run hash", &report.run_hash));
-    facts.push(Fact::text("bench version", &report.bench_version));
-    facts.push(Fact::text("Report schema", &report.schema));
+    run_facts_section(facts, &report.bench_version, &report.schema, "Host, wall time, git commit")
+}
+
+/// The run facts, ended as in every report kind: bench's version, the
+/// schema, and links to the report's other files (`run_json_holds` says
+/// what varies between runs, kept in `run.json`).
+fn run_facts_section(mut facts: Vec<Fact>, bench_version: &str, schema: &str, run_json_holds: &str) -> Section {
+    facts.push(Fact::text("bench version", bench_version));
+    facts.push(Fact::text("Report schema", schema));
     for (label, name) in [
         ("Machine-readable report", REPORT_JSON),
         ("JUnit", JUNIT_XML),
         ("Summary", SUMMARY_MD),
-        ("Host, wall time, git commit", RUN_JSON),
+        (run_json_holds, RUN_JSON),
     ] {
         facts.push(Fact::file(label, name));
     }
@@ -817,16 +815,7 @@ fn hil_failures_section(report: &HilReport) -> Section {
         )));
     }
     for game in failed_games {
-        let mut reasons = Vec::new();
-        if let Some(error) = &game.error {
-            reasons.push(format!("did not play to its end: {error}"));
-        }
-        if let Some(error) = &game.comparison_error {
-            reasons.push(format!("not compared: {error}"));
-        }
-        if game.records_lost > 0 {
-            reasons.push(format!("{} records lost", game.records_lost));
-        }
+        let mut reasons = game.run_problems();
         for mismatch in &game.first_of_each {
             reasons.push(format!(
                 "{} first differs at press {} ({}): model {}, firmware {}",
@@ -874,23 +863,7 @@ fn hil_failures_section(report: &HilReport) -> Section {
          firmware tick), and that the accounting drift is within tolerance."
             .into(),
     ));
-    blocks.push(Block::Table(Table {
-        header: vec!["Result".into(), "Check".into(), "Measured".into(), "Expected".into()],
-        numeric: vec![],
-        rows: report
-            .checks
-            .iter()
-            .map(|check| Row {
-                cells: vec![
-                    if check.passed { "pass" } else { "FAIL" }.into(),
-                    check.name.clone(),
-                    check.measured.clone(),
-                    check.expected.clone(),
-                ],
-                bad: !check.passed,
-            })
-            .collect(),
-    }));
+    blocks.push(checks_table(&report.checks));
     Section { id: "failures", heading: "Failures and checks".into(), blocks }
 }
 
@@ -1094,17 +1067,7 @@ fn hil_facts_section(report: &HilReport) -> Section {
     if let Some(error) = &report.error {
         facts.push(Fact::text("Stopped by", error));
     }
-    facts.push(Fact::text("bench version", &report.bench_version));
-    facts.push(Fact::text("Report schema", &report.schema));
-    for (label, name) in [
-        ("Machine-readable report", REPORT_JSON),
-        ("JUnit", JUNIT_XML),
-        ("Summary", SUMMARY_MD),
-        ("Host, wall time, emulator speed, git commit", RUN_JSON),
-    ] {
-        facts.push(Fact::file(label, name));
-    }
-    Section { id: "facts", heading: "Run facts".into(), blocks: vec![Block::Facts(facts)] }
+    run_facts_section(facts, &report.bench_version, &report.schema, "Host, wall time, emulator speed, git commit")
 }
 
 #[cfg(test)]

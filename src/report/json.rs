@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+use bench_sim::game::DefectCounts;
 use bench_sim::run::{EnvelopeBucket, Summary, FAILURES_KEPT};
 use serde::{Deserialize, Serialize};
 
@@ -62,7 +63,8 @@ pub struct Report {
     /// At most `failures_kept_max` failing games, the lowest-numbered.
     pub failures: Vec<Failure>,
     pub failures_kept_max: u64,
-    pub defects: Defects,
+    #[serde(with = "Defects")]
+    pub defects: DefectCounts,
     pub presses: u64,
     pub events: u64,
     /// The order-independent hash of every game's trace, 16 hex digits:
@@ -122,6 +124,8 @@ pub struct Shard {
     pub count: u64,
 }
 
+/// A check the report judged itself (a scenario expectation, that every
+/// game was played, …): an entry of `checks` in every report kind.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckInfo {
     pub name: String,
@@ -168,18 +172,23 @@ pub struct Failure {
     pub replay: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Defects {
-    pub missed_presses: u64,
-    pub double_presses: u64,
-    pub bounces: u64,
-    pub stuck_buttons: u64,
-    pub brownouts: u64,
-    pub display_freezes: u64,
-    pub corrections: u64,
-    pub pauses: u64,
-    pub adjustments: u64,
-    pub replacements: u64,
+/// `defects` in the document: the simulator's own counts, summed over the
+/// games, written field by field in this order (serde's remote derive, so
+/// the report and the simulator share one type and a defect the simulator
+/// gains cannot be left out of a report read back).
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "DefectCounts")]
+struct Defects {
+    missed_presses: u64,
+    double_presses: u64,
+    bounces: u64,
+    stuck_buttons: u64,
+    brownouts: u64,
+    display_freezes: u64,
+    corrections: u64,
+    pauses: u64,
+    adjustments: u64,
+    replacements: u64,
 }
 
 /// Extremes across games, per bucket of true game time.
@@ -261,7 +270,6 @@ pub fn build(input: &SimReportInput) -> Report {
         })
         .collect();
     let [white, black, draw] = summary.outcomes;
-    let defects = &summary.defects;
     Report {
         schema: SCHEMA.into(),
         bench_version: env!("CARGO_PKG_VERSION").into(),
@@ -307,18 +315,7 @@ pub fn build(input: &SimReportInput) -> Report {
             })
             .collect(),
         failures_kept_max: FAILURES_KEPT as u64,
-        defects: Defects {
-            missed_presses: defects.missed_presses,
-            double_presses: defects.double_presses,
-            bounces: defects.bounces,
-            stuck_buttons: defects.stuck_buttons,
-            brownouts: defects.brownouts,
-            display_freezes: defects.display_freezes,
-            corrections: defects.corrections,
-            pauses: defects.pauses,
-            adjustments: defects.adjustments,
-            replacements: defects.replacements,
-        },
+        defects: summary.defects,
         presses: summary.presses,
         events: summary.events,
         run_hash: format!("{:016x}", summary.run_hash),

@@ -18,7 +18,7 @@
 use std::fmt::Write as _;
 
 use super::hil::{GameInfo as HilGame, Report as HilReport};
-use super::json::Report;
+use super::json::{CheckInfo, Report};
 
 /// A JUnit document.
 pub struct Suites {
@@ -159,27 +159,11 @@ pub fn sim_suites(report: &Report) -> Suites {
             ("run_hash".into(), report.run_hash.clone()),
             ("bench_version".into(), report.bench_version.clone()),
         ],
-        cases: report
-            .checks
-            .iter()
-            .map(|check| Case {
-                classname: format!("{prefix}.checks"),
-                name: check.name.clone(),
-                failure: (!check.passed).then(|| CaseFailure {
-                    message: format!("measured {}; expected {}", check.measured, check.expected),
-                    kind: "check".into(),
-                    text: format!(
-                        "check: {}\nmeasured: {}\nexpected: {}\nreport: {} ({} of {} games failed)\n",
-                        check.name,
-                        check.measured,
-                        check.expected,
-                        report.command,
-                        report.games_failed,
-                        report.games.played
-                    ),
-                }),
-            })
-            .collect(),
+        cases: check_cases(
+            &format!("{prefix}.checks"),
+            &report.checks,
+            &format!("{} ({} of {} games failed)", report.command, report.games_failed, report.games.played),
+        ),
     };
     let kept = report.failures.len() as u64;
     let mut games = Suite {
@@ -234,28 +218,14 @@ pub fn hil_suites(report: &HilReport) -> Suites {
             ("firmware_version".into(), firmware.version.map(|version| version.to_string()).unwrap_or_default()),
             ("bench_version".into(), report.bench_version.clone()),
         ],
-        cases: report
-            .checks
-            .iter()
-            .map(|check| Case {
-                classname: format!("{prefix}.checks"),
-                name: check.name.clone(),
-                failure: (!check.passed).then(|| CaseFailure {
-                    message: format!("measured {}; expected {}", check.measured, check.expected),
-                    kind: "check".into(),
-                    text: format!(
-                        "check: {}\nmeasured: {}\nexpected: {}\nreport: {} ({} mismatches; {} of {} games passed)\n",
-                        check.name,
-                        check.measured,
-                        check.expected,
-                        report.command,
-                        report.mismatches.total,
-                        report.games.passed,
-                        report.games.requested
-                    ),
-                }),
-            })
-            .collect(),
+        cases: check_cases(
+            &format!("{prefix}.checks"),
+            &report.checks,
+            &format!(
+                "{} ({} mismatches; {} of {} games passed)",
+                report.command, report.mismatches.total, report.games.passed, report.games.requested
+            ),
+        ),
     };
     let games = Suite {
         name: format!("{prefix}.games"),
@@ -278,21 +248,32 @@ pub fn hil_suites(report: &HilReport) -> Suites {
     Suites { name: format!("bench hil {} on {}", report.scenario.name, report.board.kind), suites: vec![checks, games] }
 }
 
+/// One case per check; a failing one's text ends with `report_line`: the
+/// command that made the report and how its games went.
+fn check_cases(classname: &str, checks: &[CheckInfo], report_line: &str) -> Vec<Case> {
+    checks
+        .iter()
+        .map(|check| Case {
+            classname: classname.to_string(),
+            name: check.name.clone(),
+            failure: (!check.passed).then(|| CaseFailure {
+                message: format!("measured {}; expected {}", check.measured, check.expected),
+                kind: "check".into(),
+                text: format!(
+                    "check: {}\nmeasured: {}\nexpected: {}\nreport: {report_line}\n",
+                    check.name, check.measured, check.expected
+                ),
+            }),
+        })
+        .collect()
+}
+
 fn press(index: Option<u64>) -> String {
     index.map_or_else(|| "before the first press".to_string(), |index| format!("press {index}"))
 }
 
 fn game_failure(report: &HilReport, game: &HilGame) -> CaseFailure {
-    let mut reasons = Vec::new();
-    if let Some(error) = &game.error {
-        reasons.push(format!("did not play to its end: {error}"));
-    }
-    if let Some(error) = &game.comparison_error {
-        reasons.push(format!("not compared: {error}"));
-    }
-    if game.records_lost > 0 {
-        reasons.push(format!("{} records lost", game.records_lost));
-    }
+    let mut reasons = game.run_problems();
     if game.mismatches_total > 0 {
         let quantities: Vec<String> =
             game.mismatches_by_quantity.iter().map(|(quantity, count)| format!("{quantity} {count}")).collect();

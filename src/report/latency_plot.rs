@@ -3,14 +3,12 @@
 //! with the report's built-in font (like the drift plots) so the same bins
 //! give the same bytes.
 
-use std::path::Path;
-
 use anyhow::anyhow;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::hil::LatencyBin;
-use super::plot::{self, FONT};
+use super::plot::{Figure, FONT};
 
 pub const WIDTH: u32 = 1000;
 pub const HEIGHT: u32 = 420;
@@ -23,23 +21,13 @@ pub struct LatencyPlot<'a> {
     pub bins: &'a [LatencyBin],
 }
 
-pub fn svg(plot: &LatencyPlot) -> anyhow::Result<String> {
-    plot::register()?;
-    let mut text = String::new();
-    {
-        let root = SVGBackend::with_string(&mut text, (WIDTH, HEIGHT)).into_drawing_area();
-        draw(&root, plot)?;
-        root.present().map_err(|error| anyhow!("drawing the latency histogram: {error}"))?;
-    }
-    Ok(text)
-}
+impl Figure for LatencyPlot<'_> {
+    const SIZE_PX: (u32, u32) = (WIDTH, HEIGHT);
+    const NAME: &'static str = "the latency histogram";
 
-pub fn png(plot: &LatencyPlot, path: &Path) -> anyhow::Result<()> {
-    plot::register()?;
-    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
-    draw(&root, plot)?;
-    root.present().map_err(|error| anyhow!("writing the latency histogram: {error}"))?;
-    Ok(())
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> anyhow::Result<()> {
+        draw(root, self)
+    }
 }
 
 /// A bin's span in a few characters: `10–20`, `1k–2k`, `≥200k` (µs).
@@ -111,6 +99,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &LatencyPlot) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::plot;
 
     #[test]
     fn bins_are_labelled_by_their_span() {
@@ -127,11 +116,11 @@ mod tests {
             LatencyBin { from_us: 10, to_us: Some(20), presses: 0 },
             LatencyBin { from_us: 20, to_us: None, presses: 2 },
         ];
-        let text = svg(&LatencyPlot { title: "t".into(), bins: &bins }).expect("drawn");
+        let text = plot::svg(&LatencyPlot { title: "t".into(), bins: &bins }).expect("drawn");
         let bars = text.matches(&format!("fill=\"#{:02X}{:02X}{:02X}\"", 31, 119, 180)).count();
         assert_eq!(bars, 2, "{text}");
         assert!(text.contains("9 presses") && text.contains("≥20"), "{text}");
-        let empty = svg(&LatencyPlot { title: "t".into(), bins: &bins[1..2] }).expect("drawn");
+        let empty = plot::svg(&LatencyPlot { title: "t".into(), bins: &bins[1..2] }).expect("drawn");
         assert!(empty.contains("no press registered"), "{empty}");
     }
 }

@@ -5,6 +5,8 @@
 
 use std::collections::BTreeSet;
 
+use bench_sim::game::DefectCounts;
+
 use super::json::Report;
 use super::{DRIFT_PNG, DRIFT_SVG};
 
@@ -137,21 +139,9 @@ pub fn render(report: &Report, command_line: &str) -> String {
 
     line("## Defects");
     line("");
-    let defects = &report.defects;
     line("| Defect or intervention | Count |");
     line("| --- | ---: |");
-    for (name, count) in [
-        ("missed presses", defects.missed_presses),
-        ("double presses", defects.double_presses),
-        ("contact bounces", defects.bounces),
-        ("stuck buttons", defects.stuck_buttons),
-        ("brownouts", defects.brownouts),
-        ("display freezes", defects.display_freezes),
-        ("corrective presses", defects.corrections),
-        ("arbiter pauses", defects.pauses),
-        ("arbiter time adjustments", defects.adjustments),
-        ("clock replacements", defects.replacements),
-    ] {
+    for (name, count) in defect_rows(&report.defects) {
         line(&format!("| {name} | {count} |"));
     }
     line("");
@@ -174,8 +164,25 @@ pub fn render(report: &Report, command_line: &str) -> String {
     out
 }
 
+/// Each defect and arbiter intervention by name, with its count: the
+/// device's defects first, then the arbiter's interventions.
+pub(crate) fn defect_rows(defects: &DefectCounts) -> [(&'static str, u64); 10] {
+    [
+        ("missed presses", defects.missed_presses),
+        ("double presses", defects.double_presses),
+        ("contact bounces", defects.bounces),
+        ("stuck buttons", defects.stuck_buttons),
+        ("brownouts", defects.brownouts),
+        ("display freezes", defects.display_freezes),
+        ("corrective presses", defects.corrections),
+        ("arbiter pauses", defects.pauses),
+        ("arbiter time adjustments", defects.adjustments),
+        ("clock replacements", defects.replacements),
+    ]
+}
+
 /// Inline code that survives backticks in `text`.
-fn code(text: &str) -> String {
+pub(crate) fn code(text: &str) -> String {
     let text = text.replace(['\n', '\r'], " ");
     let mut fence = String::from("`");
     while text.contains(fence.as_str()) {
@@ -186,7 +193,7 @@ fn code(text: &str) -> String {
 }
 
 /// A table cell: one line, pipes escaped.
-fn cell(text: &str) -> String {
+pub(crate) fn cell(text: &str) -> String {
     escape_text(text).replace('|', "\\|")
 }
 

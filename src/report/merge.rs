@@ -18,7 +18,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
-use bench_sim::game::DefectCounts;
 use bench_sim::run::{self, EnvelopeBucket, FailedGame, Summary, ENVELOPE_BUCKETS};
 use bench_sim::scenario::Scenario;
 
@@ -328,7 +327,6 @@ pub fn summary_of(report: &Report) -> Result<Summary, String> {
     }
     let run_hash =
         u64::from_str_radix(&report.run_hash, 16).map_err(|_| format!("run_hash `{}` is not hex", report.run_hash))?;
-    let defects = &report.defects;
     Ok(Summary {
         games: report.games.played,
         presses: report.presses,
@@ -348,18 +346,7 @@ pub fn summary_of(report: &Report) -> Result<Summary, String> {
             .iter()
             .map(|failure| FailedGame { game: failure.game, reasons: failure.reasons.clone() })
             .collect(),
-        defects: DefectCounts {
-            missed_presses: defects.missed_presses,
-            double_presses: defects.double_presses,
-            bounces: defects.bounces,
-            stuck_buttons: defects.stuck_buttons,
-            brownouts: defects.brownouts,
-            display_freezes: defects.display_freezes,
-            corrections: defects.corrections,
-            pauses: defects.pauses,
-            adjustments: defects.adjustments,
-            replacements: defects.replacements,
-        },
+        defects: report.defects,
         envelope_bucket_us: envelope_report.bucket_us,
         envelope,
         run_hash,

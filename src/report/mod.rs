@@ -413,22 +413,21 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
         }
     }
 
-    /// The report.json of a tiny fixed run, compared byte for byte with
-    /// `src/report/testdata/report.json`. After an intended change (to the
-    /// schema, the plots, or the simulator), rewrite the golden file with
+    /// `file` of the report of a tiny fixed run, compared byte for byte
+    /// with `src/report/testdata/<file>`. After an intended change (to the
+    /// schema, the plots, or the simulator), rewrite the golden files with
     ///
     /// ```sh
     /// BENCH_UPDATE_GOLDEN=1 cargo test -p bench report::tests::golden
     /// ```
     ///
-    /// and review its diff.
-    #[test]
-    fn golden_report_json() {
-        let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/report/testdata/report.json");
+    /// and review their diff.
+    fn check_golden(file: &str) {
+        let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/report/testdata").join(file);
         let run = simulate(DRIFTING, 2);
-        let dir = TempDir::new("golden");
+        let dir = TempDir::new(&format!("golden-{file}"));
         write_sim_report(dir.path(), &input(&run, true)).expect("report");
-        let actual = std::fs::read_to_string(dir.path().join(REPORT_JSON)).expect("read");
+        let actual = std::fs::read_to_string(dir.path().join(file)).expect("read");
         if std::env::var_os("BENCH_UPDATE_GOLDEN").is_some_and(|value| value == "1") {
             std::fs::write(&golden, &actual).expect("rewrite the golden file");
             return;
@@ -436,31 +435,19 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
         let expected = std::fs::read_to_string(&golden).unwrap_or_default();
         assert!(
             actual == expected,
-            "report.json differs from {} (rerun with BENCH_UPDATE_GOLDEN=1 if the change is intended):\n{actual}",
+            "{file} differs from {} (rerun with BENCH_UPDATE_GOLDEN=1 if the change is intended):\n{actual}",
             golden.display()
         );
     }
 
-    /// `junit.xml` of the same tiny run, compared byte for byte with
-    /// `src/report/testdata/junit.xml` (rewrite it like the report.json
-    /// golden file: `BENCH_UPDATE_GOLDEN=1`).
+    #[test]
+    fn golden_report_json() {
+        check_golden(REPORT_JSON);
+    }
+
     #[test]
     fn golden_junit_xml() {
-        let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/report/testdata/junit.xml");
-        let run = simulate(DRIFTING, 2);
-        let dir = TempDir::new("golden-junit");
-        write_sim_report(dir.path(), &input(&run, true)).expect("report");
-        let actual = std::fs::read_to_string(dir.path().join(JUNIT_XML)).expect("read");
-        if std::env::var_os("BENCH_UPDATE_GOLDEN").is_some_and(|value| value == "1") {
-            std::fs::write(&golden, &actual).expect("rewrite the golden file");
-            return;
-        }
-        let expected = std::fs::read_to_string(&golden).unwrap_or_default();
-        assert!(
-            actual == expected,
-            "junit.xml differs from {} (rerun with BENCH_UPDATE_GOLDEN=1 if the change is intended):\n{actual}",
-            golden.display()
-        );
+        check_golden(JUNIT_XML);
     }
 
     /// The structure CI systems read: `testsuites` > `testsuite` >

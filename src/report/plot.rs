@@ -35,31 +35,51 @@ pub struct DriftPlot<'a> {
     pub envelope: &'a DriftEnvelope,
 }
 
-/// The plot as an SVG document.
-pub fn svg(plot: &DriftPlot) -> anyhow::Result<String> {
+/// A figure of a report, drawn the same on any plotters backend so that
+/// one drawing gives both its SVG and its PNG, in the built-in font.
+pub(crate) trait Figure {
+    /// Width and height in pixels.
+    const SIZE_PX: (u32, u32);
+    /// What the figure is, for errors: `the drift plot`.
+    const NAME: &'static str;
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> anyhow::Result<()>;
+}
+
+impl Figure for DriftPlot<'_> {
+    const SIZE_PX: (u32, u32) = (WIDTH, HEIGHT);
+    const NAME: &'static str = "the drift plot";
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> anyhow::Result<()> {
+        draw(root, self)
+    }
+}
+
+/// The figure as an SVG document.
+pub(crate) fn svg<F: Figure>(figure: &F) -> anyhow::Result<String> {
     register()?;
     let mut text = String::new();
     {
-        let root = SVGBackend::with_string(&mut text, (WIDTH, HEIGHT)).into_drawing_area();
-        draw(&root, plot)?;
-        root.present().map_err(|error| anyhow!("drawing the drift plot: {error}"))?;
+        let root = SVGBackend::with_string(&mut text, F::SIZE_PX).into_drawing_area();
+        figure.draw(&root)?;
+        root.present().map_err(|error| anyhow!("drawing {}: {error}", F::NAME))?;
     }
     Ok(text)
 }
 
-/// Writes the plot as a PNG file at `path` (the encoder picks the format
+/// Writes the figure as a PNG file at `path` (the encoder picks the format
 /// from the extension).
-pub fn png(plot: &DriftPlot, path: &Path) -> anyhow::Result<()> {
+pub(crate) fn png<F: Figure>(figure: &F, path: &Path) -> anyhow::Result<()> {
     register()?;
-    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
-    draw(&root, plot)?;
-    root.present().map_err(|error| anyhow!("writing the drift plot: {error}"))?;
+    let root = BitMapBackend::new(path, F::SIZE_PX).into_drawing_area();
+    figure.draw(&root)?;
+    root.present().map_err(|error| anyhow!("writing {}: {error}", F::NAME))?;
     Ok(())
 }
 
 /// Registers the compiled-in font once per process; without it plotters
 /// has no font at all (`FontUnavailable`).
-pub(crate) fn register() -> anyhow::Result<()> {
+fn register() -> anyhow::Result<()> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     if *REGISTERED.get_or_init(|| register_font(FONT, FontStyle::Normal, FONT_TTF).is_ok()) {
         Ok(())

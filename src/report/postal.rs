@@ -16,7 +16,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::atomic;
-use super::plot::{register, FONT};
+use super::plot::{self, Figure, FONT};
 
 const WIDTH: u32 = 1000;
 const HEIGHT: u32 = 600;
@@ -33,33 +33,29 @@ pub struct PostalGame<'a> {
     pub record: &'a PostalRecord,
 }
 
+impl Figure for PostalGame<'_> {
+    const SIZE_PX: (u32, u32) = (WIDTH, HEIGHT);
+    const NAME: &'static str = "the accounting plot";
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> anyhow::Result<()> {
+        draw(root, self)
+    }
+}
+
 /// Writes `accounting.svg`, `accounting.png` and `timeline.md` into `dir`.
 pub fn write_postal_game(dir: &Path, game: &PostalGame<'_>) -> anyhow::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut written = Vec::new();
-    let mut svg_text = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg_text, (WIDTH, HEIGHT)).into_drawing_area();
-        draw(&root, game)?;
-        root.present().map_err(|error| anyhow!("drawing accounting.svg: {error}"))?;
-    }
+    let svg_text = plot::svg(game)?;
     written.push(atomic::write_bytes(dir, "accounting.svg", svg_text.as_bytes())?);
-    written.push(atomic::write_with(dir, "accounting.png", |path| {
-        let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
-        draw(&root, game)?;
-        root.present().map_err(|error| anyhow!("drawing accounting.png: {error}"))
-    })?);
+    written.push(atomic::write_with(dir, "accounting.png", |path| plot::png(game, path))?);
     written.push(atomic::write_bytes(dir, "timeline.md", timeline(game).as_bytes())?);
     Ok(written)
 }
 
 /// Days used in each player's count after each of its moves, and the norm
 /// those moves were allowed (6.1): a step line per player, dashed norm lines.
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, game: &PostalGame<'_>) -> anyhow::Result<()>
-where
-    DB::ErrorType: 'static,
-{
-    register()?;
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, game: &PostalGame<'_>) -> anyhow::Result<()> {
     root.fill(&WHITE).map_err(|error| anyhow!("{error}"))?;
     let accounting = &game.record.accounting;
     let last_day = accounting.iter().map(|entry| entry.day).max().unwrap_or(1).max(1);

@@ -281,6 +281,9 @@ impl Cmd {
         let elf_bytes = std::fs::read(&elf).with_context(|| format!("reading the firmware image {}", elf.display()))?;
         let scenario_bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
 
+        // Ctrl-C, SIGTERM and SIGHUP (ctrlc's `termination` feature): a
+        // cancelled CI job or a closed terminal ends the run incomplete, and
+        // the emulator goes with it (the target kills it on drop).
         let stop = Arc::new(AtomicBool::new(false));
         let handler_stop = Arc::clone(&stop);
         let _ = ctrlc::set_handler(move || handler_stop.store(true, Ordering::Relaxed));
@@ -323,7 +326,7 @@ impl Cmd {
             schema: hil_report::RUN_SCHEMA.into(),
             bench_version: env!("CARGO_PKG_VERSION").into(),
             git_commit: option_env!("BENCH_GIT_COMMIT").map(str::to_string),
-            host: host_name(),
+            host: super::host_name(),
             started_unix_s: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |since| since.as_secs().saturating_sub(wall.as_secs())),
@@ -582,15 +585,6 @@ fn progress_bar(total: u64) -> indicatif::ProgressBar {
 
 fn default_out_dir(scenario: &Scenario, seed: u64) -> PathBuf {
     PathBuf::from("reports").join(format!("hil-{}-{seed}", scenario.name))
-}
-
-fn host_name() -> String {
-    std::fs::read_to_string("/etc/hostname")
-        .map(|name| name.trim().to_string())
-        .ok()
-        .filter(|name| !name.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "unknown".into())
 }
 
 /// The lines printed at the end of a run.

@@ -43,6 +43,16 @@ pub fn push_report_and_gate(out: &mut String, out_dir: &Path, gated: Option<&any
     }
 }
 
+/// The machine's name for `run.json` (what varies between runs).
+pub fn host_name() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .map(|name| name.trim().to_string())
+        .ok()
+        .filter(|name| !name.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".into())
+}
+
 /// Prints one line per file, `NAME  DESCRIPTION` (the name is the file's
 /// stem, padded to the longest), then `footer`. A file `describe` cannot
 /// read is listed as invalid and its error printed after the list: a usage

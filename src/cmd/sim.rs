@@ -388,7 +388,7 @@ fn write_reports(dir: &Path, parts: &ReportParts<'_>) -> anyhow::Result<()> {
     let facts = RunFacts {
         wall_ms: parts.wall_ms,
         jobs: parts.jobs,
-        host: host_name(),
+        host: super::host_name(),
         started_unix_s: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |since| since.as_secs().saturating_sub(parts.wall_ms / 1_000)),
@@ -397,15 +397,6 @@ fn write_reports(dir: &Path, parts: &ReportParts<'_>) -> anyhow::Result<()> {
     };
     report::write_run_facts(dir, &facts)?;
     Ok(())
-}
-
-fn host_name() -> String {
-    std::fs::read_to_string("/etc/hostname")
-        .map(|name| name.trim().to_string())
-        .ok()
-        .filter(|name| !name.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "unknown".into())
 }
 
 fn render_summary(

@@ -315,67 +315,13 @@ fn time_base_defects_fail_on_drift_and_the_systick_one_reads_minus_80_ppm() {
     }
 }
 
-/// `bench hil` terminated (a cancelled CI job sends SIGTERM): the run ends
-/// with exit 3 and an incomplete report, and its emulator does not outlive it.
-#[test]
-fn a_terminated_run_stops_its_emulator_and_leaves_an_incomplete_report() {
-    let _serial = serial();
-    let dir = temp_dir("terminated");
-    let file = scenario(&dir, "long", "300+2", true);
+/// A `bench hil` run of one long game (about 3 min of guest time, long
+/// enough to be interrupted in the middle at any emulator speed), and the
+/// PID of its emulator once that has run for a few seconds.
+fn start_long_run(dir: &Path, out: &Path) -> (std::process::Child, String, std::time::Instant) {
+    let file = scenario(dir, "long", "300+2", true);
     let long_game = std::fs::read_to_string(&file).expect("the scenario").replace("max_moves = 6", "max_moves = 60");
     std::fs::write(&file, long_game).expect("write the scenario");
-    let out = dir.join("report");
-    let elf = images().join("normal.elf");
-    let child = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(["hil", "--scenario", file.to_str().expect("utf-8"), "--firmware", elf.to_str().expect("utf-8")])
-        .args(["--out", out.to_str().expect("utf-8")])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("bench starts");
-    let children = format!("/proc/{0}/task/{0}/children", child.id());
-    let started = std::time::Instant::now();
-    let qemu = loop {
-        let pids = std::fs::read_to_string(&children).unwrap_or_default();
-        if let Some(pid) = pids.split_whitespace().next() {
-            break pid.to_string();
-        }
-        assert!(started.elapsed().as_secs() < 20, "bench started no emulator");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
-    std::thread::sleep(std::time::Duration::from_secs(3));
-    let terminated = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().expect("kill runs");
-    assert!(terminated.success());
-    let output = child.wait_with_output().expect("bench ends");
-    assert!(started.elapsed().as_secs() < 60, "the run ended soon after SIGTERM");
-    assert_eq!(output.status.code(), Some(3), "{}", text(&output));
-    // The emulator is gone (reaped by bench, so no /proc entry remains).
-    let qemu_status = format!("/proc/{qemu}/status");
-    let gone = (0..100).any(|_| {
-        let alive = std::fs::read_to_string(&qemu_status).is_ok_and(|status| !status.contains("State:\tZ"));
-        if alive {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        !alive
-    });
-    assert!(gone, "QEMU {qemu} outlived a terminated bench hil");
-    let report = report(&out);
-    assert_eq!(report["complete"], false);
-}
-
-/// The emulator killed mid-game: the run ends at once with exit 3 and a
-/// report marked incomplete that still holds what was seen.
-#[test]
-fn a_killed_emulator_ends_the_run_with_exit_3_and_an_incomplete_report() {
-    let _serial = serial();
-    let dir = temp_dir("killed");
-    // A game long enough (about 3 min of guest time) to be killed in the
-    // middle at any emulator speed.
-    let file = scenario(&dir, "long", "300+2", true);
-    let long_game = std::fs::read_to_string(&file).expect("the scenario").replace("max_moves = 6", "max_moves = 60");
-    std::fs::write(&file, long_game).expect("write the scenario");
-    let out = dir.join("report");
     let elf = images().join("normal.elf");
     let child = Command::new(env!("CARGO_BIN_EXE_bench"))
         .args(["hil", "--scenario", file.to_str().expect("utf-8"), "--firmware", elf.to_str().expect("utf-8")])
@@ -397,6 +343,17 @@ fn a_killed_emulator_ends_the_run_with_exit_3_and_an_incomplete_report() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     };
     std::thread::sleep(std::time::Duration::from_secs(3));
+    (child, qemu, started)
+}
+
+/// The emulator killed mid-game: the run ends at once with exit 3 and a
+/// report marked incomplete that still holds what was seen.
+#[test]
+fn a_killed_emulator_ends_the_run_with_exit_3_and_an_incomplete_report() {
+    let _serial = serial();
+    let dir = temp_dir("killed");
+    let out = dir.join("report");
+    let (child, qemu, started) = start_long_run(&dir, &out);
     let killed = Command::new("kill").args(["-KILL", &qemu]).status().expect("kill runs");
     assert!(killed.success());
     let output = child.wait_with_output().expect("bench ends");
@@ -407,4 +364,31 @@ fn a_killed_emulator_ends_the_run_with_exit_3_and_an_incomplete_report() {
     let error = report["games_detail"][0]["error"].as_str().expect("the game's error");
     assert!(error.contains("went away") || error.contains("QEMU"), "{error}");
     assert!(report["games_detail"][0]["presses_registered"].as_u64().is_some_and(|presses| presses > 0));
+}
+
+/// `bench hil` terminated (a cancelled CI job sends SIGTERM): the run ends
+/// with exit 3 and an incomplete report, and its emulator does not outlive it.
+#[test]
+fn a_terminated_run_stops_its_emulator_and_leaves_an_incomplete_report() {
+    let _serial = serial();
+    let dir = temp_dir("terminated");
+    let out = dir.join("report");
+    let (child, qemu, started) = start_long_run(&dir, &out);
+    let terminated = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().expect("kill runs");
+    assert!(terminated.success());
+    let output = child.wait_with_output().expect("bench ends");
+    assert!(started.elapsed().as_secs() < 60, "the run ended soon after SIGTERM");
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output));
+    // The emulator is gone (reaped by bench, so no /proc entry remains).
+    let qemu_status = format!("/proc/{qemu}/status");
+    let gone = (0..100).any(|_| {
+        let alive = std::fs::read_to_string(&qemu_status).is_ok_and(|status| !status.contains("State:\tZ"));
+        if alive {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        !alive
+    });
+    assert!(gone, "QEMU {qemu} outlived a terminated bench hil");
+    let report = report(&out);
+    assert_eq!(report["complete"], false);
 }

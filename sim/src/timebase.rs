@@ -15,7 +15,6 @@ use crate::sample;
 /// True time per drift segment: the walk changes once a minute.
 pub const SEGMENT_US: u64 = 60_000_000;
 
-const PPM: i128 = 1_000_000;
 const PPM_I64: i64 = 1_000_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,20 +62,17 @@ impl Segment {
         }
         // device_at(start + e) = start_device + ⌊e·rate / 10⁶⌋ ≥ device_us
         // exactly when e·rate ≥ needed·10⁶: e = ⌈needed·10⁶ / rate⌉.
-        let rate = PPM + i128::from(self.ppm);
-        if rate <= 0 {
+        let Some(rate) = u64::try_from(PPM_I64 + self.ppm).ok().filter(|rate| *rate > 0) else {
             // A stopped oscillator: device time is already all it will be.
             return self.start_true_us;
-        }
-        let elapsed = (i128::from(needed) * PPM + rate - 1) / rate;
-        let mut at = self.start_true_us.saturating_add(u64::try_from(elapsed).unwrap_or(u64::MAX)).min(end);
-        // Guards against rounding at the saturating edges; no steps normally.
-        while at > self.start_true_us && self.device_at(at - 1) >= device_us {
-            at -= 1;
-        }
-        while at < end && self.device_at(at) < device_us {
-            at += 1;
-        }
+        };
+        let elapsed = match needed.checked_mul(1_000_000) {
+            Some(scaled) => scaled.div_ceil(rate),
+            None => u64::try_from((u128::from(needed) * 1_000_000).div_ceil(u128::from(rate))).unwrap_or(u64::MAX),
+        };
+        let at = self.start_true_us.saturating_add(elapsed).min(end);
+        debug_assert!(self.device_at(at) >= device_us || at == end, "{device_us} not reached at {at}");
+        debug_assert!(at == self.start_true_us || self.device_at(at - 1) < device_us, "{at} is not the earliest");
         at
     }
 }
@@ -190,6 +186,24 @@ mod tests {
         let _ = time_base.true_at(500_000_000);
         assert_eq!(time_base.device_at(54_000_000), now);
         assert!(time_base.device_at(54_000_001) >= now);
+    }
+
+    #[test]
+    fn true_at_is_the_earliest_instant_reaching_the_device_time() {
+        for (drift_ppm, walk_ppm, game) in [(0, 0, 0), (40, 10, 1), (-120, 30, 2), (999, 0, 3), (-999, 500, 4)] {
+            let time_base = TimeBase::new(drift_ppm, walk_ppm, Stream::new(11, game, Actor::Drift));
+            for device_us in (0..700_000_000u64).step_by(3_333_337).chain([1, 59_999_999, 60_000_000, 60_000_001]) {
+                let at = time_base.clone().true_at(device_us);
+                assert!(
+                    time_base.clone().device_at(at) >= device_us,
+                    "{drift_ppm} ppm: {device_us} not reached at {at}"
+                );
+                if at > 0 {
+                    let before = time_base.clone().device_at(at - 1);
+                    assert!(before < device_us, "{drift_ppm} ppm: {device_us} already reached at {}", at - 1);
+                }
+            }
+        }
     }
 
     #[test]

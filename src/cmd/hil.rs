@@ -846,6 +846,24 @@ max_moves = 3
 
         let html = std::fs::read_to_string(dir.path().join("report/index.html")).expect("index.html written");
         assert!(html.contains("PASS") && html.contains("5 of 5 games passed"), "index.html gives the verdict");
+        // Each board's row, on the page and in the summary: its games as
+        // ranges, its state, and its oscillator drift as report.json has it.
+        let summary = std::fs::read_to_string(dir.path().join("report/summary.md")).expect("summary.md written");
+        assert!(html.contains("A farm of 2 boards") && summary.contains("## Boards"));
+        for (board, games) in boards.iter().zip(["0, 2, 4", "1, 3"]) {
+            let (probe, description) = (board["probe"].as_str().expect("a probe"), board["description"].as_str());
+            let description = description.expect("a description");
+            let oscillator = &board["oscillator"];
+            let (ppm, half) =
+                (oscillator["ppm"].as_f64().expect("ppm"), oscillator["ci_half_ppm"].as_f64().expect("±"));
+            let drift = format!("{ppm:+.3} ppm ± {half:.3}");
+            let row = format!("<tr><td>{probe}</td><td>{description}</td><td>{games}</td><td>ok</td>");
+            assert!(html.contains(&row), "{row}");
+            assert!(html.contains(&format!("<td class=\"num\">{drift}</td>")), "{drift}");
+            assert!(summary.contains(&format!("| {probe} | {description} | {games} | ok |")), "{summary}");
+            assert!(summary.contains(&drift), "{summary}");
+        }
+        assert!(html.contains("<tr><td>write to edge stamp</td>") && html.contains("<td class=\"num\">205 µs</td>"));
         let junit = junit_games(dir.path());
         assert_eq!(junit.len(), 5);
         assert!(junit.iter().all(|(_, failed)| !failed), "{junit:?}");
@@ -949,6 +967,12 @@ max_moves = 3
             html.contains("FAIL") && html.contains("2 of 4 games played to their end"),
             "index.html says incomplete"
         );
+        // B's row is highlighted with what stopped it; A's is not.
+        assert!(html.contains("<tr><td>0483:374b:A</td>") && html.contains("<tr class=\"bad\"><td>0483:374b:B</td>"));
+        let stopped = crate::report::html::escape(boards[1]["error"].as_str().expect("B's error"));
+        assert!(html.contains(&format!("<td>FAILED: {stopped}</td>")), "{html}");
+        let summary = std::fs::read_to_string(dir.path().join("report/summary.md")).expect("summary.md written");
+        assert!(summary.contains("| 0483:374b:B |") && summary.contains("| FAILED: "), "{summary}");
         let junit = junit_games(dir.path());
         let failed: Vec<&str> = junit.iter().filter(|(_, failed)| *failed).map(|(name, _)| name.as_str()).collect();
         assert_eq!(failed, ["game 1"], "{junit:?}");

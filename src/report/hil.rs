@@ -20,7 +20,7 @@
 //! decimals), so it is not byte-reproducible. What varies with the host
 //! (wall time, speed) still goes to `run.json` only.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context};
@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use super::json::CheckInfo;
 use super::latency_plot::LatencyPlot;
-use super::markdown::{cell, code};
+use super::markdown::{cell, code, micros, number_ranges};
 use super::plot::{self, FONT};
 use super::{
     atomic, html, junit, sha256_hex, DRIFT_PNG, DRIFT_SVG, INDEX_HTML, JUNIT_XML, LATENCY_PNG, LATENCY_SVG,
@@ -262,6 +262,83 @@ pub struct BoardInfoRun {
     pub oscillator: Option<OscillatorInfo>,
 }
 
+impl Report {
+    /// Whether the run's boards get a table of their own: a board on a
+    /// debug probe (it has an oscillator and a probe to name) or a farm. A
+    /// single emulated board says nothing that the board line does not.
+    pub fn shows_boards(&self) -> bool {
+        self.boards.len() > 1 || self.boards.iter().any(|board| board.probe.is_some())
+    }
+
+    /// How the boards' oscillator drift was fitted, said once for the
+    /// table rather than in every row: `Oscillator drift ± half of its
+    /// 95 % confidence interval. Reads used: probe round trip within the
+    /// fastest + 100 µs`. None without an oscillator. Values that differ
+    /// between boards are all named.
+    pub fn oscillator_fit_text(&self) -> Option<String> {
+        let oscillators: Vec<&OscillatorInfo> =
+            self.boards.iter().filter_map(|board| board.oscillator.as_ref()).collect();
+        let distinct = |values: BTreeSet<String>| {
+            (!values.is_empty()).then(|| values.into_iter().collect::<Vec<_>>().join(" or "))
+        };
+        let confidence = distinct(
+            oscillators
+                .iter()
+                .filter_map(|oscillator| oscillator.confidence)
+                .map(|confidence| format!("{:.0} %", confidence * 100.0))
+                .collect(),
+        );
+        let margin = distinct(
+            oscillators
+                .iter()
+                .filter_map(|oscillator| oscillator.round_trip_margin_us)
+                .map(|margin_us| format!("{margin_us:.0} µs"))
+                .collect(),
+        );
+        let parts: Vec<String> = [
+            confidence.map(|confidence| format!("Oscillator drift ± half of its {confidence} confidence interval")),
+            margin.map(|margin| format!("Reads used: probe round trip within the fastest + {margin}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!parts.is_empty()).then(|| parts.join(". "))
+    }
+}
+
+/// The headers of the boards table, in `index.html` and `summary.md`.
+pub const BOARD_COLUMNS: [&str; 8] =
+    ["Probe", "Board", "Games", "State", "Accounting drift", "Oscillator drift", "Reads used", "Round trip p50 / p99"];
+
+impl BoardInfoRun {
+    /// The board stopped before or between its games.
+    pub fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+
+    /// The board's row of the boards table ([`BOARD_COLUMNS`]), as plain
+    /// text: each page escapes it its own way.
+    pub fn table_cells(&self) -> [String; 8] {
+        let none = || "—".to_string();
+        let oscillator = self.oscillator.as_ref();
+        [
+            self.probe.clone().unwrap_or_else(none),
+            self.description.clone(),
+            number_ranges(&self.games),
+            match &self.error {
+                Some(error) => format!("FAILED: {error}"),
+                None => "ok".to_string(),
+            },
+            self.accounting_drift_ppm.map_or_else(none, |ppm| format!("{ppm:+.3} ppm")),
+            oscillator.map_or_else(none, OscillatorInfo::drift_text),
+            oscillator.map_or_else(none, |oscillator| format!("{} of {}", oscillator.used, oscillator.samples)),
+            oscillator
+                .and_then(|oscillator| oscillator.round_trip)
+                .map_or_else(none, |trip| format!("{} / {}", micros(trip.p50_us), micros(trip.p99_us))),
+        ]
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OscillatorInfo {
     pub measured: bool,
@@ -280,6 +357,18 @@ pub struct OscillatorInfo {
     pub round_trip_margin_us: Option<f64>,
     /// The probe's round trip of every counter read.
     pub round_trip: Option<LatencyInfo>,
+}
+
+impl OscillatorInfo {
+    /// `-40.000 ppm ± 0.120`, or why it was not measured (the interval's
+    /// confidence is in [`Report::oscillator_fit_text`]).
+    pub fn drift_text(&self) -> String {
+        match (self.ppm, self.ci_half_ppm) {
+            (Some(ppm), Some(half)) => format!("{ppm:+.3} ppm ± {half:.3}"),
+            (Some(ppm), None) => format!("{ppm:+.3} ppm (no confidence interval)"),
+            (None, _) => format!("not measured ({})", self.error.as_deref().unwrap_or("no reads")),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -747,7 +836,8 @@ fn seconds(us: u64) -> String {
     bench_hil::compare::seconds(us)
 }
 
-/// `summary.md`: verdict first, then checks, games, mismatches, timing.
+/// `summary.md`: verdict first, then checks, games, boards (of a probe run
+/// or a farm), mismatches, timing.
 pub fn render_summary(report: &Report) -> String {
     let mut out = String::new();
     let mut line = |text: &str| {
@@ -839,6 +929,20 @@ pub fn render_summary(report: &Report) -> String {
             game.mismatches_total
         ));
     }
+    if report.shows_boards() {
+        line("");
+        line("## Boards");
+        line("");
+        line(&format!("| {} |", BOARD_COLUMNS.map(|column| column.to_lowercase()).join(" | ")));
+        line(&format!("|{}", "---|".repeat(BOARD_COLUMNS.len())));
+        for board in &report.boards {
+            line(&format!("| {} |", board.table_cells().map(|text| cell(&text)).join(" | ")));
+        }
+        if let Some(fit) = report.oscillator_fit_text() {
+            line("");
+            line(&format!("The board's oscillator: its cycle counter against host monotonic time. {fit}."));
+        }
+    }
     if report.mismatches.total > 0 {
         line("");
         line("## Mismatches");
@@ -905,6 +1009,21 @@ pub fn render_summary(report: &Report) -> String {
             latency.count, latency.p50_us, latency.p90_us, latency.p99_us, latency.max_us
         )),
         None => line("- Press latency: no presses."),
+    }
+    if let Some(board) = &report.board_latency {
+        let (latency, bracket) = (&board.latency, &board.bracket);
+        line(&format!(
+            "- Press latency on the board (the cycle counter read before the pin write to the firmware's edge stamp, an upper bound; {} presses): p50 {} µs, p90 {} µs, p99 {} µs, max {} µs; write bracket p50 {} µs, p99 {} µs, max {} µs; {} bracketed presses without a Press record.",
+            latency.count,
+            latency.p50_us,
+            latency.p90_us,
+            latency.p99_us,
+            latency.max_us,
+            bracket.p50_us,
+            bracket.p99_us,
+            bracket.max_us,
+            board.unmatched
+        ));
     }
     line(&format!("- Records: {} read, {} missing from the sequence.", report.records.total, report.records.lost));
     line("");
@@ -1324,10 +1443,67 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
             records: RecordTotals { total: 360, lost: 0 },
             error: None,
             board_latency: None,
-            boards: Vec::new(),
+            boards: vec![BoardInfoRun {
+                probe: None,
+                description: "QEMU 7.2.0 lm3s6965evb (cortex-m3), icount shift=4,sleep=off".into(),
+                games: vec![0, 1],
+                error: None,
+                accounting_drift_ppm: Some(-0.5),
+                oscillator: None,
+            }],
             games_detail: vec![passing_game(0), passing_game(1)],
             files: BTreeMap::new(),
         }
+    }
+
+    /// A NUCLEO board on the probe with serial `serial`, playing `games`:
+    /// its cycle counter `ppm` off host time (± 0.12 at 95 %, 16 of 20
+    /// reads used), probe round trips p50 900 µs and p99 9 ms.
+    pub(crate) fn probe_board(serial: &str, games: &[u64], ppm: f64) -> BoardInfoRun {
+        BoardInfoRun {
+            probe: Some(format!("0483:374b:{serial}")),
+            description: format!("NUCLEO-F401RE via STLink V2-1 ({serial})"),
+            games: games.to_vec(),
+            error: None,
+            accounting_drift_ppm: Some(0.25),
+            oscillator: Some(OscillatorInfo {
+                measured: true,
+                error: None,
+                samples: 20,
+                used: 16,
+                ppm: Some(ppm),
+                ci_low_ppm: Some(ppm - 0.12),
+                ci_high_ppm: Some(ppm + 0.12),
+                ci_half_ppm: Some(0.12),
+                confidence: Some(0.95),
+                residual_sd_us: Some(30.0),
+                span_s: Some(60.0),
+                round_trip_margin_us: Some(100.0),
+                round_trip: Some(LatencyInfo {
+                    count: 20,
+                    min_us: 800,
+                    p50_us: 900,
+                    p90_us: 1_000,
+                    p99_us: 9_000,
+                    max_us: 9_000,
+                }),
+            }),
+        }
+    }
+
+    /// [`sample_report`] played on a farm of two probe boards (B plays the
+    /// even games, off by −40 ppm; A the odd ones, +12 ppm), with press
+    /// latency measured on the boards.
+    pub(crate) fn farm_report() -> Report {
+        let mut report = sample_report();
+        report.board.kind = "stm32".into();
+        report.boards = vec![probe_board("B", &[0], -40.0), probe_board("A", &[1], 12.0)];
+        report.board_latency = Some(BoardLatencyInfo {
+            latency: LatencyInfo { count: 80, min_us: 180, p50_us: 205, p90_us: 230, p99_us: 260, max_us: 300 },
+            bracket: LatencyInfo { count: 80, min_us: 380, p50_us: 400, p90_us: 420, p99_us: 450, max_us: 500 },
+            unmatched: 1,
+        });
+        report
     }
 
     /// `report` with `count` mismatches in its last game (the first of
@@ -1410,6 +1586,64 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 3000 }
         assert!(oscillator["ppm"].as_f64().is_some_and(|ppm| (ppm + 20.0).abs() < 1e-3), "{oscillator}");
         assert_eq!(oscillator["round_trip"]["max_us"], 9_000);
         assert_eq!(json["board_latency"]["latency"]["p99_us"], 250);
+    }
+
+    /// The table rows of `summary.md` under `## heading`.
+    fn summary_rows<'a>(summary: &'a str, heading: &str) -> Vec<&'a str> {
+        summary
+            .lines()
+            .skip_while(|line| *line != heading)
+            .skip(1)
+            .take_while(|line| !line.starts_with("## "))
+            .filter(|line| line.starts_with('|'))
+            .collect()
+    }
+
+    #[test]
+    fn the_summary_of_a_farm_has_a_row_per_board_and_the_latency_on_the_boards() {
+        let summary = render_summary(&farm_report());
+        let rows = summary_rows(&summary, "## Boards");
+        assert_eq!(rows.len(), 4, "header, rule, two boards: {summary}");
+        assert_eq!(
+            rows[2],
+            "| 0483:374b:B | NUCLEO-F401RE via STLink V2-1 (B) | 0 | ok | +0.250 ppm | -40.000 ppm ± 0.120 | 16 of 20 \
+             | 900 µs / 9 ms |"
+        );
+        assert!(rows[3].starts_with("| 0483:374b:A |") && rows[3].contains("+12.000 ppm ± 0.120"), "{}", rows[3]);
+        assert!(
+            summary.contains(
+                "Oscillator drift ± half of its 95 % confidence interval. Reads used: probe round trip within the \
+                 fastest + 100 µs."
+            ),
+            "{summary}"
+        );
+        assert!(
+            summary.contains("write bracket p50 400 µs, p99 450 µs, max 500 µs; 1 bracketed presses without"),
+            "{summary}"
+        );
+        assert!(summary.contains("; 80 presses): p50 205 µs, p90 230 µs, p99 260 µs, max 300 µs"), "{summary}");
+    }
+
+    #[test]
+    fn the_summary_marks_a_failed_board_and_keeps_a_hostile_description_in_its_cell() {
+        let mut report = farm_report();
+        report.boards[1].games = vec![1, 3, 5, 7, 9];
+        report.boards[1].error = Some("0483:374b:A: the probe went away; games 3 not played".into());
+        report.boards[1].description = "board | with\na pipe".into();
+        report.boards[1].oscillator = None;
+        let summary = render_summary(&report);
+        let rows = summary_rows(&summary, "## Boards");
+        assert_eq!(
+            rows[3],
+            "| 0483:374b:A | board \\| with a pipe | 1, 3, 5, 7, 9 | FAILED: 0483:374b:A: the probe went away; \
+             games 3 not played | +0.250 ppm | — | — | — |"
+        );
+    }
+
+    #[test]
+    fn the_summary_of_an_emulated_run_has_no_boards_table_and_no_board_latency() {
+        let summary = render_summary(&sample_report());
+        assert!(!summary.contains("## Boards") && !summary.contains("on the board"), "{summary}");
     }
 
     #[test]

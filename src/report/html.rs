@@ -18,8 +18,8 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::hil::{
-    DriftInfo as HilDrift, GameInfo as HilGame, MismatchInfo, Report as HilReport, SideInfo as HilSide,
-    MISMATCHES_LISTED,
+    BoardLatencyInfo, DriftInfo as HilDrift, GameInfo as HilGame, LatencyInfo as HilLatency, MismatchInfo,
+    Report as HilReport, SideInfo as HilSide, BOARD_COLUMNS, MISMATCHES_LISTED,
 };
 use super::json::{CheckInfo, Report};
 use super::latency_plot::bin_label;
@@ -661,10 +661,11 @@ fn run_facts_section(mut facts: Vec<Fact>, bench_version: &str, schema: &str, ru
 
 /// The page of a hardware-in-the-loop report (`bench hil`), from the same
 /// [`HilReport`] as its `report.json`: the verdict, then the failures (each
-/// mismatch with its press index and both values), the games, the
-/// accounting drift with its confidence interval and plot, the press
-/// latency percentiles, and the run's facts (the firmware image's SHA-256
-/// among them).
+/// mismatch with its press index and both values), the games, the boards
+/// (of a probe run or a farm), the accounting drift with its confidence
+/// interval and plot, the press latency percentiles (and those measured on
+/// the board, when present), and the run's facts (the firmware image's
+/// SHA-256 among them).
 pub fn hil_page(report: &HilReport, svg: &str, latency_svg: &str) -> Page {
     let passed = report.verdict == "pass";
     let failed_checks = report.checks.iter().filter(|check| !check.passed).count();
@@ -722,13 +723,17 @@ pub fn hil_page(report: &HilReport, svg: &str, latency_svg: &str) -> Page {
             report.seed
         ),
         verdict,
-        sections: vec![
-            hil_failures_section(report),
-            hil_games_section(report),
-            hil_drift_section(report, svg),
-            hil_latency_section(report, latency_svg),
-            hil_facts_section(report),
-        ],
+        sections: [
+            Some(hil_failures_section(report)),
+            Some(hil_games_section(report)),
+            report.shows_boards().then(|| hil_boards_section(report)),
+            Some(hil_drift_section(report, svg)),
+            Some(hil_latency_section(report, latency_svg)),
+            Some(hil_facts_section(report)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect(),
     }
 }
 
@@ -931,6 +936,47 @@ fn hil_games_section(report: &HilReport) -> Section {
     Section { id: "games", heading: "Games".into(), blocks }
 }
 
+/// One row per board of a probe run or a farm: its probe, games, state,
+/// accounting drift and its oscillator against host time.
+fn hil_boards_section(report: &HilReport) -> Section {
+    let failed = report.boards.iter().filter(|board| board.failed()).count();
+    let mut summary = match report.boards.len() {
+        1 => "One board on a debug probe.".to_string(),
+        boards => format!("A farm of {boards} boards: game g is played on board g mod {boards}."),
+    };
+    summary.push_str(
+        " Accounting drift: the firmware clock against the board's counter. Oscillator drift: the board's cycle \
+         counter against host monotonic time, least squares over the counter reads whose probe round trip is \
+         close to the fastest read's; the round trip is of every read.",
+    );
+    if let Some(fit) = report.oscillator_fit_text() {
+        let _ = write!(summary, " {fit}.");
+    }
+    if failed > 0 {
+        let _ = write!(
+            summary,
+            " {failed} failed (highlighted, with what stopped it); a failed board's later games were not played."
+        );
+    }
+    Section {
+        id: "boards",
+        heading: "Boards".into(),
+        blocks: vec![
+            Block::Paragraph(summary),
+            Block::Table(Table {
+                header: BOARD_COLUMNS.iter().map(|column| column.to_string()).collect(),
+                // Reads and round trips wrap their long headers (numeric cells do not).
+                numeric: vec![false, false, false, false, true, true, false, false],
+                rows: report
+                    .boards
+                    .iter()
+                    .map(|board| Row { cells: board.table_cells().into(), bad: board.failed() })
+                    .collect(),
+            }),
+        ],
+    }
+}
+
 fn hil_drift_section(report: &HilReport, svg: &str) -> Section {
     let drift = &report.drift;
     let number = |value: Option<f64>, unit: &str| value.map_or("—".to_string(), |value| format!("{value:.3}{unit}"));
@@ -1017,7 +1063,50 @@ fn hil_latency_section(report: &HilReport, latency_svg: &str) -> Section {
                 .collect(),
         }));
     }
+    if let Some(board) = &report.board_latency {
+        blocks.extend(board_latency_blocks(board));
+    }
     Section { id: "latency", heading: "Press latency".into(), blocks }
+}
+
+/// Press latency measured on the board with its cycle counter, and how
+/// precisely each write's instant is known.
+fn board_latency_blocks(board: &BoardLatencyInfo) -> Vec<Block> {
+    let row = |what: &str, latency: &HilLatency| Row {
+        cells: vec![
+            what.into(),
+            micros(latency.min_us),
+            micros(latency.p50_us),
+            micros(latency.p90_us),
+            micros(latency.p99_us),
+            micros(latency.max_us),
+            latency.count.to_string(),
+        ],
+        bad: false,
+    };
+    let mut blocks = vec![
+        Block::Paragraph(
+            "On the board: the cycle counter (DWT CYCCNT) read right before the harness's pin write, to the \
+             counter the firmware stamped at the edge (an upper bound of write-to-stamp time); the write bracket \
+             is the counter after minus before the write: how precisely each write's instant is known."
+                .into(),
+        ),
+        Block::Table(Table {
+            header: vec![
+                "On the board".into(),
+                "min".into(),
+                "p50".into(),
+                "p90".into(),
+                "p99".into(),
+                "max".into(),
+                "presses".into(),
+            ],
+            numeric: vec![false, true, true, true, true, true, true],
+            rows: vec![row("write to edge stamp", &board.latency), row("write bracket", &board.bracket)],
+        }),
+    ];
+    blocks.push(Block::Paragraph(format!("{} bracketed presses without a matching Press record.", board.unmatched)));
+    blocks
 }
 
 fn hil_facts_section(report: &HilReport) -> Section {
@@ -1093,7 +1182,7 @@ mod tests {
 
     // ---- hardware-in-the-loop pages ----
 
-    use crate::report::hil::tests::{sample_report, with_mismatches};
+    use crate::report::hil::tests::{farm_report, probe_board, sample_report, with_mismatches};
 
     const HOSTILE: &str = "<script>alert('x')</script> & \"q\" </svg><img src=x onerror=alert(1)> \u{1}";
 
@@ -1140,6 +1229,76 @@ mod tests {
     }
 
     #[test]
+    fn a_farm_page_lists_each_board_and_the_latency_measured_on_the_boards() {
+        let html = render(&hil_page(&farm_report(), "<svg></svg>", "<svg></svg>"));
+        let (games, boards) = (position(&html, "id=\"games\""), position(&html, "id=\"boards\""));
+        let (drift, latency) = (position(&html, "id=\"drift\""), position(&html, "id=\"latency\""));
+        let facts = position(&html, "id=\"facts\"");
+        assert!(games < boards && boards < drift, "the boards follow the games");
+        assert!(html.contains("<a href=\"#boards\">Boards</a>"), "the section is in the navigation");
+        assert!(html.contains("A farm of 2 boards"));
+        let row_b = position(
+            &html,
+            "<tr><td>0483:374b:B</td><td>NUCLEO-F401RE via STLink V2-1 (B)</td><td>0</td><td>ok</td>\
+             <td class=\"num\">+0.250 ppm</td><td class=\"num\">-40.000 ppm ± 0.120</td>\
+             <td>16 of 20</td><td>900 µs / 9 ms</td></tr>",
+        );
+        let row_a = position(&html, "<tr><td>0483:374b:A</td>");
+        assert!(boards < row_b && row_b < row_a && row_a < drift, "one row per board, in the report's order");
+        assert!(html.contains("<td class=\"num\">+12.000 ppm ± 0.120</td>"));
+        assert!(html.contains(
+            "Oscillator drift ± half of its 95 % confidence interval. Reads used: probe round trip within the \
+             fastest + 100 µs."
+        ));
+        assert!(!html.contains("<tr class=\"bad\">"), "no board failed");
+        // The latency on the boards, in the latency section.
+        let on_board = position(&html, "<tr><td>write to edge stamp</td>");
+        assert!(latency < on_board && on_board < facts);
+        assert!(html.contains(
+            "<tr><td>write to edge stamp</td><td class=\"num\">180 µs</td><td class=\"num\">205 µs</td>\
+             <td class=\"num\">230 µs</td><td class=\"num\">260 µs</td><td class=\"num\">300 µs</td>\
+             <td class=\"num\">80</td></tr>"
+        ));
+        assert!(html.contains("<tr><td>write bracket</td><td class=\"num\">380 µs</td><td class=\"num\">400 µs</td>"));
+        assert!(html.contains("1 bracketed presses without a matching Press record."));
+    }
+
+    #[test]
+    fn a_failed_board_is_highlighted_with_what_stopped_it() {
+        let mut report = farm_report();
+        report.boards[0].games = vec![0, 2, 4, 5, 6, 7, 8];
+        report.boards[1].error = Some("0483:374b:A: the debug probe went away; games 3 not played".into());
+        if let Some(oscillator) = report.boards[1].oscillator.as_mut() {
+            (oscillator.ppm, oscillator.error) = (None, Some("2 usable reads".into()));
+        }
+        let html = render(&hil_page(&report, "<svg></svg>", "<svg></svg>"));
+        assert!(html.contains("<tr><td>0483:374b:B</td><td>NUCLEO-F401RE via STLink V2-1 (B)</td><td>0, 2, 4–8</td>"));
+        assert!(html.contains(
+            "<tr class=\"bad\"><td>0483:374b:A</td><td>NUCLEO-F401RE via STLink V2-1 (A)</td><td>1</td>\
+             <td>FAILED: 0483:374b:A: the debug probe went away; games 3 not played</td>"
+        ));
+        assert!(html.contains("<td class=\"num\">not measured (2 usable reads)</td>"));
+        assert_eq!(html.matches("<tr class=\"bad\">").count(), 1, "only the failed board");
+        assert!(html.contains("1 failed (highlighted, with what stopped it)"));
+    }
+
+    #[test]
+    fn one_board_on_a_probe_has_its_row_and_an_emulated_run_has_no_boards_section() {
+        let mut report = sample_report();
+        report.boards = vec![probe_board("X", &[0, 1, 2, 3], 3.0)];
+        let html = render(&hil_page(&report, "<svg></svg>", "<svg></svg>"));
+        assert!(html.contains("One board on a debug probe."));
+        assert!(html.contains("<tr><td>0483:374b:X</td><td>NUCLEO-F401RE via STLink V2-1 (X)</td><td>0–3</td>"));
+        assert!(!html.contains("write to edge stamp"), "no latency on the board without its figures");
+
+        let emulated = sample_report();
+        assert!(emulated.boards.iter().all(|board| board.probe.is_none()) && emulated.boards.len() == 1);
+        let html = render(&hil_page(&emulated, "<svg></svg>", "<svg></svg>"));
+        assert!(!html.contains("id=\"boards\"") && !html.contains("#boards"), "no boards section");
+        assert!(!html.contains("On the board") && !html.contains("bracketed presses"), "no latency on the board");
+    }
+
+    #[test]
     fn a_passing_hil_page_says_pass_and_nothing_failed() {
         let html = render(&hil_page(&sample_report(), "<svg></svg>", "<svg></svg>"));
         assert!(html.contains("data-verdict=\"pass\"") && html.contains("<h1>PASS</h1>"));
@@ -1178,6 +1337,14 @@ mod tests {
         report.board.description = HOSTILE.into();
         report.command = format!("bench hil --scenario '{HOSTILE}'");
         report.drift.note = Some(HOSTILE.into());
+        report.boards = vec![probe_board("B", &[0], -40.0), probe_board("A", &[1], 12.0)];
+        for board in &mut report.boards {
+            (board.probe, board.description, board.error) =
+                (Some(HOSTILE.into()), HOSTILE.into(), Some(HOSTILE.into()));
+            if let Some(oscillator) = board.oscillator.as_mut() {
+                (oscillator.ppm, oscillator.error) = (None, Some(HOSTILE.into()));
+            }
+        }
         if let Some(game) = report.games_detail.last_mut() {
             game.error = Some(HOSTILE.into());
             game.schedule_end = HOSTILE.into();
@@ -1191,5 +1358,6 @@ mod tests {
         }
         assert_eq!(html.matches("</svg>").count(), 2, "only the two plots close an svg");
         assert!(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;") && html.contains("[U+0001]"));
+        assert!(html.contains("id=\"boards\""), "the boards' strings were on the page");
     }
 }

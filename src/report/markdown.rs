@@ -224,6 +224,32 @@ pub(crate) fn seconds(value_us: u64) -> String {
     }
 }
 
+/// Numbers as a compact list: runs of three or more as ranges
+/// (`0, 2, 4–8`), in ascending order, each once; `none` when empty.
+pub(crate) fn number_ranges(numbers: &[u64]) -> String {
+    let mut sorted = numbers.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut parts: Vec<String> = Vec::new();
+    let mut rest = sorted.as_slice();
+    while let Some(&first) = rest.first() {
+        // Sorted and distinct, so a step of one is a run of consecutive numbers.
+        let run = 1 + rest.windows(2).take_while(|pair| pair[1] - pair[0] == 1).count();
+        let (run_numbers, after) = rest.split_at(run);
+        match run_numbers {
+            [a, b] => parts.extend([a.to_string(), b.to_string()]),
+            [a, .., last] => parts.push(format!("{a}–{last}")),
+            _ => parts.push(first.to_string()),
+        }
+        rest = after;
+    }
+    if parts.is_empty() {
+        "none".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
 /// Sorts article numbers as numbers (`5.2` before `13.4`), the other
 /// classes after them by name.
 pub(crate) fn article_key(text: &str) -> (u8, Vec<u64>, String) {
@@ -256,6 +282,15 @@ mod tests {
         let mut classes = vec!["move-bound", "13.4", "6.12 b)", "5.1", "6.10", "6.12 a)", "6.3"];
         classes.sort_by_key(|class| article_key(class));
         assert_eq!(classes, vec!["5.1", "6.3", "6.10", "6.12 a)", "6.12 b)", "13.4", "move-bound"]);
+    }
+
+    #[test]
+    fn numbers_read_as_compact_ranges() {
+        assert_eq!(number_ranges(&[0, 2, 4, 5, 6, 7, 8]), "0, 2, 4–8");
+        assert_eq!(number_ranges(&[3, 1, 2, 2, 9, 10]), "1–3, 9, 10");
+        assert_eq!(number_ranges(&[7]), "7");
+        assert_eq!(number_ranges(&[u64::MAX - 2, u64::MAX - 1, u64::MAX]), format!("{}–{}", u64::MAX - 2, u64::MAX));
+        assert_eq!(number_ranges(&[]), "none");
     }
 
     #[test]

@@ -585,31 +585,30 @@ impl<'a> Game<'a> {
     /// The player presses the button: edges reach the device, with the
     /// device's input defects.
     fn physical_press(&mut self, side: Side) {
-        let config = self.device.config;
-        if sample::chance(&mut self.streams.missed_press, config.missed_press) {
+        if sample::chance(&mut self.streams.missed_press, self.device.config.missed_press) {
             self.defects.missed_presses += 1;
             self.record(format_args!("{side} press missed by the device"));
             return;
         }
-        if sample::chance(&mut self.streams.stuck_button, config.stuck_button.chance) {
-            let stuck_us = occasional_us(&mut self.streams.stuck_button, config.stuck_button);
+        if sample::chance(&mut self.streams.stuck_button, self.device.config.stuck_button.chance) {
+            let stuck_us = occasional_us(&mut self.streams.stuck_button, self.device.config.stuck_button);
             *self.device.stuck_until_us.get_mut(side) = self.now_us.saturating_add(stuck_us);
             self.defects.stuck_buttons += 1;
             self.queue.schedule(self.now_us.saturating_add(stuck_us).into_instant(), Event::StuckOver(side));
             self.record(format_args!("{side} button sticks for {stuck_us} us"));
         }
         let streams = &mut self.streams;
-        let jitter = sample::between(&mut streams.jitter, 0, config.jitter_us);
+        let jitter = sample::between(&mut streams.jitter, 0, self.device.config.jitter_us);
         self.queue.schedule(self.now_us.saturating_add(jitter).into_instant(), Event::Edge(side));
-        if sample::chance(&mut streams.bounce, config.bounce.chance) {
+        if sample::chance(&mut streams.bounce, self.device.config.bounce.chance) {
             self.defects.bounces += 1;
-            let bounce_us = occasional_us(&mut streams.bounce, config.bounce);
+            let bounce_us = occasional_us(&mut streams.bounce, self.device.config.bounce);
             self.queue.schedule(
                 self.now_us.saturating_add(jitter).saturating_add(bounce_us).into_instant(),
                 Event::Edge(side),
             );
         }
-        if sample::chance(&mut streams.double_press, config.double_press) {
+        if sample::chance(&mut streams.double_press, self.device.config.double_press) {
             self.defects.double_presses += 1;
             let gap = sample::between(&mut streams.double_press, DOUBLE_PRESS_MIN_US, DOUBLE_PRESS_MAX_US);
             self.queue.schedule(self.now_us.saturating_add(gap).into_instant(), Event::Edge(side));
@@ -675,14 +674,13 @@ impl<'a> Game<'a> {
     }
 
     fn device_defects_after_press(&mut self) {
-        let config = self.device.config;
-        if sample::chance(&mut self.streams.brownout, config.brownout.chance) {
+        if sample::chance(&mut self.streams.brownout, self.device.config.brownout.chance) {
             // Whole milliseconds keep the ideal clock on the tick model's grid.
             let after = sample::between(&mut self.streams.brownout, 0, 5_000) * 1_000;
             self.queue.schedule(self.now_us.saturating_add(after).into_instant(), Event::Brownout);
         }
-        let freezes = sample::chance(&mut self.streams.display_freeze, config.display_freeze.chance);
-        let freeze_us = occasional_us(&mut self.streams.display_freeze, config.display_freeze);
+        let freezes = sample::chance(&mut self.streams.display_freeze, self.device.config.display_freeze.chance);
+        let freeze_us = occasional_us(&mut self.streams.display_freeze, self.device.config.display_freeze);
         if freezes && self.now_us >= self.device.frozen_until_us {
             self.defects.display_freezes += 1;
             let at = self.device_now();

@@ -26,26 +26,11 @@ use core::cell::Cell;
 use core::ptr::{read_volatile, write_volatile};
 
 use cortex_m::interrupt::{self, InterruptNumber, Mutex};
-use cortex_m::peripheral::syst::SystClkSource;
-use cortex_m::peripheral::{NVIC, SCB, SYST};
-use cortex_m_rt::exception;
+use cortex_m::peripheral::{NVIC, SYST};
 
 /// System clock out of reset, as QEMU 7.2 derives it from the reset value of
 /// RCC (no PLL): 12.5 MHz, checked against the RTC in `firmware/SMOKE.md`.
 pub const SYSCLK_HZ: u32 = 12_500_000;
-/// The firmware clock's tick.
-pub const TICK_US: u32 = 1_000;
-/// Cycles per tick, as the firmware's time arithmetic assumes them.
-pub const CYCLES_PER_TICK: u32 = SYSCLK_HZ / (1_000_000 / TICK_US);
-const _: () = assert!(1_000_000 % TICK_US == 0);
-const _: () = assert!(SYSCLK_HZ % (1_000_000 / TICK_US) == 0, "a tick is a whole number of cycles");
-
-/// SysTick reload value: the counter counts RELOAD..=0, so a tick lasts
-/// RELOAD + 1 cycles. Defect `defect-systick-off-by-one` loads the cycle
-/// count itself, so each tick is one cycle (80 ns) too long.
-pub const SYSTICK_RELOAD: u32 =
-    if cfg!(feature = "defect-systick-off-by-one") { CYCLES_PER_TICK } else { CYCLES_PER_TICK - 1 };
-const _: () = assert!(SYSTICK_RELOAD < (1 << 24), "SysTick is a 24-bit counter");
 
 /// The free-running counter's rate and width, announced in the Hello record.
 pub const HW_COUNTER_HZ: u32 = 1;
@@ -132,9 +117,6 @@ fn write(address: usize, value: u32) {
     unsafe { write_volatile(address as *mut u32, value) }
 }
 
-/// Milliseconds since boot (or since the counter was started).
-static TICKS: Mutex<Cell<u64>> = Mutex::new(Cell::new(0));
-
 /// One edge of the hardware counter: the count it reached and the firmware
 /// instant it did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,7 +132,7 @@ static COUNTER_EDGE: Mutex<Cell<Option<CounterEdge>>> = Mutex::new(Cell::new(Non
 
 /// The timer's timeout interrupt, once a second: stamp first, then count.
 pub fn on_counter_interrupt() {
-    let at_us = now_us();
+    let at_us = crate::time_base::now_us();
     write(GPTM0 + GPTM_ICR, GPTM_INT_TATO);
     interrupt::free(|cs| {
         let seconds = SECONDS.borrow(cs);
@@ -162,14 +144,6 @@ pub fn on_counter_interrupt() {
 /// The latest counter edge since the last call, stamped in its interrupt.
 pub fn take_counter_edge() -> Option<CounterEdge> {
     interrupt::free(|cs| COUNTER_EDGE.borrow(cs).take())
-}
-
-#[exception]
-fn SysTick() {
-    interrupt::free(|cs| {
-        let ticks = TICKS.borrow(cs);
-        ticks.set(ticks.get().wrapping_add(1));
-    });
 }
 
 /// Sets up the time base, the free-running counter and the buttons, and
@@ -199,11 +173,7 @@ pub fn init(syst: &mut SYST) {
     write(GPIOE + GPIO_IM, read(GPIOE + GPIO_IM) | BUTTON_PINS);
 
     // Time base.
-    syst.set_clock_source(SystClkSource::Core);
-    syst.set_reload(SYSTICK_RELOAD);
-    syst.clear_current();
-    syst.enable_interrupt();
-    syst.enable_counter();
+    crate::time_base::start(syst);
 
     NVIC::unpend(Irq::GpioE);
     NVIC::unpend(Irq::Timer0A);
@@ -213,38 +183,6 @@ pub fn init(syst: &mut SYST) {
         NVIC::unmask(Irq::GpioE);
         NVIC::unmask(Irq::Timer0A);
     }
-}
-
-/// The firmware clock: µs since the time base started. Monotonic
-/// (non-decreasing); resolution one SysTick cycle rounded down to a µs.
-pub fn now_us() -> u64 {
-    interrupt::free(|cs| {
-        let mut ticks = TICKS.borrow(cs).get();
-        // A wrap the SysTick handler has not counted yet shows as a pending
-        // SysTick. Read the counter on both sides of that check: if the wrap
-        // happened in between, the second reading is after it.
-        let before = SYST::get_current();
-        let pending = SCB::is_pendst_pending();
-        let after = SYST::get_current();
-        let current = if pending {
-            ticks = ticks.wrapping_add(1);
-            after
-        } else {
-            before
-        };
-        // The tick ends when the counter steps from 1 to 0 (the interrupt);
-        // the next cycle reloads it. So 0 is the first cycle of a tick and
-        // RELOAD the second: `current` cycles before the tick ends.
-        let elapsed_cycles = if current == 0 { 0 } else { u64::from((SYSTICK_RELOAD + 1).saturating_sub(current)) };
-        let tick_us = u64::from(TICK_US);
-        let within_tick_us = (elapsed_cycles * tick_us / u64::from(CYCLES_PER_TICK)).min(tick_us - 1);
-        ticks.wrapping_mul(tick_us).wrapping_add(within_tick_us)
-    })
-}
-
-/// The raw tick count, low 32 bits (for the time-base record).
-pub fn ticks() -> u32 {
-    interrupt::free(|cs| TICKS.borrow(cs).get() as u32)
 }
 
 /// The free-running counter: GPTM0's timeouts (seconds) so far.

@@ -21,23 +21,10 @@ use core::cell::Cell;
 use core::ptr::{read_volatile, write_volatile};
 
 use cortex_m::interrupt::{self, InterruptNumber, Mutex};
-use cortex_m::peripheral::syst::SystClkSource;
-use cortex_m::peripheral::{NVIC, SCB, SYST};
-use cortex_m_rt::exception;
+use cortex_m::peripheral::{NVIC, SYST};
 
 /// Core clock after [`init`]: HSI 16 MHz / 16 * 336 / 4.
 pub const SYSCLK_HZ: u32 = 84_000_000;
-/// The firmware clock's tick.
-pub const TICK_US: u32 = 1_000;
-/// Cycles per tick, as the firmware's time arithmetic assumes them.
-pub const CYCLES_PER_TICK: u32 = SYSCLK_HZ / (1_000_000 / TICK_US);
-const _: () = assert!(1_000_000 % TICK_US == 0);
-const _: () = assert!(SYSCLK_HZ % (1_000_000 / TICK_US) == 0, "a tick is a whole number of cycles");
-
-/// SysTick reload value (see the emulated board's `board.rs`).
-pub const SYSTICK_RELOAD: u32 =
-    if cfg!(feature = "defect-systick-off-by-one") { CYCLES_PER_TICK } else { CYCLES_PER_TICK - 1 };
-const _: () = assert!(SYSTICK_RELOAD < (1 << 24), "SysTick is a 24-bit counter");
 
 /// The free-running counter (DWT CYCCNT) rate and width, announced in Hello.
 pub const HW_COUNTER_HZ: u32 = SYSCLK_HZ;
@@ -153,17 +140,6 @@ fn clocks() {
     let _ = wait_for(|| read(RCC_CFGR) & CFGR_SWS_MASK == CFGR_SWS_PLL);
 }
 
-/// Milliseconds since boot (or since the counter was started).
-static TICKS: Mutex<Cell<u64>> = Mutex::new(Cell::new(0));
-
-#[exception]
-fn SysTick() {
-    interrupt::free(|cs| {
-        let ticks = TICKS.borrow(cs);
-        ticks.set(ticks.get().wrapping_add(1));
-    });
-}
-
 /// Sets up the clocks, the time base, the free-running counter and the
 /// buttons, and unmasks the button interrupts. Call once, first.
 pub fn init(syst: &mut SYST) {
@@ -194,11 +170,7 @@ pub fn init(syst: &mut SYST) {
     write(EXTI_IMR, read(EXTI_IMR) | BUTTON_PINS);
 
     // Time base.
-    syst.set_clock_source(SystClkSource::Core);
-    syst.set_reload(SYSTICK_RELOAD);
-    syst.clear_current();
-    syst.enable_interrupt();
-    syst.enable_counter();
+    crate::time_base::start(syst);
 
     for irq in BUTTON_IRQS {
         NVIC::unpend(irq);
@@ -206,38 +178,6 @@ pub fn init(syst: &mut SYST) {
         // behind a critical section.
         unsafe { NVIC::unmask(irq) };
     }
-}
-
-/// The firmware clock: µs since the time base started. Monotonic
-/// (non-decreasing); resolution one SysTick cycle rounded down to a µs.
-pub fn now_us() -> u64 {
-    interrupt::free(|cs| {
-        let mut ticks = TICKS.borrow(cs).get();
-        // A wrap the SysTick handler has not counted yet shows as a pending
-        // SysTick. Read the counter on both sides of that check: if the wrap
-        // happened in between, the second reading is after it.
-        let before = SYST::get_current();
-        let pending = SCB::is_pendst_pending();
-        let after = SYST::get_current();
-        let current = if pending {
-            ticks = ticks.wrapping_add(1);
-            after
-        } else {
-            before
-        };
-        // The tick ends when the counter steps from 1 to 0 (the interrupt);
-        // the next cycle reloads it. So 0 is the first cycle of a tick and
-        // RELOAD the second: `current` cycles before the tick ends.
-        let elapsed_cycles = if current == 0 { 0 } else { u64::from((SYSTICK_RELOAD + 1).saturating_sub(current)) };
-        let tick_us = u64::from(TICK_US);
-        let within_tick_us = (elapsed_cycles * tick_us / u64::from(CYCLES_PER_TICK)).min(tick_us - 1);
-        ticks.wrapping_mul(tick_us).wrapping_add(within_tick_us)
-    })
-}
-
-/// The raw tick count, low 32 bits (for the time-base record).
-pub fn ticks() -> u32 {
-    interrupt::free(|cs| TICKS.borrow(cs).get() as u32)
 }
 
 /// The free-running counter: DWT CYCCNT.
@@ -257,7 +197,7 @@ pub struct CounterEdge {
 pub fn take_counter_edge() -> Option<CounterEdge> {
     static LAST: Mutex<Cell<Option<u32>>> = Mutex::new(Cell::new(None));
     let counter = hw_counter();
-    let at_us = now_us();
+    let at_us = crate::time_base::now_us();
     let changed = interrupt::free(|cs| LAST.borrow(cs).replace(Some(counter)) != Some(counter));
     changed.then_some(CounterEdge { counter, at_us })
 }

@@ -139,7 +139,7 @@ pub fn on_interrupt() {
     // latency, and `now_us` takes longer to read.
     let hw_counter = board::hw_counter();
     let edges = board::take_button_edges();
-    let at_us = board::now_us();
+    let at_us = crate::time_base::now_us();
     with_state(|state| {
         for (pin, input) in [
             (board::PIN_LEFT, Input::Player(Button::Left)),

@@ -7,17 +7,18 @@
 //! writes the time control and starts the game.
 //!
 //! ```text
-//!   SysTick (1 kHz) ──► board::now_us ◄── GPIOE edge IRQ ──► buttons (debounce, queue)
-//!                              │                                   │
-//!   RTT bench-ctl ──► Game::command     Game::press ◄──────────────┘
+//!   SysTick (1 kHz) ──► time_base::now_us ◄── GPIOE edge IRQ ──► buttons (debounce, queue)
+//!                              │                                       │
+//!   RTT bench-ctl ──► Game::command     Game::press ◄──────────────────┘
 //!                              │                │
 //!                    Game::advance (deadlines from chessclock::Clock)
 //!                              │
-//!                      RTT bench (records) ◄── time-base samples (GPTM0 RTC edges)
+//!                      RTT bench (records) ◄── time-base samples (hardware counter edges)
 //! ```
 //!
 //! `main` only wires the hardware to the logic (`game.rs`); the board is in
-//! `board.rs`, the defect builds in `defects.rs`.
+//! `board.rs`, the SysTick clock every board shares in `time_base.rs`, the
+//! defect builds in `defects.rs`.
 #![no_std]
 #![no_main]
 
@@ -28,6 +29,7 @@ mod buttons;
 mod channel;
 mod defects;
 mod game;
+mod time_base;
 
 use bench_contract::{Body, Hello, TimeBase, BUTTONS_PAUSE, COMMAND_LINE_MAX, CONTRACT_VERSION, RECORD_SIZE};
 use chessclock::Instant;
@@ -58,11 +60,11 @@ fn main() -> ! {
     let mut game = Game::new();
 
     channel.emit(
-        board::now_us(),
+        time_base::now_us(),
         Body::Hello(Hello {
             contract_version: CONTRACT_VERSION,
             record_size: RECORD_SIZE as u16,
-            tick_us: board::TICK_US,
+            tick_us: time_base::TICK_US,
             hw_counter_hz: board::HW_COUNTER_HZ,
             hw_counter_bits: board::HW_COUNTER_BITS,
             buttons: BUTTONS_PAUSE,
@@ -71,7 +73,7 @@ fn main() -> ! {
             firmware_name: FIRMWARE_NAME,
         }),
     );
-    emit_time_base(&mut channel, board::hw_counter(), board::now_us(), false);
+    emit_time_base(&mut channel, board::hw_counter(), time_base::now_us(), false);
     let mut next_snapshot_us = SNAPSHOT_INTERVAL_US;
     let mut next_refresh_us = defects::LOST_TICKS_REFRESH_INTERVAL_US;
     let mut line = [0u8; COMMAND_LINE_MAX + 1];
@@ -89,7 +91,7 @@ fn main() -> ! {
         // One instant for the turn. Presses stamped after it (their
         // interrupt came during the turn) are later than it, so the clock is
         // never settled past a press still in the queue.
-        let now = Instant::from_us(board::now_us());
+        let now = Instant::from_us(time_base::now_us());
 
         for _ in 0..LINES_PER_TURN_MAX {
             let Some(event) = channel.next_line(&mut line) else { break };
@@ -102,7 +104,7 @@ fn main() -> ! {
 
         for _ in 0..buttons::QUEUE_CAPACITY {
             let Some(edge) = buttons::take() else { break };
-            game.press(edge, Instant::from_us(board::now_us()), &mut channel);
+            game.press(edge, Instant::from_us(time_base::now_us()), &mut channel);
         }
 
         game.advance(now, &mut channel);
@@ -129,7 +131,7 @@ fn main() -> ! {
 fn emit_time_base(channel: &mut Channel, counter: u32, at_us: u64, edge: bool) {
     let sample = TimeBase {
         hw_counter: u64::from(counter),
-        ticks: board::ticks(),
+        ticks: time_base::ticks(),
         edge,
         dropped_total: channel.dropped_total(),
     };

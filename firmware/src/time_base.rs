@@ -1,0 +1,79 @@
+//! The firmware clock, the same on every board: SysTick counts whole ticks
+//! in its interrupt, and [`now_us`] adds the cycles already run in the
+//! current tick. A board gives only its core clock (`board::SYSCLK_HZ`).
+
+use core::cell::Cell;
+
+use cortex_m::interrupt::{self, Mutex};
+use cortex_m::peripheral::syst::SystClkSource;
+use cortex_m::peripheral::{SCB, SYST};
+use cortex_m_rt::exception;
+
+use crate::board::SYSCLK_HZ;
+
+/// The firmware clock's tick.
+pub const TICK_US: u32 = 1_000;
+/// Cycles per tick, as the firmware's time arithmetic assumes them.
+pub const CYCLES_PER_TICK: u32 = SYSCLK_HZ / (1_000_000 / TICK_US);
+const _: () = assert!(1_000_000 % TICK_US == 0);
+const _: () = assert!(SYSCLK_HZ % (1_000_000 / TICK_US) == 0, "a tick is a whole number of cycles");
+
+/// SysTick reload value: the counter counts RELOAD..=0, so a tick lasts
+/// RELOAD + 1 cycles. Defect `defect-systick-off-by-one` loads the cycle
+/// count itself, so each tick is one cycle too long (80 ns on the emulated
+/// board, 12 ns on the NUCLEO).
+pub const SYSTICK_RELOAD: u32 =
+    if cfg!(feature = "defect-systick-off-by-one") { CYCLES_PER_TICK } else { CYCLES_PER_TICK - 1 };
+const _: () = assert!(SYSTICK_RELOAD < (1 << 24), "SysTick is a 24-bit counter");
+
+/// Ticks since the time base started.
+static TICKS: Mutex<Cell<u64>> = Mutex::new(Cell::new(0));
+
+#[exception]
+fn SysTick() {
+    interrupt::free(|cs| {
+        let ticks = TICKS.borrow(cs);
+        ticks.set(ticks.get().wrapping_add(1));
+    });
+}
+
+/// Starts SysTick on the core clock, one interrupt per tick.
+pub fn start(syst: &mut SYST) {
+    syst.set_clock_source(SystClkSource::Core);
+    syst.set_reload(SYSTICK_RELOAD);
+    syst.clear_current();
+    syst.enable_interrupt();
+    syst.enable_counter();
+}
+
+/// The firmware clock: µs since the time base started. Monotonic
+/// (non-decreasing); resolution one SysTick cycle rounded down to a µs.
+pub fn now_us() -> u64 {
+    interrupt::free(|cs| {
+        let mut ticks = TICKS.borrow(cs).get();
+        // A wrap the SysTick handler has not counted yet shows as a pending
+        // SysTick. Read the counter on both sides of that check: if the wrap
+        // happened in between, the second reading is after it.
+        let before = SYST::get_current();
+        let pending = SCB::is_pendst_pending();
+        let after = SYST::get_current();
+        let current = if pending {
+            ticks = ticks.wrapping_add(1);
+            after
+        } else {
+            before
+        };
+        // The tick ends when the counter steps from 1 to 0 (the interrupt);
+        // the next cycle reloads it. So 0 is the first cycle of a tick and
+        // RELOAD the second: `current` cycles before the tick ends.
+        let elapsed_cycles = if current == 0 { 0 } else { u64::from((SYSTICK_RELOAD + 1).saturating_sub(current)) };
+        let tick_us = u64::from(TICK_US);
+        let within_tick_us = (elapsed_cycles * tick_us / u64::from(CYCLES_PER_TICK)).min(tick_us - 1);
+        ticks.wrapping_mul(tick_us).wrapping_add(within_tick_us)
+    })
+}
+
+/// The raw tick count, low 32 bits (for the time-base record).
+pub fn ticks() -> u32 {
+    interrupt::free(|cs| TICKS.borrow(cs).get() as u32)
+}

@@ -1024,80 +1024,60 @@ impl Checker<'_> {
     }
 }
 
-/// A firmware for tests: the reference firmware's game logic
-/// (`firmware/src/game.rs`) on the host, with its rule defects as switches,
-/// writing records into a vector. The run's tests drive it through a fake
-/// board; the comparison's tests feed its records straight in. Compiled
-/// for tests and with the cargo feature `fake` (`crate::fake_probes`).
+/// A firmware for tests: the reference firmware's game logic (crate
+/// `bench-firmware-game`, the code `firmware/` runs) on the host, with its
+/// rule defects as a run-time value, writing records into a vector. What
+/// is here is only the board around it: the Hello and TimeBase records and
+/// the periodic snapshot of the firmware's main loop. The run's tests drive
+/// it through a fake board; the comparison's tests feed its records
+/// straight in. Compiled for tests and with the cargo feature `fake`
+/// (`crate::fake_probes`).
 #[cfg(any(test, feature = "fake"))]
 pub mod fake_firmware {
-    use bench_contract::{
-        self as contract, Ack, AckStatus, Body, Button, Command, CommandCode, Flag, Hello, PeriodCause, PeriodChange,
-        Press, PressResult, Record, Snapshot, TimeBase, BUTTONS_PAUSE,
-    };
-    use chessclock::{
-        notation, Bonus, BySide, Clock, ClockError, DeadlineKind, Duration, FlagFall, Instant, Phase, Side, Stage,
-        StageLength, TimeAdjustment, TimeControl, STAGES_MAX,
-    };
+    use bench_contract::{Body, Button, Hello, Record, TimeBase, BUTTONS_PAUSE};
+    pub use bench_firmware_game::Defects;
+    use bench_firmware_game::{Edge, Game, Outputs};
+    use chessclock::Instant;
 
     pub const TICK_US: u32 = 1_000;
     pub const SNAPSHOT_INTERVAL_US: u64 = 100_000;
 
-    /// The reference firmware's rule defects (`firmware/src/defects.rs`).
-    #[derive(Clone, Copy, Debug, Default)]
-    pub struct Defects {
-        pub delay_as_bronstein: bool,
-        pub late_stage_switch: bool,
-        pub increment_before_flag_check: bool,
-        pub display_rounding_flag: bool,
-    }
-
     #[derive(Debug)]
     pub struct FakeFirmware {
-        defects: Defects,
+        game: Game,
         seq: u32,
         pub out: Vec<Record>,
-        control: Option<TimeControl>,
-        clock: Option<Clock>,
-        started_at: Option<Instant>,
-        flags: BySide<Option<FlagFall>>,
-        periods: BySide<u32>,
-        counted_increment: Option<(Side, Duration)>,
-        commands: u32,
         next_snapshot_us: u64,
     }
 
-    fn later(a: Instant, b: Instant) -> Instant {
-        a.max(b)
+    /// The record stream: numbered records into the vector. The buttons'
+    /// arming is the fake board's business, so it is not modelled.
+    struct Stream<'a> {
+        seq: &'a mut u32,
+        out: &'a mut Vec<Record>,
     }
 
-    fn contract_side(side: Side) -> contract::Side {
-        match side {
-            Side::White => contract::Side::White,
-            Side::Black => contract::Side::Black,
+    impl Outputs for Stream<'_> {
+        fn emit(&mut self, at_us: u64, body: Body) {
+            self.out.push(Record::new(*self.seq, 0, at_us, body));
+            *self.seq = self.seq.wrapping_add(1);
         }
+
+        fn arm_buttons(&mut self, _armed: bool) {}
     }
 
     impl FakeFirmware {
         pub fn new(defects: Defects) -> FakeFirmware {
-            FakeFirmware {
-                defects,
-                seq: 0,
-                out: Vec::new(),
-                control: None,
-                clock: None,
-                started_at: None,
-                flags: BySide::both(None),
-                periods: BySide::both(0),
-                counted_increment: None,
-                commands: 0,
-                next_snapshot_us: 0,
-            }
+            FakeFirmware { game: Game::new(defects), seq: 0, out: Vec::new(), next_snapshot_us: 0 }
+        }
+
+        /// The game and the stream it writes to, borrowed apart.
+        fn game_and_stream(&mut self) -> (&mut Game, Stream<'_>) {
+            (&mut self.game, Stream { seq: &mut self.seq, out: &mut self.out })
         }
 
         fn emit(&mut self, at_us: u64, body: Body) {
-            self.out.push(Record::new(self.seq, 0, at_us, body));
-            self.seq = self.seq.wrapping_add(1);
+            self.game_and_stream().1.emit(at_us, body);
         }
 
         pub fn boot(&mut self, at_us: u64) {
@@ -1121,80 +1101,13 @@ pub mod fake_firmware {
             self.emit(at_us, Body::TimeBase(TimeBase { hw_counter, ticks: 0, edge: true, dropped_total: 0 }));
         }
 
-        fn control_as_run(&self, control: TimeControl) -> TimeControl {
-            let TimeControl::Stages(stages) = control else { return control };
-            let mut items = [Stage::rest_of_game(Duration::ZERO, Bonus::None); STAGES_MAX];
-            for (slot, stage) in items.iter_mut().zip(stages.as_slice()) {
-                *slot = *stage;
-                if let (true, Bonus::Delay(delay)) = (self.defects.delay_as_bronstein, stage.bonus) {
-                    slot.bonus = Bonus::Bronstein(delay);
-                }
-            }
-            if let (true, Some(first)) = (self.defects.late_stage_switch, items.first_mut()) {
-                if let StageLength::Moves(moves) = first.length {
-                    first.length = StageLength::Moves(moves + 1);
-                }
-            }
-            TimeControl::stages(&items[..stages.len()]).unwrap_or(control)
-        }
-
+        /// A command line at `now_us`, after a main-loop turn at that instant.
         pub fn command(&mut self, line: &str, now_us: u64) {
-            let now = Instant::from_us(now_us);
-            self.commands += 1;
+            // The game settles to `now` itself; this turn adds the periodic
+            // snapshot, and leaves the game's own settling nothing to do.
             self.advance(now_us);
-            let at = self.clock.map_or(now, |clock| later(now, clock.settled_at()));
-            let (code, outcome) = match Command::parse(line.as_bytes()) {
-                Err(error) if error.status == AckStatus::BadTimeControl => {
-                    (CommandCode::TimeControl, Err((error.status, error.position)))
-                }
-                Err(error) => (CommandCode::Unknown, Err((error.status, error.position))),
-                Ok(command) => (command.code(), self.apply(command, at)),
-            };
-            let (status, error_position) = outcome.err().unwrap_or((AckStatus::Ok, 0));
-            let ack = Ack {
-                command: code,
-                status,
-                error_position,
-                commands: self.commands,
-                initial_us: self.control.map_or(0, |control| control.initial_time().as_us()),
-                final_period: self.control.map_or(0, |control| control.final_period()),
-            };
-            self.emit(at.as_us(), Body::Ack(ack));
-            self.snapshot(at.as_us());
-        }
-
-        fn apply(&mut self, command: Command<'_>, at: Instant) -> Result<(), (AckStatus, u16)> {
-            const NOT_ALLOWED: (AckStatus, u16) = (AckStatus::NotAllowed, 0);
-            match command {
-                Command::TimeControl(text) => {
-                    let control = notation::parse(text)
-                        .map_err(|error| (AckStatus::BadTimeControl, u16::try_from(error.position).unwrap_or(0)))?;
-                    self.control = Some(self.control_as_run(control));
-                    self.new_game();
-                    Ok(())
-                }
-                Command::Reset if self.control.is_some() => {
-                    self.new_game();
-                    Ok(())
-                }
-                Command::Reset => Err(NOT_ALLOWED),
-                Command::Start => {
-                    let clock = self.clock.as_mut().ok_or(NOT_ALLOWED)?;
-                    clock.start(at).map_err(|_| NOT_ALLOWED)?;
-                    self.started_at = Some(at);
-                    Ok(())
-                }
-                Command::Pause => self.clock.as_mut().ok_or(NOT_ALLOWED)?.pause(at).map_err(|_| NOT_ALLOWED),
-                Command::Resume => self.clock.as_mut().ok_or(NOT_ALLOWED)?.resume(at).map_err(|_| NOT_ALLOWED),
-            }
-        }
-
-        fn new_game(&mut self) {
-            self.clock = self.control.map(Clock::new);
-            self.started_at = None;
-            self.flags = BySide::both(None);
-            self.periods = BySide::both(0);
-            self.counted_increment = None;
+            let (game, mut stream) = self.game_and_stream();
+            game.command(Ok(line.as_bytes()), Instant::from_us(now_us), &mut stream);
         }
 
         /// A debounced press with its edge instant, applied at `handled_us`.
@@ -1205,197 +1118,29 @@ pub mod fake_firmware {
         /// [`FakeFirmware::press`], with the hardware counter read at the
         /// edge (contract 2).
         pub fn press_counted(&mut self, button: Button, edge_us: u64, handled_us: u64, edge_hw_counter: u64) {
-            let (Some(started_at), Some(settled_at)) = (self.started_at, self.clock.map(|clock| clock.settled_at()))
-            else {
-                return;
-            };
-            let edge = Instant::from_us(edge_us);
-            if edge < started_at {
-                return;
+            let edge = Edge { button, at: Instant::from_us(edge_us), hw_counter: edge_hw_counter, bounces: 0 };
+            // A main-loop turn at the press's instant first, as for a command.
+            if let Some(at) = self.game.press_instant(edge.at) {
+                self.advance(at.as_us());
             }
-            let at = later(edge, settled_at);
-            self.advance(at.as_us());
-            let Some(mut clock) = self.clock else { return };
-            let (side, outcome) = match button {
-                Button::Pause => match clock.phase() {
-                    Phase::Paused(_) => (None, clock.resume(at)),
-                    _ => (None, clock.pause(at)),
-                },
-                Button::White => (Some(Side::White), clock.press(Side::White, at)),
-                Button::Black => (Some(Side::Black), clock.press(Side::Black, at)),
-            };
-            if let (Ok(()), Some(side), Some((counted, increment))) = (outcome, side, self.counted_increment) {
-                if side == counted {
-                    let _ = clock.adjust_time(side, TimeAdjustment::Subtract(increment), at);
-                    self.counted_increment = None;
-                }
-            }
-            self.clock = Some(clock);
-            let result = match outcome {
-                Ok(()) => PressResult::Accepted,
-                Err(ClockError::NotRunning { .. }) => PressResult::NotRunning,
-                Err(ClockError::NotStarted) => PressResult::NotStarted,
-                Err(ClockError::Paused) => PressResult::Paused,
-                Err(ClockError::Finished) => PressResult::Finished,
-                Err(_) => PressResult::Other,
-            };
-            let (moves, remaining_us) = side.map_or((0, 0), |side| (clock.moves(side), self.shown(side, at).as_us()));
-            let press = Press {
-                button,
-                result,
-                bounces: 0,
-                moves,
-                remaining_us,
-                handled_at_us: later(Instant::from_us(handled_us), at).as_us(),
-                edge_hw_counter,
-            };
-            self.emit(at.as_us(), Body::Press(press));
-            self.report(at, true, Instant::from_us(handled_us));
-            self.snapshot(at.as_us());
+            let (game, mut stream) = self.game_and_stream();
+            game.press(edge, Instant::from_us(handled_us), &mut stream);
         }
 
         /// One turn of the main loop at `now_us`: deadlines, then the
-        /// periodic snapshot.
+        /// periodic snapshot, whose interval runs only while there is a game.
         pub fn advance(&mut self, now_us: u64) {
+            if !self.game.has_game() {
+                return;
+            }
             let now = Instant::from_us(now_us);
-            let Some(mut clock) = self.clock else { return };
-            let mut changed = false;
-            for _ in 0..8 {
-                let Some(deadline) = clock.next_deadline() else { break };
-                let rounding = self.defects.display_rounding_flag
-                    && matches!(deadline.kind, DeadlineKind::Flag { .. })
-                    && deadline.at.since(now) < Duration::from_millis(500);
-                if rounding {
-                    let at = later(now, clock.settled_at());
-                    if clock.set_time(deadline.side, Duration::ZERO, at).is_err() {
-                        break;
-                    }
-                    self.clock = Some(clock);
-                    changed |= self.report(at, false, now);
-                    continue;
-                }
-                if deadline.at > now {
-                    break;
-                }
-                if let (true, DeadlineKind::Flag { period }, None, TimeControl::Stages(stages)) =
-                    (self.defects.increment_before_flag_check, deadline.kind, self.counted_increment, clock.control())
-                {
-                    if let Some(Bonus::Increment(increment)) =
-                        stages.get(period as usize).map(|stage| stage.bonus).filter(|bonus| !bonus.amount().is_zero())
-                    {
-                        let at = clock.settled_at();
-                        if clock.adjust_time(deadline.side, TimeAdjustment::Add(increment), at).is_ok() {
-                            self.counted_increment = Some((deadline.side, increment));
-                            continue;
-                        }
-                    }
-                }
-                if clock.settle(deadline.at).is_err() {
-                    break;
-                }
-                self.clock = Some(clock);
-                changed |= self.report(deadline.at, false, now);
-            }
-            let at = later(now, clock.settled_at());
-            if clock.settle(at).is_ok() {
-                self.clock = Some(clock);
-                changed |= self.report(at, false, now);
-            }
-            self.clock = Some(clock);
-            if let Some((side, _)) = self.counted_increment {
-                if clock.flag(side).is_some() {
-                    self.counted_increment = None;
-                }
-            }
-            if changed {
-                self.snapshot(now_us);
-            }
+            let (game, mut stream) = self.game_and_stream();
+            game.advance(now, &mut stream);
             if now_us >= self.next_snapshot_us {
-                self.snapshot(now_us);
+                let (game, mut stream) = self.game_and_stream();
+                game.snapshot(now, &mut stream);
                 self.next_snapshot_us = now_us + SNAPSHOT_INTERVAL_US;
             }
-        }
-
-        fn shown(&self, side: Side, at: Instant) -> Duration {
-            let Some(clock) = self.clock else { return Duration::ZERO };
-            let remaining = clock.remaining(side, at).unwrap_or(Duration::ZERO);
-            match self.counted_increment {
-                Some((counted, increment)) if counted == side => remaining.saturating_sub(increment),
-                _ => remaining,
-            }
-        }
-
-        fn report(&mut self, at: Instant, pressed: bool, now: Instant) -> bool {
-            let Some(clock) = self.clock else { return false };
-            let mut emitted = false;
-            for side in Side::BOTH {
-                let flag = clock.flag(side);
-                let new_flag = flag.filter(|_| flag != *self.flags.get(side));
-                *self.flags.get_mut(side) = flag;
-                if let Some(flag) = new_flag {
-                    let record = Flag {
-                        side: contract_side(side),
-                        period: flag.period,
-                        sequence: flag.sequence,
-                        observed_at_us: later(now, flag.at).as_us(),
-                        moves: clock.moves(side),
-                    };
-                    self.emit(flag.at.as_us(), Body::Flag(record));
-                    emitted = true;
-                }
-                let (from, to) = (*self.periods.get(side), clock.period(side));
-                if from == to {
-                    continue;
-                }
-                *self.periods.get_mut(side) = to;
-                let cause = match clock.control() {
-                    _ if pressed => PeriodCause::MovesCompleted,
-                    _ if new_flag.is_some() => PeriodCause::FlagOpenedNext,
-                    TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. } if from == 0 => {
-                        PeriodCause::OvertimeBegins
-                    }
-                    _ => PeriodCause::PeriodLost,
-                };
-                let change = PeriodChange {
-                    side: contract_side(side),
-                    from,
-                    to,
-                    cause,
-                    moves: clock.moves(side),
-                    remaining_us: clock.remaining(side, clock.settled_at()).map_or(0, Duration::as_us),
-                };
-                self.emit(at.as_us(), Body::Period(change));
-                emitted = true;
-            }
-            emitted
-        }
-
-        fn snapshot(&mut self, now_us: u64) {
-            let Some(clock) = self.clock else { return };
-            let at = later(Instant::from_us(now_us), clock.settled_at());
-            let (phase, side) = match clock.phase() {
-                Phase::NotStarted => (contract::Phase::NotStarted, None),
-                Phase::Running(side) => (contract::Phase::Running, Some(side)),
-                Phase::Paused(side) => (contract::Phase::Paused, Some(side)),
-                Phase::Finished => (contract::Phase::Finished, None),
-            };
-            let delay =
-                clock.running().and_then(|side| clock.reading(side, at).ok()).map_or(Duration::ZERO, |r| r.delay);
-            let period = |side| u8::try_from(clock.period(side)).unwrap_or(u8::MAX);
-            let snapshot = Snapshot {
-                phase,
-                side: side.map(contract_side),
-                remaining_white_us: self.shown(Side::White, at).as_us(),
-                remaining_black_us: self.shown(Side::Black, at).as_us(),
-                moves_white: clock.moves(Side::White),
-                moves_black: clock.moves(Side::Black),
-                delay_us: u32::try_from(delay.as_us()).unwrap_or(u32::MAX),
-                period_white: period(Side::White),
-                period_black: period(Side::Black),
-                flag_white: clock.flag(Side::White).is_some(),
-                flag_black: clock.flag(Side::Black).is_some(),
-            };
-            self.emit(at.as_us(), Body::Snapshot(snapshot));
         }
     }
 

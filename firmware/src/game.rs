@@ -1,341 +1,36 @@
-//! The game: commands from the host, presses from the buttons and deadlines
-//! from the clock core, turned into clock calls and contract records.
-//!
-//! ```text
-//!   bench-ctl line --command--> Game --Ack, Snapshot--------------------> Sink (RTT `bench`)
-//!   button edge ----press-----> Game --Press, Period, Snapshot----------> Sink
-//!   main loop tick --advance--> Game --Flag, Period, Snapshot (on change)-> Sink
-//! ```
-//!
-//! Every rule is the core's (`chessclock`): this file only decides *when* to
-//! call it. Ordering: transitions due at or before an instant are settled
-//! (and reported, each at its own instant) before a call at that instant, as
-//! the core orders them — so a press at the flag instant is late.
-//! The defect builds hook in here through `defects.rs`.
+//! The board's side of the game logic (crate `bench-firmware-game`, which
+//! the HIL harness's fake firmware runs too): which button is whose, and
+//! where the game's records and the buttons' arming go.
 
-use bench_contract::{
-    self as contract, Ack, AckStatus, Body, Command, CommandCode, Flag, PeriodCause, PeriodChange, Press, PressResult,
-    Snapshot,
-};
-use chessclock::{
-    notation, BySide, Clock, ClockError, Duration, FlagFall, Instant, Phase, Placement, Side, TimeAdjustment,
-    TimeControl,
-};
+use bench_contract::{self as contract, Body};
+use bench_firmware_game::{Edge, Outputs};
+use chessclock::{Instant, Placement, Side};
 
-use crate::buttons::{self, Edge, Input};
-use crate::channel::Sink;
-use crate::defects;
+use crate::buttons::{self, Input};
+use crate::channel::Channel;
 
 /// Which button is White's (6.4): the left one, PE0 (QEMU key `up`).
 pub const PLACEMENT: Placement = Placement::WHITE_ON_LEFT;
 
-/// Deadlines reported one by one, each at its instant, per [`Game::advance`].
-/// More than this many in one call (byo-yomi periods of microseconds) are
-/// still applied, then reported together at the call's instant.
-const TRANSITIONS_PER_ADVANCE_MAX: u32 = 8;
-
-pub struct Game {
-    /// The control as the firmware runs it (see `defects::control_as_run`).
-    control: Option<TimeControl>,
-    clock: Option<Clock>,
-    started_at: Option<Instant>,
-    reported: Reported,
-    /// Command lines received since boot.
-    commands: u32,
-    /// `defect-increment-before-flag-check`: a side whose increment is
-    /// already in its time, waiting for its press to take it back out.
-    counted_increment: Option<(Side, Duration)>,
+/// A debounced press from the buttons, as the game takes it: by whose
+/// button it was, with the placement applied.
+pub fn placed(edge: buttons::Edge) -> Edge {
+    let button = match edge.input {
+        Input::Pause => contract::Button::Pause,
+        Input::Player(button) => match PLACEMENT.side_of(button) {
+            Side::White => contract::Button::White,
+            Side::Black => contract::Button::Black,
+        },
+    };
+    Edge { button, at: Instant::from_us(edge.at_us), hw_counter: u64::from(edge.hw_counter), bounces: edge.bounces }
 }
 
-/// What the records have said so far, to report only changes.
-#[derive(Clone, Copy)]
-struct Reported {
-    flags: BySide<Option<FlagFall>>,
-    periods: BySide<u32>,
-}
-
-impl Game {
-    pub const fn new() -> Game {
-        Game {
-            control: None,
-            clock: None,
-            started_at: None,
-            reported: Reported::NONE,
-            commands: 0,
-            counted_increment: None,
-        }
+impl Outputs for Channel {
+    fn emit(&mut self, at_us: u64, body: Body) {
+        Channel::emit(self, at_us, body);
     }
 
-    /// Handles one command line (`Err` for a line that was too long) at `now`.
-    pub fn command(&mut self, line: Result<&[u8], ()>, now: Instant, sink: &mut impl Sink) {
-        self.commands = self.commands.wrapping_add(1);
-        self.advance(now, sink);
-        let at = self.clock.map_or(now, |clock| later(now, clock.settled_at()));
-        let (code, outcome) = match line.map(Command::parse) {
-            Err(()) => (CommandCode::Unknown, Err((AckStatus::LineTooLong, 0))),
-            Ok(Err(error)) if error.status == AckStatus::BadTimeControl => {
-                (CommandCode::TimeControl, Err((error.status, error.position)))
-            }
-            Ok(Err(error)) => (CommandCode::Unknown, Err((error.status, error.position))),
-            Ok(Ok(command)) => (command.code(), self.apply(command, at)),
-        };
-        let (status, error_position) = match outcome {
-            Ok(()) => (AckStatus::Ok, 0),
-            Err(error) => error,
-        };
-        let ack = Ack {
-            command: code,
-            status,
-            error_position,
-            commands: self.commands,
-            initial_us: self.control.map_or(0, |control| control.initial_time().as_us()),
-            final_period: self.control.map_or(0, |control| control.final_period()),
-        };
-        sink.emit(at.as_us(), Body::Ack(ack));
-        self.snapshot(at, sink);
-    }
-
-    fn apply(&mut self, command: Command<'_>, at: Instant) -> Result<(), (AckStatus, u16)> {
-        const NOT_ALLOWED: (AckStatus, u16) = (AckStatus::NotAllowed, 0);
-        match command {
-            Command::TimeControl(text) => {
-                let control = notation::parse(text)
-                    .map_err(|error| (AckStatus::BadTimeControl, u16::try_from(error.position).unwrap_or(u16::MAX)))?;
-                self.control = Some(defects::control_as_run(control));
-                self.new_game();
-                Ok(())
-            }
-            Command::Reset if self.control.is_some() => {
-                self.new_game();
-                Ok(())
-            }
-            Command::Reset => Err(NOT_ALLOWED),
-            Command::Start => {
-                let clock = self.clock.as_mut().ok_or(NOT_ALLOWED)?;
-                clock.start(at).map_err(|_| NOT_ALLOWED)?;
-                self.started_at = Some(at);
-                buttons::arm(true);
-                Ok(())
-            }
-            Command::Pause => self.clock.as_mut().ok_or(NOT_ALLOWED)?.pause(at).map_err(|_| NOT_ALLOWED),
-            Command::Resume => self.clock.as_mut().ok_or(NOT_ALLOWED)?.resume(at).map_err(|_| NOT_ALLOWED),
-        }
-    }
-
-    fn new_game(&mut self) {
-        buttons::arm(false);
-        self.clock = self.control.map(Clock::new);
-        self.started_at = None;
-        self.reported = Reported::NONE;
-        self.counted_increment = None;
-    }
-
-    /// Applies one debounced press, stamped at its edge; `handled_at` is now.
-    pub fn press(&mut self, edge: Edge, handled_at: Instant, sink: &mut impl Sink) {
-        let (Some(started_at), Some(settled_at)) = (self.started_at, self.clock.as_ref().map(Clock::settled_at)) else {
-            return;
-        };
-        let edge_at = Instant::from_us(edge.at_us);
-        if edge_at < started_at {
-            return; // pressed before the game began
-        }
-        // Edges are stamped in time order and drained before the loop
-        // settles past them, so `edge_at` is never behind the clock; `later`
-        // only guards the invariant.
-        let at = later(edge_at, settled_at);
-        self.advance(at, sink);
-        let Game { clock: Some(clock), reported, counted_increment, .. } = self else { return };
-        let (button, side, outcome) = match edge.input {
-            Input::Pause => {
-                let outcome = match clock.phase() {
-                    Phase::Paused(_) => clock.resume(at),
-                    Phase::NotStarted | Phase::Running(_) | Phase::Finished => clock.pause(at),
-                };
-                (contract::Button::Pause, None, outcome)
-            }
-            Input::Player(button) => {
-                let side = PLACEMENT.side_of(button);
-                let contract_button = match side {
-                    Side::White => contract::Button::White,
-                    Side::Black => contract::Button::Black,
-                };
-                (contract_button, Some(side), clock.press(side, at))
-            }
-        };
-        if let (Ok(()), Some(side), Some((counted_side, increment))) = (outcome, side, *counted_increment) {
-            if side == counted_side {
-                // The defect's increment was in the time before the press;
-                // the press added its own: take one back out.
-                let _ = clock.adjust_time(side, TimeAdjustment::Subtract(increment), at);
-                *counted_increment = None;
-            }
-        }
-        let result = match outcome {
-            Ok(()) => PressResult::Accepted,
-            Err(ClockError::NotRunning { .. }) => PressResult::NotRunning,
-            Err(ClockError::NotStarted) => PressResult::NotStarted,
-            Err(ClockError::Paused) => PressResult::Paused,
-            Err(ClockError::Finished) => PressResult::Finished,
-            Err(_) => PressResult::Other,
-        };
-        let (moves, remaining_us) =
-            side.map_or((0, 0), |side| (clock.moves(side), shown(clock, side, at, *counted_increment).as_us()));
-        let press = Press {
-            button,
-            result,
-            bounces: edge.bounces,
-            moves,
-            remaining_us,
-            handled_at_us: later(handled_at, at).as_us(),
-            edge_hw_counter: u64::from(edge.hw_counter),
-        };
-        sink.emit(at.as_us(), Body::Press(press));
-        reported.report(clock, at, true, handled_at, sink);
-        self.snapshot(at, sink);
-    }
-
-    /// Settles the clock up to `now`, reporting each flag and period change
-    /// at its own instant, and a snapshot if anything changed.
-    pub fn advance(&mut self, now: Instant, sink: &mut impl Sink) {
-        let Game { clock: Some(clock), reported, counted_increment, .. } = self else { return };
-        let mut changed = false;
-        for _ in 0..TRANSITIONS_PER_ADVANCE_MAX {
-            let Some(deadline) = clock.next_deadline() else { break };
-            if defects::flags_on_rounded_display(&deadline, now) {
-                let at = later(now, clock.settled_at());
-                if clock.set_time(deadline.side, Duration::ZERO, at).is_err() {
-                    break;
-                }
-                changed |= reported.report(clock, at, false, now, sink);
-                continue;
-            }
-            if deadline.at > now {
-                break;
-            }
-            if let (Some(increment), None) =
-                (defects::increment_counted_before_flag(clock, &deadline), *counted_increment)
-            {
-                let at = clock.settled_at();
-                if clock.adjust_time(deadline.side, TimeAdjustment::Add(increment), at).is_ok() {
-                    *counted_increment = Some((deadline.side, increment));
-                    continue;
-                }
-            }
-            if clock.settle(deadline.at).is_err() {
-                break;
-            }
-            changed |= reported.report(clock, deadline.at, false, now, sink);
-        }
-        let at = later(now, clock.settled_at());
-        if clock.settle(at).is_ok() {
-            changed |= reported.report(clock, at, false, now, sink);
-        }
-        if let Some((side, _)) = *counted_increment {
-            if clock.flag(side).is_some() {
-                *counted_increment = None; // the late flag fell: the increment was spent
-            }
-        }
-        if changed {
-            self.snapshot(now, sink);
-        }
-    }
-
-    /// Both displays at `now` (not before the clock's latest call).
-    pub fn snapshot(&self, now: Instant, sink: &mut impl Sink) {
-        let Some(clock) = &self.clock else { return };
-        let at = later(now, clock.settled_at());
-        let (phase, side) = match clock.phase() {
-            Phase::NotStarted => (contract::Phase::NotStarted, None),
-            Phase::Running(side) => (contract::Phase::Running, Some(side)),
-            Phase::Paused(side) => (contract::Phase::Paused, Some(side)),
-            Phase::Finished => (contract::Phase::Finished, None),
-        };
-        let delay = clock.running().and_then(|side| clock.reading(side, at).ok()).map_or(Duration::ZERO, |r| r.delay);
-        let period = |side| u8::try_from(clock.period(side)).unwrap_or(u8::MAX);
-        let snapshot = Snapshot {
-            phase,
-            side: side.map(contract_side),
-            remaining_white_us: shown(clock, Side::White, at, self.counted_increment).as_us(),
-            remaining_black_us: shown(clock, Side::Black, at, self.counted_increment).as_us(),
-            moves_white: clock.moves(Side::White),
-            moves_black: clock.moves(Side::Black),
-            delay_us: u32::try_from(delay.as_us()).unwrap_or(u32::MAX),
-            period_white: period(Side::White),
-            period_black: period(Side::Black),
-            flag_white: clock.flag(Side::White).is_some(),
-            flag_black: clock.flag(Side::Black).is_some(),
-        };
-        sink.emit(at.as_us(), Body::Snapshot(snapshot));
-    }
-}
-
-impl Reported {
-    const NONE: Reported = Reported { flags: BySide::both(None), periods: BySide::both(0) };
-
-    /// Emits a Flag record for each new flag and a Period record for each
-    /// period change since the last report; `pressed` says the change came
-    /// from a press at `at`. Returns whether anything was emitted.
-    fn report(&mut self, clock: &Clock, at: Instant, pressed: bool, now: Instant, sink: &mut impl Sink) -> bool {
-        let mut emitted = false;
-        for side in Side::BOTH {
-            let flag = clock.flag(side);
-            let new_flag = flag.filter(|_| flag != *self.flags.get(side));
-            *self.flags.get_mut(side) = flag;
-            if let Some(flag) = new_flag {
-                let record = Flag {
-                    side: contract_side(side),
-                    period: flag.period,
-                    sequence: flag.sequence,
-                    observed_at_us: later(now, flag.at).as_us(),
-                    moves: clock.moves(side),
-                };
-                sink.emit(flag.at.as_us(), Body::Flag(record));
-                emitted = true;
-            }
-            let (from, to) = (*self.periods.get(side), clock.period(side));
-            if from == to {
-                continue;
-            }
-            *self.periods.get_mut(side) = to;
-            let cause = match clock.control() {
-                _ if pressed => PeriodCause::MovesCompleted,
-                _ if new_flag.is_some() => PeriodCause::FlagOpenedNext,
-                TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. } if from == 0 => PeriodCause::OvertimeBegins,
-                _ => PeriodCause::PeriodLost,
-            };
-            let change = PeriodChange {
-                side: contract_side(side),
-                from,
-                to,
-                cause,
-                moves: clock.moves(side),
-                remaining_us: clock.remaining(side, clock.settled_at()).map_or(0, Duration::as_us),
-            };
-            sink.emit(at.as_us(), Body::Period(change));
-            emitted = true;
-        }
-        emitted
-    }
-}
-
-/// The big number on `side`'s display at `at`, as the firmware shows it.
-fn shown(clock: &Clock, side: Side, at: Instant, counted_increment: Option<(Side, Duration)>) -> Duration {
-    let remaining = clock.remaining(side, at).unwrap_or(Duration::ZERO);
-    match counted_increment {
-        // The defect's increment is in the core's time but not yet earned:
-        // the display (clamped at zero) does not show it.
-        Some((counted_side, increment)) if counted_side == side => remaining.saturating_sub(increment),
-        Some(_) | None => remaining,
-    }
-}
-
-fn later(a: Instant, b: Instant) -> Instant {
-    a.max(b)
-}
-
-fn contract_side(side: Side) -> contract::Side {
-    match side {
-        Side::White => contract::Side::White,
-        Side::Black => contract::Side::Black,
+    fn arm_buttons(&mut self, armed: bool) {
+        buttons::arm(armed);
     }
 }

@@ -16,9 +16,10 @@
 //!                      RTT bench (records) ◄── time-base samples (hardware counter edges)
 //! ```
 //!
-//! `main` only wires the hardware to the logic (`game.rs`); the board is in
-//! `board.rs`, the SysTick clock every board shares in `time_base.rs`, the
-//! defect builds in `defects.rs`.
+//! `main` only wires the hardware to the logic (crate `bench-firmware-game`,
+//! `firmware/game/`, through `game.rs`); the board is in `board.rs`, the
+//! SysTick clock every board shares in `time_base.rs`, the defect builds in
+//! `defects.rs`.
 #![no_std]
 #![no_main]
 
@@ -38,8 +39,8 @@ use cortex_m_rt::{entry, exception};
 // returns errors, buffers are bounded and indexed with `get`).
 use panic_halt as _;
 
-use channel::{Channel, Line, Sink};
-use game::Game;
+use bench_firmware_game::Game;
+use channel::{Channel, Line};
 
 /// Snapshots of both displays while a game is set up, besides those sent
 /// after every event.
@@ -57,7 +58,7 @@ fn main() -> ! {
     let mut core = unsafe { cortex_m::Peripherals::steal() };
     board::init(&mut core.SYST);
     let mut channel = Channel::init();
-    let mut game = Game::new();
+    let mut game = Game::new(defects::RULES);
 
     channel.emit(
         time_base::now_us(),
@@ -104,7 +105,7 @@ fn main() -> ! {
 
         for _ in 0..buttons::QUEUE_CAPACITY {
             let Some(edge) = buttons::take() else { break };
-            game.press(edge, Instant::from_us(time_base::now_us()), &mut channel);
+            game.press(game::placed(edge), Instant::from_us(time_base::now_us()), &mut channel);
         }
 
         game.advance(now, &mut channel);

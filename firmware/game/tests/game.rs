@@ -1,0 +1,172 @@
+//! The reference firmware's game logic on the host: commands, presses,
+//! flags and the rule defects, record by record (the same code runs in the
+//! firmware images and in the HIL harness's fake firmware).
+
+use bench_contract::{AckStatus, Body, Button, CommandCode, PressResult};
+use bench_firmware_game::{Defects, Edge, Game, Outputs};
+use chessclock::{notation, Bonus, Deadline, DeadlineKind, Duration, Instant, Side, StageLength, TimeControl};
+
+/// Everything the game sent, in order.
+#[derive(Default)]
+struct Recorded {
+    records: Vec<(u64, Body)>,
+    armed: Vec<bool>,
+}
+
+impl Outputs for Recorded {
+    fn emit(&mut self, at_us: u64, body: Body) {
+        self.records.push((at_us, body));
+    }
+
+    fn arm_buttons(&mut self, armed: bool) {
+        self.armed.push(armed);
+    }
+}
+
+fn at_ms(ms: u64) -> Instant {
+    Instant::from_us(ms * 1_000)
+}
+
+fn command(game: &mut Game, out: &mut Recorded, line: &str, now: Instant) {
+    game.command(Ok(line.as_bytes()), now, out);
+}
+
+fn acks(out: &Recorded) -> Vec<(CommandCode, AckStatus, u16)> {
+    out.records
+        .iter()
+        .filter_map(|(_, body)| match body {
+            Body::Ack(ack) => Some((ack.command, ack.status, ack.error_position)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn edge(button: Button, at: Instant) -> Edge {
+    Edge { button, at, hw_counter: 0, bounces: 0 }
+}
+
+/// A game of `control` started at 0.
+fn started(control: &str, defects: Defects) -> (Game, Recorded) {
+    let mut game = Game::new(defects);
+    let mut out = Recorded::default();
+    command(&mut game, &mut out, &format!("tc {control}"), Instant::EPOCH);
+    command(&mut game, &mut out, "start", Instant::EPOCH);
+    out.records.clear();
+    (game, out)
+}
+
+#[test]
+fn a_bad_time_control_is_refused_at_the_parser_s_position_and_changes_nothing() {
+    let mut game = Game::new(Defects::default());
+    let mut out = Recorded::default();
+    command(&mut game, &mut out, "tc 40/5400+30:x", Instant::EPOCH);
+    let position = notation::parse("40/5400+30:x").expect_err("a bad control").position;
+    assert_eq!(acks(&out), [(CommandCode::TimeControl, AckStatus::BadTimeControl, position as u16)]);
+    assert!(!game.has_game());
+    command(&mut game, &mut out, "start", Instant::EPOCH);
+    assert_eq!(acks(&out).last(), Some(&(CommandCode::Start, AckStatus::NotAllowed, 0)), "no game to start");
+}
+
+/// 6.5: presses count from the start of the game; a new time control
+/// disarms the buttons until the next start.
+#[test]
+fn buttons_are_armed_from_the_start_until_the_next_set_up() {
+    let mut game = Game::new(Defects::default());
+    let mut out = Recorded::default();
+    command(&mut game, &mut out, "tc 300+2", Instant::EPOCH);
+    command(&mut game, &mut out, "start", at_ms(10));
+    command(&mut game, &mut out, "reset", at_ms(20));
+    assert_eq!(out.armed, [false, true, false]);
+    assert!(acks(&out).iter().all(|(_, status, _)| *status == AckStatus::Ok), "{:?}", acks(&out));
+}
+
+#[test]
+fn a_press_before_the_start_makes_no_record() {
+    let mut game = Game::new(Defects::default());
+    let mut out = Recorded::default();
+    command(&mut game, &mut out, "tc 300+2", Instant::EPOCH);
+    command(&mut game, &mut out, "start", at_ms(1_000));
+    out.records.clear();
+    game.press(edge(Button::White, at_ms(500)), at_ms(1_001), &mut out);
+    assert!(out.records.is_empty(), "{:?}", out.records);
+}
+
+/// 6.8a: the move is complete at the press, stamped at its edge, not when
+/// the main loop got to it; 6.2b: the increment is added.
+#[test]
+fn a_press_is_charged_to_its_edge_and_earns_the_increment() {
+    let (mut game, mut out) = started("60+2", Defects::default());
+    game.press(edge(Button::White, at_ms(3_000)), Instant::from_us(3_000_250), &mut out);
+    let (at_us, press) = out
+        .records
+        .iter()
+        .find_map(|(at_us, body)| match body {
+            Body::Press(press) => Some((*at_us, *press)),
+            _ => None,
+        })
+        .expect("a Press record");
+    assert_eq!(at_us, 3_000_000);
+    assert_eq!(press.result, PressResult::Accepted);
+    assert_eq!(press.moves, 1);
+    assert_eq!(press.remaining_us, (60_000 - 3_000 + 2_000) * 1_000);
+    assert_eq!(press.handled_at_us, 3_000_250);
+    // Black's clock runs now: White pressing again is refused (6.8a).
+    out.records.clear();
+    game.press(edge(Button::White, at_ms(3_100)), at_ms(3_100), &mut out);
+    assert!(out
+        .records
+        .iter()
+        .any(|(_, body)| matches!(body, Body::Press(press) if press.result == PressResult::NotRunning)));
+}
+
+/// 6.1 / 6.3: the flag is reported at the instant it fell, even when the
+/// main loop looks later.
+#[test]
+fn a_flag_is_reported_at_its_own_instant() {
+    let (mut game, mut out) = started("5", Defects::default());
+    game.advance(at_ms(7_300), &mut out);
+    let flags: Vec<(u64, bench_contract::Flag)> = out
+        .records
+        .iter()
+        .filter_map(|(at_us, body)| match body {
+            Body::Flag(flag) => Some((*at_us, *flag)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(flags.len(), 1, "{:?}", out.records);
+    let (at_us, flag) = flags[0];
+    assert_eq!(at_us, 5_000_000);
+    assert_eq!(flag.side, bench_contract::Side::White);
+    assert_eq!(flag.sequence, 1);
+    assert_eq!(flag.moves, 0);
+}
+
+#[test]
+fn the_stage_defects_change_the_control_the_firmware_runs() {
+    let told = notation::parse("40/5400+30:1800+d30").expect("parses");
+    let TimeControl::Stages(as_run) = Defects { late_stage_switch: true, ..Defects::default() }.control_as_run(told)
+    else {
+        panic!("stages stay stages")
+    };
+    assert_eq!(as_run.as_slice()[0].length, StageLength::Moves(41), "one move late");
+    let TimeControl::Stages(as_run) = Defects { delay_as_bronstein: true, ..Defects::default() }.control_as_run(told)
+    else {
+        panic!("stages stay stages")
+    };
+    assert_eq!(as_run.as_slice()[1].bonus, Bonus::Bronstein(Duration::from_millis(30_000)));
+    assert_eq!(Defects::default().control_as_run(told), told, "no defect, the control as told");
+}
+
+#[test]
+fn the_rounded_display_flags_less_than_half_a_second_early() {
+    let flag = |at_ms_from_now: u64| Deadline {
+        at: at_ms(10_000 + at_ms_from_now),
+        side: Side::White,
+        kind: DeadlineKind::Flag { period: 0 },
+    };
+    let now = at_ms(10_000);
+    let rounding = Defects { display_rounding_flag: true, ..Defects::default() };
+    assert!(rounding.flags_on_rounded_display(&flag(499), now));
+    assert!(!rounding.flags_on_rounded_display(&flag(500), now));
+    assert!(!Defects::default().flags_on_rounded_display(&flag(0), now));
+}

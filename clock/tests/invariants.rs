@@ -381,7 +381,28 @@ proptest! {
             } else {
                 prop_assert!(period <= control.final_period());
             }
-            prop_assert_eq!(clock.period(side.opponent()), before.period(side.opponent()), "the waiting player's stage moved");
+            // The opponent's stage moves only by a flag that fell the instant
+            // its clock started: a stage with no time left in it.
+            let opponent = side.opponent();
+            if clock.period(opponent) != before.period(opponent) {
+                prop_assert!(clock.period(opponent) > before.period(opponent));
+                let flag = clock.flag(opponent);
+                prop_assert!(flag.is_some_and(|flag| flag.at == now), "the waiting player's stage moved: {flag:?}");
+            }
         }
     }
+}
+
+/// A stage with no time in it flags the player whose clock starts in it at
+/// once, and (not the final stage) opens the next stage at that instant.
+#[test]
+fn a_stage_without_time_flags_its_player_as_the_clock_starts() {
+    let control = chessclock::notation::parse("1/0:60").expect("one move in no time, then a minute");
+    let mut clock = Clock::new(control);
+    clock.start(Instant::EPOCH).unwrap();
+    assert_eq!(clock.flag(Side::White).map(|flag| (flag.at, flag.period)), Some((Instant::EPOCH, 0)));
+    assert_eq!(clock.period(Side::White), 1, "the flag opened the next stage");
+    clock.press(Side::White, Instant::EPOCH).unwrap();
+    assert_eq!(clock.flag(Side::Black).map(|flag| (flag.at, flag.period, flag.sequence)), Some((Instant::EPOCH, 0, 2)));
+    assert_eq!(clock.period(Side::Black), 1);
 }

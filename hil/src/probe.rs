@@ -366,7 +366,7 @@ mod real {
 
     use super::{cause_chain, check_image, choose, FlashUpdate, ProbeError, ProbeInfo, ProbeOptions};
     use crate::board::{BoardProfile, RegisterWrite};
-    use crate::target::{ButtonId, Capabilities, CounterReading, EdgeWindow, Target, TargetError};
+    use crate::target::{Bounce, ButtonId, Capabilities, CounterReading, EdgeWindow, Target, TargetError};
 
     const HALT_TIMEOUT: Duration = Duration::from_millis(500);
     /// DWT CYCCNT: the free-running cycle counter the firmware enables
@@ -573,9 +573,10 @@ mod real {
                 read_while_running: true,
                 virtual_time: false,
                 pause_button: self.profile.buttons.pause.is_some(),
-                // Bounce on a real board would be timed by host sleeps over
-                // SWD writes; not made yet.
-                timed_bounce: false,
+                // The board runs in host time: host sleeps between SWD
+                // writes place the edges (to within a write's round trip,
+                // well inside a debounce window).
+                timed_bounce: true,
                 bounce_lead_us: 0,
             }
         }
@@ -637,6 +638,27 @@ mod real {
                 .press_write(button, pressed)
                 .map_err(|detail| TargetError::Protocol { what: "board profile".to_string(), detail })?;
             self.apply(&[write])
+        }
+
+        /// Makes the edges itself, sleeping between the writes, and returns
+        /// after the release: a real board's time is the host's.
+        fn press_with_bounce(&mut self, button: ButtonId, bounce: &Bounce, hold_ms: u32) -> Result<(), TargetError> {
+            let write = |pressed| {
+                self.profile
+                    .press_write(button, pressed)
+                    .map_err(|detail| TargetError::Protocol { what: "board profile".to_string(), detail })
+            };
+            let (press, release) = (write(true)?, write(false)?);
+            let mut core = self.session.core(0).map_err(|error| lost("opening core 0", &error))?;
+            let started = Instant::now();
+            for (at_us, closed) in bounce.contact_steps(hold_ms) {
+                let due = started + Duration::from_micros(at_us);
+                if let Some(wait) = due.checked_duration_since(Instant::now()) {
+                    std::thread::sleep(wait);
+                }
+                apply_on(&mut core, &[if closed { press } else { release }])?;
+            }
+            Ok(())
         }
 
         fn describe(&self) -> String {

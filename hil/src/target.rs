@@ -29,8 +29,10 @@ pub struct Capabilities {
     /// The pause button is wired.
     pub pause_button: bool,
     /// [`Target::press_with_bounce`] times its edges in the board's own
-    /// time (QEMU's key queue runs on guest time; host sleeps cannot make
-    /// edges milliseconds apart in a guest that runs faster than the host).
+    /// time: QEMU's key queue runs on guest time (host sleeps cannot make
+    /// edges milliseconds apart in a guest that runs faster than the host);
+    /// a real board's time is the host's, so host sleeps between its writes
+    /// do.
     pub timed_bounce: bool,
     /// Board time from [`Target::press_with_bounce`] to the press's first
     /// edge, µs.
@@ -85,6 +87,24 @@ impl Bounce {
     /// From the first closing edge to the last, µs.
     pub fn span_us(&self) -> u64 {
         self.open_ms().iter().map(|open| 2 * u64::from(*open) * 1_000).sum()
+    }
+
+    /// The contact's level changes of a press with this bounce held
+    /// `hold_ms` after its last closing edge: (µs after the first edge,
+    /// closed), in time order, the first at 0 and the release last. For
+    /// boards whose host makes the edges itself (a real board's time is the
+    /// host's).
+    pub fn contact_steps(&self, hold_ms: u32) -> Vec<(u64, bool)> {
+        let mut steps = vec![(0, true)];
+        let mut at_us = 0;
+        for open in self.open_ms() {
+            let open_us = u64::from(*open) * 1_000;
+            steps.push((at_us + open_us, false));
+            at_us += 2 * open_us;
+            steps.push((at_us, true));
+        }
+        steps.push((at_us + u64::from(hold_ms) * 1_000, false));
+        steps
     }
 }
 
@@ -186,9 +206,10 @@ pub trait Target {
     fn set_button(&mut self, button: ButtonId, pressed: bool) -> Result<(), TargetError>;
     /// Presses `button` with `bounce`, holds it `hold_ms` after the last
     /// closing edge and releases it, every edge timed in the board's own
-    /// time, the first [`Capabilities::bounce_lead_us`] from now. Returns at
-    /// once; the edges follow as the board's time runs. Only where
-    /// [`Capabilities::timed_bounce`] says so.
+    /// time, the first [`Capabilities::bounce_lead_us`] from now. The
+    /// emulator returns at once and its edges follow as guest time runs; a
+    /// real board returns once it has made them (host time is its time).
+    /// Only where [`Capabilities::timed_bounce`] says so.
     fn press_with_bounce(&mut self, button: ButtonId, bounce: &Bounce, hold_ms: u32) -> Result<(), TargetError> {
         let _ = (button, bounce, hold_ms);
         Err(TargetError::Protocol {
@@ -218,6 +239,27 @@ pub trait Target {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The contact as a level over time, from the steps: closed between a
+    /// `true` step and the next `false` one.
+    fn closed_at(steps: &[(u64, bool)], at_us: u64) -> bool {
+        steps.iter().take_while(|(step_us, _)| *step_us <= at_us).last().is_some_and(|(_, closed)| *closed)
+    }
+
+    #[test]
+    fn contact_steps_close_once_per_bounce_edge_and_release_after_the_hold() {
+        let bounce = Bounce::new(&[2, 1]).expect("a bounce");
+        let steps = bounce.contact_steps(100);
+        // Closed at 0, open 2 ms, closed at 4, open 1 ms, closed at 6 (the
+        // last closing edge: span 6 ms), released 100 ms later.
+        assert_eq!(steps, [(0, true), (2_000, false), (4_000, true), (5_000, false), (6_000, true), (106_000, false)]);
+        assert_eq!(bounce.span_us(), 6_000);
+        let closing_edges = steps.windows(2).filter(|pair| !pair[0].1 && pair[1].1).count() as u64;
+        assert_eq!(closing_edges, bounce.edges());
+        assert!(steps.windows(2).all(|pair| pair[0].0 < pair[1].0), "in time order");
+        assert!(closed_at(&steps, 105_999) && !closed_at(&steps, 106_000));
+        assert_eq!(Bounce::NONE.contact_steps(80), [(0, true), (80_000, false)], "a clean press");
+    }
 
     #[test]
     fn a_connection_error_says_whether_to_wait_reconnect_or_look_at_the_host() {

@@ -111,8 +111,8 @@ pub struct Cmd {
     #[arg(long, value_name = "MODE", default_value = bench_hil::qemu::DEFAULT_ICOUNT)]
     icount: String,
     /// Press every button cleanly: no contact bounce (by default a share
-    /// of presses bounce inside the firmware's debounce window, where the
-    /// board can time it: QEMU).
+    /// of presses bounce inside the firmware's debounce window: QEMU times
+    /// the edges on guest time, a real board by host sleeps between writes).
     #[arg(long)]
     no_bounce: bool,
     /// Print the board's jumper list (drive pin -> button pin) and exit.

@@ -77,10 +77,6 @@ const GPTM_CTL_TAEN: u32 = 1 << 0;
 /// exactly this many cycles (on silicon it would be one more, 0.08 ppm).
 const COUNTER_PERIOD_CYCLES: u32 = SYSCLK_HZ / HW_COUNTER_HZ;
 
-// SysTick control and status: bit 16 COUNTFLAG, cleared by reading.
-const SYST_CSR: usize = 0xE000_E010;
-const SYST_CSR_COUNTFLAG: u32 = 1 << 16;
-
 /// The device interrupts this firmware uses (LM3S6965 vector numbers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Irq {
@@ -195,23 +191,4 @@ pub fn take_button_edges() -> u32 {
     let edges = read(GPIOE + GPIO_MIS) & BUTTON_PINS;
     write(GPIOE + GPIO_ICR, edges);
     edges
-}
-
-/// Spins with interrupts masked until SysTick has wrapped `wraps` times
-/// (each wrap is one tick), bounded by `spins_max` loop turns. Only the
-/// `defect-lost-ticks` build calls it: a display refresh that keeps
-/// interrupts off for longer than a tick loses every tick but one.
-pub fn spin_with_interrupts_masked(wraps: u32, spins_max: u32) {
-    interrupt::free(|_| {
-        let _ = read(SYST_CSR); // clears a COUNTFLAG left from before
-        let mut seen = 0;
-        for _ in 0..spins_max {
-            if read(SYST_CSR) & SYST_CSR_COUNTFLAG != 0 {
-                seen += 1;
-                if seen >= wraps {
-                    break;
-                }
-            }
-        }
-    });
 }

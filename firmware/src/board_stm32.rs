@@ -78,10 +78,6 @@ pub const PIN_RIGHT: u32 = 1 << 1;
 pub const PIN_PAUSE: u32 = 1 << 4;
 const BUTTON_PINS: u32 = PIN_LEFT | PIN_RIGHT | PIN_PAUSE;
 
-// SysTick control and status: bit 16 COUNTFLAG, cleared by reading.
-const SYST_CSR: usize = 0xE000_E010;
-const SYST_CSR_COUNTFLAG: u32 = 1 << 16;
-
 /// The device interrupts this firmware uses (STM32F401 vector numbers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Irq {
@@ -215,23 +211,4 @@ pub fn take_button_edges() -> u32 {
     let edges = read(EXTI_PR) & BUTTON_PINS;
     write(EXTI_PR, edges);
     edges
-}
-
-/// Spins with interrupts masked until SysTick has wrapped `wraps` times
-/// (each wrap is one tick), bounded by `spins_max` loop turns. Only the
-/// `defect-lost-ticks` build calls it: a display refresh that keeps
-/// interrupts off for longer than a tick loses every tick but one.
-pub fn spin_with_interrupts_masked(wraps: u32, spins_max: u32) {
-    interrupt::free(|_| {
-        let _ = read(SYST_CSR); // clears a COUNTFLAG left from before
-        let mut seen = 0;
-        for _ in 0..spins_max {
-            if read(SYST_CSR) & SYST_CSR_COUNTFLAG != 0 {
-                seen += 1;
-                if seen >= wraps {
-                    break;
-                }
-            }
-        }
-    });
 }

@@ -122,7 +122,7 @@ fn main() -> ! {
         if defects::LOST_TICKS && now.as_us() >= next_refresh_us {
             // The defect: a display refresh with interrupts masked for
             // three ticks.
-            board::spin_with_interrupts_masked(defects::LOST_TICKS_MASKED_WRAPS, defects::LOST_TICKS_SPINS_MAX);
+            time_base::spin_with_interrupts_masked(defects::LOST_TICKS_MASKED_WRAPS, defects::LOST_TICKS_SPINS_MAX);
             next_refresh_us = next_due(next_refresh_us, now.as_us(), defects::LOST_TICKS_REFRESH_INTERVAL_US);
         }
     }

@@ -77,3 +77,32 @@ pub fn now_us() -> u64 {
 pub fn ticks() -> u32 {
     interrupt::free(|cs| TICKS.borrow(cs).get() as u32)
 }
+
+/// Spins with interrupts masked until SysTick has wrapped `wraps` times
+/// (each wrap is one tick), bounded by `spins_max` loop turns. Only the
+/// `defect-lost-ticks` build calls it: a display refresh that keeps
+/// interrupts off for longer than a tick loses every tick but one.
+pub fn spin_with_interrupts_masked(wraps: u32, spins_max: u32) {
+    interrupt::free(|_| {
+        let _ = control_and_status(); // clears a COUNTFLAG left from before
+        let mut seen = 0;
+        for _ in 0..spins_max {
+            if control_and_status() & SYST_CSR_COUNTFLAG != 0 {
+                seen += 1;
+                if seen >= wraps {
+                    break;
+                }
+            }
+        }
+    });
+}
+
+/// SysTick's COUNTFLAG: set when the counter wrapped, cleared by reading.
+const SYST_CSR_COUNTFLAG: u32 = 1 << 16;
+
+/// SysTick's control and status register (the read clears COUNTFLAG).
+fn control_and_status() -> u32 {
+    // SAFETY: a read of a core register that exists on every Cortex-M; the
+    // only side effect is clearing COUNTFLAG, which nothing else uses.
+    unsafe { (*SYST::PTR).csr.read() }
+}

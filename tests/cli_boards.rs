@@ -6,6 +6,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod support;
+use support::text;
+
 fn bench(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_bench"))
         .args(args)
@@ -14,10 +17,6 @@ fn bench(args: &[&str]) -> Output {
         .env("BENCH_BOARDS", Path::new(env!("CARGO_MANIFEST_DIR")).join("hil/boards"))
         .output()
         .expect("bench runs")
-}
-
-fn text(output: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
 }
 
 #[test]

@@ -8,35 +8,11 @@
 //! nothing changed). One emulator at a time: each busy-loops a core.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-fn bench_in(args: &[&str], env: &[(&str, &Path)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_bench"));
-    command
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("BENCH_SCENARIOS", Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"));
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    command.output().expect("bench runs")
-}
-
-fn bench(args: &[&str]) -> Output {
-    bench_in(args, &[])
-}
-
-fn text(output: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bench-cli-hil-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
-    dir
-}
+mod support;
+use support::{bench, bench_in, temp_dir, text};
 
 fn report(dir: &Path) -> serde_json::Value {
     let bytes = std::fs::read(dir.join("report.json")).expect("report.json written");

@@ -1,10 +1,9 @@
 //! `bench timecontrol`: run the built binary and check what a user sees.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn bench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bench")).args(args).output().expect("bench runs")
-}
+mod support;
+use support::bench;
 
 fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")

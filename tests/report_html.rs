@@ -15,6 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod support;
+use support::temp_dir;
+
 /// A scenario whose description and file name are markup, and whose games
 /// fail (a 2000 ppm fast clock against a zero time-error bound): few games,
 /// so the page is short enough for the plot to be on the first screen.
@@ -34,13 +37,6 @@ agreement_min_percent = 0
 
 const WIDTH: u32 = 1280;
 const HEIGHT: u32 = 2000;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bench-report-html-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
-    dir
-}
 
 /// The browser: `$BENCH_CHROMIUM`, else `chromium` on the PATH.
 fn chromium() -> PathBuf {

@@ -7,33 +7,15 @@
 //! validate every report they write the same way, HIL reports of fake runs
 //! among them: `src/report/schema.rs`.)
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 use serde_json::Value;
 
+mod support;
+use support::{bench_in, temp_dir, text};
+
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn bench_in(args: &[&str], env: &[(&str, &Path)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_bench"));
-    command.args(args).current_dir(root()).env("BENCH_SCENARIOS", root().join("scenarios"));
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    command.output().expect("bench runs")
-}
-
-fn text(output: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bench-report-schema-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
-    dir
 }
 
 fn path_text(path: &Path) -> &str {

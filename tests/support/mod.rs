@@ -1,0 +1,41 @@
+//! What the command-line tests share: running `bench` as a user would (from
+//! the project root, on the shipped scenarios) and a scratch folder per test.
+
+// Each test file is its own crate and uses only some of these.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// `bench ARGS` from the project root, on the shipped scenarios, with extra
+/// environment variables.
+pub fn bench_in(args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_bench"));
+    command
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("BENCH_SCENARIOS", Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"));
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().expect("bench runs")
+}
+
+/// `bench ARGS` from the project root, on the shipped scenarios.
+pub fn bench(args: &[&str]) -> Output {
+    bench_in(args, &[])
+}
+
+/// Everything a command printed: stdout, then stderr.
+pub fn text(output: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}
+
+/// An empty scratch folder for one test, named after the test file, the
+/// process and `name`, so parallel tests and runs never share one.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bench-{}-{}-{name}", env!("CARGO_CRATE_NAME"), std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    dir
+}

@@ -6,7 +6,7 @@ use chessclock::{GameEnd, Side};
 
 use crate::legal::LegalBoard;
 use crate::rng::Stream;
-use crate::sample;
+use crate::sample::{self, Trials};
 use crate::scenario::{Board as BoardRates, MoveMode, Scenario};
 
 /// The board a scenario asks for.
@@ -30,20 +30,25 @@ pub trait Board: std::fmt::Debug {
 }
 
 /// No board: endings and mating material are drawn from the scenario's rates.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct AbstractBoard {
     rates: BoardRates,
+    /// Whether each move ends the game: trials at `ends_per_move`, their
+    /// first gap drawn at the first move.
+    ends: Option<Trials>,
 }
 
 impl AbstractBoard {
     pub fn new(rates: BoardRates) -> AbstractBoard {
-        AbstractBoard { rates }
+        AbstractBoard { rates, ends: None }
     }
 }
 
 impl Board for AbstractBoard {
     fn play(&mut self, side: Side, stream: &mut Stream) -> Option<GameEnd> {
-        if !sample::chance(stream, self.rates.ends_per_move) {
+        let ends_per_move = self.rates.ends_per_move;
+        let ends = self.ends.get_or_insert_with(|| Trials::new(stream, ends_per_move));
+        if !ends.next(stream) {
             return None;
         }
         if sample::chance(stream, self.rates.decisive) {

@@ -25,7 +25,7 @@ use crate::outcome::{GameResult, Reason};
 use crate::player::{self, occasional_us, MateAnswers};
 use crate::queue::EventQueue;
 use crate::rng::{Actor, Stream};
-use crate::sample::{self, Ratio};
+use crate::sample::{self, Ratio, Trials};
 use crate::scenario::{Arbiter, Device, Occasional, Restore, Scenario};
 use crate::shrink::DefectSet;
 use crate::timebase::TimeBase;
@@ -223,35 +223,58 @@ struct IdealState {
 #[derive(Debug)]
 struct Streams {
     attention: Stream,
-    missed_press: Stream,
-    stuck_button: Stream,
     jitter: Stream,
-    bounce: Stream,
-    double_press: Stream,
-    brownout: Stream,
-    display_freeze: Stream,
-    pause: Stream,
-    adjust: Stream,
-    set_moves: Stream,
-    replace_clock: Stream,
+    missed_press: Habit,
+    stuck_button: Habit,
+    bounce: Habit,
+    double_press: Habit,
+    brownout: Habit,
+    display_freeze: Habit,
+    pause: Habit,
+    adjust: Habit,
+    set_moves: Habit,
+    replace_clock: Habit,
 }
 
 impl Streams {
-    fn new(stream: &impl Fn(Actor) -> Stream) -> Streams {
+    fn new(stream: &impl Fn(Actor) -> Stream, device: &Device, arbiter: &Arbiter) -> Streams {
+        let habit = |actor, chance| Habit::new(stream(actor), chance);
         Streams {
             attention: stream(Actor::Attention),
-            missed_press: stream(Actor::MissedPress),
-            stuck_button: stream(Actor::StuckButton),
             jitter: stream(Actor::Jitter),
-            bounce: stream(Actor::Bounce),
-            double_press: stream(Actor::DoublePress),
-            brownout: stream(Actor::Brownout),
-            display_freeze: stream(Actor::DisplayFreeze),
-            pause: stream(Actor::Pause),
-            adjust: stream(Actor::Adjust),
-            set_moves: stream(Actor::SetMoves),
-            replace_clock: stream(Actor::ReplaceClock),
+            missed_press: habit(Actor::MissedPress, device.missed_press),
+            stuck_button: habit(Actor::StuckButton, device.stuck_button.chance),
+            bounce: habit(Actor::Bounce, device.bounce.chance),
+            double_press: habit(Actor::DoublePress, device.double_press),
+            brownout: habit(Actor::Brownout, device.brownout.chance),
+            display_freeze: habit(Actor::DisplayFreeze, device.display_freeze.chance),
+            pause: habit(Actor::Pause, arbiter.pause.chance),
+            adjust: habit(Actor::Adjust, arbiter.adjust.chance),
+            set_moves: habit(Actor::SetMoves, arbiter.set_moves),
+            replace_clock: habit(Actor::ReplaceClock, arbiter.replace_clock),
         }
+    }
+}
+
+/// A decision tried at every press (a defect striking, an arbiter stepping
+/// in): its stream, and the trials drawn from it as gaps between strikes,
+/// so a press costs no draw unless the decision strikes. Sizes and other
+/// details of a strike are drawn from the same stream, after the next gap.
+#[derive(Debug)]
+struct Habit {
+    stream: Stream,
+    trials: Trials,
+}
+
+impl Habit {
+    fn new(mut stream: Stream, chance: Ratio) -> Habit {
+        let trials = Trials::new(&mut stream, chance);
+        Habit { stream, trials }
+    }
+
+    /// This press's trial.
+    fn strikes(&mut self) -> bool {
+        self.trials.next(&mut self.stream)
     }
 }
 
@@ -303,6 +326,8 @@ struct Game<'a> {
     paused_until_us: Option<u64>,
     /// The player to move has a `Move` scheduled.
     think_pending: bool,
+    /// A `Watch` is scheduled.
+    watch_pending: bool,
     max_time_error_us: u64,
     drift: Vec<DriftSample>,
     defects: DefectCounts,
@@ -348,7 +373,7 @@ impl<'a> Game<'a> {
             now_us: 0,
             queue: EventQueue::new(),
             players: BySide::new(stream(Actor::White), stream(Actor::Black)),
-            streams: Streams::new(&stream),
+            streams: Streams::new(&stream, &config, &arbiter),
             board_stream: stream(Actor::Board),
             mate_test_stream: stream(Actor::MateTest),
             mate_answers: MateAnswers::default(),
@@ -384,6 +409,7 @@ impl<'a> Game<'a> {
             corrections_left: max_moves.saturating_mul(2).saturating_mul(CORRECTIONS_PER_MOVE_MAX),
             paused_until_us: None,
             think_pending: false,
+            watch_pending: false,
             max_time_error_us: 0,
             drift: Vec::new(),
             defects: DefectCounts::default(),
@@ -565,8 +591,10 @@ impl<'a> Game<'a> {
         self.sample_drift();
         self.ideal_call(Op::Press(side), |clock, at| clock.press(side, at));
         self.after_ideal_change();
-        self.physical_press(side);
+        // The opponent is to move from the press on: a press the device
+        // misses leaves it running the wrong clock.
         self.to_move = side.opponent();
+        self.physical_press(side);
         let max_moves = self.scenario().board.max_moves;
         if *self.moves.get(Side::White) >= max_moves && *self.moves.get(Side::Black) >= max_moves {
             self.record(format_args!("move bound {max_moves} reached: adjudicated a draw"));
@@ -578,20 +606,19 @@ impl<'a> Game<'a> {
         if self.paused_until_us.is_none() && *self.present.get(side.opponent()) {
             self.schedule_think(side.opponent());
         }
-        let attention = sample::between(&mut self.streams.attention, ATTENTION_MIN_US, ATTENTION_MAX_US);
-        self.queue.schedule(self.now_us.saturating_add(attention).into_instant(), Event::Watch);
     }
 
     /// The player presses the button: edges reach the device, with the
     /// device's input defects.
     fn physical_press(&mut self, side: Side) {
-        if sample::chance(&mut self.streams.missed_press, self.device.config.missed_press) {
+        if self.streams.missed_press.strikes() {
             self.defects.missed_presses += 1;
             self.record(format_args!("{side} press missed by the device"));
+            self.watch_if_wrong();
             return;
         }
-        if sample::chance(&mut self.streams.stuck_button, self.device.config.stuck_button.chance) {
-            let stuck_us = occasional_us(&mut self.streams.stuck_button, self.device.config.stuck_button);
+        if self.streams.stuck_button.strikes() {
+            let stuck_us = occasional_us(&mut self.streams.stuck_button.stream, self.device.config.stuck_button);
             *self.device.stuck_until_us.get_mut(side) = self.now_us.saturating_add(stuck_us);
             self.defects.stuck_buttons += 1;
             self.queue.schedule(self.now_us.saturating_add(stuck_us).into_instant(), Event::StuckOver(side));
@@ -600,24 +627,42 @@ impl<'a> Game<'a> {
         let streams = &mut self.streams;
         let jitter = sample::between(&mut streams.jitter, 0, self.device.config.jitter_us);
         self.queue.schedule(self.now_us.saturating_add(jitter).into_instant(), Event::Edge(side));
-        if sample::chance(&mut streams.bounce, self.device.config.bounce.chance) {
+        if streams.bounce.strikes() {
             self.defects.bounces += 1;
-            let bounce_us = occasional_us(&mut streams.bounce, self.device.config.bounce);
+            let bounce_us = occasional_us(&mut streams.bounce.stream, self.device.config.bounce);
             self.queue.schedule(
                 self.now_us.saturating_add(jitter).saturating_add(bounce_us).into_instant(),
                 Event::Edge(side),
             );
         }
-        if sample::chance(&mut streams.double_press, self.device.config.double_press) {
+        if streams.double_press.strikes() {
             self.defects.double_presses += 1;
-            let gap = sample::between(&mut streams.double_press, DOUBLE_PRESS_MIN_US, DOUBLE_PRESS_MAX_US);
+            let gap = sample::between(&mut streams.double_press.stream, DOUBLE_PRESS_MIN_US, DOUBLE_PRESS_MAX_US);
             self.queue.schedule(self.now_us.saturating_add(gap).into_instant(), Event::Edge(side));
         }
     }
 
-    /// A player notices the device running the wrong clock (a missed press,
-    /// a bounce that restarted a clock) and presses to put it right.
+    /// When the device runs a clock other than the one of the player to
+    /// move (a missed or lost press, a bounce that restarted a clock, a
+    /// restore from an old backup), a player notices within an attention
+    /// span: a `Watch` is scheduled, one at a time. Looking is only drawn
+    /// for when something is wrong, not after every move.
+    fn watch_if_wrong(&mut self) {
+        if self.watch_pending || self.over {
+            return;
+        }
+        if self.device.clock.running().is_none_or(|running| running == self.to_move) {
+            return;
+        }
+        self.watch_pending = true;
+        let attention = sample::between(&mut self.streams.attention, ATTENTION_MIN_US, ATTENTION_MAX_US);
+        self.queue.schedule(self.now_us.saturating_add(attention).into_instant(), Event::Watch);
+    }
+
+    /// A player notices the device running the wrong clock and presses to
+    /// put it right; a press that goes wrong again is noticed again.
     fn watch(&mut self) {
+        self.watch_pending = false;
         if self.over || self.paused_until_us.is_some() || self.device.down_until_us.is_some() {
             return;
         }
@@ -630,8 +675,6 @@ impl<'a> Game<'a> {
         self.defects.corrections += 1;
         self.record(format_args!("{running} sees their clock running on {expected}'s move and presses"));
         self.physical_press(running);
-        let attention = sample::between(&mut self.streams.attention, ATTENTION_MIN_US, ATTENTION_MAX_US);
-        self.queue.schedule(self.now_us.saturating_add(attention).into_instant(), Event::Watch);
     }
 
     // ---- the device ----
@@ -647,6 +690,13 @@ impl<'a> Game<'a> {
         if self.over || self.device.down_until_us.is_some() {
             return;
         }
+        self.edge_reaches_device(side);
+        self.watch_if_wrong();
+    }
+
+    /// The device's input handling: a stuck button, the debounce window,
+    /// then the clock core's press.
+    fn edge_reaches_device(&mut self, side: Side) {
         if self.now_us < *self.device.stuck_until_us.get(side) {
             self.record(format_args!("{side} edge lost: button stuck"));
             return;
@@ -674,14 +724,13 @@ impl<'a> Game<'a> {
     }
 
     fn device_defects_after_press(&mut self) {
-        if sample::chance(&mut self.streams.brownout, self.device.config.brownout.chance) {
+        if self.streams.brownout.strikes() {
             // Whole milliseconds keep the ideal clock on the tick model's grid.
-            let after = sample::between(&mut self.streams.brownout, 0, 5_000) * 1_000;
+            let after = sample::between(&mut self.streams.brownout.stream, 0, 5_000) * 1_000;
             self.queue.schedule(self.now_us.saturating_add(after).into_instant(), Event::Brownout);
         }
-        let freezes = sample::chance(&mut self.streams.display_freeze, self.device.config.display_freeze.chance);
-        let freeze_us = occasional_us(&mut self.streams.display_freeze, self.device.config.display_freeze);
-        if freezes && self.now_us >= self.device.frozen_until_us {
+        if self.streams.display_freeze.strikes() && self.now_us >= self.device.frozen_until_us {
+            let freeze_us = occasional_us(&mut self.streams.display_freeze.stream, self.device.config.display_freeze);
             self.defects.display_freezes += 1;
             let at = self.device_now();
             for side in Side::BOTH {
@@ -704,7 +753,7 @@ impl<'a> Game<'a> {
             Restore::Backup => (REBOOT_MIN_US, REBOOT_MAX_US),
             Restore::Lost => (REPAIR_MIN_US, REPAIR_MAX_US),
         };
-        let down_us = sample::between(&mut self.streams.brownout, min / 1_000, max / 1_000) * 1_000;
+        let down_us = sample::between(&mut self.streams.brownout.stream, min / 1_000, max / 1_000) * 1_000;
         self.device.down_until_us = Some(self.now_us.saturating_add(down_us));
         self.queue.cancel_timer(DEVICE_DEADLINE);
         if restore == Restore::Lost {
@@ -784,18 +833,19 @@ impl<'a> Game<'a> {
 
     fn arbiter_after_move(&mut self) {
         let arbiter = self.arbiter;
-        if sample::chance(&mut self.streams.pause, arbiter.pause.chance) {
-            let pause_us = occasional_us(&mut self.streams.pause, arbiter.pause) / 1_000 * 1_000;
+        if self.streams.pause.strikes() {
+            let pause_us = occasional_us(&mut self.streams.pause.stream, arbiter.pause) / 1_000 * 1_000;
             self.queue.schedule(self.after_press_landed().into_instant(), Event::Pause(pause_us));
         }
-        if sample::chance(&mut self.streams.adjust, arbiter.adjust.chance) {
-            let side = if sample::chance(&mut self.streams.adjust, Ratio { numerator: 1, denominator: 2 }) {
+        if self.streams.adjust.strikes() {
+            let side = if sample::chance(&mut self.streams.adjust.stream, Ratio { numerator: 1, denominator: 2 }) {
                 Side::White
             } else {
                 Side::Black
             };
-            let amount = Duration::from_us(occasional_us(&mut self.streams.adjust, arbiter.adjust) / 1_000 * 1_000);
-            let add = sample::chance(&mut self.streams.adjust, Ratio { numerator: 1, denominator: 2 });
+            let amount =
+                Duration::from_us(occasional_us(&mut self.streams.adjust.stream, arbiter.adjust) / 1_000 * 1_000);
+            let add = sample::chance(&mut self.streams.adjust.stream, Ratio { numerator: 1, denominator: 2 });
             let adjustment = if add { TimeAdjustment::Add(amount) } else { TimeAdjustment::Subtract(amount) };
             self.defects.adjustments += 1;
             self.device_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
@@ -804,16 +854,17 @@ impl<'a> Game<'a> {
             self.after_device_change();
             self.after_ideal_change();
         }
-        if sample::chance(&mut self.streams.set_moves, arbiter.set_moves) {
+        if self.streams.set_moves.strikes() {
             // 6.8a: the move is complete once the press reaches the clock;
             // the arbiter corrects the counter after that.
             self.queue.schedule(self.after_press_landed().into_instant(), Event::SetMoves);
         }
-        if sample::chance(&mut self.streams.replace_clock, arbiter.replace_clock) && self.paused_until_us.is_none() {
+        if self.streams.replace_clock.strikes() && self.paused_until_us.is_none() {
             self.defects.replacements += 1;
             self.replace_device_clock();
             self.record(format_args!("arbiter replaces the clock (6.11)"));
             self.after_device_change();
+            self.watch_if_wrong();
         }
     }
 
@@ -870,8 +921,7 @@ impl<'a> Game<'a> {
         if *self.present.get(self.to_move) && !self.think_pending {
             self.schedule_think(self.to_move);
         }
-        let attention = sample::between(&mut self.streams.attention, ATTENTION_MIN_US, ATTENTION_MAX_US);
-        self.queue.schedule(self.now_us.saturating_add(attention).into_instant(), Event::Watch);
+        self.watch_if_wrong();
     }
 
     // ---- flags and rulings ----

@@ -99,3 +99,150 @@ pub fn skewed(stream: &mut Stream, low: u64, high: u64) -> u64 {
     let offset = span * first * second / (u128::from(SCALE) * u128::from(SCALE));
     low + offset as u64
 }
+
+/// A run of independent yes/no trials with one fixed chance each, drawn as
+/// the gaps between successes rather than one draw per trial.
+///
+/// A rare decision made at every press (a missed press, a brownout, an
+/// arbiter's pause) costs one draw per success instead of one per press.
+/// The gap — the number of failures before the next success — is geometric:
+/// `P(gap ≥ n) = qⁿ` with `q = 1 − chance`. It is drawn by inversion, in
+/// integers: one raw 64-bit draw `u`, and the gap is the largest `n` with
+/// `u < qⁿ·2⁶⁴`, found bit by bit from the powers `q^(2ᵏ)` in 0.64 fixed
+/// point (each rounded down). Powers that round to zero end the search, so
+/// gaps longer than that (probability below 2⁻⁶⁴) are cut.
+#[derive(Clone, Copy, Debug)]
+pub struct Trials {
+    /// `q` as a fraction of 2⁶⁴; `None` for a chance of zero.
+    failure: Option<u64>,
+    /// Failures still to come before the next success.
+    failures_left: u64,
+}
+
+/// Gaps up to 2⁶⁴ − 1 trials.
+const GAP_BITS: usize = 64;
+
+impl Trials {
+    /// Trials with success chance `ratio`, the first gap drawn from `stream`
+    /// now (nothing is drawn for a chance of zero or one).
+    pub fn new(stream: &mut Stream, ratio: Ratio) -> Trials {
+        let failure = (!ratio.is_never()).then(|| {
+            let failure = u128::from(ratio.denominator - ratio.numerator.min(ratio.denominator));
+            ((failure << 64) / u128::from(ratio.denominator.max(1))) as u64
+        });
+        let mut trials = Trials { failure, failures_left: 0 };
+        trials.failures_left = trials.gap(stream);
+        trials
+    }
+
+    /// The next trial: true on a success, which draws the gap to the next.
+    #[inline]
+    pub fn next(&mut self, stream: &mut Stream) -> bool {
+        if let Some(left) = self.failures_left.checked_sub(1) {
+            self.failures_left = left;
+            return false;
+        }
+        if self.failure.is_none() {
+            return false;
+        }
+        self.failures_left = self.gap(stream);
+        true
+    }
+
+    #[inline(never)]
+    fn gap(&self, stream: &mut Stream) -> u64 {
+        let Some(failure) = self.failure else {
+            // Never a success: the gap is as long as can be.
+            return u64::MAX;
+        };
+        let mut powers = [0u64; GAP_BITS];
+        let mut levels = 0;
+        let mut power = failure;
+        while power != 0 && levels < GAP_BITS {
+            powers[levels] = power;
+            levels += 1;
+            power = ((u128::from(power) * u128::from(power)) >> 64) as u64;
+        }
+        if levels == 0 {
+            // A certain success: every gap is empty, nothing to draw.
+            return 0;
+        }
+        let draw = stream.next_u64();
+        // `survival` is q^gap as a fraction of 2⁶⁴ (2⁶⁴ itself at first).
+        let mut survival: u128 = 1 << 64;
+        let mut gap = 0u64;
+        for level in (0..levels).rev() {
+            let longer = (survival * u128::from(powers[level])) >> 64;
+            if u128::from(draw) < longer {
+                survival = longer;
+                gap |= 1 << level;
+            }
+        }
+        gap
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Actor;
+
+    fn ratio(numerator: u64, denominator: u64) -> Ratio {
+        Ratio { numerator, denominator }
+    }
+
+    #[test]
+    fn certain_and_impossible_trials_draw_nothing() {
+        let mut stream = Stream::new(5, 0, Actor::Bounce);
+        let mut always = Trials::new(&mut stream, Ratio::ALWAYS);
+        let mut never = Trials::new(&mut stream, Ratio::NEVER);
+        assert!((0..100).all(|_| always.next(&mut stream)));
+        assert!((0..100).all(|_| !never.next(&mut stream)));
+        assert_eq!(stream.next_u64(), Stream::new(5, 0, Actor::Bounce).next_u64());
+    }
+
+    /// The gaps follow the geometric law of independent trials: the share of
+    /// gaps equal to `n` is `p·qⁿ`, within four standard errors.
+    #[test]
+    fn gaps_are_geometric() {
+        for (numerator, denominator, seed) in [(1, 2, 1), (1, 3, 2), (1, 20, 3), (7, 10, 4), (1, 300, 5)] {
+            let chance = numerator as f64 / denominator as f64;
+            let mut stream = Stream::new(seed, 0, Actor::Bounce);
+            let trials = Trials::new(&mut stream, ratio(numerator, denominator));
+            let draws = 40_000;
+            let gaps: Vec<u64> = (0..draws).map(|_| trials.gap(&mut stream)).collect();
+            for n in [0u64, 1, 2, 5, 10] {
+                let expected = chance * (1.0 - chance).powi(n as i32);
+                let seen = gaps.iter().filter(|gap| **gap == n).count() as f64 / draws as f64;
+                let error = (expected * (1.0 - expected) / draws as f64).sqrt();
+                assert!(
+                    (seen - expected).abs() <= 4.0 * error + 1e-9,
+                    "{numerator}/{denominator}: P(gap = {n}) seen {seen}, expected {expected}"
+                );
+            }
+            let mean = gaps.iter().sum::<u64>() as f64 / draws as f64;
+            let expected_mean = (1.0 - chance) / chance;
+            let spread = ((1.0 - chance).sqrt() / chance) / (draws as f64).sqrt();
+            assert!(
+                (mean - expected_mean).abs() <= 4.0 * spread,
+                "{numerator}/{denominator}: mean gap {mean}, expected {expected_mean}"
+            );
+        }
+    }
+
+    /// Trials and one `chance` draw per trial are the same law: success
+    /// counts over many trials agree within their spread.
+    #[test]
+    fn trials_match_per_trial_chances() {
+        let rate = ratio(1, 50);
+        let count = 200_000u64;
+        let mut stream = Stream::new(9, 1, Actor::MissedPress);
+        let mut trials = Trials::new(&mut stream, rate);
+        let by_gaps = (0..count).filter(|_| trials.next(&mut stream)).count() as f64;
+        let mut stream = Stream::new(9, 2, Actor::MissedPress);
+        let by_draws = (0..count).filter(|_| chance(&mut stream, rate)).count() as f64;
+        let spread = (count as f64 * 0.02 * 0.98).sqrt();
+        assert!((by_gaps - 4_000.0).abs() < 4.0 * spread, "{by_gaps}");
+        assert!((by_gaps - by_draws).abs() < 6.0 * spread, "{by_gaps} vs {by_draws}");
+    }
+}

@@ -7,7 +7,7 @@
 //! recorded seed would replay differently: this test fails first.
 
 use bench_sim::rng::{Actor, Stream};
-use bench_sim::sample::{below, between, chance, skewed, triangular, Ratio};
+use bench_sim::sample::{below, between, chance, skewed, triangular, Ratio, Trials};
 
 fn draws<T>(mut stream: Stream, count: usize, mut draw: impl FnMut(&mut Stream) -> T) -> Vec<T> {
     (0..count).map(|_| draw(&mut stream)).collect()
@@ -59,6 +59,32 @@ fn skewed_is_a_product_of_two_uniforms() {
         draws(Stream::new(1, 0, Actor::Swarm), 6, |s| skewed(s, 1_000, 60_000_000)),
         [8451056, 7626784, 31256191, 4122551, 11889974, 19749203]
     );
+}
+
+/// The indices of the successes among the first `count` trials.
+fn successes(mut stream: Stream, ratio: Ratio, count: usize) -> Vec<usize> {
+    let mut trials = Trials::new(&mut stream, ratio);
+    (0..count).filter(|_| trials.next(&mut stream)).collect()
+}
+
+#[test]
+fn trials_draw_geometric_gaps() {
+    let twentieth = Ratio::new(1, 20).unwrap();
+    assert_eq!(successes(Stream::new(1, 0, Actor::Bounce), twentieth, 200), [48, 80, 100, 142, 148, 193, 197]);
+    let half = Ratio::new(1, 2).unwrap();
+    assert_eq!(successes(Stream::new(1, 0, Actor::MissedPress), half, 24), [1, 2, 4, 8, 10, 12, 15, 16, 19, 20]);
+    // Gaps of a rare chance, read as the trials between successes.
+    let rare = Ratio::new(1, 3000).unwrap();
+    let hits = successes(Stream::new(1, 0, Actor::Brownout), rare, 20_000);
+    let gaps: Vec<usize> = hits
+        .iter()
+        .scan(None, |last: &mut Option<usize>, &hit| {
+            let gap = last.map_or(hit, |last| hit - last - 1);
+            *last = Some(hit);
+            Some(gap)
+        })
+        .collect();
+    assert_eq!(gaps[..6], [2784, 3920, 4295, 2218, 4232, 414]);
 }
 
 #[test]

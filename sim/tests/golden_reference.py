@@ -48,3 +48,25 @@ s=Stream(1,0,1); print("between 100..=200", [between(s,100,200) for _ in range(8
 s=Stream(1,0,3); print("chance 1/3", [chance(s,1,3) for _ in range(12)])
 s=Stream(1,0,4); print("triangular 0..=1000000", [triangular(s,0,1000000) for _ in range(6)])
 s=Stream(1,0,5); print("skewed 1000..=60000000", [skewed(s,1000,60000000) for _ in range(6)])
+def gap_powers(n,d):
+    powers=[]
+    if n==0: return powers
+    p=((d-n)<<64)//d
+    while p!=0 and len(powers)<64: powers.append(p); p=(p*p)>>64
+    return powers
+def gap(st,powers):
+    if not powers: return 0
+    u=st.u64(); surv=1<<64; g=0
+    for k in reversed(range(len(powers))):
+        longer=(surv*powers[k])>>64
+        if u<longer: surv=longer; g|=1<<k
+    return g
+def trial_successes(st,n,d,trials):
+    powers=gap_powers(n,d); left=gap(st,powers); hits=[]
+    for i in range(trials):
+        if left==0: hits.append(i); left=gap(st,powers)
+        else: left-=1
+    return hits
+s=Stream(1,0,20); print("trials 1/20, successes among 200", trial_successes(s,1,20,200))
+s=Stream(1,0,22); print("trials 1/3000, first gaps", [gap(s,gap_powers(1,3000)) for _ in range(6)])
+s=Stream(1,0,17); print("trials 1/2, successes among 24", trial_successes(s,1,2,24))

@@ -342,6 +342,12 @@ impl Clock {
         }
     }
 
+    /// The big number on `side`'s display as of the latest call
+    /// (`remaining(side, settled_at())` without the time checks).
+    pub fn shown(&self, side: Side) -> Duration {
+        self.displays.get(side).shown(&self.control)
+    }
+
     /// `side`'s main time as of the latest call (`reading(side,
     /// settled_at()).main`, without building the whole reading).
     pub fn main_time(&self, side: Side) -> Duration {

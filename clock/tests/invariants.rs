@@ -234,6 +234,7 @@ proptest! {
                     );
                     assert_eq!(clock.reading(side, probe_at).unwrap(), settled.reading(side, probe_at).unwrap());
                     assert_eq!(settled.main_time(side), settled.reading(side, probe_at).unwrap().main);
+                    assert_eq!(settled.shown(side), settled.remaining(side, probe_at).unwrap());
                 }
             }
         });

@@ -20,7 +20,7 @@ use chessclock::laws::{rule_on_absence, rule_on_both_flags, rule_on_flag, BothFl
 use chessclock::{Article, BySide, Clock, Duration, Instant, Outcome, Replacement, Ruling, Side, TimeAdjustment};
 
 use crate::board::{self, Board};
-use crate::oracle::{ClockOracle, Op, TickOracle, Violation};
+use crate::oracle::{Before, ClockOracle, Op, TickOracle, Violation};
 use crate::outcome::{GameResult, Reason};
 use crate::player::{self, occasional_us, MateAnswers};
 use crate::queue::EventQueue;
@@ -710,7 +710,7 @@ impl<'a> Game<'a> {
             }
         }
         *self.device.last_edge_us.get_mut(side) = Some(at.as_us());
-        let before = self.device.clock;
+        let before = Before::of(&self.device.clock);
         match self.device.clock.press(side, at) {
             Ok(()) => {
                 self.device.oracle.check(self.now_us, &before, &self.device.clock, Op::Press(side));
@@ -775,7 +775,7 @@ impl<'a> Game<'a> {
             Restore::Backup => {
                 // The backup was taken at the last press; the device's time
                 // base kept running, so settling charges the whole outage.
-                let before = self.device.clock;
+                let before = Before::of(&self.device.clock);
                 self.device.clock = self.device.backup;
                 let at = self.device_now();
                 let _ = self.device.clock.settle(at);
@@ -808,7 +808,7 @@ impl<'a> Game<'a> {
             moves: BySide::new(ideal.moves(Side::White), ideal.moves(Side::Black)),
             period: BySide::new(ideal.period(Side::White), ideal.period(Side::Black)),
         };
-        let before = self.device.clock;
+        let before = Before::of(&self.device.clock);
         let mut clock = Clock::new(*ideal.control());
         let started = clock.start(at).and_then(|()| {
             if ideal.running() == Some(Side::Black) || matches!(ideal.phase(), chessclock::Phase::Paused(Side::Black)) {
@@ -1090,7 +1090,7 @@ impl<'a> Game<'a> {
         }
         let at = Instant::from_us(self.now_us);
         if self.ideal.clock.running().is_some() {
-            let before = self.ideal.clock;
+            let before = Before::of(&self.ideal.clock);
             let deadline = self.ideal.clock.next_deadline().filter(|deadline| deadline.at <= at);
             let _ = self.ideal.clock.settle(at);
             self.ideal.oracle.check(self.now_us, &before, &self.ideal.clock, Op::Settle(deadline));
@@ -1111,7 +1111,7 @@ impl<'a> Game<'a> {
             return;
         }
         let at = self.device_now();
-        let before = self.device.clock;
+        let before = Before::of(&self.device.clock);
         match call(&mut self.device.clock, at) {
             Ok(()) => self.device.oracle.check(self.now_us, &before, &self.device.clock, op),
             Err(error) => self.record(format_args!("device refuses {op:?}: {error}")),
@@ -1120,7 +1120,7 @@ impl<'a> Game<'a> {
 
     fn ideal_call(&mut self, op: Op, call: impl FnOnce(&mut Clock, Instant) -> Result<(), chessclock::ClockError>) {
         let at = Instant::from_us(self.now_us);
-        let before = self.ideal.clock;
+        let before = Before::of(&self.ideal.clock);
         match call(&mut self.ideal.clock, at) {
             Ok(()) => {
                 let ideal = &mut self.ideal;

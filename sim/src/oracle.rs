@@ -2,7 +2,7 @@
 //! differential check of the ideal clock against the independent tick model.
 //! A violated oracle fails the game.
 
-use chessclock::{Bonus, Clock, Deadline, DeadlineKind, Instant, Side, TimeControl};
+use chessclock::{Bonus, BySide, Clock, Deadline, DeadlineKind, Instant, Side, TimeControl};
 use chessclock_tick_model::TickClock;
 
 /// One broken invariant.
@@ -29,6 +29,28 @@ pub enum Op {
     /// An arbiter setting (6.11, 6.14, 13.4) or a brownout restore: the
     /// clock's numbers may change in any way the arbiter chose.
     Arbiter,
+}
+
+/// What the invariants need of a clock's state before a call: a few numbers
+/// rather than a copy of the whole clock, taken at every call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Before {
+    running: Option<Side>,
+    /// The big number of each display at the latest call.
+    shown_us: BySide<u64>,
+    main_us: BySide<u64>,
+    period: BySide<u32>,
+}
+
+impl Before {
+    pub fn of(clock: &Clock) -> Before {
+        Before {
+            running: clock.running(),
+            shown_us: BySide::new(clock.shown(Side::White).as_us(), clock.shown(Side::Black).as_us()),
+            main_us: BySide::new(clock.main_time(Side::White).as_us(), clock.main_time(Side::Black).as_us()),
+            period: BySide::new(clock.period(Side::White), clock.period(Side::Black)),
+        }
+    }
 }
 
 /// The invariants of one clock, checked between consecutive states.
@@ -63,7 +85,7 @@ impl ClockOracle {
 
     /// Checks the step `before` → `after` made by `op`. `true_us` only
     /// labels violations.
-    pub fn check(&mut self, true_us: u64, before: &Clock, after: &Clock, op: Op) {
+    pub fn check(&mut self, true_us: u64, before: &Before, after: &Clock, op: Op) {
         if op == Op::Arbiter {
             self.arbiter_touched = true;
         }
@@ -116,21 +138,21 @@ impl ClockOracle {
 
     /// While time passes, the running display only counts down and the other
     /// stands still (an hourglass moves what one loses to the other).
-    fn check_counting_down(&mut self, true_us: u64, before: &Clock, after: &Clock) {
-        let Some(runner) = before.running() else { return };
+    fn check_counting_down(&mut self, true_us: u64, before: &Before, after: &Clock) {
+        let Some(runner) = before.running else { return };
         let waiter = runner.opponent();
-        let shown =
-            |clock: &Clock, side| clock.remaining(side, clock.settled_at()).map(|time| time.as_us()).unwrap_or(0);
-        let (runner_before, runner_after) = (shown(before, runner), shown(after, runner));
-        let (waiter_before, waiter_after) = (shown(before, waiter), shown(after, waiter));
-        if before.period(runner) == after.period(runner) && runner_after > runner_before {
+        let (runner_before, runner_after) = (*before.shown_us.get(runner), after.shown(runner).as_us());
+        let (waiter_before, waiter_after) = (*before.shown_us.get(waiter), after.shown(waiter).as_us());
+        let same_period = *before.period.get(runner) == after.period(runner);
+        if same_period && runner_after > runner_before {
             self.fail(true_us, "time only decreases", format!("{runner}: {runner_before} -> {runner_after} us"));
         }
-        let waiter_gain = match before.control() {
+        // An arbiter's replacement clock keeps the control: the one after is the one before.
+        let waiter_gain = match after.control() {
             TimeControl::Hourglass { .. } if after.flag(waiter).is_none() => runner_before.saturating_sub(runner_after),
             _ => 0,
         };
-        if before.period(runner) == after.period(runner) && waiter_after != waiter_before + waiter_gain {
+        if same_period && waiter_after != waiter_before + waiter_gain {
             self.fail(
                 true_us,
                 "waiting display stands still",
@@ -161,17 +183,16 @@ impl ClockOracle {
     }
 
     /// A press: delay never banks; the stage follows the move count.
-    fn check_press(&mut self, true_us: u64, before: &Clock, after: &Clock, side: Side) {
+    fn check_press(&mut self, true_us: u64, before: &Before, after: &Clock, side: Side) {
         let flagged = after.flag(side).is_some();
         if let TimeControl::Stages(stages) = after.control() {
-            let period = usize::try_from(before.period(side)).unwrap_or(usize::MAX);
+            let period_before = *before.period.get(side);
+            let period = usize::try_from(period_before).unwrap_or(usize::MAX);
             let delay_stage = matches!(stages.get(period).map(|stage| stage.bonus), Some(Bonus::Delay(_)));
-            let main_before = before.reading(side, before.settled_at()).map(|reading| reading.main);
-            let main_after = after.reading(side, after.settled_at()).map(|reading| reading.main);
-            if let (true, false, Ok(main_before), Ok(main_after)) = (delay_stage, flagged, main_before, main_after) {
-                if after.period(side) == before.period(side) && main_after > main_before {
-                    self.fail(true_us, "delay never banks", format!("{side}: main {main_before} -> {main_after}"));
-                }
+            let main_before = *before.main_us.get(side);
+            let main_after = after.main_time(side).as_us();
+            if delay_stage && !flagged && after.period(side) == period_before && main_after > main_before {
+                self.fail(true_us, "delay never banks", format!("{side}: main {main_before} -> {main_after} us"));
             }
             let control = after.control();
             let by_count = (0..=control.final_period())

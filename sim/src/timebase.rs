@@ -48,10 +48,6 @@ impl Segment {
         self.start_true_us.saturating_add(SEGMENT_US)
     }
 
-    fn holds(&self, true_us: u64) -> bool {
-        self.start_true_us <= true_us && true_us < self.end_true_us()
-    }
-
     /// The earliest true time in this segment at which device time has
     /// reached `device_us` (which the segment reaches by its end).
     fn true_at(&self, device_us: u64) -> u64 {
@@ -83,86 +79,62 @@ pub struct TimeBase {
     drift_ppm: i64,
     walk_ppm: i64,
     stream: Stream,
-    /// Segments from the one holding the earliest time still asked about.
-    segments: VecDeque<Segment>,
-    /// The latest `device_at` answer: a game asks about one instant often.
-    latest: Option<(u64, u64)>,
+    /// The segment holding the latest instant asked about: the present.
+    present: Segment,
+    /// Segments after the present one, drawn early by `true_at`.
+    ahead: VecDeque<Segment>,
 }
 
 impl TimeBase {
-    pub fn new(drift_ppm: i64, walk_ppm: i64, stream: Stream) -> TimeBase {
-        let mut time_base = TimeBase { drift_ppm, walk_ppm, stream, segments: VecDeque::new(), latest: None };
-        let first = Segment::new(0, 0, time_base.draw_ppm());
-        time_base.segments.push_back(first);
-        time_base
+    pub fn new(drift_ppm: i64, walk_ppm: i64, mut stream: Stream) -> TimeBase {
+        let present = Segment::new(0, 0, draw_ppm(drift_ppm, walk_ppm, &mut stream));
+        TimeBase { drift_ppm, walk_ppm, stream, present, ahead: VecDeque::new() }
     }
 
-    fn draw_ppm(&mut self) -> i64 {
-        if self.walk_ppm == 0 {
-            return self.drift_ppm;
-        }
-        let span = self.walk_ppm.unsigned_abs();
-        let offset = sample::between(&mut self.stream, 0, 2 * span) as i64 - span as i64;
-        self.drift_ppm + offset
-    }
-
-    /// The segment after the last one drawn, drawn now.
-    fn draw_next(&mut self) -> Segment {
-        let (start_true_us, start_device_us) =
-            self.segments.back().map_or((0, 0), |last| (last.end_true_us(), last.end_device_us));
-        let next = Segment::new(start_true_us, start_device_us, self.draw_ppm());
-        self.segments.push_back(next);
-        next
-    }
-
-    /// Segment `index` (from the front), drawing later ones as needed.
-    fn segment_at(&mut self, index: usize) -> Segment {
-        match self.segments.get(index) {
-            Some(segment) => *segment,
-            None => self.draw_next(),
-        }
+    /// The segment after `last`, drawn now: segments are drawn in order.
+    fn draw_after(&mut self, last: Segment) -> Segment {
+        Segment::new(last.end_true_us(), last.end_device_us, draw_ppm(self.drift_ppm, self.walk_ppm, &mut self.stream))
     }
 
     /// Device time at true time `true_us`, which is the present: earlier
     /// times are not asked about again, and their segments are forgotten.
     pub fn device_at(&mut self, true_us: u64) -> u64 {
-        if let Some((latest_true_us, device_us)) = self.latest {
-            if latest_true_us == true_us {
-                return device_us;
-            }
+        while true_us >= self.present.end_true_us() {
+            self.present = match self.ahead.pop_front() {
+                Some(next) => next,
+                None => self.draw_after(self.present),
+            };
         }
-        let device_us = self.device_at_uncached(true_us);
-        self.latest = Some((true_us, device_us));
-        device_us
-    }
-
-    fn device_at_uncached(&mut self, true_us: u64) -> u64 {
-        let mut index = 0;
-        loop {
-            let segment = self.segment_at(index);
-            if true_us < segment.end_true_us() {
-                // Keep the segment holding the present as the front one.
-                if index > 0 && segment.holds(true_us) {
-                    self.segments.drain(..index);
-                }
-                return segment.device_at(true_us);
-            }
-            index += 1;
-        }
+        self.present.device_at(true_us)
     }
 
     /// The earliest true time at which device time has reached `device_us`.
     pub fn true_at(&mut self, device_us: u64) -> u64 {
-        // Walk the segments forward from the present one.
-        let mut index = 0;
+        if self.present.end_device_us >= device_us {
+            return self.present.true_at(device_us);
+        }
+        if let Some(segment) = self.ahead.iter().find(|segment| segment.end_device_us >= device_us) {
+            return segment.true_at(device_us);
+        }
         loop {
-            let segment = self.segment_at(index);
-            if segment.end_device_us >= device_us {
-                return segment.true_at(device_us);
+            let last = self.ahead.back().copied().unwrap_or(self.present);
+            let next = self.draw_after(last);
+            self.ahead.push_back(next);
+            if next.end_device_us >= device_us {
+                return next.true_at(device_us);
             }
-            index += 1;
         }
     }
+}
+
+/// One segment's rate: the drift plus a walk uniform in `±walk_ppm`.
+fn draw_ppm(drift_ppm: i64, walk_ppm: i64, stream: &mut Stream) -> i64 {
+    if walk_ppm == 0 {
+        return drift_ppm;
+    }
+    let span = walk_ppm.unsigned_abs();
+    let offset = sample::between(stream, 0, 2 * span) as i64 - span as i64;
+    drift_ppm + offset
 }
 
 #[cfg(test)]

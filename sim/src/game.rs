@@ -682,8 +682,17 @@ impl<'a> Game<'a> {
     /// The device's own time now, at its tick resolution.
     fn device_now(&mut self) -> Instant {
         let device_us = self.device.time_base.device_at(self.now_us);
-        let tick = self.device.config.tick_us.max(1);
-        Instant::from_us(device_us / tick * tick)
+        self.device_tick_floor(device_us)
+    }
+
+    /// `device_us` down to the device's tick.
+    fn device_tick_floor(&self, device_us: u64) -> Instant {
+        Instant::from_us(match self.device.config.tick_us {
+            // The usual millisecond tick: a division by a constant, which
+            // compiles to a multiplication (a press makes several).
+            1_000 => device_us / 1_000 * 1_000,
+            tick => device_us / tick.max(1) * tick.max(1),
+        })
     }
 
     fn edge(&mut self, side: Side) {
@@ -1132,8 +1141,8 @@ impl<'a> Game<'a> {
     }
 
     fn sample_drift(&mut self) {
-        let at = self.device_now();
         let device_us = self.device.time_base.device_at(self.now_us);
+        let at = self.device_tick_floor(device_us);
         let ideal_at = Instant::from_us(self.now_us);
         let mut errors = BySide::both(0i64);
         for side in Side::BOTH {

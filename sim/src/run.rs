@@ -201,8 +201,7 @@ impl Summary {
                 error_max_us: [sample.remaining_error_us.white, sample.remaining_error_us.black],
             });
             if sample.true_us >= DRIFT_RATE_MIN_GAME_US {
-                let ppb = i128::from(sample.clock_offset_us) * 1_000_000_000 / i128::from(sample.true_us);
-                let ppb = i64::try_from(ppb).unwrap_or(if ppb < 0 { i64::MIN } else { i64::MAX });
+                let ppb = drift_ppb(sample.clock_offset_us, sample.true_us);
                 self.drift_ppb = merge_range(self.drift_ppb, Some((ppb, ppb)));
             }
         }
@@ -293,6 +292,16 @@ fn add_defects(total: &mut DefectCounts, more: &DefectCounts) {
     total.pauses += more.pauses;
     total.adjustments += more.adjustments;
     total.replacements += more.replacements;
+}
+
+/// Device time's lead over true time in parts per billion. In 64 bits when
+/// the offset allows (a press makes a sample: no 128-bit division there).
+fn drift_ppb(offset_us: i64, true_us: u64) -> i64 {
+    if let (Some(scaled), Ok(true_us)) = (offset_us.checked_mul(1_000_000_000), i64::try_from(true_us)) {
+        return scaled / true_us.max(1);
+    }
+    let ppb = i128::from(offset_us) * 1_000_000_000 / i128::from(true_us.max(1));
+    i64::try_from(ppb).unwrap_or(if ppb < 0 { i64::MIN } else { i64::MAX })
 }
 
 /// A 64-bit mix of (game, hash) so that the sum over games is a good hash.
@@ -468,4 +477,22 @@ pub fn judge(scenario: &Scenario, summary: &Summary) -> Vec<Check> {
         });
     }
     checks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::drift_ppb;
+
+    #[test]
+    fn drift_ppb_in_64_bits_is_the_128_bit_quotient() {
+        let offsets = [0, 1, -1, 79_993, -40_000_123, 9_223_372_036, -9_223_372_037, i64::MAX, i64::MIN];
+        let trues = [10_000_000u64, 60_000_001, 3_600_000_000, u64::MAX / 3, u64::MAX];
+        for offset_us in offsets {
+            for true_us in trues {
+                let wide = i128::from(offset_us) * 1_000_000_000 / i128::from(true_us);
+                let wide = i64::try_from(wide).unwrap_or(if wide < 0 { i64::MIN } else { i64::MAX });
+                assert_eq!(drift_ppb(offset_us, true_us), wide, "{offset_us} us over {true_us} us");
+            }
+        }
+    }
 }

@@ -1,0 +1,75 @@
+//! The players put a misbehaving device right: a press the device misses
+//! leaves it running the wrong clock until a player notices (within an
+//! attention span) and presses again.
+
+use std::path::Path;
+
+use bench_sim::game::{self, GameSpec};
+use bench_sim::scenario::Scenario;
+use bench_sim::shrink::DefectSet;
+
+/// Missed presses and nothing else: no drift, no jitter, a 1 ms tick.
+const MISSING: &str = r#"
+description = "players correct missed presses"
+control = "600+5"
+seed = 4
+[players]
+think = { distribution = "uniform", min_ms = 2000, max_ms = 9000 }
+[device]
+missed_press = "1/8"
+[expect]
+agreement_min_percent = 0
+"#;
+
+/// The slowest a player notices the wrong clock running (`ATTENTION_MAX_US`
+/// in `game.rs`). Players think at least 2 s, so the opponent cannot move
+/// (and make the wrong clock right by accident) before that.
+const NOTICED_WITHIN_US: u64 = 1_500_000;
+
+/// The true instant a trace line was written at.
+fn instant_us(line: &str) -> u64 {
+    line.split_whitespace().next().and_then(|word| word.parse().ok()).expect("a trace line starts with its instant")
+}
+
+#[test]
+fn every_missed_press_is_noticed_and_corrected_within_an_attention_span() {
+    let scenario = Scenario::parse(MISSING, Path::new("players.toml")).expect("the scenario parses");
+    let mut missed = 0;
+    for index in 0..30 {
+        let record = game::play(GameSpec {
+            scenario: &scenario,
+            seed: scenario.seed,
+            game: index,
+            swarm: false,
+            trace: true,
+            tick_oracle: true,
+            disabled: DefectSet::default(),
+        });
+        assert!(record.violations.is_empty(), "game {index}: {:?}", record.violations);
+        let trace = record.trace.expect("traced");
+        // A move's press the device missed (a missed correction is noticed
+        // again too, but the opponent's next move may put it right first).
+        let missed_moves = trace
+            .windows(2)
+            .enumerate()
+            .filter(|(_, pair)| pair[0].ends_with(", press") && pair[1].ends_with("press missed by the device"));
+        for (at, pair) in missed_moves {
+            let (at, line) = (at + 1, &pair[1]);
+            missed += 1;
+            let missed_us = instant_us(line);
+            let seen = trace[at + 1..].iter().find(|later| later.contains("sees their clock running"));
+            let over = trace.iter().rev().find(|line| line.contains("game over")).map(|line| instant_us(line));
+            match seen {
+                Some(seen) => assert!(
+                    instant_us(seen) - missed_us <= NOTICED_WITHIN_US,
+                    "game {index}: missed at {missed_us} us, noticed only at {seen}"
+                ),
+                None => assert!(
+                    over.is_some_and(|over_us| over_us - missed_us <= NOTICED_WITHIN_US),
+                    "game {index}: the press missed at {missed_us} us is never noticed"
+                ),
+            }
+        }
+    }
+    assert!(missed >= 30, "the defect must strike often: {missed} missed presses");
+}

@@ -721,7 +721,11 @@ impl Clock {
                     self.apply(side, kind);
                 }
                 Some(_) | None => {
-                    self.consume(side, available);
+                    // Spending nothing changes nothing (a press settles twice
+                    // at one instant).
+                    if !available.is_zero() {
+                        self.consume(side, available);
+                    }
                     self.settled_at = at;
                     return;
                 }

@@ -22,7 +22,7 @@ agreement_min_percent = 0
 "#;
 
 /// The slowest a player notices the wrong clock running (`ATTENTION_MAX_US`
-/// in `game.rs`). Players think at least 2 s, so the opponent cannot move
+/// in `game/players.rs`). Players think at least 2 s, so the opponent cannot move
 /// (and make the wrong clock right by accident) before that.
 const NOTICED_WITHIN_US: u64 = 1_500_000;
 

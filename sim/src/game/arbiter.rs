@@ -1,0 +1,104 @@
+//! The arbiter: pauses (6.13), time and move-counter adjustments (6.14),
+//! clock replacement (6.11), and play resuming afterwards.
+
+use chessclock::{Duration, Side, TimeAdjustment};
+
+use super::{Event, Game, IntoInstant, DEVICE_DEADLINE, IDEAL_DEADLINE};
+use crate::oracle::Op;
+use crate::player::occasional_us;
+use crate::sample::{self, Ratio};
+
+impl Game<'_> {
+    pub(super) fn arbiter_after_move(&mut self) {
+        let arbiter = self.arbiter;
+        if self.streams.pause.strikes() {
+            let pause_us = occasional_us(&mut self.streams.pause.stream, arbiter.pause) / 1_000 * 1_000;
+            self.queue.schedule(self.after_press_landed().into_instant(), Event::Pause(pause_us));
+        }
+        if self.streams.adjust.strikes() {
+            let side = if sample::chance(&mut self.streams.adjust.stream, Ratio { numerator: 1, denominator: 2 }) {
+                Side::White
+            } else {
+                Side::Black
+            };
+            let amount =
+                Duration::from_us(occasional_us(&mut self.streams.adjust.stream, arbiter.adjust) / 1_000 * 1_000);
+            let add = sample::chance(&mut self.streams.adjust.stream, Ratio { numerator: 1, denominator: 2 });
+            let adjustment = if add { TimeAdjustment::Add(amount) } else { TimeAdjustment::Subtract(amount) };
+            self.defects.adjustments += 1;
+            self.device_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
+            self.ideal_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
+            self.record(format_args!("arbiter adjusts {side}: {adjustment:?} (6.14, 13.4)"));
+            self.after_device_change();
+            self.after_ideal_change();
+        }
+        if self.streams.set_moves.strikes() {
+            // 6.8a: the move is complete once the press reaches the clock;
+            // the arbiter corrects the counter after that.
+            self.queue.schedule(self.after_press_landed().into_instant(), Event::SetMoves);
+        }
+        if self.streams.replace_clock.strikes() && self.paused_until_us.is_none() {
+            self.defects.replacements += 1;
+            self.replace_device_clock();
+            self.record(format_args!("arbiter replaces the clock (6.11)"));
+            self.after_device_change();
+            self.watch_if_wrong();
+        }
+    }
+
+    /// Just after the latest press has reached the clock (edges come at most
+    /// `jitter_us` late), on the millisecond grid.
+    pub(super) fn after_press_landed(&self) -> u64 {
+        (self.now_us + self.device.config.jitter_us).div_ceil(1_000) * 1_000 + 1_000
+    }
+
+    /// 6.14: the arbiter sets the move counters to the moves on the board.
+    pub(super) fn set_moves(&mut self) {
+        if self.over || self.device.down_until_us.is_some() {
+            return;
+        }
+        let moves = self.moves;
+        self.device_call(Op::Arbiter, |clock, at| {
+            clock.set_moves(Side::White, moves.white, at)?;
+            clock.set_moves(Side::Black, moves.black, at)
+        });
+        self.record(format_args!("arbiter sets the move counters to {}/{} (6.14)", moves.white, moves.black));
+    }
+
+    /// 6.13: the arbiter stops both clocks for `pause_us`.
+    pub(super) fn pause(&mut self, pause_us: u64) {
+        if self.over || self.paused_until_us.is_some() || self.device.down_until_us.is_some() {
+            return;
+        }
+        self.defects.pauses += 1;
+        self.paused_until_us = Some(self.now_us.saturating_add(pause_us));
+        self.device_call(Op::Pause, |clock, at| clock.pause(at));
+        self.ideal_call(Op::Pause, |clock, at| clock.pause(at));
+        self.queue.cancel_timer(DEVICE_DEADLINE);
+        self.queue.cancel_timer(IDEAL_DEADLINE);
+        self.queue.schedule(self.now_us.saturating_add(pause_us).into_instant(), Event::PauseOver);
+        self.record(format_args!("arbiter pauses the clocks for {pause_us} us (6.13)"));
+    }
+
+    pub(super) fn pause_over(&mut self) {
+        self.paused_until_us = None;
+        if self.over {
+            return;
+        }
+        self.device_call(Op::Resume, |clock, at| clock.resume(at));
+        self.ideal_call(Op::Resume, |clock, at| clock.resume(at));
+        self.record(format_args!("arbiter resumes the clocks"));
+        self.after_device_change();
+        self.after_ideal_change();
+        self.resume_play();
+    }
+
+    /// After the clocks were stopped: the player to move thinks, and the
+    /// players look at the clock again.
+    pub(super) fn resume_play(&mut self) {
+        if *self.present.get(self.to_move) && !self.think_pending {
+            self.schedule_think(self.to_move);
+        }
+        self.watch_if_wrong();
+    }
+}

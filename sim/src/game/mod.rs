@@ -1,0 +1,610 @@
+//! One simulated game: players on a board, a defective clock device, and a
+//! perfect ideal clock, driven by one event queue in true time.
+//!
+//! ```text
+//!   players ──think──▶ board move ──press──▶ button edges ──▶ device (clock core on drifting time)
+//!                                    └──────────────────────▶ ideal  (clock core on true time)
+//!   arbiter: notices flags (6.9), rules (laws), pauses / adjusts / replaces (6.11, 6.13, 6.14)
+//! ```
+//!
+//! The game is what happens on the device: players look at its display and
+//! the arbiter rules on its flags. The ideal clock gets the same presses at
+//! their true instants; its result is what a perfect clock would have given.
+//!
+//! Ordering rule for same-instant events: the order they were scheduled in
+//! (the event queue's sequence number). All time is integer microseconds.
+//!
+//! This file holds the state, the event loop and the clock calls checked by
+//! the oracles; the handlers live by subject in `players.rs`, `device.rs`,
+//! `arbiter.rs` and `rulings.rs`.
+
+use std::fmt::Write as _;
+
+use chessclock::{Article, BySide, Clock, Duration, Instant, Outcome, Side};
+
+use crate::board::{self, Board};
+use crate::oracle::{Before, ClockOracle, Op, TickOracle, Violation};
+use crate::outcome::{GameResult, Reason};
+use crate::player::{occasional_us, MateAnswers};
+use crate::queue::EventQueue;
+use crate::rng::{Actor, Stream};
+use crate::sample::{self, Ratio, Trials};
+use crate::scenario::{Arbiter, Device, Scenario};
+use crate::shrink::DefectSet;
+use crate::timebase::TimeBase;
+
+mod arbiter;
+mod device;
+mod players;
+mod rulings;
+
+/// Extra presses to put the clock right, per move: bounds a game's events.
+const CORRECTIONS_PER_MOVE_MAX: u64 = 8;
+/// The event queue's timer slots: each clock's next deadline.
+const DEVICE_DEADLINE: usize = 0;
+const IDEAL_DEADLINE: usize = 1;
+/// Drift samples kept per game for the report (evenly thinned).
+pub const DRIFT_SAMPLES_MAX: usize = 256;
+
+/// What the simulation is asked to do with one game.
+#[derive(Clone, Copy, Debug)]
+pub struct GameSpec<'a> {
+    pub scenario: &'a Scenario,
+    pub seed: u64,
+    pub game: u64,
+    /// Swarm mode: this game's defect mix is drawn from the seed.
+    pub swarm: bool,
+    /// Keep the trace lines (the hash is always computed).
+    pub trace: bool,
+    /// Shadow the ideal clock with the tick model.
+    pub tick_oracle: bool,
+    /// Defects switched off (shrinking, replays of shrunk games).
+    pub disabled: DefectSet,
+}
+
+/// Counts of the defects that struck a game.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DefectCounts {
+    pub missed_presses: u64,
+    pub double_presses: u64,
+    pub bounces: u64,
+    pub stuck_buttons: u64,
+    pub brownouts: u64,
+    pub display_freezes: u64,
+    pub corrections: u64,
+    pub pauses: u64,
+    pub adjustments: u64,
+    pub replacements: u64,
+}
+
+/// A device-minus-ideal sample for the drift plots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DriftSample {
+    pub true_us: u64,
+    /// Device time minus true time.
+    pub clock_offset_us: i64,
+    /// Device display minus ideal display, per side.
+    pub remaining_error_us: BySide<i64>,
+}
+
+/// Everything one game produced.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    pub game: u64,
+    pub device: GameResult,
+    pub ideal: GameResult,
+    /// Articles applied on the device game, in order (final ruling included).
+    pub applied: Vec<Article>,
+    /// Correspondence articles applied (postal games).
+    pub applied_correspondence: Vec<chessclock::correspondence::CorrespondenceArticle>,
+    pub moves: BySide<u32>,
+    pub presses: u64,
+    pub events: u64,
+    pub end_us: u64,
+    /// Largest |device − ideal| display difference at a press.
+    pub max_time_error_us: u64,
+    pub drift: Vec<DriftSample>,
+    pub defects: DefectCounts,
+    pub violations: Vec<Violation>,
+    /// FNV-1a over the handled events' words (instant, kind, payload): equal hashes, equal games.
+    pub trace_hash: u64,
+    pub trace: Option<Vec<String>>,
+    /// The defect mix this game ran with (swarm mode draws it).
+    pub device_config: Device,
+}
+
+impl GameRecord {
+    pub fn agrees(&self) -> bool {
+        self.device == self.ideal
+    }
+
+    pub fn failed(&self) -> bool {
+        !self.violations.is_empty()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Event {
+    /// A player reaches the board (6.6, 6.7).
+    Arrive(Side),
+    /// 6.7: the default time has passed; a player still absent loses.
+    DefaultTimeOver,
+    /// The player to move has finished thinking: move on the board, then press.
+    Move(Side),
+    /// An electrical edge of a button reaches the device.
+    Edge(Side),
+    /// A player checks whether the device shows the right clock running.
+    Watch,
+    /// The device's next transition (a timer: rescheduled on every change).
+    DeviceDeadline,
+    IdealDeadline,
+    /// A flag is noticed on one of the clocks.
+    Notice {
+        ideal: bool,
+    },
+    /// The arbiter stops the clocks for this long (6.13).
+    Pause(u64),
+    /// The arbiter corrects the move counters (6.14).
+    SetMoves,
+    PauseOver,
+    Brownout,
+    BrownoutOver,
+    FreezeOver,
+    StuckOver(Side),
+}
+
+impl Event {
+    /// A stable (kind, payload) pair for the trace hash: part of the
+    /// reproducibility contract, so codes are never reused.
+    fn code(self) -> (u8, u64) {
+        let side = |side: Side| match side {
+            Side::White => 0,
+            Side::Black => 1,
+        };
+        match self {
+            Event::Arrive(who) => (1, side(who)),
+            Event::DefaultTimeOver => (2, 0),
+            Event::Move(who) => (3, side(who)),
+            Event::Edge(who) => (4, side(who)),
+            Event::Watch => (5, 0),
+            Event::DeviceDeadline => (6, 0),
+            Event::IdealDeadline => (7, 0),
+            Event::Notice { ideal } => (8, u64::from(ideal)),
+            Event::Pause(pause_us) => (9, pause_us),
+            Event::SetMoves => (10, 0),
+            Event::PauseOver => (11, 0),
+            Event::Brownout => (12, 0),
+            Event::BrownoutOver => (13, 0),
+            Event::FreezeOver => (14, 0),
+            Event::StuckOver(who) => (15, side(who)),
+        }
+    }
+}
+
+/// Which clock a flag decision is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Which {
+    Device,
+    Ideal,
+}
+
+#[derive(Debug)]
+struct DeviceState {
+    config: Device,
+    clock: Clock,
+    time_base: TimeBase,
+    /// Last accepted edge per button, device microseconds (debounce).
+    last_edge_us: BySide<Option<u64>>,
+    stuck_until_us: BySide<u64>,
+    /// Down (brownout) until this true instant.
+    down_until_us: Option<u64>,
+    /// Backup of the clock taken at each accepted press.
+    backup: Clock,
+    frozen_until_us: u64,
+    /// What the display showed when it froze.
+    frozen_display: BySide<Duration>,
+    oracle: ClockOracle,
+}
+
+#[derive(Debug)]
+struct IdealState {
+    clock: Clock,
+    oracle: ClockOracle,
+    tick: TickOracle,
+    tick_violations: Vec<Violation>,
+}
+
+/// The game's random streams besides the players', board's and drift's:
+/// one per defect and arbiter habit.
+#[derive(Debug)]
+struct Streams {
+    attention: Stream,
+    jitter: Stream,
+    missed_press: Habit,
+    stuck_button: Habit,
+    bounce: Habit,
+    double_press: Habit,
+    brownout: Habit,
+    display_freeze: Habit,
+    pause: Habit,
+    adjust: Habit,
+    set_moves: Habit,
+    replace_clock: Habit,
+}
+
+impl Streams {
+    fn new(stream: &impl Fn(Actor) -> Stream, device: &Device, arbiter: &Arbiter) -> Streams {
+        let habit = |actor, chance| Habit::new(stream(actor), chance);
+        Streams {
+            attention: stream(Actor::Attention),
+            jitter: stream(Actor::Jitter),
+            missed_press: habit(Actor::MissedPress, device.missed_press),
+            stuck_button: habit(Actor::StuckButton, device.stuck_button.chance),
+            bounce: habit(Actor::Bounce, device.bounce.chance),
+            double_press: habit(Actor::DoublePress, device.double_press),
+            brownout: habit(Actor::Brownout, device.brownout.chance),
+            display_freeze: habit(Actor::DisplayFreeze, device.display_freeze.chance),
+            pause: habit(Actor::Pause, arbiter.pause.chance),
+            adjust: habit(Actor::Adjust, arbiter.adjust.chance),
+            set_moves: habit(Actor::SetMoves, arbiter.set_moves),
+            replace_clock: habit(Actor::ReplaceClock, arbiter.replace_clock),
+        }
+    }
+}
+
+/// A decision tried at every press (a defect striking, an arbiter stepping
+/// in): its stream, and the trials drawn from it as gaps between strikes,
+/// so a press costs no draw unless the decision strikes. Sizes and other
+/// details of a strike are drawn from the same stream, after the next gap.
+#[derive(Debug)]
+struct Habit {
+    stream: Stream,
+    trials: Trials,
+}
+
+impl Habit {
+    fn new(mut stream: Stream, chance: Ratio) -> Habit {
+        let trials = Trials::new(&mut stream, chance);
+        Habit { stream, trials }
+    }
+
+    /// This press's trial.
+    fn strikes(&mut self) -> bool {
+        self.trials.next(&mut self.stream)
+    }
+}
+
+/// The arbiter's bookkeeping for each clock.
+#[derive(Debug, Default)]
+struct Referees {
+    device: Referee,
+    ideal: Referee,
+}
+
+/// Per-clock bookkeeping of flags and the result.
+#[derive(Debug, Default)]
+struct Referee {
+    /// Flag sequence numbers already ruled on.
+    ruled: Vec<u32>,
+    result: Option<GameResult>,
+    /// A notice is scheduled.
+    notice_pending: bool,
+}
+
+struct Game<'a> {
+    spec: GameSpec<'a>,
+    now_us: u64,
+    queue: EventQueue<Event, 2>,
+    players: BySide<Stream>,
+    streams: Streams,
+    board_stream: Stream,
+    /// Draws for "can the opponent still mate" in abstract mode, apart from
+    /// the moves so a ruling on one clock never shifts the game's moves.
+    mate_test_stream: Stream,
+    mate_answers: MateAnswers,
+    board: Box<dyn Board>,
+    device: DeviceState,
+    ideal: IdealState,
+    referees: Referees,
+    /// Player facts: arrival, moves made on the board, presses meant.
+    present: BySide<bool>,
+    moves: BySide<u32>,
+    to_move: Side,
+    /// The game (on the device) is over; ideal decisions may still be pending.
+    over: bool,
+    notice: BySide<(bool, u64)>,
+    /// The arbiter's habits, with shrinking's switches applied.
+    arbiter: Arbiter,
+    applied: Vec<Article>,
+    presses: u64,
+    events: u64,
+    corrections_left: u64,
+    paused_until_us: Option<u64>,
+    /// The player to move has a `Move` scheduled.
+    think_pending: bool,
+    /// A `Watch` is scheduled.
+    watch_pending: bool,
+    max_time_error_us: u64,
+    drift: Vec<DriftSample>,
+    defects: DefectCounts,
+    trace_hash: u64,
+    trace: Option<Vec<String>>,
+    line: String,
+}
+
+/// Plays one game to its end.
+pub fn play(spec: GameSpec<'_>) -> GameRecord {
+    if let Some(postal) = &spec.scenario.correspondence {
+        return crate::postal::game_record(postal, spec);
+    }
+    let mut game = Game::new(spec);
+    game.run();
+    game.finish()
+}
+
+impl<'a> Game<'a> {
+    fn new(spec: GameSpec<'a>) -> Game<'a> {
+        let scenario = spec.scenario;
+        let stream = |actor| Stream::new(spec.seed, spec.game, actor);
+        let mut swarm_stream = stream(Actor::Swarm);
+        let config =
+            if spec.swarm { device::swarm_device(&scenario.device, &mut swarm_stream) } else { scenario.device };
+        let config = spec.disabled.apply_to_device(config);
+        let arbiter = spec.disabled.apply_to_arbiter(scenario.arbiter);
+        let control = scenario.control.control;
+        let device_clock = Clock::new(control);
+        let mut notice_stream = stream(Actor::Arbiter);
+        // Whether each side's flags get noticed, and how late: drawn once so
+        // that the device and the ideal clock are judged alike.
+        let notice_for = |stream: &mut Stream| {
+            let noticed = sample::chance(stream, scenario.arbiter.flag_noticed);
+            // `notice_delay.chance`: how often a noticed flag is noticed late at all.
+            let late = sample::chance(stream, scenario.arbiter.notice_delay.chance);
+            let delay = occasional_us(stream, scenario.arbiter.notice_delay);
+            (noticed, if late { delay } else { 0 })
+        };
+        let notice = BySide::new(notice_for(&mut notice_stream), notice_for(&mut notice_stream));
+        let max_moves = u64::from(scenario.board.max_moves);
+        Game {
+            spec,
+            now_us: 0,
+            queue: EventQueue::new(),
+            players: BySide::new(stream(Actor::White), stream(Actor::Black)),
+            streams: Streams::new(&stream, &config, &arbiter),
+            board_stream: stream(Actor::Board),
+            mate_test_stream: stream(Actor::MateTest),
+            mate_answers: MateAnswers::default(),
+            board: board::for_scenario(scenario),
+            device: DeviceState {
+                config,
+                clock: device_clock,
+                time_base: TimeBase::new(config.drift_ppm, config.drift_walk_ppm, stream(Actor::Drift)),
+                last_edge_us: BySide::both(None),
+                stuck_until_us: BySide::both(0),
+                down_until_us: None,
+                backup: device_clock,
+                frozen_until_us: 0,
+                frozen_display: BySide::both(Duration::ZERO),
+                oracle: ClockOracle::new("device"),
+            },
+            ideal: IdealState {
+                clock: Clock::new(control),
+                oracle: ClockOracle::new("ideal"),
+                tick: if spec.tick_oracle { TickOracle::new(&control) } else { TickOracle::disabled() },
+                tick_violations: Vec::new(),
+            },
+            referees: Referees::default(),
+            present: BySide::both(false),
+            moves: BySide::both(0),
+            to_move: Side::White,
+            over: false,
+            notice,
+            arbiter,
+            applied: Vec::new(),
+            presses: 0,
+            events: 0,
+            corrections_left: max_moves.saturating_mul(2).saturating_mul(CORRECTIONS_PER_MOVE_MAX),
+            paused_until_us: None,
+            think_pending: false,
+            watch_pending: false,
+            max_time_error_us: 0,
+            drift: Vec::new(),
+            defects: DefectCounts::default(),
+            trace_hash: FNV_OFFSET,
+            trace: spec.trace.then(Vec::new),
+            line: String::new(),
+        }
+    }
+
+    fn scenario(&self) -> &'a Scenario {
+        self.spec.scenario
+    }
+
+    /// Adds one line to the trace when it is kept (`--trace`). The trace
+    /// hash does not read these lines: it is taken over the events (see
+    /// [`Game::fingerprint`]), so an untraced game formats nothing.
+    fn record(&mut self, args: std::fmt::Arguments<'_>) {
+        if let Some(trace) = self.trace.as_mut() {
+            self.line.clear();
+            let _ = write!(self.line, "{:>14} ", self.now_us);
+            let _ = self.line.write_fmt(args);
+            trace.push(self.line.trim_end().to_string());
+        }
+    }
+
+    /// Folds one handled event into the trace hash: FNV-1a over 64-bit
+    /// words (its true instant, kind and payload) rather than bytes. Every
+    /// decision of the game shows up as events (their kinds and instants),
+    /// so equal hashes mean equal games.
+    fn fingerprint(&mut self, at_us: u64, event: Event) {
+        let (kind, payload) = event.code();
+        for word in [at_us, u64::from(kind), payload] {
+            self.trace_hash = (self.trace_hash ^ word).wrapping_mul(FNV_PRIME);
+        }
+    }
+
+    fn run(&mut self) {
+        // 6.5: White's clock starts at the scheduled time, on both clocks.
+        self.device_call(Op::Start, |clock, at| clock.start(at));
+        self.ideal_call(Op::Start, |clock, at| clock.start(at));
+        self.record(format_args!("start {}", self.scenario().control.text));
+        let rules = self.scenario().rules.0;
+        for side in Side::BOTH {
+            let arrival_us = self.scenario().player(side).arrival_ms.saturating_mul(1_000);
+            self.queue.schedule(Instant::from_us(arrival_us), Event::Arrive(side));
+            if arrival_us > rules.default_time.as_us() {
+                self.queue
+                    .schedule(rules.default_time.as_us().saturating_add(1).into_instant(), Event::DefaultTimeOver);
+            }
+        }
+        self.schedule_deadlines();
+        let events_max = u64::from(self.scenario().board.max_moves).saturating_mul(64).saturating_add(1_024);
+        while let Some((at, event)) = self.queue.pop() {
+            self.now_us = at.as_us();
+            self.events += 1;
+            self.fingerprint(self.now_us, event);
+            if self.events > events_max {
+                self.record(format_args!("event bound {events_max} reached"));
+                self.end_both(GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound });
+                break;
+            }
+            self.handle(event);
+            if self.over && self.ideal_decided() {
+                break;
+            }
+        }
+        if self.referees.device.result.is_none() {
+            self.end_both(GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound });
+        }
+    }
+
+    fn ideal_decided(&self) -> bool {
+        self.referees.ideal.result.is_some()
+    }
+
+    fn handle(&mut self, event: Event) {
+        match event {
+            Event::Arrive(side) => self.arrive(side),
+            Event::DefaultTimeOver => self.default_time_over(),
+            Event::Move(side) => self.make_move(side),
+            Event::Edge(side) => self.edge(side),
+            Event::Watch => self.watch(),
+            Event::DeviceDeadline => {
+                if self.device.down_until_us.is_none() {
+                    let deadline = self.device.clock.next_deadline();
+                    self.device_call(Op::Settle(deadline), |clock, at| clock.settle(at));
+                    self.after_device_change();
+                }
+            }
+            Event::IdealDeadline => {
+                let deadline = self.ideal.clock.next_deadline();
+                self.ideal_call(Op::Settle(deadline), |clock, at| clock.settle(at));
+                self.after_ideal_change();
+            }
+            Event::Notice { ideal } => self.notice(if ideal { Which::Ideal } else { Which::Device }),
+            Event::Pause(pause_us) => self.pause(pause_us),
+            Event::SetMoves => self.set_moves(),
+            Event::PauseOver => self.pause_over(),
+            Event::Brownout => self.brownout(),
+            Event::BrownoutOver => self.brownout_over(),
+            Event::FreezeOver => self.record(format_args!("display unfreezes")),
+            Event::StuckOver(side) => self.record(format_args!("{side} button released")),
+        }
+    }
+
+    // ---- clock calls with oracles ----
+
+    fn device_call(&mut self, op: Op, call: impl FnOnce(&mut Clock, Instant) -> Result<(), chessclock::ClockError>) {
+        if self.device.down_until_us.is_some() {
+            return;
+        }
+        let at = self.device_now();
+        let before = Before::of(&self.device.clock);
+        match call(&mut self.device.clock, at) {
+            Ok(()) => self.device.oracle.check(self.now_us, &before, &self.device.clock, op),
+            Err(error) => self.record(format_args!("device refuses {op:?}: {error}")),
+        }
+    }
+
+    fn ideal_call(&mut self, op: Op, call: impl FnOnce(&mut Clock, Instant) -> Result<(), chessclock::ClockError>) {
+        let at = Instant::from_us(self.now_us);
+        let before = Before::of(&self.ideal.clock);
+        match call(&mut self.ideal.clock, at) {
+            Ok(()) => {
+                let ideal = &mut self.ideal;
+                ideal.oracle.check(self.now_us, &before, &ideal.clock, op);
+                ideal.tick.follow(self.now_us, op, at, &ideal.clock, &mut ideal.tick_violations);
+            }
+            Err(error) => self.record(format_args!("ideal refuses {op:?}: {error}")),
+        }
+    }
+
+    fn sample_drift(&mut self) {
+        let device_us = self.device.time_base.device_at(self.now_us);
+        let at = self.device_tick_floor(device_us);
+        let ideal_at = Instant::from_us(self.now_us);
+        let mut errors = BySide::both(0i64);
+        for side in Side::BOTH {
+            let device = self.device.clock.remaining(side, at).map_or(0, |time| time.as_us());
+            let ideal = self.ideal.clock.remaining(side, ideal_at).map_or(0, |time| time.as_us());
+            let error = i128::from(device) - i128::from(ideal);
+            *errors.get_mut(side) = i64::try_from(error).unwrap_or(i64::MAX);
+            self.max_time_error_us =
+                self.max_time_error_us.max(u64::try_from(error.unsigned_abs()).unwrap_or(u64::MAX));
+        }
+        if self.drift.len() >= DRIFT_SAMPLES_MAX {
+            // Keep every other sample: an even thinning, bounded memory.
+            let mut keep = false;
+            self.drift.retain(|_| {
+                keep = !keep;
+                keep
+            });
+        }
+        let offset = i128::from(device_us) - i128::from(self.now_us);
+        self.drift.push(DriftSample {
+            true_us: self.now_us,
+            clock_offset_us: i64::try_from(offset).unwrap_or(i64::MAX),
+            remaining_error_us: errors,
+        });
+    }
+
+    fn finish(self) -> GameRecord {
+        let device =
+            self.referees.device.result.unwrap_or(GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound });
+        let ideal = self.referees.ideal.result.unwrap_or(device);
+        let mut violations = self.device.oracle.into_violations();
+        violations.extend(self.ideal.oracle.into_violations());
+        violations.extend(self.ideal.tick_violations);
+        GameRecord {
+            game: self.spec.game,
+            device,
+            ideal,
+            applied: self.applied,
+            applied_correspondence: Vec::new(),
+            moves: self.moves,
+            presses: self.presses,
+            events: self.events,
+            end_us: self.now_us,
+            max_time_error_us: self.max_time_error_us,
+            drift: self.drift,
+            defects: self.defects,
+            violations,
+            trace_hash: self.trace_hash,
+            trace: self.trace,
+            device_config: self.device.config,
+        }
+    }
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+trait IntoInstant {
+    fn into_instant(self) -> Instant;
+}
+
+impl IntoInstant for u64 {
+    fn into_instant(self) -> Instant {
+        Instant::from_us(self)
+    }
+}

@@ -1,0 +1,190 @@
+//! Flags and rulings: deadlines scheduled, flags noticed (6.9) and ruled
+//! (6.3, 6.10, 6.12), and the end of the game on each clock.
+
+use chessclock::laws::{rule_on_both_flags, rule_on_flag, BothFlagsFacts};
+use chessclock::{Clock, Instant, Outcome, Ruling, Side};
+
+use super::{Event, Game, IntoInstant, Referee, Which, DEVICE_DEADLINE, IDEAL_DEADLINE};
+use crate::oracle::{Before, Op};
+use crate::outcome::{GameResult, Reason};
+use crate::player;
+
+impl Game<'_> {
+    pub(super) fn after_device_change(&mut self) {
+        match self.device.clock.next_deadline() {
+            Some(deadline) => {
+                // The firmware sees the deadline at its first tick at or after it.
+                let tick = self.device.config.tick_us.max(1);
+                let device_us = deadline.at.as_us().div_ceil(tick).saturating_mul(tick);
+                let true_us = self.device.time_base.true_at(device_us).max(self.now_us);
+                self.queue.set_timer(DEVICE_DEADLINE, true_us.into_instant(), Event::DeviceDeadline);
+            }
+            None => self.queue.cancel_timer(DEVICE_DEADLINE),
+        }
+        self.check_flags(Which::Device);
+    }
+
+    pub(super) fn after_ideal_change(&mut self) {
+        match self.ideal.clock.next_deadline() {
+            Some(deadline) => self.queue.set_timer(IDEAL_DEADLINE, deadline.at, Event::IdealDeadline),
+            None => self.queue.cancel_timer(IDEAL_DEADLINE),
+        }
+        self.check_flags(Which::Ideal);
+    }
+
+    pub(super) fn schedule_deadlines(&mut self) {
+        self.after_device_change();
+        self.after_ideal_change();
+    }
+
+    pub(super) fn clock(&self, which: Which) -> &Clock {
+        match which {
+            Which::Device => &self.device.clock,
+            Which::Ideal => &self.ideal.clock,
+        }
+    }
+
+    pub(super) fn referee(&mut self, which: Which) -> &mut Referee {
+        match which {
+            Which::Device => &mut self.referees.device,
+            Which::Ideal => &mut self.referees.ideal,
+        }
+    }
+
+    /// Unruled flags shown by `which`'s clock, White's first.
+    pub(super) fn unruled_flags(&self, which: Which) -> Vec<chessclock::FlagFall> {
+        let clock = self.clock(which);
+        let ruled = match which {
+            Which::Device => &self.referees.device.ruled,
+            Which::Ideal => &self.referees.ideal.ruled,
+        };
+        Side::BOTH
+            .into_iter()
+            .filter_map(|side| clock.flag(side))
+            .filter(|flag| !ruled.contains(&flag.sequence))
+            .collect()
+    }
+
+    /// A new flag on `which`'s clock: schedule its notice (6.9).
+    pub(super) fn check_flags(&mut self, which: Which) {
+        if self.referee(which).result.is_some() || self.referee(which).notice_pending {
+            return;
+        }
+        let clock = self.clock(which);
+        if clock.flag(Side::White).is_none() && clock.flag(Side::Black).is_none() {
+            // The common case: no flag shown, nothing to notice.
+            return;
+        }
+        let flags = self.unruled_flags(which);
+        let both_down = flags.len() == 2;
+        let noticed: Vec<_> = flags.iter().filter(|flag| self.notice.get(flag.side).0 || both_down).collect();
+        let Some(first) = noticed.iter().min_by_key(|flag| flag.sequence) else { return };
+        let (_, delay_us) = *self.notice.get(first.side);
+        let mut at_us = self.now_us.saturating_add(delay_us);
+        if which == Which::Device {
+            // A frozen display hides the flag until it unfreezes.
+            at_us = at_us.max(self.device.frozen_until_us);
+        }
+        self.referee(which).notice_pending = true;
+        self.queue.schedule(at_us.into_instant(), Event::Notice { ideal: which == Which::Ideal });
+    }
+
+    pub(super) fn notice(&mut self, which: Which) {
+        self.referee(which).notice_pending = false;
+        if self.referee(which).result.is_some() {
+            return;
+        }
+        let flags = self.unruled_flags(which);
+        if flags.is_empty() {
+            return;
+        }
+        let control = *self.clock(which).control();
+        let clock_first = self.clock(which).first_flag();
+        let facts_for = |game: &mut Game<'_>, flag: chessclock::FlagFall| {
+            let moves_made = *game.moves.get(flag.side);
+            player::flag_facts(&control, flag, moves_made, |side| game.can_checkmate(side))
+        };
+        let ruling: Ruling = if flags.len() == 2 {
+            let first = if self.scenario().arbiter.clock_shows_first_flag {
+                clock_first.map(|flag| facts_for(self, flag))
+            } else {
+                None
+            };
+            let in_final_period = flags.iter().all(|flag| control.is_final_period(flag.period));
+            rule_on_both_flags(&BothFlagsFacts { first, in_final_period, game_end: None })
+        } else {
+            let flag = flags[0];
+            if !self.notice.get(flag.side).0 {
+                return;
+            }
+            rule_on_flag(&facts_for(self, flag))
+        };
+        let ruled: Vec<u32> = flags.iter().map(|flag| flag.sequence).collect();
+        self.referee(which).ruled.extend(ruled);
+        self.record(format_args!("{which:?} flag(s) {flags:?} ruled: {ruling:?}"));
+        if which == Which::Device {
+            self.applied.push(ruling.article);
+        }
+        if ruling.outcome != Outcome::Continue {
+            let result = GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) };
+            match which {
+                Which::Device => self.end_device(result),
+                Which::Ideal => self.referee(Which::Ideal).result = Some(result),
+            }
+        } else {
+            // Play goes on; later flags are noticed afresh.
+            self.check_flags(which);
+        }
+    }
+
+    /// Whether `side` can still mate, asked once per position: the device's
+    /// and the ideal clock's rulings on the same flag see the same board.
+    pub(super) fn can_checkmate(&mut self, side: Side) -> bool {
+        let moves = (self.moves.white, self.moves.black);
+        self.mate_answers.can_checkmate(self.board.as_mut(), &mut self.mate_test_stream, side, moves)
+    }
+
+    /// The board ended the game (or the move bound, or a forfeit): the same
+    /// result on both clocks, unless the ideal clock had already decided.
+    pub(super) fn end_both(&mut self, result: GameResult) {
+        if self.referees.ideal.result.is_none() {
+            self.referees.ideal.result = Some(result);
+        }
+        self.end_device(result);
+    }
+
+    pub(super) fn end_device(&mut self, result: GameResult) {
+        if self.referees.device.result.is_none() {
+            self.referees.device.result = Some(result);
+        }
+        if !self.over {
+            self.over = true;
+            self.record(format_args!("game over on the device: {result}"));
+            let device_at = self.device_now();
+            let _ = self.device.clock.finish(device_at);
+            // The ideal clock's pending notices of flags that fell by now
+            // still count; a flag noticed later would be a different game.
+            self.settle_ideal_at_end();
+        }
+    }
+
+    pub(super) fn settle_ideal_at_end(&mut self) {
+        if self.referees.ideal.result.is_some() {
+            return;
+        }
+        let at = Instant::from_us(self.now_us);
+        if self.ideal.clock.running().is_some() {
+            let before = Before::of(&self.ideal.clock);
+            let deadline = self.ideal.clock.next_deadline().filter(|deadline| deadline.at <= at);
+            let _ = self.ideal.clock.settle(at);
+            self.ideal.oracle.check(self.now_us, &before, &self.ideal.clock, Op::Settle(deadline));
+        }
+        let flags = self.unruled_flags(Which::Ideal);
+        if flags.iter().any(|flag| self.notice.get(flag.side).0) || flags.len() == 2 {
+            self.notice(Which::Ideal);
+        }
+        if self.referees.ideal.result.is_none() {
+            self.referees.ideal.result = Some(GameResult { outcome: Outcome::Continue, reason: Reason::StillPlaying });
+        }
+    }
+}

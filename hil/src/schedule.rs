@@ -53,7 +53,7 @@ use std::fmt;
 
 use bench_sim::board;
 use bench_sim::outcome::{GameResult, Reason};
-use bench_sim::player::{self, occasional_us, MateAnswers};
+use bench_sim::player::{self, MateAnswers};
 use bench_sim::rng::{Actor, Stream};
 use bench_sim::sample;
 use bench_sim::sample::Ratio;
@@ -218,16 +218,7 @@ pub fn schedule(scenario: &Scenario, seed: u64, game: u64) -> Result<Schedule, S
         return Err(ScheduleError::Correspondence { scenario: scenario.name.clone() });
     }
     let stream = |actor| Stream::new(seed, game, actor);
-    let mut notice_stream = stream(Actor::Arbiter);
-    let notice_for = |stream: &mut Stream| {
-        let noticed = sample::chance(stream, scenario.arbiter.flag_noticed);
-        // `notice_delay.chance`: how often a noticed flag is noticed late at all.
-        let late = sample::chance(stream, scenario.arbiter.notice_delay.chance);
-        let delay = occasional_us(stream, scenario.arbiter.notice_delay);
-        (noticed, if late { delay } else { 0 })
-    };
-    let white_notice = notice_for(&mut notice_stream);
-    let black_notice = notice_for(&mut notice_stream);
+    let notice = player::flag_notices(&scenario.arbiter, &mut stream(Actor::Arbiter));
     let mut builder = Builder {
         scenario,
         clock: Clock::new(scenario.control.control),
@@ -238,7 +229,7 @@ pub fn schedule(scenario: &Scenario, seed: u64, game: u64) -> Result<Schedule, S
         bounce_stream: stream(Actor::Bounce),
         board: board::for_scenario(scenario),
         mate_answers: MateAnswers::default(),
-        notice: BySide::new(white_notice, black_notice),
+        notice,
         ruled: Vec::new(),
         notice_at: None,
         presses: Vec::new(),

@@ -3,12 +3,12 @@
 //! the same game in both.
 
 use chessclock::laws::FlagFacts;
-use chessclock::{Duration, FlagFall, Observation, Side, TimeControl};
+use chessclock::{BySide, Duration, FlagFall, Observation, Side, TimeControl};
 
 use crate::board::Board;
 use crate::rng::Stream;
 use crate::sample::{self, Ratio};
-use crate::scenario::{Distribution, Occasional, Player};
+use crate::scenario::{Arbiter, Distribution, Occasional, Player};
 
 /// The fastest a hurried player makes a move and presses the clock.
 pub const HURRIED_MOVE_MIN_US: u64 = 250_000;
@@ -32,6 +32,21 @@ pub fn think_us(player: &Player, stream: &mut Stream, shown: Duration) -> u64 {
     // Nobody moves and presses faster than this, however hurried: in time
     // trouble a player runs out of time instead (6.10).
     think_us.max(HURRIED_MOVE_MIN_US.min(player.think.min_ms.saturating_mul(1_000)))
+}
+
+/// Whether the arbiter notices each side's flags, and how late (µs): drawn
+/// once per game, White first, from the arbiter's stream, so that every
+/// clock of the game (device, ideal, a board under test) is judged alike.
+pub fn flag_notices(arbiter: &Arbiter, stream: &mut Stream) -> BySide<(bool, u64)> {
+    let mut notice_for = || {
+        let noticed = sample::chance(stream, arbiter.flag_noticed);
+        // `notice_delay.chance`: how often a noticed flag is noticed late at all.
+        let late = sample::chance(stream, arbiter.notice_delay.chance);
+        let delay = occasional_us(stream, arbiter.notice_delay);
+        (noticed, if late { delay } else { 0 })
+    };
+    let white = notice_for();
+    BySide::new(white, notice_for())
 }
 
 /// A duration drawn uniformly from an occasional habit's range.

@@ -25,10 +25,10 @@ use chessclock::{Article, BySide, Clock, Duration, Instant, Outcome, Side};
 use crate::board::{self, Board};
 use crate::oracle::{Before, ClockOracle, Op, TickOracle, Violation};
 use crate::outcome::{GameResult, Reason};
-use crate::player::{occasional_us, MateAnswers};
+use crate::player::{self, MateAnswers};
 use crate::queue::EventQueue;
 use crate::rng::{Actor, Stream};
-use crate::sample::{self, Ratio, Trials};
+use crate::sample::{Ratio, Trials};
 use crate::scenario::{Arbiter, Device, Scenario};
 use crate::shrink::DefectSet;
 use crate::timebase::TimeBase;
@@ -353,17 +353,7 @@ impl<'a> Game<'a> {
         let arbiter = spec.disabled.apply_to_arbiter(scenario.arbiter);
         let control = scenario.control.control;
         let device_clock = Clock::new(control);
-        let mut notice_stream = stream(Actor::Arbiter);
-        // Whether each side's flags get noticed, and how late: drawn once so
-        // that the device and the ideal clock are judged alike.
-        let notice_for = |stream: &mut Stream| {
-            let noticed = sample::chance(stream, scenario.arbiter.flag_noticed);
-            // `notice_delay.chance`: how often a noticed flag is noticed late at all.
-            let late = sample::chance(stream, scenario.arbiter.notice_delay.chance);
-            let delay = occasional_us(stream, scenario.arbiter.notice_delay);
-            (noticed, if late { delay } else { 0 })
-        };
-        let notice = BySide::new(notice_for(&mut notice_stream), notice_for(&mut notice_stream));
+        let notice = player::flag_notices(&scenario.arbiter, &mut stream(Actor::Arbiter));
         let max_moves = u64::from(scenario.board.max_moves);
         Game {
             spec,

@@ -53,6 +53,18 @@ think = { distribution = "uniform", min_ms = 300, max_ms = 2500 }
 agreement_min_percent = 0
 "#;
 
+/// The issue's goals, per core: abstract moves with every defect and the
+/// invariants on, and legal moves.
+const ABSTRACT_GOAL_PER_CORE: f64 = 20e6;
+const LEGAL_GOAL_PER_CORE: f64 = 2e6;
+const JOBS2_GOAL_RATIO: f64 = 1.8;
+
+/// One line saying how far a figure is from its goal.
+fn against_goal(what: &str, measured: f64, goal: f64) {
+    let verdict = if measured >= goal { "met" } else { "NOT met" };
+    println!("  goal {what} >= {goal:.3e}: measured {:.2} of it ({verdict})", measured / goal);
+}
+
 fn measure(label: &str, scenario: &Scenario, games: u64, jobs: usize, tick_oracle: bool) -> f64 {
     let options = RunOptions { seed: 1, games: 0..games, jobs, swarm: false, tick_oracle };
     let started = WallClock::now();
@@ -74,14 +86,19 @@ fn main() {
     let scenario = Scenario::parse(DEFECTS, Path::new("throughput.toml")).expect("the benchmark scenario parses");
     let legal = Scenario::parse(LEGAL, Path::new("throughput-legal.toml")).expect("the legal scenario parses");
     let one = wanted("abstract").then(|| measure("abstract, invariants, defects", &scenario, games, 1, false));
+    if let Some(one) = one {
+        against_goal("abstract presses/s per core", one, ABSTRACT_GOAL_PER_CORE);
+    }
     let two = wanted("jobs2").then(|| measure("abstract, invariants, defects", &scenario, games, 2, false));
     if let (Some(one), Some(two)) = (one, two) {
         println!("jobs 2 / jobs 1 = {:.2}x", two / one);
+        against_goal("jobs 2 / jobs 1", two / one, JOBS2_GOAL_RATIO);
     }
     if wanted("tick") {
         measure("abstract, invariants + tick model, defects", &scenario, games / 10, 1, true);
     }
     if wanted("legal") {
-        measure("legal moves (chess + chasolver), invariants", &legal, games / 4, 1, false);
+        let legal = measure("legal moves (chess + chasolver), invariants", &legal, games / 4, 1, false);
+        against_goal("legal presses/s per core", legal, LEGAL_GOAL_PER_CORE);
     }
 }

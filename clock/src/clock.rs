@@ -467,6 +467,14 @@ impl Clock {
         if let Some(shown) = self.running_shown_before_transition(side, at) {
             return Ok(shown);
         }
+        self.remaining_projected(side, at)
+    }
+
+    /// `remaining` when a transition may come first: a copy of the clock
+    /// run forward. Kept out of line so the common answers stay cheap.
+    #[cold]
+    #[inline(never)]
+    fn remaining_projected(&self, side: Side, at: Instant) -> Result<Duration, ClockError> {
         let mut projected = *self;
         projected.settle(at)?;
         Ok(projected.displays.get(side).shown(&self.control))

@@ -215,12 +215,16 @@ impl TickClock {
         if at_ms < self.now_ms {
             return Err(TickError::TimeWentBackwards);
         }
+        let State::Running(side) = self.state else {
+            // No display runs: the ticks pass and change nothing.
+            self.now_ms = at_ms;
+            return Ok(());
+        };
+        // Ticks never change which display runs (only calls do).
         while self.now_ms < at_ms {
             self.now_ms += 1;
-            if let State::Running(side) = self.state {
-                self.tick(side);
-                self.service(side);
-            }
+            self.tick(side);
+            self.service(side);
         }
         Ok(())
     }
@@ -287,108 +291,101 @@ impl TickClock {
 
     /// One millisecond of `side`'s display running.
     fn tick(&mut self, side: Side) {
-        let rules = self.rules;
+        // Which kind of display this is, read without copying the rules
+        // (a copy of every stage would cost more than the tick itself).
+        let staged = matches!(self.rules, Rules::Staged { .. });
+        let hourglass = matches!(self.rules, Rules::Hourglass { .. });
         let face = self.face_mut(side);
         if face.frozen {
             return;
         }
         face.move_ticks += 1;
-        match rules {
-            Rules::Staged { .. } => {
-                if face.delay_left > 0 {
-                    face.delay_left -= 1;
-                } else {
-                    face.main = face.main.checked_sub(1).expect("a staged display ran below zero");
-                }
+        if staged {
+            if face.delay_left > 0 {
+                face.delay_left -= 1;
+            } else {
+                face.main = face.main.checked_sub(1).expect("a staged display ran below zero");
             }
-            Rules::Hourglass { .. } => {
-                face.main = face.main.checked_sub(1).expect("an hourglass ran below zero");
-                let other = self.face_mut(side.opponent());
-                if !other.frozen {
-                    other.main += 1;
-                }
+        } else if hourglass {
+            face.main = face.main.checked_sub(1).expect("an hourglass ran below zero");
+            let other = self.face_mut(side.opponent());
+            if !other.frozen {
+                other.main += 1;
             }
-            Rules::ByoYomi { .. } | Rules::Canadian { .. } => {
-                if face.period == 0 {
-                    face.main = face.main.checked_sub(1).expect("main time ran below zero");
-                } else {
-                    face.period_left = face.period_left.checked_sub(1).expect("a period ran below zero");
-                }
-            }
+        } else if face.period == 0 {
+            // Byo-yomi or Canadian: main time first, then the periods.
+            face.main = face.main.checked_sub(1).expect("main time ran below zero");
+        } else {
+            face.period_left = face.period_left.checked_sub(1).expect("a period ran below zero");
         }
     }
 
     /// Applies every transition due now on the running display.
     fn service(&mut self, side: Side) {
-        loop {
-            let face = *self.face(side);
-            if face.frozen {
-                return;
-            }
-            match self.rules {
-                Rules::Staged { .. } => {
-                    if face.delay_left > 0 || face.main > 0 {
-                        return;
-                    }
-                    self.raise_flag(side, face.period);
-                    if self.is_last_stage(face.period) {
-                        self.freeze(side);
-                        return;
-                    }
-                    let next = face.period + 1;
-                    let time = self.stage(next).expect("next stage").time;
-                    let face = self.face_mut(side);
-                    face.period = next;
-                    face.main += time;
-                }
-                Rules::Hourglass { .. } => {
-                    if face.main > 0 {
-                        return;
-                    }
-                    self.raise_flag(side, 0);
+        while self.transition_due(side) {
+            self.apply_transition(side);
+        }
+    }
+
+    /// Whether the running display has reached a boundary: the main loop's
+    /// check after every tick, so it only reads.
+    fn transition_due(&self, side: Side) -> bool {
+        let face = self.face(side);
+        if face.frozen {
+            return false;
+        }
+        match self.rules {
+            Rules::Staged { .. } => face.delay_left == 0 && face.main == 0,
+            Rules::Hourglass { .. } => face.main == 0,
+            Rules::ByoYomi { .. } | Rules::Canadian { .. } if face.period == 0 => face.main == 0,
+            Rules::ByoYomi { .. } | Rules::Canadian { .. } => face.period_left == 0,
+        }
+    }
+
+    /// The one transition due (see [`TickClock::transition_due`]).
+    #[inline(never)]
+    fn apply_transition(&mut self, side: Side) {
+        let face = *self.face(side);
+        match self.rules {
+            Rules::Staged { .. } => {
+                self.raise_flag(side, face.period);
+                if self.is_last_stage(face.period) {
                     self.freeze(side);
                     return;
                 }
-                Rules::ByoYomi { periods, period, .. } => {
-                    if face.period == 0 {
-                        if face.main > 0 {
-                            return;
-                        }
-                        let face = self.face_mut(side);
-                        face.period = 1;
-                        face.period_left = period;
-                    } else {
-                        if face.period_left > 0 {
-                            return;
-                        }
-                        if face.period < periods {
-                            let face = self.face_mut(side);
-                            face.period += 1;
-                            face.period_left = period;
-                        } else {
-                            self.raise_flag(side, face.period);
-                            self.freeze(side);
-                            return;
-                        }
-                    }
+                let next = face.period + 1;
+                let time = self.stage(next).expect("next stage").time;
+                let face = self.face_mut(side);
+                face.period = next;
+                face.main += time;
+            }
+            Rules::Hourglass { .. } => {
+                self.raise_flag(side, 0);
+                self.freeze(side);
+            }
+            Rules::ByoYomi { periods, period, .. } => {
+                if face.period == 0 {
+                    let face = self.face_mut(side);
+                    face.period = 1;
+                    face.period_left = period;
+                } else if face.period < periods {
+                    let face = self.face_mut(side);
+                    face.period += 1;
+                    face.period_left = period;
+                } else {
+                    self.raise_flag(side, face.period);
+                    self.freeze(side);
                 }
-                Rules::Canadian { period, .. } => {
-                    if face.period == 0 {
-                        if face.main > 0 {
-                            return;
-                        }
-                        let face = self.face_mut(side);
-                        face.period = 1;
-                        face.period_left = period;
-                        face.period_moves = 0;
-                    } else {
-                        if face.period_left > 0 {
-                            return;
-                        }
-                        self.raise_flag(side, face.period);
-                        self.freeze(side);
-                        return;
-                    }
+            }
+            Rules::Canadian { period, .. } => {
+                if face.period == 0 {
+                    let face = self.face_mut(side);
+                    face.period = 1;
+                    face.period_left = period;
+                    face.period_moves = 0;
+                } else {
+                    self.raise_flag(side, face.period);
+                    self.freeze(side);
                 }
             }
         }

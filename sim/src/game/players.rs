@@ -8,7 +8,7 @@ use super::{Event, Game, IntoInstant};
 use crate::oracle::Op;
 use crate::outcome::{GameResult, Reason};
 use crate::player::{self, occasional_us};
-use crate::sample::{self};
+use crate::sample;
 
 /// How long a player takes to see that the clock did not do what the press
 /// should have made it do, and to press again.

@@ -9,6 +9,7 @@ pub mod game;
 pub mod legal;
 pub mod oracle;
 pub mod outcome;
+pub mod perf;
 pub mod player;
 pub mod postal;
 pub mod queue;

@@ -6,6 +6,7 @@
 pub mod boards;
 pub mod gate;
 pub mod hil;
+pub mod perf;
 pub mod report;
 pub mod scenarios;
 pub mod sim;

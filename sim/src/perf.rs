@@ -1,0 +1,164 @@
+//! The simulator's throughput, measured: presses per second on one core
+//! and on two, against the goals. `bench perf` and `cargo bench -p
+//! bench-sim --bench throughput` both print this; the goals are read by a
+//! person or a CI job from the ratios, never asserted in a timed test.
+//!
+//! Wall-clock time is read here to measure a run, never inside one: the
+//! games played are the same whatever the machine's speed.
+
+use std::path::Path;
+use std::time::Instant as WallClock;
+
+use crate::run::{self, RunOptions};
+use crate::scenario::{Scenario, ScenarioError};
+
+/// Abstract moves, full rules, the invariant oracles and every defect on.
+pub const ABSTRACT_SCENARIO: &str = r#"
+description = "throughput: abstract moves, all invariant oracles, every defect"
+control = "300+2"
+games = 2000
+seed = 1
+[players]
+think = { distribution = "skewed", min_ms = 100, max_ms = 12000 }
+time_trouble = { below_ms = 20000, percent = 10 }
+[board]
+ends_per_move = "1/120"
+[device]
+drift_ppm = 40
+drift_walk_ppm = 10
+jitter_us = 300
+bounce = { chance = "1/20", min_ms = 1, max_ms = 40 }
+missed_press = "1/300"
+double_press = "1/200"
+stuck_button = { chance = "1/1000", min_ms = 200, max_ms = 2000 }
+brownout = { chance = "1/3000" }
+display_freeze = { chance = "1/500", min_ms = 500, max_ms = 3000 }
+[expect]
+agreement_min_percent = 0
+"#;
+
+/// Random legal moves on a real board: checkmate, stalemate, dead positions
+/// and the flag rulings' "can the opponent still mate" on the position.
+pub const LEGAL_SCENARIO: &str = r#"
+description = "throughput: random legal moves, all invariant oracles"
+control = "180"
+games = 500
+seed = 1
+moves = "legal"
+[players]
+think = { distribution = "uniform", min_ms = 300, max_ms = 2500 }
+[expect]
+agreement_min_percent = 0
+"#;
+
+/// The goals, per core: abstract moves with every defect and the
+/// invariants on, and legal moves; and two threads against one.
+pub const ABSTRACT_GOAL_PER_CORE: f64 = 20e6;
+pub const LEGAL_GOAL_PER_CORE: f64 = 2e6;
+pub const JOBS2_GOAL_RATIO: f64 = 1.8;
+
+/// Which measurements to make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// Abstract moves on one thread.
+    Abstract,
+    /// Abstract moves on one thread and on two, and their ratio.
+    Jobs2,
+    /// Abstract moves with the tick-model oracle on (a tenth of the games).
+    Tick,
+    /// Legal moves (a quarter of the games).
+    Legal,
+}
+
+impl Measure {
+    pub const ALL: [Measure; 4] = [Measure::Abstract, Measure::Jobs2, Measure::Tick, Measure::Legal];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Measure::Abstract => "abstract",
+            Measure::Jobs2 => "jobs2",
+            Measure::Tick => "tick",
+            Measure::Legal => "legal",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Measure> {
+        Measure::ALL.into_iter().find(|measure| measure.name() == name)
+    }
+}
+
+/// One timed run.
+#[derive(Clone, Copy, Debug)]
+pub struct Figure {
+    pub games: u64,
+    pub jobs: usize,
+    pub presses: u64,
+    pub seconds: f64,
+}
+
+impl Figure {
+    pub fn presses_per_s(&self) -> f64 {
+        self.presses as f64 / self.seconds.max(f64::MIN_POSITIVE)
+    }
+}
+
+/// Plays `games` games of `scenario` (seed 1) on `jobs` threads, timed.
+pub fn time_run(scenario: &Scenario, games: u64, jobs: usize, tick_oracle: bool) -> Figure {
+    let options = RunOptions { seed: 1, games: 0..games, jobs, swarm: false, tick_oracle };
+    let started = WallClock::now();
+    let summary = run::run(scenario, &options, &|_| {});
+    Figure { games, jobs, presses: summary.presses, seconds: started.elapsed().as_secs_f64() }
+}
+
+/// Makes the measurements asked for with `games` abstract games (fewer for
+/// the slower ones, as [`Measure`] says) and gives each printed line to
+/// `print` as it comes.
+pub fn measure(games: u64, only: Option<Measure>, print: &mut dyn FnMut(String)) -> Result<(), ScenarioError> {
+    let wanted = |measure: Measure| only.is_none_or(|only| only == measure);
+    let abstract_scenario = Scenario::parse(ABSTRACT_SCENARIO, Path::new("throughput.toml"))?;
+    let legal_scenario = Scenario::parse(LEGAL_SCENARIO, Path::new("throughput-legal.toml"))?;
+    let mut one = None;
+    if wanted(Measure::Abstract) || wanted(Measure::Jobs2) {
+        let figure = time_run(&abstract_scenario, games, 1, false);
+        print(figure_line("abstract, invariants, defects", figure));
+        one = Some(figure.presses_per_s());
+    }
+    if let Some(one) = one {
+        print(against_goal(one / 1e6, ABSTRACT_GOAL_PER_CORE / 1e6, "M presses/s per core (abstract)"));
+    }
+    if let (true, Some(one)) = (wanted(Measure::Jobs2), one) {
+        let figure = time_run(&abstract_scenario, games, 2, false);
+        print(figure_line("abstract, invariants, defects", figure));
+        let ratio = figure.presses_per_s() / one;
+        print(format!("jobs 2 / jobs 1 = {ratio:.2}x"));
+        print(against_goal(ratio, JOBS2_GOAL_RATIO, "x (jobs 2 / jobs 1)"));
+    }
+    if wanted(Measure::Tick) {
+        let figure = time_run(&abstract_scenario, games / 10, 1, true);
+        print(figure_line("abstract, invariants + tick model, defects", figure));
+    }
+    if wanted(Measure::Legal) {
+        let figure = time_run(&legal_scenario, games / 4, 1, false);
+        print(figure_line("legal moves (chess + chasolver), invariants", figure));
+        print(against_goal(figure.presses_per_s() / 1e6, LEGAL_GOAL_PER_CORE / 1e6, "M presses/s per core (legal)"));
+    }
+    Ok(())
+}
+
+/// One measurement's line: what, how many, how fast.
+fn figure_line(label: &str, figure: Figure) -> String {
+    format!(
+        "{label:<44} jobs {}: {} games, {} presses in {:.3} s = {:.3} M presses/s",
+        figure.jobs,
+        figure.games,
+        figure.presses,
+        figure.seconds,
+        figure.presses_per_s() / 1e6
+    )
+}
+
+/// One line saying how far a figure is from its goal.
+fn against_goal(measured: f64, goal: f64, unit: &str) -> String {
+    let verdict = if measured >= goal { "met" } else { "NOT met" };
+    format!("  goal >= {goal} {unit}: {measured:.2} measured, {:.0} % of the goal, {verdict}", 100.0 * measured / goal)
+}

@@ -1,0 +1,56 @@
+//! `bench perf`: the simulator's throughput on this machine, against the
+//! goals (`bench_sim::perf`; the same lines as `cargo bench -p bench-sim`).
+
+use bench_sim::perf::{self, Measure};
+
+use crate::exit::{Exit, Failure, Result};
+
+#[derive(Debug, clap::Args)]
+pub struct Cmd {
+    /// Abstract games per measurement; the tick-model line plays a tenth of
+    /// them, the legal-moves line a quarter. More games, steadier figures.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    games: u64,
+
+    /// Make only one measurement.
+    #[arg(long, value_enum)]
+    only: Option<Only>,
+}
+
+/// `--only`'s values: [`Measure`]'s, for clap.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Only {
+    /// Abstract moves, every defect and invariant oracle on, one thread
+    Abstract,
+    /// The same on one thread and on two, and their ratio
+    Jobs2,
+    /// The same with the tick-model oracle (the default of `bench sim`)
+    Tick,
+    /// Random legal moves (chess + chasolver)
+    Legal,
+}
+
+impl Only {
+    fn measure(self) -> Measure {
+        match self {
+            Only::Abstract => Measure::Abstract,
+            Only::Jobs2 => Measure::Jobs2,
+            Only::Tick => Measure::Tick,
+            Only::Legal => Measure::Legal,
+        }
+    }
+}
+
+impl Cmd {
+    pub fn run(self) -> Result {
+        let mut printed = Ok(());
+        let mut print = |line: String| {
+            if printed.is_ok() {
+                printed = super::print(&format!("{line}\n"));
+            }
+        };
+        perf::measure(self.games, self.only.map(Only::measure), &mut print).map_err(Failure::infrastructure)?;
+        printed?;
+        Ok(Exit::Pass)
+    }
+}

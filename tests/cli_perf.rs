@@ -1,0 +1,49 @@
+//! `bench perf`: figures from real runs, goals beside them, exit 0 whatever
+//! the figures (timing is never a test here: only what was played is).
+
+use std::path::Path;
+
+use bench_sim::perf::{self, ABSTRACT_SCENARIO, LEGAL_SCENARIO};
+use bench_sim::scenario::Scenario;
+
+mod support;
+use support::{bench, text};
+
+/// The presses a printed figure line counts.
+fn presses(line: &str) -> u64 {
+    line.split(" presses in ")
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("no press count in {line:?}"))
+}
+
+#[test]
+fn perf_prints_each_figure_of_a_real_run_against_its_goal() {
+    let output = bench(&["perf", "--games", "30", "--only", "abstract"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "one figure and its goal: {stdout}");
+    assert!(lines[0].starts_with("abstract, invariants, defects") && lines[0].contains("jobs 1: 30 games"), "{stdout}");
+    // The count is the run's, not a number made up for the printout.
+    let scenario = Scenario::parse(ABSTRACT_SCENARIO, Path::new("throughput.toml")).expect("parses");
+    assert_eq!(presses(lines[0]), perf::time_run(&scenario, 30, 1, false).presses);
+    assert!(lines[1].contains("goal >= 20 M presses/s per core (abstract)"), "{stdout}");
+
+    let output = bench(&["perf", "--games", "20", "--only", "legal"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let legal = Scenario::parse(LEGAL_SCENARIO, Path::new("throughput-legal.toml")).expect("parses");
+    let figure = stdout.lines().next().expect("a figure line");
+    assert!(figure.contains("5 games"), "a quarter of the games: {stdout}");
+    assert_eq!(presses(figure), perf::time_run(&legal, 5, 1, false).presses);
+}
+
+#[test]
+fn perf_usage_errors_exit_2() {
+    for args in [&["perf", "--games", "0"][..], &["perf", "--only", "fastest"], &["perf", "--games", "many"]] {
+        let output = bench(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", text(&output));
+    }
+}

@@ -65,17 +65,6 @@ pub enum TickError {
     TimeWentBackwards,
 }
 
-/// How a running display counts down (from [`Rules`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    /// Stages: a delay first if the stage has one, then main time.
-    Staged,
-    /// Main time, moved to the other display as it runs.
-    Hourglass,
-    /// Byo-yomi or Canadian: main time, then the overtime periods.
-    Overtime,
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
     NotStarted,
@@ -231,15 +220,11 @@ impl TickClock {
             self.now_ms = at_ms;
             return Ok(());
         };
-        // Ticks never change which display runs (only calls do), nor the
-        // kind of display.
-        let kind = self.kind();
+        // Ticks never change which display runs (only calls do).
         while self.now_ms < at_ms {
             self.now_ms += 1;
-            self.tick(side, kind);
-            while self.transition_due(side, kind) {
-                self.apply_transition(side);
-            }
+            self.tick(side);
+            self.service(side);
         }
         Ok(())
     }
@@ -305,66 +290,55 @@ impl TickClock {
     }
 
     /// One millisecond of `side`'s display running.
-    fn tick(&mut self, side: Side, kind: Kind) {
+    fn tick(&mut self, side: Side) {
+        // Which kind of display this is, read without copying the rules
+        // (a copy of every stage would cost more than the tick itself).
+        let staged = matches!(self.rules, Rules::Staged { .. });
+        let hourglass = matches!(self.rules, Rules::Hourglass { .. });
         let face = self.face_mut(side);
         if face.frozen {
             return;
         }
         face.move_ticks += 1;
-        match kind {
-            Kind::Staged => {
-                if face.delay_left > 0 {
-                    face.delay_left -= 1;
-                } else {
-                    face.main = face.main.checked_sub(1).expect("a staged display ran below zero");
-                }
+        if staged {
+            if face.delay_left > 0 {
+                face.delay_left -= 1;
+            } else {
+                face.main = face.main.checked_sub(1).expect("a staged display ran below zero");
             }
-            Kind::Hourglass => {
-                face.main = face.main.checked_sub(1).expect("an hourglass ran below zero");
-                let other = self.face_mut(side.opponent());
-                if !other.frozen {
-                    other.main += 1;
-                }
+        } else if hourglass {
+            face.main = face.main.checked_sub(1).expect("an hourglass ran below zero");
+            let other = self.face_mut(side.opponent());
+            if !other.frozen {
+                other.main += 1;
             }
-            Kind::Overtime if face.period == 0 => {
-                face.main = face.main.checked_sub(1).expect("main time ran below zero");
-            }
-            Kind::Overtime => {
-                face.period_left = face.period_left.checked_sub(1).expect("a period ran below zero");
-            }
-        }
-    }
-
-    /// The kind of display the rules make, read without copying the rules
-    /// (a copy of every stage would cost more than a tick).
-    fn kind(&self) -> Kind {
-        match self.rules {
-            Rules::Staged { .. } => Kind::Staged,
-            Rules::Hourglass { .. } => Kind::Hourglass,
-            Rules::ByoYomi { .. } | Rules::Canadian { .. } => Kind::Overtime,
+        } else if face.period == 0 {
+            // Byo-yomi or Canadian: main time first, then the periods.
+            face.main = face.main.checked_sub(1).expect("main time ran below zero");
+        } else {
+            face.period_left = face.period_left.checked_sub(1).expect("a period ran below zero");
         }
     }
 
     /// Applies every transition due now on the running display.
     fn service(&mut self, side: Side) {
-        let kind = self.kind();
-        while self.transition_due(side, kind) {
+        while self.transition_due(side) {
             self.apply_transition(side);
         }
     }
 
     /// Whether the running display has reached a boundary: the main loop's
     /// check after every tick, so it only reads.
-    fn transition_due(&self, side: Side, kind: Kind) -> bool {
+    fn transition_due(&self, side: Side) -> bool {
         let face = self.face(side);
         if face.frozen {
             return false;
         }
-        match kind {
-            Kind::Staged => face.delay_left == 0 && face.main == 0,
-            Kind::Hourglass => face.main == 0,
-            Kind::Overtime if face.period == 0 => face.main == 0,
-            Kind::Overtime => face.period_left == 0,
+        match self.rules {
+            Rules::Staged { .. } => face.delay_left == 0 && face.main == 0,
+            Rules::Hourglass { .. } => face.main == 0,
+            Rules::ByoYomi { .. } | Rules::Canadian { .. } if face.period == 0 => face.main == 0,
+            Rules::ByoYomi { .. } | Rules::Canadian { .. } => face.period_left == 0,
         }
     }
 

@@ -25,12 +25,11 @@ impl Game<'_> {
                 Duration::from_us(occasional_us(&mut self.streams.adjust.stream, arbiter.adjust) / 1_000 * 1_000);
             let add = sample::chance(&mut self.streams.adjust.stream, Ratio { numerator: 1, denominator: 2 });
             let adjustment = if add { TimeAdjustment::Add(amount) } else { TimeAdjustment::Subtract(amount) };
-            self.defects.adjustments += 1;
-            self.device_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
-            self.ideal_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
-            self.record(format_args!("arbiter adjusts {side}: {adjustment:?} (6.14, 13.4)"));
-            self.after_device_change();
-            self.after_ideal_change();
+            // Once the press has reached both clocks, like every arbiter
+            // setting: at the press itself the device would still be running
+            // the mover's clock and the ideal one the opponent's, and one
+            // adjustment would land on different displays.
+            self.queue.schedule(self.after_press_landed().into_instant(), Event::Adjust(side, adjustment));
         }
         if self.streams.set_moves.strikes() {
             // 6.8a: the move is complete once the press reaches the clock;
@@ -50,6 +49,19 @@ impl Game<'_> {
     /// `jitter_us` late), on the millisecond grid.
     pub(super) fn after_press_landed(&self) -> u64 {
         (self.now_us + self.device.config.jitter_us).div_ceil(1_000) * 1_000 + 1_000
+    }
+
+    /// 6.14, 13.4: the arbiter adds time to or removes it from `side`.
+    pub(super) fn adjust(&mut self, side: Side, adjustment: TimeAdjustment) {
+        if self.over {
+            return;
+        }
+        self.defects.adjustments += 1;
+        self.device_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
+        self.ideal_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
+        self.record(format_args!("arbiter adjusts {side}: {adjustment:?} (6.14, 13.4)"));
+        self.after_device_change();
+        self.after_ideal_change();
     }
 
     /// 6.14: the arbiter sets the move counters to the moves on the board.

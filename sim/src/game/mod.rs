@@ -20,7 +20,7 @@
 
 use std::fmt::Write as _;
 
-use chessclock::{Article, BySide, Clock, Duration, Instant, Outcome, Side};
+use chessclock::{Article, BySide, Clock, Duration, Instant, Outcome, Side, TimeAdjustment};
 
 use crate::board::{self, Board};
 use crate::oracle::{Before, ClockOracle, Op, TickOracle, Violation};
@@ -146,6 +146,8 @@ enum Event {
     Pause(u64),
     /// The arbiter corrects the move counters (6.14).
     SetMoves,
+    /// The arbiter adds or removes time (6.14, 13.4).
+    Adjust(Side, TimeAdjustment),
     PauseOver,
     Brownout,
     BrownoutOver,
@@ -177,6 +179,13 @@ impl Event {
             Event::BrownoutOver => (13, 0),
             Event::FreezeOver => (14, 0),
             Event::StuckOver(who) => (15, side(who)),
+            Event::Adjust(who, adjustment) => {
+                let (add, amount) = match adjustment {
+                    TimeAdjustment::Add(amount) => (1, amount),
+                    TimeAdjustment::Subtract(amount) => (0, amount),
+                };
+                (16, amount.as_us() << 2 | add << 1 | side(who))
+            }
         }
     }
 }
@@ -494,6 +503,7 @@ impl<'a> Game<'a> {
             Event::Notice { ideal } => self.notice(if ideal { Which::Ideal } else { Which::Device }),
             Event::Pause(pause_us) => self.pause(pause_us),
             Event::SetMoves => self.set_moves(),
+            Event::Adjust(side, adjustment) => self.adjust(side, adjustment),
             Event::PauseOver => self.pause_over(),
             Event::Brownout => self.brownout(),
             Event::BrownoutOver => self.brownout_over(),

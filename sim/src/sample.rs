@@ -201,6 +201,25 @@ mod tests {
         assert_eq!(stream.next_u64(), Stream::new(5, 0, Actor::Bounce).next_u64());
     }
 
+    /// Extreme chances draw without overflow: a chance of one in 2⁶³ gives
+    /// long gaps, one just below certainty almost always succeeds.
+    #[test]
+    fn extreme_chances_stay_in_range() {
+        let mut stream = Stream::new(2, 0, Actor::Bounce);
+        let rare = Trials::new(&mut stream, ratio(1, 1 << 63));
+        let gaps: Vec<u64> = (0..200).map(|_| rare.gap(&mut stream)).collect();
+        // The median gap of a 2⁻⁶³ chance is about 0.69 · 2⁶³.
+        let long = gaps.iter().filter(|gap| **gap > 1 << 60).count();
+        assert!(long > 150, "{long} of 200 gaps above 2^60");
+        let almost = Trials::new(&mut stream, ratio(u64::MAX - 1, u64::MAX));
+        assert!((0..1_000).all(|_| almost.gap(&mut stream) == 0));
+        // Malformed ratios (built without `Ratio::new`) count as certain.
+        for odd in [ratio(5, 3), ratio(1, 0)] {
+            let mut trials = Trials::new(&mut stream, odd);
+            assert!((0..10).all(|_| trials.next(&mut stream)));
+        }
+    }
+
     /// The gaps follow the geometric law of independent trials: the share of
     /// gaps equal to `n` is `p·qⁿ`, within four standard errors.
     #[test]

@@ -58,6 +58,39 @@ fn a_failing_run_exits_1_and_its_replay_command_reproduces_the_game() {
 }
 
 #[test]
+fn disabled_defects_are_off_in_the_whole_run_and_in_its_replays() {
+    let dir = temp_dir("disable");
+    let scenario = dir.join("failing.toml");
+    let bouncing = FAILING.replace("[device]\n", "[device]\nbounce = { chance = \"1/3\", min_ms = 1, max_ms = 40 }\n");
+    std::fs::write(&scenario, bouncing).unwrap();
+    let run = |out: &Path, extra: &[&str]| {
+        let mut args = vec!["sim", "--scenario", scenario.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let output = bench(&args);
+        assert_eq!(output.status.code(), Some(1), "{}", text(&output.stdout));
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+        (text(&output.stdout), report)
+    };
+    let (_, with_bounce) = run(&dir.join("all"), &[]);
+    assert!(with_bounce["defects"]["bounces"].as_u64().unwrap() > 0, "the scenario bounces");
+    assert_eq!(with_bounce["options"]["disabled"], serde_json::json!([]));
+
+    let (stdout, without) = run(&dir.join("no-bounce"), &["--disable", "bounce"]);
+    assert_eq!(without["defects"]["bounces"], 0, "--disable reaches every game of the run");
+    assert_eq!(without["options"]["disabled"], serde_json::json!(["bounce"]));
+    // The printed replay plays the game the run played: the same time error.
+    let failure = &without["failures"][0];
+    let reason = failure["reasons"][0].as_str().unwrap();
+    let error_us = reason.strip_prefix("time error ").and_then(|rest| rest.split(' ').next()).expect("a time error");
+    let replay = stdout.lines().find_map(|line| line.trim().strip_prefix("replay: ")).expect("a replay command");
+    assert!(replay.contains("--disable bounce"), "{replay}");
+    let args: Vec<&str> = replay.split_whitespace().skip(1).collect();
+    let replayed = text(&bench(&args).stdout);
+    assert!(replayed.contains(&format!("max time error {error_us} us")), "run said {reason}; replay: {replayed}");
+}
+
+#[test]
 fn results_do_not_depend_on_the_thread_count() {
     let dir = temp_dir("jobs");
     let reports: Vec<Vec<u8>> = ["1", "2"]

@@ -11,6 +11,7 @@ use std::time::Instant as WallClock;
 
 use crate::run::{self, RunOptions};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::shrink::DefectSet;
 
 /// Abstract moves, full rules, the invariant oracles and every defect on.
 pub const ABSTRACT_SCENARIO: &str = r#"
@@ -104,7 +105,7 @@ impl Figure {
 
 /// Plays `games` games of `scenario` (seed 1) on `jobs` threads, timed.
 pub fn time_run(scenario: &Scenario, games: u64, jobs: usize, tick_oracle: bool) -> Figure {
-    let options = RunOptions { seed: 1, games: 0..games, jobs, swarm: false, tick_oracle };
+    let options = RunOptions { seed: 1, games: 0..games, jobs, swarm: false, tick_oracle, disabled: DefectSet::NONE };
     let started = WallClock::now();
     let summary = run::run(scenario, &options, &|_| {});
     Figure { games, jobs, presses: summary.presses, seconds: started.elapsed().as_secs_f64() }

@@ -34,6 +34,8 @@ pub struct RunOptions {
     pub jobs: usize,
     pub swarm: bool,
     pub tick_oracle: bool,
+    /// Defects switched off in every game (`--disable`).
+    pub disabled: DefectSet,
 }
 
 /// `--shard I/N`: the I-th (1-based) of N contiguous slices of `0..games`.
@@ -368,7 +370,7 @@ pub fn run_with(scenario: &Scenario, options: &RunOptions, controls: &Controls<'
         swarm: options.swarm,
         trace: false,
         tick_oracle: options.tick_oracle,
-        disabled: DefectSet::NONE,
+        disabled: options.disabled,
     };
     std::thread::scope(|scope| {
         for _ in 0..jobs {

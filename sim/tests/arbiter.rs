@@ -6,6 +6,7 @@ use std::path::Path;
 
 use bench_sim::run::{self, RunOptions};
 use bench_sim::scenario::Scenario;
+use bench_sim::shrink::DefectSet;
 
 /// Frequent adjustments (6.14, 13.4), pauses (6.13) and counter
 /// corrections on a staged control, large enough to make flags fall.
@@ -27,7 +28,14 @@ time_error_max_us = 0
 #[test]
 fn arbiter_settings_land_on_both_clocks_alike() {
     let scenario = Scenario::parse(BUSY_ARBITER, Path::new("arbiter.toml")).expect("the scenario parses");
-    let options = RunOptions { seed: scenario.seed, games: 0..200, jobs: 2, swarm: false, tick_oracle: false };
+    let options = RunOptions {
+        seed: scenario.seed,
+        games: 0..200,
+        jobs: 2,
+        swarm: false,
+        tick_oracle: false,
+        disabled: DefectSet::NONE,
+    };
     let summary = run::run(&scenario, &options, &|_| {});
     assert!(summary.defects.adjustments >= 1_000, "adjustments must be frequent: {:?}", summary.defects);
     assert_eq!(summary.games_with_violations, 0);

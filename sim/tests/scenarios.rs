@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use bench_sim::run::{self, judge, RunOptions, Summary};
 use bench_sim::scenario::{Scenario, ScenarioError};
+use bench_sim::shrink::DefectSet;
 
 /// Threads per run: what CI's two cores give.
 const JOBS: usize = 2;
@@ -52,7 +53,14 @@ fn scenario_files() -> Vec<PathBuf> {
 }
 
 fn options(scenario: &Scenario, jobs: usize) -> RunOptions {
-    RunOptions { seed: scenario.seed, games: 0..scenario.games, jobs, swarm: false, tick_oracle: true }
+    RunOptions {
+        seed: scenario.seed,
+        games: 0..scenario.games,
+        jobs,
+        swarm: false,
+        tick_oracle: true,
+        disabled: DefectSet::NONE,
+    }
 }
 
 /// What went wrong in one scenario's run, ready to print.
@@ -450,7 +458,14 @@ fn a_run_is_the_same_on_one_thread_and_on_two() {
     // Enough games for every defect to strike, and for two threads to
     // interleave them differently.
     let games = scenario.games.min(60);
-    let at = |jobs, seed| RunOptions { seed, games: 0..games, jobs, swarm: false, tick_oracle: true };
+    let at = |jobs, seed| RunOptions {
+        seed,
+        games: 0..games,
+        jobs,
+        swarm: false,
+        tick_oracle: true,
+        disabled: DefectSet::NONE,
+    };
     let one = run::run(&scenario, &at(1, scenario.seed), &|_| {});
     let two = run::run(&scenario, &at(2, scenario.seed), &|_| {});
     assert_eq!(one.games, games);

@@ -55,7 +55,7 @@ pub struct Cmd {
     /// Skip the tick-model oracle (faster; the invariants still run).
     #[arg(long)]
     no_tick_oracle: bool,
-    /// Replay with these defects switched off (comma-separated; printed by --shrink).
+    /// Play with these defects switched off (comma-separated; printed by --shrink).
     #[arg(long, value_name = "LIST", value_parser = parse_defects)]
     disable: Option<DefectSet>,
     /// Replay with at most this many moves per player (printed by --shrink).
@@ -225,8 +225,14 @@ impl Cmd {
             None => 0..games,
         };
         let jobs = self.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
-        let options =
-            RunOptions { seed, games: range.clone(), jobs, swarm: self.swarm, tick_oracle: !self.no_tick_oracle };
+        let options = RunOptions {
+            seed,
+            games: range.clone(),
+            jobs,
+            swarm: self.swarm,
+            tick_oracle: !self.no_tick_oracle,
+            disabled: self.disabled(),
+        };
         let stop = Arc::new(AtomicBool::new(false));
         let handler_stop = Arc::clone(&stop);
         // A second Ctrl-C while the report is written kills the process as usual.
@@ -262,6 +268,7 @@ impl Cmd {
                     check_determinism: self.check_determinism,
                     tick_oracle: !self.no_tick_oracle,
                     max_moves: self.max_moves,
+                    disabled: self.disabled().iter().map(|defect| defect.name().to_string()).collect(),
                 },
                 shard: self.shard,
                 swarm: self.swarm,

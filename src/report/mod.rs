@@ -177,6 +177,7 @@ pub(crate) mod tests {
 
     use bench_sim::run::{self, Check, RunOptions, Summary};
     use bench_sim::scenario::Scenario;
+    use bench_sim::shrink::DefectSet;
 
     use super::*;
 
@@ -248,8 +249,14 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
 
     fn simulate(text: &str, jobs: usize) -> Run {
         let scenario = Scenario::parse(text, Path::new(FILE)).expect("the test scenario parses");
-        let options =
-            RunOptions { seed: scenario.seed, games: 0..scenario.games, jobs, swarm: false, tick_oracle: true };
+        let options = RunOptions {
+            seed: scenario.seed,
+            games: 0..scenario.games,
+            jobs,
+            swarm: false,
+            tick_oracle: true,
+            disabled: DefectSet::NONE,
+        };
         let summary = run::run(&scenario, &options, &|_| {});
         let checks = run::judge(&scenario, &summary);
         Run { scenario, summary, checks, sha256: sha256_hex(text.as_bytes()) }
@@ -269,7 +276,12 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
             games_total: run.scenario.games,
             shard: None,
             swarm: false,
-            options: json::Options { check_determinism: false, tick_oracle: true, max_moves: None },
+            options: json::Options {
+                check_determinism: false,
+                tick_oracle: true,
+                max_moves: None,
+                disabled: Vec::new(),
+            },
             summary: &run.summary,
             checks: &run.checks,
             command_line: format!("bench sim --scenario {FILE} --seed 7 --games {}", run.scenario.games),
@@ -527,7 +539,8 @@ time_error_max_us = 0
 "#;
         let file = Path::new("scenarios/<b>evil&'\".toml");
         let scenario = Scenario::parse(HOSTILE, file).expect("parses");
-        let options = RunOptions { seed: 1, games: 0..2, jobs: 1, swarm: false, tick_oracle: true };
+        let options =
+            RunOptions { seed: 1, games: 0..2, jobs: 1, swarm: false, tick_oracle: true, disabled: DefectSet::NONE };
         let summary = run::run(&scenario, &options, &|_| {});
         let checks = run::judge(&scenario, &summary);
         assert!(!summary.failures.is_empty(), "the run must have failures to show");
@@ -542,7 +555,12 @@ time_error_max_us = 0
             games_total: 2,
             shard: None,
             swarm: false,
-            options: json::Options { check_determinism: false, tick_oracle: true, max_moves: None },
+            options: json::Options {
+                check_determinism: false,
+                tick_oracle: true,
+                max_moves: None,
+                disabled: Vec::new(),
+            },
             summary: &summary,
             checks: &checks,
             command_line: "bench sim --scenario '<b>evil&.toml' --seed 1 --games 2".into(),

@@ -222,6 +222,8 @@ fn merge_refuses_shards_of_different_sweeps_with_the_reason() {
     let other_games = shard("games", &["--games", "8", "--shard", "2/2"]);
     let swarm = shard("swarm", &["--games", "6", "--shard", "2/2", "--swarm"]);
     let third = shard("third", &["--games", "6", "--shard", "2/3"]);
+    let no_bounce = shard("no-bounce", &["--games", "6", "--shard", "2/2", "--disable", "bounce,jitter"]);
+    let no_tick = shard("no-tick", &["--games", "6", "--shard", "2/2", "--no-tick-oracle"]);
     let unsharded = shard("unsharded", &["--games", "6"]);
     let out = dir.join("merged");
     let refused = |shards: &[&Path], needle: &str| {
@@ -236,6 +238,8 @@ fn merge_refuses_shards_of_different_sweeps_with_the_reason() {
     refused(&[&one, &other_games], "different game counts (--games) (6 and 8)");
     refused(&[&one, &swarm], "different swarm settings");
     refused(&[&one, &third], "different shard counts (2 and 3)");
+    refused(&[&one, &no_bounce], "different defects switched off (no --disable and --disable jitter,bounce)");
+    refused(&[&one, &no_tick], "different tick-oracle settings (no --no-tick-oracle and --no-tick-oracle)");
     refused(&[&one], "shards missing: 2/2");
     refused(&[&one, &one, &two], "shard 1/2 is given twice");
     refused(&[&one, &unsharded], "is not a shard");

@@ -199,7 +199,25 @@ fn same_sweep(a_path: &Path, a: &Report, b_path: &Path, b: &Report) -> Result<()
     differ("seeds", a.seed.to_string(), b.seed.to_string())?;
     differ("game counts (--games)", a.games.total.to_string(), b.games.total.to_string())?;
     differ("swarm settings", a.swarm.to_string(), b.swarm.to_string())?;
-    differ("options", format!("{:?}", a.options), format!("{:?}", b.options))?;
+    let flag = |on: bool, flag: &str| if on { flag.to_string() } else { format!("no {flag}") };
+    differ(
+        "--check-determinism settings",
+        flag(a.options.check_determinism, "--check-determinism"),
+        flag(b.options.check_determinism, "--check-determinism"),
+    )?;
+    differ(
+        "tick-oracle settings",
+        flag(!a.options.tick_oracle, "--no-tick-oracle"),
+        flag(!b.options.tick_oracle, "--no-tick-oracle"),
+    )?;
+    let max_moves =
+        |report: &Report| report.options.max_moves.map_or("no --max-moves".into(), |n| format!("--max-moves {n}"));
+    differ("move bounds", max_moves(a), max_moves(b))?;
+    let disabled = |report: &Report| match report.options.disabled.as_slice() {
+        [] => "no --disable".to_string(),
+        names => format!("--disable {}", names.join(",")),
+    };
+    differ("defects switched off", disabled(a), disabled(b))?;
     let count = |report: &Report| report.shard.as_ref().map_or(0, |shard| shard.count);
     differ("shard counts", count(a).to_string(), count(b).to_string())?;
     differ("failure caps", a.failures_kept_max.to_string(), b.failures_kept_max.to_string())?;

@@ -55,7 +55,8 @@ pub struct Cmd {
     /// Skip the tick-model oracle (faster; the invariants still run).
     #[arg(long)]
     no_tick_oracle: bool,
-    /// Play with these defects switched off (comma-separated; printed by --shrink).
+    /// Play with these defects switched off, comma-separated, e.g. `bounce,drift` (an
+    /// unknown name lists them all; --shrink prints the list a failure needs).
     #[arg(long, value_name = "LIST", value_parser = parse_defects)]
     disable: Option<DefectSet>,
     /// Replay with at most this many moves per player (printed by --shrink).

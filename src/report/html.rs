@@ -630,11 +630,12 @@ fn facts_section(report: &Report) -> Section {
     facts.push(Fact::text(
         "Options",
         format!(
-            "swarm {}, determinism check {}, tick-model oracle {}, move bound {}",
+            "swarm {}, determinism check {}, tick-model oracle {}, move bound {}, defects switched off: {}",
             if report.swarm { "on" } else { "off" },
             if options.check_determinism { "on" } else { "off" },
             if options.tick_oracle { "on" } else { "off" },
-            options.max_moves.map_or_else(|| "the scenario's".to_string(), |moves| moves.to_string())
+            options.max_moves.map_or_else(|| "the scenario's".to_string(), |moves| moves.to_string()),
+            if options.disabled.is_empty() { "none".to_string() } else { options.disabled.join(", ") }
         ),
     ));
     facts.push(Fact::text("Presses, events", format!("{}, {}", report.presses, report.events)));

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use bench_sim::run::{self, judge, RunOptions, Summary};
 use bench_sim::scenario::{Scenario, ScenarioError};
-use bench_sim::shrink::DefectSet;
+use bench_sim::shrink::{Defect, DefectSet};
 
 /// Threads per run: what CI's two cores give.
 const JOBS: usize = 2;
@@ -125,6 +125,49 @@ fn every_shipped_scenario_meets_its_expectations() {
     }
     eprintln!("{} scenarios in {:.2} s", files.len(), started.elapsed().as_secs_f64());
     assert!(problems.is_empty(), "scenarios that fail:\n{}", problems.concat());
+}
+
+/// The device's own defects; the arbiter's habits stay on.
+const DEVICE_DEFECTS: [Defect; 8] = [
+    Defect::Drift,
+    Defect::Jitter,
+    Defect::Bounce,
+    Defect::MissedPress,
+    Defect::DoublePress,
+    Defect::StuckButton,
+    Defect::Brownout,
+    Defect::DisplayFreeze,
+];
+
+/// Games per scenario for the perfect-device check: enough for rare
+/// arbiter timings to come up (an adjustment at the press, 1 game in 300).
+const PERFECT_DEVICE_GAMES: u64 = 600;
+
+/// A device without defects is the ideal clock: in every shipped scenario
+/// (the arbiter pausing, adjusting, replacing clocks as it likes, players
+/// arriving late) both clocks show the same times and reach the same
+/// result in every game. Whatever makes them differ is a simulator bug
+/// (an arbiter's setting landing between the two clocks' presses was one).
+#[test]
+fn a_perfect_device_agrees_with_the_ideal_clock_in_every_scenario() {
+    let perfect = DEVICE_DEFECTS.into_iter().fold(DefectSet::NONE, DefectSet::with);
+    let mut problems = Vec::new();
+    for file in scenario_files() {
+        let scenario = Scenario::load(&file).unwrap_or_else(|error| panic!("{error}"));
+        if scenario.correspondence.is_some() {
+            continue;
+        }
+        let games = 0..PERFECT_DEVICE_GAMES;
+        let options = RunOptions { games, tick_oracle: false, disabled: perfect, ..options(&scenario, JOBS) };
+        let summary = run::run(&scenario, &options, &|_| {});
+        if summary.agreeing != summary.games || summary.max_time_error_us != 0 {
+            problems.push(format!(
+                "  {}: {} of {} games agree, largest time error {} us\n",
+                scenario.name, summary.agreeing, summary.games, summary.max_time_error_us
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "a perfect device differs from the ideal clock:\n{}", problems.concat());
 }
 
 /// A malformed scenario and what its error must say.

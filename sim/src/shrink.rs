@@ -45,6 +45,12 @@ impl Defect {
         Defect::ReplaceClock,
     ];
 
+    /// A defect of the device itself (what `apply_to_device` switches
+    /// off), not one of the arbiter's habits.
+    pub const fn is_device(self) -> bool {
+        !matches!(self, Defect::Pause | Defect::Adjust | Defect::SetMoves | Defect::ReplaceClock)
+    }
+
     pub const fn name(self) -> &'static str {
         match self {
             Defect::Drift => "drift",
@@ -237,4 +243,44 @@ pub fn shrink(target: Target<'_>) -> Option<Shrunk> {
     let record = play_variant(target, disabled, max_moves, true);
     let reasons = failure_reasons(target.scenario, &record);
     Some(Shrunk { disabled, max_moves, reasons, record, attempts })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::scenario::Scenario;
+
+    /// Every defect and habit on, so switching any one off shows.
+    const EVERYTHING: &str = r#"
+description = "every defect and habit"
+control = "300+2"
+[device]
+drift_ppm = 40
+jitter_us = 300
+bounce = { chance = "1/20", min_ms = 1, max_ms = 40 }
+missed_press = "1/300"
+double_press = "1/200"
+stuck_button = { chance = "1/1000", min_ms = 200, max_ms = 2000 }
+brownout = { chance = "1/3000" }
+display_freeze = { chance = "1/500", min_ms = 500, max_ms = 3000 }
+[arbiter]
+pause = { chance = "1/30", min_ms = 1000, max_ms = 9000 }
+adjust = { chance = "1/30", min_ms = 1000, max_ms = 9000 }
+set_moves = "1/30"
+replace_clock = "1/100"
+"#;
+
+    #[test]
+    fn device_defects_are_the_ones_switched_off_on_the_device() {
+        let scenario = Scenario::parse(EVERYTHING, Path::new("everything.toml")).expect("parses");
+        for defect in Defect::ALL {
+            let off = DefectSet::NONE.with(defect);
+            let device_changed = off.apply_to_device(scenario.device) != scenario.device;
+            let arbiter_changed = off.apply_to_arbiter(scenario.arbiter) != scenario.arbiter;
+            assert_eq!(device_changed, defect.is_device(), "{}", defect.name());
+            assert_eq!(arbiter_changed, !defect.is_device(), "{}", defect.name());
+        }
+    }
 }

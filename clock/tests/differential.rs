@@ -671,6 +671,21 @@ fn sudden_death_press_at_the_flag_instant_is_late() {
     g.check(Black, 3000, shows(500, 1, 0, None));
 }
 
+/// A player may think for days on a display frozen after its final flag
+/// (6.12 lets play go on); the tick model's main loop must not step through
+/// each millisecond of that (ten years here: 3·10^11 ticks, which would not
+/// finish), and both models still agree afterwards.
+#[test]
+fn frozen_display_waits_out_ten_years_in_one_step() {
+    const TEN_YEARS_MS: u64 = 10 * 365 * 24 * 3_600 * 1_000;
+    let mut g = game(TimeControl::sudden_death(d(1000), Bonus::None));
+    g.begin(0);
+    g.check(White, TEN_YEARS_MS, shows(0, 0, 0, Some((1000, 0))));
+    g.press_by(White, TEN_YEARS_MS);
+    g.check(Black, TEN_YEARS_MS, shows(1000, 0, 0, None));
+    g.check(White, TEN_YEARS_MS, shows(0, 1, 0, Some((1000, 0))));
+}
+
 #[test]
 fn sudden_death_press_one_ms_before_the_flag_is_in_time() {
     let mut g = game(TimeControl::sudden_death(d(1000), Bonus::None));

@@ -220,11 +220,22 @@ impl TickClock {
             self.now_ms = at_ms;
             return Ok(());
         };
-        // Ticks never change which display runs (only calls do).
+        // Ticks never change which display runs (only calls do). A display
+        // frozen at zero after its final flag changes no more, however long
+        // its player takes: the ticks left pass in one step.
+        if self.face(side).frozen {
+            self.now_ms = at_ms;
+            return Ok(());
+        }
         while self.now_ms < at_ms {
             self.now_ms += 1;
             self.tick(side);
-            self.service(side);
+            if self.transition_due(side) {
+                self.service(side);
+                if self.face(side).frozen {
+                    self.now_ms = at_ms;
+                }
+            }
         }
         Ok(())
     }

@@ -500,6 +500,53 @@ pub fn parse_ratio(text: &str) -> Result<Ratio, String> {
 /// A scenario file that could not be used: file, line, column and field.
 pub type ScenarioError = LocatedError;
 
+/// Moves per player a game may be bounded at (`board.max_moves`,
+/// `correspondence.moves`): far beyond any real game, and it bounds what one
+/// game can cost in time and memory.
+pub const MOVES_MAX: u32 = 10_000;
+
+/// Top-level fields that only an over-the-board game uses: a postal game has
+/// no chess clock, no think times in milliseconds and no arbiter at a board.
+const OVER_THE_BOARD_FIELDS: [&str; 8] = ["rules", "moves", "players", "white", "black", "board", "device", "arbiter"];
+
+/// The relations inside a `[correspondence]` table.
+fn postal_validate(postal: &crate::postal::Postal) -> Result<(), Invalid> {
+    if postal.moves == 0 || postal.moves > MOVES_MAX {
+        return Err(Invalid::new(
+            "correspondence.moves",
+            format!("moves per player must be from 1 to {MOVES_MAX}, not {}", postal.moves),
+        ));
+    }
+    if postal.moves_per_block == 0 {
+        return Err(Invalid::new(
+            "correspondence.moves_per_block",
+            "the norm needs at least one move per block (6.1: e.g. 10 moves in 30 days)",
+        ));
+    }
+    for (field, range) in [
+        ("correspondence.transit", postal.transit),
+        ("correspondence.reflection", postal.reflection),
+        ("correspondence.slow", postal.slow),
+        ("correspondence.arbiter_days", postal.arbiter_days),
+    ] {
+        if range.min_days > range.max_days {
+            return Err(Invalid::new(
+                format!("{field}.min_days"),
+                format!("min_days ({}) is larger than max_days ({})", range.min_days, range.max_days),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The first over-the-board field written in a correspondence scenario, if
+/// any: it would be ignored, so it is refused.
+fn over_the_board_field(text: &str) -> Option<&'static str> {
+    // The text already parsed as a scenario, so it is a table.
+    let written: toml::Table = toml::from_str(text).ok()?;
+    OVER_THE_BOARD_FIELDS.into_iter().find(|field| written.contains_key(*field))
+}
+
 impl Scenario {
     /// Parses and validates `text`, read from `file` (for messages and the name).
     pub fn parse(text: &str, file: &Path) -> Result<Scenario, ScenarioError> {
@@ -514,6 +561,14 @@ impl Scenario {
         scenario
             .validate()
             .map_err(|invalid| LocatedError::at_field(text, file, invalid.field, invalid.element, invalid.message))?;
+        if scenario.correspondence.is_some() {
+            if let Some(field) = over_the_board_field(text) {
+                let message = format!(
+                    "`{field}` is for over-the-board games: a correspondence scenario has no chess clock; remove `{field}` (the [correspondence] table sets the postal game)"
+                );
+                return Err(LocatedError::at_field(text, file, field.to_string(), 0, message));
+            }
+        }
         Ok(scenario)
     }
 
@@ -579,6 +634,15 @@ impl Scenario {
         }
         if self.board.max_moves == 0 {
             return Err(Invalid::new("board.max_moves", "games need at least one move"));
+        }
+        if self.board.max_moves > MOVES_MAX {
+            return Err(Invalid::new(
+                "board.max_moves",
+                format!("{} moves per player is beyond any real game; at most {MOVES_MAX}", self.board.max_moves),
+            ));
+        }
+        if let Some(postal) = &self.correspondence {
+            postal_validate(postal)?;
         }
         for (field, occasional) in [
             ("device.bounce", self.device.bounce),

@@ -588,6 +588,54 @@ impl Scenario {
         specific.as_ref().unwrap_or(&self.players)
     }
 
+    /// Every time in the file is at most the longest time the clock core
+    /// holds ([`chessclock::Duration::CONTROL_MAX`]): a longer think,
+    /// pause or defect is a typo, and it would make one game run for ages.
+    fn check_time_bounds(&self) -> Result<(), Invalid> {
+        let max_us = chessclock::Duration::CONTROL_MAX.as_us();
+        let mut times_us: Vec<(String, u64)> = Vec::new();
+        let ms = |value: u64| value.saturating_mul(1_000);
+        for (table, player) in
+            [("players", Some(&self.players)), ("white", self.white.as_ref()), ("black", self.black.as_ref())]
+        {
+            let Some(player) = player else { continue };
+            times_us.push((format!("{table}.think.min_ms"), ms(player.think.min_ms)));
+            times_us.push((format!("{table}.think.max_ms"), ms(player.think.max_ms)));
+            times_us.push((format!("{table}.time_trouble.below_ms"), ms(player.time_trouble.below_ms)));
+            times_us.push((format!("{table}.arrival_ms"), ms(player.arrival_ms)));
+        }
+        for (table, occasional) in self.occasionals() {
+            times_us.push((format!("{table}.min_ms"), ms(occasional.min_ms)));
+            times_us.push((format!("{table}.max_ms"), ms(occasional.max_ms)));
+        }
+        times_us.push(("device.debounce_ms".into(), ms(self.device.debounce_ms)));
+        times_us.push(("device.tick_us".into(), self.device.tick_us));
+        times_us.push(("device.jitter_us".into(), self.device.jitter_us));
+        match times_us.into_iter().find(|(_, time_us)| *time_us > max_us) {
+            Some((field, _)) => Err(Invalid::new(
+                field,
+                format!(
+                    "longer than any time a scenario may hold: at most {} ms ({} s, about 11.6 days)",
+                    max_us / 1_000,
+                    max_us / 1_000_000
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The occasional events (a chance and a size in milliseconds), by field.
+    fn occasionals(&self) -> [(&'static str, Occasional); 6] {
+        [
+            ("device.bounce", self.device.bounce),
+            ("device.stuck_button", self.device.stuck_button),
+            ("device.display_freeze", self.device.display_freeze),
+            ("arbiter.notice_delay", self.arbiter.notice_delay),
+            ("arbiter.pause", self.arbiter.pause),
+            ("arbiter.adjust", self.arbiter.adjust),
+        ]
+    }
+
     /// Checks relations between fields that the types cannot.
     fn validate(&self) -> Result<(), Invalid> {
         match (self.control.is_given(), self.correspondence.is_some()) {
@@ -619,6 +667,7 @@ impl Scenario {
                 return Err(Invalid::new(format!("{table}.time_trouble.percent"), "percent must be at most 100"));
             }
         }
+        self.check_time_bounds()?;
         if self.games == 0 {
             return Err(Invalid::new("games", "a run needs at least one game"));
         }
@@ -644,14 +693,7 @@ impl Scenario {
         if let Some(postal) = &self.correspondence {
             postal_validate(postal)?;
         }
-        for (field, occasional) in [
-            ("device.bounce", self.device.bounce),
-            ("device.stuck_button", self.device.stuck_button),
-            ("device.display_freeze", self.device.display_freeze),
-            ("arbiter.notice_delay", self.arbiter.notice_delay),
-            ("arbiter.pause", self.arbiter.pause),
-            ("arbiter.adjust", self.arbiter.adjust),
-        ] {
+        for (field, occasional) in self.occasionals() {
             if occasional.min_ms > occasional.max_ms {
                 return Err(Invalid::new(
                     format!("{field}.min_ms"),

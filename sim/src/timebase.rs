@@ -99,7 +99,8 @@ impl TimeBase {
     /// Device time at true time `true_us`, which is the present: earlier
     /// times are not asked about again, and their segments are forgotten.
     pub fn device_at(&mut self, true_us: u64) -> u64 {
-        while true_us >= self.present.end_true_us() {
+        // The last segment before u64::MAX ends where it starts: stop there.
+        while true_us >= self.present.end_true_us() && self.present.end_true_us() > self.present.start_true_us {
             self.present = match self.ahead.pop_front() {
                 Some(next) => next,
                 None => self.draw_after(self.present),
@@ -120,7 +121,7 @@ impl TimeBase {
             let last = self.ahead.back().copied().unwrap_or(self.present);
             let next = self.draw_after(last);
             self.ahead.push_back(next);
-            if next.end_device_us >= device_us {
+            if next.end_device_us >= device_us || next.end_true_us() == next.start_true_us {
                 return next.true_at(device_us);
             }
         }
@@ -176,6 +177,17 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_end_of_time_is_reached_in_finite_steps() {
+        // Saturated instants (a bug upstream, or absurd input) must not spin
+        // forever looking for a segment that ends later.
+        let mut time_base = TimeBase::new(-50, 0, Stream::new(5, 0, Actor::Drift));
+        let far = u64::MAX - SEGMENT_US / 2;
+        time_base.present = Segment::new(far, far - 1_000, -50);
+        assert!(time_base.device_at(u64::MAX) >= far - 1_000);
+        assert_eq!(time_base.true_at(u64::MAX), u64::MAX);
     }
 
     #[test]

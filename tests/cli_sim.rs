@@ -198,3 +198,54 @@ fn scenarios_lists_every_shipped_scenario() {
         }
     }
 }
+
+/// One game that takes hours: 11-day thinks on an 11-day hourglass, every
+/// millisecond followed by the tick-model oracle.
+const ENDLESS_GAME: &str = r#"
+description = "one very long game"
+control = "*1000000"
+games = 1
+[players]
+think = { distribution = "uniform", min_ms = 999999000, max_ms = 999999999 }
+"#;
+
+/// The first interrupt lets the games under way finish (a report follows);
+/// a second one stops at once, whatever the game, with exit 3.
+#[test]
+fn a_second_interrupt_stops_a_long_game_at_once() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    let dir = temp_dir("interrupt-twice");
+    let scenario = dir.join("endless.toml");
+    std::fs::write(&scenario, ENDLESS_GAME).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(["sim", "--scenario", scenario.to_str().unwrap(), "--jobs", "1"])
+        .args(["--out", dir.join("report").to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bench starts");
+    let interrupt = |child: &std::process::Child| {
+        let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill runs");
+        assert!(status.success(), "SIGINT sent");
+    };
+    std::thread::sleep(Duration::from_millis(1_000));
+    interrupt(&child);
+    std::thread::sleep(Duration::from_millis(1_000));
+    assert!(child.try_wait().expect("wait").is_none(), "the game under way goes on after one interrupt");
+    interrupt(&child);
+    let started = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("bench did not stop within a minute of a second SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().expect("output");
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("finishing the games under way"), "{stderr}");
+    assert!(stderr.contains("stopping now, without a report"), "{stderr}");
+}

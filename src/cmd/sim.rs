@@ -236,8 +236,17 @@ impl Cmd {
         };
         let stop = Arc::new(AtomicBool::new(false));
         let handler_stop = Arc::clone(&stop);
-        // A second Ctrl-C while the report is written kills the process as usual.
-        let _ = ctrlc::set_handler(move || handler_stop.store(true, Ordering::Relaxed));
+        // Ctrl-C, SIGTERM or SIGHUP: the games under way finish and the run
+        // ends with an incomplete report. A second one stops at once: a very
+        // long game (days of thinking on an 11-day control with the tick
+        // oracle) must not hold the terminal.
+        let _ = ctrlc::set_handler(move || {
+            if handler_stop.swap(true, Ordering::Relaxed) {
+                eprintln!("bench sim: interrupted again: stopping now, without a report");
+                std::process::exit(3);
+            }
+            eprintln!("bench sim: interrupted: finishing the games under way (interrupt again to stop at once)");
+        });
         let bar = progress_bar(range.end - range.start);
         let started = std::time::Instant::now();
         let summary = run::run_with(

@@ -505,6 +505,11 @@ pub type ScenarioError = LocatedError;
 /// game can cost in time and memory.
 pub const MOVES_MAX: u32 = 10_000;
 
+/// Days any one span of a postal game may take (a letter, a reflection, the
+/// arbiter, a norm, a penalty): ten years. A game's days then stay far from
+/// where the day count would saturate and stop meaning anything.
+pub const DAYS_MAX: u32 = 3_650;
+
 /// Top-level fields that only an over-the-board game uses: a postal game has
 /// no chess clock, no think times in milliseconds and no arbiter at a board.
 const OVER_THE_BOARD_FIELDS: [&str; 8] = ["rules", "moves", "players", "white", "black", "board", "device", "arbiter"];
@@ -517,11 +522,18 @@ fn postal_validate(postal: &crate::postal::Postal) -> Result<(), Invalid> {
             format!("moves per player must be from 1 to {MOVES_MAX}, not {}", postal.moves),
         ));
     }
-    if postal.moves_per_block == 0 {
+    if postal.moves_per_block == 0 || postal.moves_per_block > MOVES_MAX {
         return Err(Invalid::new(
             "correspondence.moves_per_block",
-            "the norm needs at least one move per block (6.1: e.g. 10 moves in 30 days)",
+            format!("the norm needs 1 to {MOVES_MAX} moves per block (6.1: e.g. 10 moves in 30 days)"),
         ));
+    }
+    for (field, days) in
+        [("correspondence.days_per_block", postal.days_per_block), ("correspondence.penalty_days", postal.penalty_days)]
+    {
+        if days > DAYS_MAX {
+            return Err(Invalid::new(field, format!("{days} days: at most {DAYS_MAX} (ten years)")));
+        }
     }
     for (field, range) in [
         ("correspondence.transit", postal.transit),
@@ -533,6 +545,12 @@ fn postal_validate(postal: &crate::postal::Postal) -> Result<(), Invalid> {
             return Err(Invalid::new(
                 format!("{field}.min_days"),
                 format!("min_days ({}) is larger than max_days ({})", range.min_days, range.max_days),
+            ));
+        }
+        if range.max_days > DAYS_MAX {
+            return Err(Invalid::new(
+                format!("{field}.max_days"),
+                format!("{} days: at most {DAYS_MAX} (ten years)", range.max_days),
             ));
         }
     }

@@ -458,7 +458,7 @@ const MALFORMED: &[Malformed] = &[
         line: 3,
         column: 1,
         field: "correspondence.moves_per_block",
-        message: "at least one move per block",
+        message: "the norm needs 1 to 10000 moves per block",
     },
     Malformed {
         what: "postal transit min above max",
@@ -507,6 +507,22 @@ const MALFORMED: &[Malformed] = &[
         column: 1,
         field: "device.jitter_us",
         message: "at most 1000000000 ms",
+    },
+    Malformed {
+        what: "a postal span beyond ten years",
+        text: "description = \"a test\"\n[correspondence]\nreflection = { min_days = 1, max_days = 4294967295 }\n",
+        line: 3,
+        column: 30,
+        field: "correspondence.reflection.max_days",
+        message: "4294967295 days: at most 3650 (ten years)",
+    },
+    Malformed {
+        what: "a postal norm beyond ten years",
+        text: "description = \"a test\"\n[correspondence]\ndays_per_block = 4000\n",
+        line: 3,
+        column: 1,
+        field: "correspondence.days_per_block",
+        message: "4000 days: at most 3650 (ten years)",
     },
     Malformed {
         what: "a key written twice",

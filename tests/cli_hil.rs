@@ -23,7 +23,11 @@ fn report(dir: &Path) -> serde_json::Value {
 fn usage_errors_exit_2_before_anything_runs() {
     let dir = temp_dir("usage");
     let missing = dir.join("missing.elf");
+    let a_file = dir.join("a-file");
+    std::fs::write(&a_file, "not a folder, not firmware either").expect("write");
+    let a_file = a_file.to_str().expect("utf-8");
     for args in [
+        vec!["hil", "--firmware", a_file, "--out", a_file],
         vec!["hil", "--scenario", "no-such-scenario"],
         vec!["hil", "--games", "0"],
         vec!["hil", "--max-moves", "0"],
@@ -36,6 +40,7 @@ fn usage_errors_exit_2_before_anything_runs() {
         assert_eq!(output.status.code(), Some(2), "{args:?}: {}", text(&output));
     }
     assert!(text(&bench(&["hil", "--firmware", missing.to_str().expect("utf-8")])).contains("no such file"));
+    assert!(text(&bench(&["hil", "--firmware", a_file, "--out", a_file])).contains("is a file"));
 }
 
 /// `bench hil --help` teaches the board farm: repeated --probe, how the

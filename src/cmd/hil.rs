@@ -269,6 +269,7 @@ impl Cmd {
             return Err(Failure::usage(anyhow!("--silence-timeout must be a positive number of seconds")));
         }
         let seed = self.seed.unwrap_or(scenario.seed);
+        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(&scenario, seed));
         let schedules = (0..self.games)
             .map(|game| schedule::schedule(&scenario, seed, game))
             .collect::<std::result::Result<Vec<Schedule>, _>>()
@@ -280,6 +281,7 @@ impl Cmd {
         let elf = self.firmware_image()?;
         let elf_bytes = std::fs::read(&elf).with_context(|| format!("reading the firmware image {}", elf.display()))?;
         let scenario_bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
+        super::prepare_out_dir(&out_dir)?;
 
         // Ctrl-C, SIGTERM and SIGHUP (ctrlc's `termination` feature): a
         // cancelled CI job or a closed terminal ends the run incomplete, and
@@ -300,7 +302,6 @@ impl Cmd {
         };
         let wall = started.elapsed();
 
-        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(&scenario, seed));
         let input = HilReportInput {
             board: self.board.name(),
             board_description: played.description.clone(),

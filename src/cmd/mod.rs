@@ -44,6 +44,24 @@ pub fn push_report_and_gate(out: &mut String, out_dir: &Path, gated: Option<&any
     }
 }
 
+/// Makes sure the report folder can exist before any game is played: a
+/// sweep's hours or a board's run must not be lost to a folder that cannot
+/// be written.
+pub fn prepare_out_dir(dir: &Path) -> crate::exit::Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(crate::exit::Failure::usage(anyhow::anyhow!(
+            "the report folder {} is a file: give --out a folder (nothing was run)",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(|error| {
+        crate::exit::Failure::infrastructure(anyhow::anyhow!(
+            "cannot create the report folder {}: {error} (nothing was run)",
+            dir.display()
+        ))
+    })
+}
+
 /// The machine's name for `run.json` (what varies between runs).
 pub fn host_name() -> String {
     std::fs::read_to_string("/etc/hostname")

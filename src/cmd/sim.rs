@@ -234,6 +234,8 @@ impl Cmd {
             tick_oracle: !self.no_tick_oracle,
             disabled: self.disabled(),
         };
+        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(scenario, seed, self.shard));
+        super::prepare_out_dir(&out_dir)?;
         let stop = Arc::new(AtomicBool::new(false));
         let handler_stop = Arc::clone(&stop);
         // Ctrl-C, SIGTERM or SIGHUP: the games under way finish and the run
@@ -264,7 +266,6 @@ impl Cmd {
         if self.check_determinism {
             checks.push(run::determinism_check(&summary));
         }
-        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(scenario, seed, self.shard));
         let replay = |game| self.replay_command(seed, game, self.disabled(), self.max_moves);
         let written = write_reports(
             &out_dir,

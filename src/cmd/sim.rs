@@ -49,7 +49,9 @@ pub struct Cmd {
     /// Play every game twice and fail on any difference.
     #[arg(long)]
     check_determinism: bool,
-    /// Draw each game's defect mix from the seed.
+    /// Draw each game's defect mix from the seed: a hunt for oracle
+    /// violations. The scenario's other expectations assume its own mix, so
+    /// they usually fail under --swarm (scenarios/README.md, "Swarm runs").
     #[arg(long)]
     swarm: bool,
     /// Skip the tick-model oracle (faster; the invariants still run).

@@ -271,3 +271,17 @@ fn a_report_folder_that_cannot_exist_stops_the_run_before_it_starts() {
     assert!(stderr.contains("cannot create the report folder") && stderr.contains("nothing was run"), "{stderr}");
     assert!(!text(&output.stdout).contains("bench sim both-flags"), "no game was played: {}", text(&output.stdout));
 }
+
+/// Options about the clock device mean nothing to a postal game: refused,
+/// not silently ignored.
+#[test]
+fn device_options_are_refused_for_a_postal_game() {
+    for flag in [&["--swarm"][..], &["--disable", "bounce"], &["--max-moves", "10"], &["--shrink"]] {
+        let mut args = vec!["sim", "--scenario", "correspondence-first-overstep", "--games", "2"];
+        args.extend_from_slice(flag);
+        let output = bench(&args);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flag:?}: {stderr}");
+        assert!(stderr.contains(&format!("{} is for over-the-board scenarios", flag[0])), "{flag:?}: {stderr}");
+    }
+}

@@ -83,6 +83,21 @@ fn parse_defects(text: &str) -> std::result::Result<DefectSet, String> {
 impl Cmd {
     pub fn run(self) -> Result {
         let (mut scenario, file) = catalog::find(&self.scenario).map_err(Failure::usage)?;
+        if scenario.correspondence.is_some() {
+            let over_the_board = [
+                ("--swarm", self.swarm),
+                ("--disable", self.disable.is_some()),
+                ("--max-moves", self.max_moves.is_some()),
+                ("--shrink", self.shrink),
+            ];
+            if let Some((flag, _)) = over_the_board.into_iter().find(|(_, given)| *given) {
+                return Err(Failure::usage(anyhow::anyhow!(
+                    "{flag} is for over-the-board scenarios: `{}` is a postal game, with no clock device and no \
+                     defects (its length is correspondence.moves)",
+                    scenario.name
+                )));
+            }
+        }
         if let Some(max_moves) = self.max_moves {
             if max_moves == 0 {
                 return Err(Failure::usage(anyhow::anyhow!("--max-moves must be at least 1")));

@@ -998,10 +998,11 @@ pub fn render(
     }
     let failed = verdicts.iter().filter(|verdict| verdict.status == Status::Fail).count();
     let applied = verdicts.iter().filter(|verdict| verdict.status != Status::Skip).count();
+    let rules = if applied == 1 { "rule" } else { "rules" };
     if failed == 0 {
-        let _ = writeln!(out, "gate: PASS ({applied} rules applied)");
+        let _ = writeln!(out, "gate: PASS ({applied} {rules} applied)");
     } else {
-        let _ = writeln!(out, "gate: FAIL ({failed} of {applied} rules failed)");
+        let _ = writeln!(out, "gate: FAIL ({failed} of {applied} {rules} failed)");
     }
     out
 }

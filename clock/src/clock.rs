@@ -566,6 +566,8 @@ impl Clock {
             let control = self.control;
             let display = self.displays.get_mut(side);
             display.period = *settings.period.get(side);
+            // 6.15 counter: stages switch by it, so it is the arbiter's too.
+            display.moves = *settings.moves.get(side);
             display.period_moves = 0;
             if display.in_overtime(&control) {
                 display.set_main(Duration::ZERO);

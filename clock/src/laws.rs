@@ -165,24 +165,34 @@ pub fn rule_on_flag(facts: &FlagFacts) -> Ruling {
 /// Both flags are down.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BothFlagsFacts {
-    /// The facts of the flag that fell first, when that can be established
-    /// (a digital clock shows it); `None` when it cannot.
-    pub first: Option<FlagFacts>,
+    /// The facts of both flags, the one that fell first first, when the
+    /// order can be established (a digital clock shows it); `None` when it
+    /// cannot.
+    pub in_order: Option<[FlagFacts; 2]>,
     /// Both fell in the period in which all remaining moves must be made.
     pub in_final_period: bool,
     /// Board fact: the game had already ended on the board.
     pub game_end: Option<GameEnd>,
 }
 
-/// 6.12: with the order known, the first flag decides as a single flag
-/// would; with it unknown, play goes on except in the final period, where the
-/// game is drawn.
+/// 6.12 applies only when the order cannot be established: then play goes
+/// on, except in the final period, where the game is drawn. With the order
+/// known, each flag is ruled as a single one (6.3, 6.10), the first first:
+/// when the first decides nothing (its player had made the required moves,
+/// 6.3), the second one does.
 pub fn rule_on_both_flags(facts: &BothFlagsFacts) -> Ruling {
     if let Some(end) = facts.game_end {
         return end.ruling();
     }
-    match facts.first {
-        Some(first) => rule_on_flag(&first),
+    match facts.in_order {
+        Some([first, second]) => {
+            let ruling = rule_on_flag(&first);
+            if ruling.outcome == Outcome::Continue {
+                rule_on_flag(&second)
+            } else {
+                ruling
+            }
+        }
         None if facts.in_final_period => Ruling::new(Outcome::Draw, Article::A6_12b),
         None => Ruling::new(Outcome::Continue, Article::A6_12a),
     }

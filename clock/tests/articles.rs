@@ -298,6 +298,16 @@ fn a6_11_replacement_clock_shows_the_arbiters_times() {
     assert_eq!((clock.moves(White), clock.period(Black)), (1, 1));
     let impossible = Replacement { period: chessclock::BySide::new(0, 2), ..settings };
     assert_eq!(clock.replace(impossible, at_s(42)), Err(ClockError::NoSuchPeriod { period: 2, final_period: 1 }));
+    // The move counters are the arbiter's too (6.15), and stages switch by
+    // them (6.2a: here 2 moves in the first stage).
+    let counted =
+        Replacement { moves: chessclock::BySide::new(0, 7), period: chessclock::BySide::new(0, 0), ..settings };
+    clock.replace(counted, at_s(43)).unwrap();
+    assert_eq!((clock.moves(White), clock.moves(Black)), (0, 7));
+    clock.press(Black, at_s(44)).unwrap();
+    assert_eq!((clock.moves(Black), clock.period(Black)), (8, 1), "Black's 8th move is past the first stage");
+    clock.press(White, at_s(45)).unwrap();
+    assert_eq!((clock.moves(White), clock.period(White)), (1, 0), "White's first counted move stays in it");
 }
 
 #[test]
@@ -309,7 +319,7 @@ fn a6_12a_both_flags_order_unknown_in_non_final_stage_game_continues() {
     clock.settle(at_s(23)).unwrap(); // White: 9 s left at 13 s, flags at 22 s.
     assert!(clock.flag(White).is_some() && clock.flag(Black).is_some());
     assert!(!clock.control().is_final_period(0));
-    let ruling = rule_on_both_flags(&BothFlagsFacts { first: None, in_final_period: false, game_end: None });
+    let ruling = rule_on_both_flags(&BothFlagsFacts { in_order: None, in_final_period: false, game_end: None });
     assert_eq!(ruling.outcome, Outcome::Continue);
     assert_eq!(ruling.article, Article::A6_12a);
 }
@@ -324,7 +334,7 @@ fn a6_12b_both_flags_order_unknown_in_final_stage_draw() {
     clock.settle(at_s(40)).unwrap();
     let (white, black) = (clock.flag(White).unwrap(), clock.flag(Black).unwrap());
     assert!(clock.control().is_final_period(white.period) && clock.control().is_final_period(black.period));
-    let ruling = rule_on_both_flags(&BothFlagsFacts { first: None, in_final_period: true, game_end: None });
+    let ruling = rule_on_both_flags(&BothFlagsFacts { in_order: None, in_final_period: true, game_end: None });
     assert_eq!(ruling.outcome, Outcome::Draw);
     assert_eq!(ruling.article, Article::A6_12b);
 }
@@ -338,9 +348,32 @@ fn a6_12_digital_clock_shows_which_flag_fell_first() {
     clock.settle(at_s(30)).unwrap(); // White had 8 s: flags at 23 s.
     let first = clock.first_flag().unwrap();
     assert_eq!((first.side, first.at), (Black, at_s(12)));
-    let facts = flag_facts(&clock, Black);
-    let ruling = rule_on_both_flags(&BothFlagsFacts { first: Some(facts), in_final_period: true, game_end: None });
+    let in_order = Some([flag_facts(&clock, Black), flag_facts(&clock, White)]);
+    let ruling = rule_on_both_flags(&BothFlagsFacts { in_order, in_final_period: true, game_end: None });
     assert_eq!(ruling.outcome, Outcome::Win(White));
+}
+
+/// 6.3 then 6.10: the order is known, the first flag fell in a stage whose
+/// moves its player had made, so it decides nothing; the second, in the
+/// final stage, loses. (6.12 is for an order that cannot be established.)
+#[test]
+fn a6_3_a6_10_with_the_order_known_a_harmless_first_flag_leaves_the_second_to_decide() {
+    let mut clock = started(two_stage_40_moves());
+    clock.press(White, at_s(1)).unwrap();
+    clock.settle(at_s(12)).unwrap(); // Black's stage 1 (10 s) runs out at 11 s.
+    clock.press(Black, at_s(13)).unwrap();
+    clock.press(White, at_s(14)).unwrap();
+    clock.press(Black, at_s(15)).unwrap(); // Black's 2nd move: stage 1's moves made.
+    clock.settle(at_s(30)).unwrap(); // White: 13 s from 15 s on, flags at 28 s in the final stage.
+    let (white, black) = (clock.flag(White).unwrap(), clock.flag(Black).unwrap());
+    assert_eq!((black.period, white.period), (0, 1));
+    let first = flag_facts(&clock, Black);
+    let second = flag_facts(&clock, White);
+    assert_eq!(rule_on_flag(&first).article, Article::A6_3, "Black's flag alone decides nothing");
+    let ruling =
+        rule_on_both_flags(&BothFlagsFacts { in_order: Some([first, second]), in_final_period: false, game_end: None });
+    assert_eq!(ruling, rule_on_flag(&second));
+    assert_eq!((ruling.outcome, ruling.article), (Outcome::Win(Black), Article::A6_10));
 }
 
 #[test]

@@ -620,9 +620,14 @@ fn ruling(control: &TimeControl, flags: &[FlagFall], moves_at_flag: &dyn Fn(&Fla
         [] => None,
         [flag] => Some(rule_on_flag(&facts(*flag))),
         many => {
-            let first = many.iter().min_by_key(|flag| flag.sequence).copied().map(facts);
+            let mut in_order: Vec<FlagFall> = many.to_vec();
+            in_order.sort_by_key(|flag| flag.sequence);
+            let in_order = match in_order.as_slice() {
+                [first, second] => Some([facts(*first), facts(*second)]),
+                _ => None,
+            };
             let in_final_period = many.iter().all(|flag| control.is_final_period(flag.period));
-            Some(rule_on_both_flags(&BothFlagsFacts { first, in_final_period, game_end: None }))
+            Some(rule_on_both_flags(&BothFlagsFacts { in_order, in_final_period, game_end: None }))
         }
     }
 }

@@ -421,12 +421,15 @@ impl Builder<'_> {
         let Some(&single) = flags.first() else { return Ok(None) };
         let control = *self.clock.control();
         let ruling = if flags.len() == 2 {
-            let first = match (self.scenario.arbiter.clock_shows_first_flag, self.clock.first_flag()) {
-                (true, Some(flag)) => Some(self.facts(flag)),
+            let in_order = match (self.scenario.arbiter.clock_shows_first_flag, self.clock.first_flag()) {
+                (true, Some(first)) => {
+                    let second = if first == flags[0] { flags[1] } else { flags[0] };
+                    Some([self.facts(first), self.facts(second)])
+                }
                 _ => None,
             };
             let in_final_period = flags.iter().all(|flag| control.is_final_period(flag.period));
-            rule_on_both_flags(&BothFlagsFacts { first, in_final_period, game_end: None })
+            rule_on_both_flags(&BothFlagsFacts { in_order, in_final_period, game_end: None })
         } else {
             if !self.notice.get(single.side).0 {
                 return Ok(None);

@@ -42,3 +42,38 @@ fn arbiter_settings_land_on_both_clocks_alike() {
     assert_eq!(summary.max_time_error_us, 0, "the device's times differ from the ideal clock's");
     assert_eq!(summary.agreeing, summary.games, "results differ in {} games", summary.games - summary.agreeing);
 }
+
+/// Clock replacements (6.11) on a staged control where flags are common:
+/// flags ruled before a replacement, flags showing on the clock replaced,
+/// and flags after it on the new clock.
+const REPLACING_ARBITER: &str = r#"
+description = "an arbiter who often replaces a perfect clock"
+control = "10/20:20"
+seed = 5
+[players]
+think = { distribution = "skewed", min_ms = 200, max_ms = 9000 }
+[arbiter]
+flag_noticed = "1/2"
+notice_delay = { chance = "1/2", min_ms = 0, max_ms = 4000 }
+replace_clock = "1/6"
+[expect]
+agreement_min_percent = 100
+"#;
+
+#[test]
+fn a_replaced_perfect_clock_reaches_the_ideal_clock_s_results() {
+    let scenario = Scenario::parse(REPLACING_ARBITER, Path::new("replace.toml")).expect("the scenario parses");
+    let options = RunOptions {
+        seed: scenario.seed,
+        games: 0..400,
+        jobs: 2,
+        swarm: false,
+        tick_oracle: false,
+        disabled: DefectSet::NONE,
+    };
+    let summary = run::run(&scenario, &options, &|_| {});
+    assert!(summary.defects.replacements >= 400, "replacements must be frequent: {:?}", summary.defects);
+    assert_eq!(summary.games_with_violations, 0);
+    assert_eq!(summary.max_time_error_us, 0, "the replaced clock's times differ from the ideal clock's");
+    assert_eq!(summary.agreeing, summary.games, "results differ in {} games", summary.games - summary.agreeing);
+}

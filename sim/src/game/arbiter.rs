@@ -37,6 +37,10 @@ impl Game<'_> {
             self.queue.schedule(self.after_press_landed().into_instant(), Event::SetMoves);
         }
         if self.streams.replace_clock.strikes() && self.paused_until_us.is_none() {
+            self.observe_flags_before_replacing();
+            if self.over {
+                return;
+            }
             self.defects.replacements += 1;
             self.replace_device_clock();
             self.record(format_args!("arbiter replaces the clock (6.11)"));

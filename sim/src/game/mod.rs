@@ -293,8 +293,10 @@ struct Referees {
 /// Per-clock bookkeeping of flags and the result.
 #[derive(Debug, Default)]
 struct Referee {
-    /// Flag sequence numbers already ruled on.
-    ruled: Vec<u32>,
+    /// Flags already ruled on, whole: a replacement clock numbers its flags
+    /// afresh and a clock restored from a backup reuses numbers, so a
+    /// sequence number alone does not name a flag.
+    ruled: Vec<chessclock::FlagFall>,
     result: Option<GameResult>,
     /// A notice is scheduled.
     notice_pending: bool,

@@ -58,11 +58,7 @@ impl Game<'_> {
             Which::Device => &self.referees.device.ruled,
             Which::Ideal => &self.referees.ideal.ruled,
         };
-        Side::BOTH
-            .into_iter()
-            .filter_map(|side| clock.flag(side))
-            .filter(|flag| !ruled.contains(&flag.sequence))
-            .collect()
+        Side::BOTH.into_iter().filter_map(|side| clock.flag(side)).filter(|flag| !ruled.contains(flag)).collect()
     }
 
     /// A new flag on `which`'s clock: schedule its notice (6.9).
@@ -91,6 +87,30 @@ impl Game<'_> {
 
     pub(super) fn notice(&mut self, which: Which) {
         self.referee(which).notice_pending = false;
+        self.rule_on_flags(which, false);
+    }
+
+    /// 6.11 with 6.9: an arbiter who replaces a clock looks at it, so the
+    /// flags it shows are observed now, whether or not he would have
+    /// noticed them otherwise. On both clocks: it is the same act in the
+    /// same game. A frozen display shows no flag. The ideal clock first:
+    /// a ruling that ends the game on the device closes the ideal's too.
+    pub(super) fn observe_flags_before_replacing(&mut self) {
+        self.rule_on_flags(Which::Ideal, true);
+        // A flag due this very instant shows on the device too (the ideal
+        // clock was just settled by the press; the device's timer may not
+        // have fired yet).
+        let deadline = self.device.clock.next_deadline();
+        self.device_call(Op::Settle(deadline), |clock, at| clock.settle(at));
+        if self.now_us >= self.device.frozen_until_us {
+            self.rule_on_flags(Which::Device, true);
+        }
+    }
+
+    /// Rules on the flags `which`'s clock shows and no ruling has covered:
+    /// a single flag only if the arbiter notices it (his habit) or
+    /// `observed` it, both flags always.
+    fn rule_on_flags(&mut self, which: Which, observed: bool) {
         if self.referee(which).result.is_some() {
             return;
         }
@@ -105,22 +125,23 @@ impl Game<'_> {
             player::flag_facts(&control, flag, moves_made, |side| game.can_checkmate(side))
         };
         let ruling: Ruling = if flags.len() == 2 {
-            let first = if self.scenario().arbiter.clock_shows_first_flag {
-                clock_first.map(|flag| facts_for(self, flag))
-            } else {
-                None
+            let in_order = match clock_first {
+                Some(first) if self.scenario().arbiter.clock_shows_first_flag => {
+                    let second = if first == flags[0] { flags[1] } else { flags[0] };
+                    Some([facts_for(self, first), facts_for(self, second)])
+                }
+                Some(_) | None => None,
             };
             let in_final_period = flags.iter().all(|flag| control.is_final_period(flag.period));
-            rule_on_both_flags(&BothFlagsFacts { first, in_final_period, game_end: None })
+            rule_on_both_flags(&BothFlagsFacts { in_order, in_final_period, game_end: None })
         } else {
             let flag = flags[0];
-            if !self.notice.get(flag.side).0 {
+            if !observed && !self.notice.get(flag.side).0 {
                 return;
             }
             rule_on_flag(&facts_for(self, flag))
         };
-        let ruled: Vec<u32> = flags.iter().map(|flag| flag.sequence).collect();
-        self.referee(which).ruled.extend(ruled);
+        self.referee(which).ruled.extend(flags.iter().copied());
         self.record(format_args!("{which:?} flag(s) {flags:?} ruled: {ruling:?}"));
         if which == Which::Device {
             self.applied.push(ruling.article);

@@ -269,6 +269,9 @@ pub struct Replacement {
     pub main: BySide<Duration>,
     pub moves: BySide<u32>,
     pub period: BySide<u32>,
+    /// Canadian overtime: moves already made in the current period (the
+    /// period's time is `main`). Ignored outside Canadian overtime.
+    pub period_moves: BySide<u32>,
 }
 
 /// Transitions one call can meet: every stage can flag once, every byo-yomi
@@ -325,6 +328,11 @@ impl Clock {
 
     pub fn period(&self, side: Side) -> u32 {
         self.displays.get(side).period
+    }
+
+    /// Canadian overtime: moves `side` has made in its current period.
+    pub fn period_moves(&self, side: Side) -> u32 {
+        self.displays.get(side).period_moves
     }
 
     /// The flag `side`'s display shows, if any.
@@ -568,7 +576,9 @@ impl Clock {
             display.period = *settings.period.get(side);
             // 6.15 counter: stages switch by it, so it is the arbiter's too.
             display.moves = *settings.moves.get(side);
-            display.period_moves = 0;
+            let canadian = matches!(control, TimeControl::Canadian { .. });
+            display.period_moves =
+                if canadian && display.in_overtime(&control) { *settings.period_moves.get(side) } else { 0 };
             if display.in_overtime(&control) {
                 display.set_main(Duration::ZERO);
                 display.period_left = *settings.main.get(side);

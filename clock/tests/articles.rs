@@ -281,6 +281,27 @@ fn a6_10_press_at_the_flag_instant_is_too_late() {
     assert_eq!(clock.remaining(White, at_s(10)).unwrap(), Duration::ZERO, "frozen: no increment after the flag");
 }
 
+/// 6.11 in Canadian overtime: the arbiter also sets how many of the
+/// period's moves are made, or the new clock would ask for them again.
+#[test]
+fn a6_11_replacement_in_canadian_overtime_keeps_the_period_s_moves() {
+    let mut clock = started(chessclock::notation::parse("10(3/20)").unwrap());
+    clock.settle(at_s(11)).unwrap(); // White's main time ends at 10 s: 3 moves in 20 s.
+    assert_eq!(clock.period(White), 1);
+    clock.press(White, at_s(12)).unwrap();
+    clock.press(Black, at_s(13)).unwrap();
+    let settings = Replacement {
+        main: chessclock::BySide::new(secs(18), secs(9)),
+        moves: chessclock::BySide::new(1, 1),
+        period: chessclock::BySide::new(1, 0),
+        period_moves: chessclock::BySide::new(2, 0),
+    };
+    clock.replace(settings, at_s(14)).unwrap();
+    assert_eq!(clock.period_moves(White), 2);
+    clock.press(White, at_s(15)).unwrap(); // The period's third move: a fresh 20 s.
+    assert_eq!(clock.remaining(White, at_s(15)).unwrap(), secs(20));
+}
+
 #[test]
 fn a6_11_replacement_clock_shows_the_arbiters_times() {
     let mut clock = started(two_stage_40_moves());
@@ -290,6 +311,7 @@ fn a6_11_replacement_clock_shows_the_arbiters_times() {
         main: chessclock::BySide::new(secs(8), secs(4)),
         moves: chessclock::BySide::new(1, 0),
         period: chessclock::BySide::new(0, 1),
+        period_moves: chessclock::BySide::new(0, 0),
     };
     clock.replace(settings, at_s(30)).unwrap();
     clock.resume(at_s(40)).unwrap();

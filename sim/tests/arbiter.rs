@@ -43,37 +43,50 @@ fn arbiter_settings_land_on_both_clocks_alike() {
     assert_eq!(summary.agreeing, summary.games, "results differ in {} games", summary.games - summary.agreeing);
 }
 
-/// Clock replacements (6.11) on a staged control where flags are common:
-/// flags ruled before a replacement, flags showing on the clock replaced,
-/// and flags after it on the new clock.
-const REPLACING_ARBITER: &str = r#"
+/// Every arbiter habit at once and often, replacements (6.11) above all,
+/// on controls where flags are common: flags ruled before a replacement,
+/// flags showing on the clock replaced, flags after it on the new clock,
+/// stage switches by the replaced counters, Canadian periods under way.
+fn replacing_arbiter(control: &str) -> String {
+    format!(
+        r#"
 description = "an arbiter who often replaces a perfect clock"
-control = "10/20:20"
+control = "{control}"
 seed = 5
 [players]
-think = { distribution = "skewed", min_ms = 200, max_ms = 9000 }
+think = {{ distribution = "skewed", min_ms = 200, max_ms = 9000 }}
 [arbiter]
 flag_noticed = "1/2"
-notice_delay = { chance = "1/2", min_ms = 0, max_ms = 4000 }
+notice_delay = {{ chance = "1/2", min_ms = 0, max_ms = 4000 }}
+pause = {{ chance = "1/12", min_ms = 1000, max_ms = 20000 }}
+adjust = {{ chance = "1/10", min_ms = 1000, max_ms = 15000 }}
+set_moves = "1/9"
 replace_clock = "1/6"
 [expect]
 agreement_min_percent = 100
-"#;
+"#
+    )
+}
 
 #[test]
 fn a_replaced_perfect_clock_reaches_the_ideal_clock_s_results() {
-    let scenario = Scenario::parse(REPLACING_ARBITER, Path::new("replace.toml")).expect("the scenario parses");
-    let options = RunOptions {
-        seed: scenario.seed,
-        games: 0..400,
-        jobs: 2,
-        swarm: false,
-        tick_oracle: false,
-        disabled: DefectSet::NONE,
-    };
-    let summary = run::run(&scenario, &options, &|_| {});
-    assert!(summary.defects.replacements >= 400, "replacements must be frequent: {:?}", summary.defects);
-    assert_eq!(summary.games_with_violations, 0);
-    assert_eq!(summary.max_time_error_us, 0, "the replaced clock's times differ from the ideal clock's");
-    assert_eq!(summary.agreeing, summary.games, "results differ in {} games", summary.games - summary.agreeing);
+    for control in ["10/20:20", "30(5/20)"] {
+        let scenario =
+            Scenario::parse(&replacing_arbiter(control), Path::new("replace.toml")).expect("the scenario parses");
+        let options = RunOptions {
+            seed: scenario.seed,
+            games: 0..400,
+            jobs: 2,
+            swarm: false,
+            tick_oracle: false,
+            disabled: DefectSet::NONE,
+        };
+        let summary = run::run(&scenario, &options, &|_| {});
+        let defects = &summary.defects;
+        assert!(defects.replacements >= 400, "{control}: replacements must be frequent: {defects:?}");
+        assert_eq!(summary.games_with_violations, 0, "{control}");
+        assert_eq!(summary.max_time_error_us, 0, "{control}: the replaced clock's times differ from the ideal clock's");
+        let differ = summary.games - summary.agreeing;
+        assert_eq!(differ, 0, "{control}: results differ in {differ} games");
+    }
 }

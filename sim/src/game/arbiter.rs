@@ -37,16 +37,29 @@ impl Game<'_> {
             self.queue.schedule(self.after_press_landed().into_instant(), Event::SetMoves);
         }
         if self.streams.replace_clock.strikes() && self.paused_until_us.is_none() {
-            self.observe_flags_before_replacing();
-            if self.over {
-                return;
-            }
-            self.defects.replacements += 1;
-            self.replace_device_clock();
-            self.record(format_args!("arbiter replaces the clock (6.11)"));
-            self.after_device_change();
-            self.watch_if_wrong();
+            // Once the press has reached both clocks, like every arbiter
+            // setting: at the press itself the ideal clock would already run
+            // the opponent's display and the device still the mover's.
+            self.queue.schedule(self.after_press_landed().into_instant(), Event::Replace);
         }
+    }
+
+    /// 6.11: the arbiter replaces the device with a clock showing his best
+    /// judgement of the times (the ideal clock's). Not while the clocks are
+    /// stopped.
+    pub(super) fn replace_clock(&mut self) {
+        if self.over || self.paused_until_us.is_some() {
+            return;
+        }
+        self.observe_flags_before_replacing();
+        if self.over {
+            return;
+        }
+        self.defects.replacements += 1;
+        self.replace_device_clock();
+        self.record(format_args!("arbiter replaces the clock (6.11)"));
+        self.after_device_change();
+        self.watch_if_wrong();
     }
 
     /// Just after the latest press has reached the clock (edges come at most

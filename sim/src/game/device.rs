@@ -154,6 +154,7 @@ impl Game<'_> {
             main: BySide::new(shown(Side::White), shown(Side::Black)),
             moves: BySide::new(ideal.moves(Side::White), ideal.moves(Side::Black)),
             period: BySide::new(ideal.period(Side::White), ideal.period(Side::Black)),
+            period_moves: BySide::new(ideal.period_moves(Side::White), ideal.period_moves(Side::Black)),
         };
         let before = Before::of(&self.device.clock);
         let mut clock = Clock::new(*ideal.control());

@@ -148,6 +148,9 @@ enum Event {
     SetMoves,
     /// The arbiter adds or removes time (6.14, 13.4).
     Adjust(Side, TimeAdjustment),
+    /// The arbiter replaces the device with a clock set to his best
+    /// judgement (6.11).
+    Replace,
     PauseOver,
     Brownout,
     BrownoutOver,
@@ -186,6 +189,7 @@ impl Event {
                 };
                 (16, amount.as_us() << 2 | add << 1 | side(who))
             }
+            Event::Replace => (17, 0),
         }
     }
 }
@@ -506,6 +510,7 @@ impl<'a> Game<'a> {
             Event::Pause(pause_us) => self.pause(pause_us),
             Event::SetMoves => self.set_moves(),
             Event::Adjust(side, adjustment) => self.adjust(side, adjustment),
+            Event::Replace => self.replace_clock(),
             Event::PauseOver => self.pause_over(),
             Event::Brownout => self.brownout(),
             Event::BrownoutOver => self.brownout_over(),

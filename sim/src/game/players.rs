@@ -104,10 +104,6 @@ impl Game<'_> {
             return;
         }
         self.arbiter_after_move();
-        if self.over {
-            // The arbiter ruled on a flag he saw while replacing the clock.
-            return;
-        }
         self.device_defects_after_press();
         if self.paused_until_us.is_none() && *self.present.get(side.opponent()) {
             self.schedule_think(side.opponent());

@@ -70,7 +70,7 @@ agreement_min_percent = 100
 
 #[test]
 fn a_replaced_perfect_clock_reaches_the_ideal_clock_s_results() {
-    for control in ["10/20:20", "30(5/20)"] {
+    for control in ["10/20:20", "5/10+1:5/10:10", "30(5/20)", "30(3x5)", "*60", "60+1"] {
         let scenario =
             Scenario::parse(&replacing_arbiter(control), Path::new("replace.toml")).expect("the scenario parses");
         let options = RunOptions {

@@ -74,6 +74,10 @@ impl Game<'_> {
             return;
         }
         self.defects.adjustments += 1;
+        if matches!(adjustment, TimeAdjustment::Add(_)) {
+            // Time again on that display: a flag it shows later is new.
+            *self.referees.device.final_flag_carried.get_mut(side) = false;
+        }
         self.device_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
         self.ideal_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
         self.record(format_args!("arbiter adjusts {side}: {adjustment:?} (6.14, 13.4)"));

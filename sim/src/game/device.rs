@@ -169,6 +169,13 @@ impl Game<'_> {
         let replaced = started.and_then(|()| clock.replace(settings, at));
         match replaced {
             Ok(()) => {
+                for side in Side::BOTH {
+                    let ruled_final = ideal.flag(side).is_some_and(|flag| {
+                        ideal.control().is_final_period(flag.period) && self.referees.ideal.ruled.contains(&flag)
+                    });
+                    *self.referees.device.final_flag_carried.get_mut(side) =
+                        ruled_final && settings.main.get(side).is_zero();
+                }
                 self.device.clock = clock;
                 self.device.backup = clock;
                 self.device.oracle.check(self.now_us, &before, &self.device.clock, Op::Arbiter);

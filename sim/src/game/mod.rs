@@ -304,6 +304,10 @@ struct Referee {
     result: Option<GameResult>,
     /// A notice is scheduled.
     notice_pending: bool,
+    /// Sides whose final-period flag was ruled, play going on (6.12 a), when
+    /// a replacement clock set their display to zero: the flag that display
+    /// shows once it runs is that same flag, not a new one (6.11).
+    final_flag_carried: BySide<bool>,
 }
 
 struct Game<'a> {

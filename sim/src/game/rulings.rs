@@ -54,11 +54,18 @@ impl Game<'_> {
     /// Unruled flags shown by `which`'s clock, White's first.
     pub(super) fn unruled_flags(&self, which: Which) -> Vec<chessclock::FlagFall> {
         let clock = self.clock(which);
-        let ruled = match which {
-            Which::Device => &self.referees.device.ruled,
-            Which::Ideal => &self.referees.ideal.ruled,
+        let referee = match which {
+            Which::Device => &self.referees.device,
+            Which::Ideal => &self.referees.ideal,
         };
-        Side::BOTH.into_iter().filter_map(|side| clock.flag(side)).filter(|flag| !ruled.contains(flag)).collect()
+        let carried = |flag: &chessclock::FlagFall| {
+            *referee.final_flag_carried.get(flag.side) && clock.control().is_final_period(flag.period)
+        };
+        Side::BOTH
+            .into_iter()
+            .filter_map(|side| clock.flag(side))
+            .filter(|flag| !referee.ruled.contains(flag) && !carried(flag))
+            .collect()
     }
 
     /// A new flag on `which`'s clock: schedule its notice (6.9).

@@ -100,8 +100,9 @@ impl Game<'_> {
     /// 6.11 with 6.9: an arbiter who replaces a clock looks at it, so the
     /// flags it shows are observed now, whether or not he would have
     /// noticed them otherwise. On both clocks: it is the same act in the
-    /// same game. A frozen display shows no flag. The ideal clock first:
-    /// a ruling that ends the game on the device closes the ideal's too.
+    /// same game. A frozen or dark (brownout) display shows no flag. The
+    /// ideal clock first: a ruling that ends the game on the device closes
+    /// the ideal's too.
     pub(super) fn observe_flags_before_replacing(&mut self) {
         self.rule_on_flags(Which::Ideal, true);
         // A flag due this very instant shows on the device too (the ideal
@@ -109,7 +110,7 @@ impl Game<'_> {
         // have fired yet).
         let deadline = self.device.clock.next_deadline();
         self.device_call(Op::Settle(deadline), |clock, at| clock.settle(at));
-        if self.now_us >= self.device.frozen_until_us {
+        if self.now_us >= self.device.frozen_until_us && self.device.down_until_us.is_none() {
             self.rule_on_flags(Which::Device, true);
         }
     }

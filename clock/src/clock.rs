@@ -588,6 +588,12 @@ impl Clock {
             }
             display.frozen = false;
             display.flag = None;
+            display.delay_left = Duration::ZERO;
+        }
+        // The new clock starts the running move afresh, under the bonus of
+        // the period the arbiter set (not the one the clock was in).
+        if let Phase::Running(side) | Phase::Paused(side) = self.phase {
+            self.begin_move(side);
         }
         self.settle(at)
     }

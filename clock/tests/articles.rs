@@ -302,6 +302,28 @@ fn a6_11_replacement_in_canadian_overtime_keeps_the_period_s_moves() {
     assert_eq!(clock.remaining(White, at_s(15)).unwrap(), secs(20));
 }
 
+/// 6.11 across a change of bonus: a new clock, started in a delay stage
+/// and set by the arbiter into a stage without delay, gives the running
+/// move no delay (and a move set into a delay stage gets that stage's).
+#[test]
+fn a6_11_replacement_starts_the_running_move_under_the_set_period_s_bonus() {
+    let control = chessclock::notation::parse("2/10+d2:20").unwrap();
+    let mut clock = started(control);
+    assert_eq!(clock.reading(White, at_s(0)).unwrap().delay, secs(2));
+    let settings = Replacement {
+        main: chessclock::BySide::new(secs(15), secs(12)),
+        moves: chessclock::BySide::new(3, 3),
+        period: chessclock::BySide::new(1, 1),
+        period_moves: chessclock::BySide::new(0, 0),
+    };
+    clock.replace(settings, at_s(1)).unwrap();
+    assert_eq!(clock.reading(White, at_s(1)).unwrap().delay, Duration::ZERO);
+    assert_eq!(clock.remaining(White, at_s(2)).unwrap(), secs(14), "no delay: the main time runs at once");
+    let back = Replacement { period: chessclock::BySide::new(0, 0), moves: chessclock::BySide::new(1, 1), ..settings };
+    clock.replace(back, at_s(3)).unwrap();
+    assert_eq!(clock.reading(White, at_s(3)).unwrap().delay, secs(2));
+}
+
 #[test]
 fn a6_11_replacement_clock_shows_the_arbiters_times() {
     let mut clock = started(two_stage_40_moves());

@@ -38,6 +38,22 @@ pub struct RunOptions {
     pub disabled: DefectSet,
 }
 
+impl RunOptions {
+    /// Every game of `scenario` on its own seed, on `jobs` threads, as `bench
+    /// sim` plays it without options: no swarm, the tick-model oracle on, no
+    /// defect switched off.
+    pub fn scenario(scenario: &Scenario, jobs: usize) -> RunOptions {
+        RunOptions {
+            seed: scenario.seed,
+            games: 0..scenario.games,
+            jobs,
+            swarm: false,
+            tick_oracle: true,
+            disabled: DefectSet::NONE,
+        }
+    }
+}
+
 /// `--shard I/N`: the I-th (1-based) of N contiguous slices of `0..games`.
 pub fn shard_range(games: u64, index: u64, count: u64) -> Option<Range<u64>> {
     if count == 0 || index == 0 || index > count {

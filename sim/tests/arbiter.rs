@@ -4,9 +4,8 @@
 
 use std::path::Path;
 
-use bench_sim::run::{self, RunOptions};
+use bench_sim::run::{self, RunOptions, Summary};
 use bench_sim::scenario::Scenario;
-use bench_sim::shrink::DefectSet;
 
 /// Frequent adjustments (6.14, 13.4), pauses (6.13) and counter
 /// corrections on a staged control, large enough to make flags fall.
@@ -28,19 +27,20 @@ time_error_max_us = 0
 #[test]
 fn arbiter_settings_land_on_both_clocks_alike() {
     let scenario = Scenario::parse(BUSY_ARBITER, Path::new("arbiter.toml")).expect("the scenario parses");
-    let options = RunOptions {
-        seed: scenario.seed,
-        games: 0..200,
-        jobs: 2,
-        swarm: false,
-        tick_oracle: false,
-        disabled: DefectSet::NONE,
-    };
-    let summary = run::run(&scenario, &options, &|_| {});
+    let summary = perfect_device_agrees(&scenario, 200, "busy arbiter");
     assert!(summary.defects.adjustments >= 1_000, "adjustments must be frequent: {:?}", summary.defects);
-    assert_eq!(summary.games_with_violations, 0);
-    assert_eq!(summary.max_time_error_us, 0, "the device's times differ from the ideal clock's");
-    assert_eq!(summary.agreeing, summary.games, "results differ in {} games", summary.games - summary.agreeing);
+}
+
+/// Plays the first `games` of `scenario` and checks that in every one the
+/// device shows the ideal clock's times and reaches its result.
+fn perfect_device_agrees(scenario: &Scenario, games: u64, label: &str) -> Summary {
+    let options = RunOptions { games: 0..games, tick_oracle: false, ..RunOptions::scenario(scenario, 2) };
+    let summary = run::run(scenario, &options, &|_| {});
+    assert_eq!(summary.games_with_violations, 0, "{label}");
+    assert_eq!(summary.max_time_error_us, 0, "{label}: the device's times differ from the ideal clock's");
+    let differ = summary.games - summary.agreeing;
+    assert_eq!(differ, 0, "{label}: results differ in {differ} games");
+    summary
 }
 
 /// Every arbiter habit at once and often, replacements (6.11) above all,
@@ -78,20 +78,8 @@ fn a_replaced_perfect_clock_reaches_the_ideal_clock_s_results() {
         let text = replacing_arbiter(control, shows_first_flag);
         let scenario = Scenario::parse(&text, Path::new("replace.toml")).expect("the scenario parses");
         let control = format!("{control} (clock shows the first flag: {shows_first_flag})");
-        let options = RunOptions {
-            seed: scenario.seed,
-            games: 0..1_000,
-            jobs: 2,
-            swarm: false,
-            tick_oracle: false,
-            disabled: DefectSet::NONE,
-        };
-        let summary = run::run(&scenario, &options, &|_| {});
+        let summary = perfect_device_agrees(&scenario, 1_000, &control);
         let defects = &summary.defects;
         assert!(defects.replacements >= 1_000, "{control}: replacements must be frequent: {defects:?}");
-        assert_eq!(summary.games_with_violations, 0, "{control}");
-        assert_eq!(summary.max_time_error_us, 0, "{control}: the replaced clock's times differ from the ideal clock's");
-        let differ = summary.games - summary.agreeing;
-        assert_eq!(differ, 0, "{control}: results differ in {differ} games");
     }
 }

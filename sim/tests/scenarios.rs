@@ -52,17 +52,6 @@ fn scenario_files() -> Vec<PathBuf> {
     files
 }
 
-fn options(scenario: &Scenario, jobs: usize) -> RunOptions {
-    RunOptions {
-        seed: scenario.seed,
-        games: 0..scenario.games,
-        jobs,
-        swarm: false,
-        tick_oracle: true,
-        disabled: DefectSet::NONE,
-    }
-}
-
 /// What went wrong in one scenario's run, ready to print.
 fn report(scenario: &Scenario, summary: &Summary) -> Option<String> {
     let failed: Vec<String> = judge(scenario, summary)
@@ -110,7 +99,7 @@ fn every_shipped_scenario_meets_its_expectations() {
             problems.push(format!("  {}: the description must be one non-empty line\n", scenario.name));
         }
         let run_started = Instant::now();
-        let summary = run::run(&scenario, &options(&scenario, JOBS), &|_| {});
+        let summary = run::run(&scenario, &RunOptions::scenario(&scenario, JOBS), &|_| {});
         eprintln!(
             "{:<24} {:>5} games {:>8.2} s  results {:?}",
             scenario.name,
@@ -147,7 +136,8 @@ fn a_perfect_device_agrees_with_the_ideal_clock_in_every_scenario() {
             continue;
         }
         let games = 0..PERFECT_DEVICE_GAMES;
-        let options = RunOptions { games, tick_oracle: false, disabled: perfect, ..options(&scenario, JOBS) };
+        let options =
+            RunOptions { games, tick_oracle: false, disabled: perfect, ..RunOptions::scenario(&scenario, JOBS) };
         let summary = run::run(&scenario, &options, &|_| {});
         if summary.agreeing != summary.games || summary.max_time_error_us != 0 {
             problems.push(format!(

@@ -249,14 +249,7 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
 
     fn simulate(text: &str, jobs: usize) -> Run {
         let scenario = Scenario::parse(text, Path::new(FILE)).expect("the test scenario parses");
-        let options = RunOptions {
-            seed: scenario.seed,
-            games: 0..scenario.games,
-            jobs,
-            swarm: false,
-            tick_oracle: true,
-            disabled: DefectSet::NONE,
-        };
+        let options = RunOptions::scenario(&scenario, jobs);
         let summary = run::run(&scenario, &options, &|_| {});
         let checks = run::judge(&scenario, &summary);
         Run { scenario, summary, checks, sha256: sha256_hex(text.as_bytes()) }

@@ -44,9 +44,16 @@ impl LocatedError {
     /// The TOML reader's `error` on `text`, read from `file`, placed by its
     /// span (see [`locate`]).
     pub fn from_toml(text: &str, file: &Path, error: &toml::de::Error) -> LocatedError {
-        let message = error.message().to_string();
+        let mut message = error.message().to_string();
         let (line, column, field) = match error.span() {
-            Some(span) => locate(text, span, &message),
+            Some(span) => {
+                if message == "duplicate key" {
+                    if let Some(first_line) = first_writing(text, span.start) {
+                        message = format!("written twice: first at line {first_line}");
+                    }
+                }
+                locate(text, span, &message)
+            }
             None => (0, 0, None),
         };
         LocatedError { file: file.to_path_buf(), line, column, field, message }
@@ -101,6 +108,15 @@ pub fn locate(text: &str, span: Range<usize>, message: &str) -> (usize, usize, O
     let table = || sites.iter().filter(|site| site.header && site.start <= offset).max_by_key(|site| site.start);
     let field = within.or_else(table).map(|site| site.path.clone());
     (line, column, field)
+}
+
+/// The line of the first writing of the key or table header written again
+/// at byte `offset` (the reader's "duplicate key" names neither).
+fn first_writing(text: &str, offset: usize) -> Option<usize> {
+    let sites = sites(text);
+    let again = sites.iter().filter(|site| site.start <= offset && offset <= site.end).max_by_key(|site| site.start)?;
+    let first = sites.iter().find(|site| site.path == again.path && site.element == again.element)?;
+    (first.start < again.start).then(|| line_column(text, first.start).0)
 }
 
 /// The value of the key `field` (a dotted path) when it starts at byte

@@ -520,7 +520,23 @@ const MALFORMED: &[Malformed] = &[
         line: 4,
         column: 1,
         field: "seed",
-        message: "duplicate key",
+        message: "written twice: first at line 3",
+    },
+    Malformed {
+        what: "a table written twice",
+        text: "description = \"a test\"\ncontrol = \"300+2\"\n[players]\narrival_ms = 5\n\n[players]\n",
+        line: 6,
+        column: 2,
+        field: "players",
+        message: "written twice: first at line 3",
+    },
+    Malformed {
+        what: "a key written twice in the second element of an array of tables",
+        text: "description = \"a test\"\ncontrol = \"300+2\"\n[[expect.result]]\nclass = \"6.10\"\n[[expect.result]]\nclass = \"5.1\"\nmin_percent = 1\nclass = \"draw\"\n",
+        line: 8,
+        column: 1,
+        field: "expect.result.class",
+        message: "written twice: first at line 6",
     },
 ];
 

@@ -1035,6 +1035,9 @@ impl Checker<'_> {
 pub mod fake_firmware;
 
 #[cfg(test)]
+mod hostile_records;
+
+#[cfg(test)]
 mod tests {
     use bench_contract::{Ack, Button, Hello, Press, Snapshot, BUTTONS_PAUSE};
 

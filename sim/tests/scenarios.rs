@@ -567,6 +567,38 @@ fn malformed_scenarios_name_file_line_column_and_field() {
     assert!(wrong.is_empty(), "errors that do not say where:\n  {}", wrong.join("\n  "));
 }
 
+/// The scenario files shown in `scenarios/README.md` parse and play, and
+/// meet their own expectations: a user copying one starts from a file that
+/// works.
+#[test]
+fn the_examples_in_the_readme_parse_and_pass() {
+    let readme_path = scenario_dir().join("README.md");
+    let readme = std::fs::read_to_string(&readme_path).unwrap_or_else(|error| panic!("{error}"));
+    let mut examples = 0;
+    let mut block: Option<(usize, String)> = None;
+    for (index, line) in readme.lines().enumerate() {
+        match (&mut block, line.trim_start().starts_with("```")) {
+            (None, true) if line.trim() == "```toml" => block = Some((index + 2, String::new())),
+            (Some((first_line, text)), true) => {
+                let file = PathBuf::from(format!("scenarios/README.md, example at line {first_line}"));
+                let scenario = Scenario::parse(text, &file).unwrap_or_else(|error| panic!("{error}"));
+                let summary = run::run(&scenario, &RunOptions::scenario(&scenario, JOBS), &|_| {});
+                if let Some(problems) = report(&scenario, &summary) {
+                    panic!("{}: {problems}", file.display());
+                }
+                examples += 1;
+                block = None;
+            }
+            (Some((_, text)), false) => {
+                text.push_str(line);
+                text.push('\n');
+            }
+            _ => {}
+        }
+    }
+    assert!(examples >= 2, "scenarios/README.md shows {examples} scenario files");
+}
+
 #[test]
 fn a_well_formed_scenario_parses_with_its_defaults() {
     let scenario = Scenario::parse(HEAD, Path::new("scenarios/minimal.toml")).expect("a minimal scenario parses");

@@ -1323,6 +1323,36 @@ mod tests {
         assert_eq!(Rules::load(&example).expect("gate.example.toml parses"), Rules::defaults());
     }
 
+    /// The rules file shown in `reports/README.md` is one `bench gate` reads.
+    #[test]
+    fn the_rules_file_in_the_readme_parses() {
+        let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/README.md"))
+            .expect("reports/README.md");
+        let blocks = toml_blocks(&readme);
+        assert!(!blocks.is_empty(), "reports/README.md shows no rules file");
+        for block in blocks {
+            Rules::parse(&block).unwrap_or_else(|error| panic!("{error}\n--- block ---\n{block}"));
+        }
+    }
+
+    /// The fenced ```toml blocks of a Markdown text.
+    fn toml_blocks(markdown: &str) -> Vec<String> {
+        let mut blocks = Vec::new();
+        let mut block: Option<String> = None;
+        for line in markdown.lines() {
+            match (&mut block, line.trim_start().starts_with("```")) {
+                (None, true) if line.trim() == "```toml" => block = Some(String::new()),
+                (Some(_), true) => blocks.extend(block.take()),
+                (Some(text), false) => {
+                    text.push_str(line);
+                    text.push('\n');
+                }
+                _ => {}
+            }
+        }
+        blocks
+    }
+
     #[test]
     fn bad_rules_files_are_refused_with_the_reason() {
         for (text, needle) in [

@@ -1,0 +1,839 @@
+//! Reports of `bench hil` runs: the same folder layout as `bench sim`
+//! (`report.json`, `index.html`, `summary.md`, `junit.xml`, `drift.svg`,
+//! `drift.png`, `run.json`) and the press-latency histogram
+//! (`latency.svg`, `latency.png`), written the same way ([`super::atomic`]:
+//! `report.json` removed first and written last, naming the other files
+//! with their SHA-256).
+//!
+//! ```text
+//!   GameRuns + session drift ──▶ build ──▶ Report ─┬─▶ drift.svg, drift.png   (firmware − reference time, fit, band)
+//!                                                  ├─▶ latency.svg, latency.png (press-latency histogram)
+//!                                                  ├─▶ junit.xml              (junit::hil_suites)
+//!                                                  ├─▶ summary.md
+//!                                                  ├─▶ index.html             (html::hil_page)
+//!                                                  └─▶ report.json, last      (bench.hil.report/1)
+//!   HilRunFacts ────────────────────────────────────▶ run.json                (bench.hil.run/1)
+//! ```
+//!
+//! Unlike a simulation's, a HIL report is a measurement: emulator timing
+//! varies from run to run (press instants, latencies, drift to the last
+//! decimals), so it is not byte-reproducible. What varies with the host
+//! (wall time, speed) still goes to `run.json` only.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use bench_contract::Hello;
+use bench_hil::compare::{Comparison, GameSummary, Mismatch};
+use bench_hil::drift::{self, Fit, FitError};
+use bench_hil::run::{GameRun, Oscillator, Percentiles};
+use chessclock::{Outcome, Side};
+use serde::{Deserialize, Serialize};
+
+use super::json::CheckInfo;
+use super::latency_plot::LatencyPlot;
+use super::markdown::{micros, number_ranges};
+use super::plot;
+use super::{
+    atomic, html, junit, sha256_hex, DRIFT_PNG, DRIFT_SVG, INDEX_HTML, JUNIT_XML, LATENCY_PNG, LATENCY_SVG,
+    REPORT_JSON, RUN_JSON, SUMMARY_MD,
+};
+
+mod drift_plot;
+mod summary;
+#[cfg(test)]
+pub(crate) mod tests;
+
+pub use drift_plot::DriftPlot;
+pub use summary::render_summary;
+
+/// The schema's name and major version (adding a field keeps it).
+pub const SCHEMA: &str = "bench.hil.report/1";
+pub const RUN_SCHEMA: &str = "bench.hil.run/1";
+
+/// Check names, stable for readers.
+pub const COMPLETE_CHECK: &str = "every game played to its end";
+pub const MATCH_CHECK: &str = "the firmware matches the clock model";
+pub const DRIFT_CHECK: &str = "accounting drift within tolerance";
+
+/// Mismatches listed per game in `report.json` and `summary.md`.
+pub const MISMATCHES_LISTED: usize = 50;
+
+/// Everything a HIL report is made of.
+pub struct HilReportInput<'a> {
+    /// `--board` (`qemu`).
+    pub board: &'a str,
+    /// The target's own description (emulator version, machine, icount).
+    pub board_description: String,
+    pub firmware_file: &'a Path,
+    pub firmware_sha256: String,
+    pub hello: Option<Hello>,
+    pub scenario: &'a bench_sim::scenario::Scenario,
+    pub scenario_file: &'a Path,
+    pub scenario_sha256: String,
+    pub seed: u64,
+    pub games_requested: u64,
+    pub runs: &'a [GameRun],
+    /// Accounting drift over every TimeBase record of the session, and the
+    /// samples it was fitted to (for the plot).
+    pub drift: Result<Fit, FitError>,
+    pub drift_samples: Vec<drift::Sample>,
+    pub drift_tolerance_ppm: f64,
+    /// The command that reproduces the run.
+    pub command_line: String,
+    /// What ended the run early, if anything did before or between games
+    /// (a game's own error is in its entry).
+    pub error: Option<String>,
+    /// Each board of the run (one, or a farm's several).
+    pub boards: Vec<BoardRunInput>,
+}
+
+/// One board's share of a run, for `boards[]` in the report.
+#[derive(Clone, Debug)]
+pub struct BoardRunInput {
+    /// The probe (`VID:PID[:SERIAL]`), none for the emulator.
+    pub probe: Option<String>,
+    pub description: String,
+    pub games: Vec<u64>,
+    pub error: Option<String>,
+    /// The board's accounting drift, ppm (also the top-level `drift` when
+    /// it is the only board).
+    pub accounting_drift_ppm: Option<f64>,
+    pub oscillator: Option<Oscillator>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub schema: String,
+    pub bench_version: String,
+    /// False when a game could not be played to its end (the board or the
+    /// firmware failed, records were lost, the run was interrupted): the
+    /// numbers cover what was seen, and the verdict is `fail`.
+    pub complete: bool,
+    pub verdict: String,
+    pub command: String,
+    pub board: BoardInfo,
+    pub firmware: FirmwareInfo,
+    pub scenario: ScenarioInfo,
+    pub seed: u64,
+    pub games: Games,
+    pub checks: Vec<CheckInfo>,
+    pub mismatches: MismatchTotals,
+    pub drift: DriftInfo,
+    /// Edge-to-registered press latency over every game (the firmware's
+    /// `handled_at_us − at_us`); null without presses.
+    pub latency: Option<LatencyInfo>,
+    /// The same latencies counted in fixed bins
+    /// (`bench_hil::run::LATENCY_BIN_EDGES_US`), every bin in order, empty
+    /// ones included. Empty only in a report written before bench counted
+    /// them (so such a report still loads as a baseline).
+    #[serde(default)]
+    pub latency_histogram: Vec<LatencyBin>,
+    pub records: RecordTotals,
+    pub error: Option<String>,
+    /// Press latency measured on the board (probe boards, contract 2);
+    /// null elsewhere.
+    pub board_latency: Option<BoardLatencyInfo>,
+    /// Every board of the run, with its games and its oscillator drift.
+    pub boards: Vec<BoardInfoRun>,
+    pub games_detail: Vec<GameInfo>,
+    /// The other files of this report and their SHA-256.
+    pub files: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardInfo {
+    pub kind: String,
+    pub description: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FirmwareInfo {
+    pub file: String,
+    pub sha256: String,
+    /// From the Hello record (null if none came).
+    pub name: Option<String>,
+    pub version: Option<u32>,
+    pub tick_us: Option<u32>,
+    pub debounce_us: Option<u32>,
+    pub hw_counter_hz: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScenarioInfo {
+    pub name: String,
+    pub file: String,
+    pub sha256: String,
+    pub description: String,
+    pub control: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Games {
+    pub requested: u64,
+    pub played: u64,
+    pub complete: u64,
+    pub passed: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MismatchTotals {
+    pub total: u64,
+    /// By quantity (`press.remaining_us`, `flag.at_us`, …), over every game.
+    pub by_quantity: BTreeMap<String, u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DriftInfo {
+    /// `accounting`: the firmware clock against the board's own counter.
+    pub kind: String,
+    pub reference: String,
+    pub measured: bool,
+    /// Why not, when not measured.
+    pub error: Option<String>,
+    pub samples: u64,
+    pub used: u64,
+    pub ppm: Option<f64>,
+    pub ci_low_ppm: Option<f64>,
+    pub ci_high_ppm: Option<f64>,
+    pub ci_half_ppm: Option<f64>,
+    pub confidence: Option<f64>,
+    pub residual_sd_us: Option<f64>,
+    pub residual_max_us: Option<f64>,
+    pub span_s: Option<f64>,
+    pub tolerance_ppm: f64,
+    pub within_tolerance: bool,
+    pub note: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatencyInfo {
+    pub count: u64,
+    pub min_us: u64,
+    pub p50_us: u64,
+    pub p90_us: u64,
+    pub p99_us: u64,
+    pub max_us: u64,
+}
+
+/// One bin of the press-latency histogram: presses whose latency is at
+/// least `from_us` and below `to_us` (null for the last, open-ended bin).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatencyBin {
+    pub from_us: u64,
+    pub to_us: Option<u64>,
+    pub presses: u64,
+}
+
+/// `latencies_us` in the fixed bins.
+pub fn latency_bins(latencies_us: &[u64]) -> Vec<LatencyBin> {
+    let edges = bench_hil::run::LATENCY_BIN_EDGES_US;
+    let counts = bench_hil::run::latency_histogram(latencies_us);
+    edges
+        .iter()
+        .zip(counts)
+        .enumerate()
+        .map(|(index, (&from_us, presses))| LatencyBin {
+            from_us,
+            to_us: edges.get(index.saturating_add(1)).copied(),
+            presses,
+        })
+        .collect()
+}
+
+/// Press latency on the board: from the counter read right before the
+/// harness's write to the counter the firmware read at the edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardLatencyInfo {
+    /// Percentiles of `edge_hw_counter − counter_before`, µs: an upper
+    /// bound of the edge-to-stamp latency.
+    pub latency: LatencyInfo,
+    /// Percentiles of `counter_after − counter_before`, µs: how precisely
+    /// each write's instant is known.
+    pub bracket: LatencyInfo,
+    /// Bracketed presses without a matching Press record.
+    pub unmatched: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BoardInfoRun {
+    pub probe: Option<String>,
+    pub description: String,
+    pub games: Vec<u64>,
+    pub error: Option<String>,
+    pub accounting_drift_ppm: Option<f64>,
+    /// The board's oscillator against host monotonic time; null when the
+    /// backend cannot read it (the emulator).
+    pub oscillator: Option<OscillatorInfo>,
+}
+
+impl Report {
+    /// Whether the run's boards get a table of their own: a board on a
+    /// debug probe (it has an oscillator and a probe to name) or a farm. A
+    /// single emulated board says nothing that the board line does not.
+    pub fn shows_boards(&self) -> bool {
+        self.boards.len() > 1 || self.boards.iter().any(|board| board.probe.is_some())
+    }
+
+    /// How the boards' oscillator drift was fitted, said once for the
+    /// table rather than in every row: `Oscillator drift ± half of its
+    /// 95 % confidence interval. Reads used: probe round trip within the
+    /// fastest + 100 µs`. None without an oscillator. Values that differ
+    /// between boards are all named.
+    pub fn oscillator_fit_text(&self) -> Option<String> {
+        let oscillators: Vec<&OscillatorInfo> =
+            self.boards.iter().filter_map(|board| board.oscillator.as_ref()).collect();
+        let distinct = |values: BTreeSet<String>| {
+            (!values.is_empty()).then(|| values.into_iter().collect::<Vec<_>>().join(" or "))
+        };
+        let confidence = distinct(
+            oscillators
+                .iter()
+                .filter_map(|oscillator| oscillator.confidence)
+                .map(|confidence| format!("{:.0} %", confidence * 100.0))
+                .collect(),
+        );
+        let margin = distinct(
+            oscillators
+                .iter()
+                .filter_map(|oscillator| oscillator.round_trip_margin_us)
+                .map(|margin_us| format!("{margin_us:.0} µs"))
+                .collect(),
+        );
+        let parts: Vec<String> = [
+            confidence.map(|confidence| format!("Oscillator drift ± half of its {confidence} confidence interval")),
+            margin.map(|margin| format!("Reads used: probe round trip within the fastest + {margin}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!parts.is_empty()).then(|| parts.join(". "))
+    }
+}
+
+/// The headers of the boards table, in `index.html` and `summary.md`.
+pub const BOARD_COLUMNS: [&str; 8] =
+    ["Probe", "Board", "Games", "State", "Accounting drift", "Oscillator drift", "Reads used", "Round trip p50 / p99"];
+
+impl BoardInfoRun {
+    /// The board stopped before or between its games.
+    pub fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+
+    /// The board's row of the boards table ([`BOARD_COLUMNS`]), as plain
+    /// text: each page escapes it its own way.
+    pub fn table_cells(&self) -> [String; 8] {
+        let none = || "—".to_string();
+        let oscillator = self.oscillator.as_ref();
+        [
+            self.probe.clone().unwrap_or_else(none),
+            self.description.clone(),
+            number_ranges(&self.games),
+            match &self.error {
+                Some(error) => format!("FAILED: {error}"),
+                None => "ok".to_string(),
+            },
+            self.accounting_drift_ppm.map_or_else(none, |ppm| format!("{ppm:+.3} ppm")),
+            oscillator.map_or_else(none, OscillatorInfo::drift_text),
+            oscillator.map_or_else(none, |oscillator| format!("{} of {}", oscillator.used, oscillator.samples)),
+            oscillator
+                .and_then(|oscillator| oscillator.round_trip)
+                .map_or_else(none, |trip| format!("{} / {}", micros(trip.p50_us), micros(trip.p99_us))),
+        ]
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OscillatorInfo {
+    pub measured: bool,
+    pub error: Option<String>,
+    pub samples: u64,
+    pub used: u64,
+    pub ppm: Option<f64>,
+    pub ci_low_ppm: Option<f64>,
+    pub ci_high_ppm: Option<f64>,
+    pub ci_half_ppm: Option<f64>,
+    pub confidence: Option<f64>,
+    pub residual_sd_us: Option<f64>,
+    pub span_s: Option<f64>,
+    /// Samples with a round trip above the fastest plus this are left out
+    /// (null: none are).
+    pub round_trip_margin_us: Option<f64>,
+    /// The probe's round trip of every counter read.
+    pub round_trip: Option<LatencyInfo>,
+}
+
+impl OscillatorInfo {
+    /// `-40.000 ppm ± 0.120`, or why it was not measured (the interval's
+    /// confidence is in [`Report::oscillator_fit_text`]).
+    pub fn drift_text(&self) -> String {
+        match (self.ppm, self.ci_half_ppm) {
+            (Some(ppm), Some(half)) => format!("{ppm:+.3} ppm ± {half:.3}"),
+            (Some(ppm), None) => format!("{ppm:+.3} ppm (no confidence interval)"),
+            (None, _) => format!("not measured ({})", self.error.as_deref().unwrap_or("no reads")),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordTotals {
+    pub total: u64,
+    /// Missing sequence numbers (dropped by the firmware or lost).
+    pub lost: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameInfo {
+    pub game: u64,
+    pub complete: bool,
+    pub passed: bool,
+    pub error: Option<String>,
+    /// How the schedule ends (board, move bound, flag ruling, …).
+    pub schedule_end: String,
+    pub presses_scheduled: u64,
+    pub presses_sent: u64,
+    /// Press records the firmware sent.
+    pub presses_registered: u64,
+    /// Extra closing edges the harness made: contact bounce inside the
+    /// firmware's debounce window.
+    pub bounce_edges_sent: u64,
+    /// Bounce edges the firmware reported swallowing (the Press records'
+    /// `bounces`; a button's last press reports none).
+    pub bounces_reported: u64,
+    /// Guest time after the start, µs.
+    pub guest_us: u64,
+    pub start_us: Option<u64>,
+    pub records: u64,
+    pub records_lost: u64,
+    pub comparison_error: Option<String>,
+    pub model: Option<SideInfo>,
+    pub firmware: Option<SideInfo>,
+    pub result_agrees: bool,
+    pub mismatches_total: u64,
+    pub mismatches_by_quantity: BTreeMap<String, u64>,
+    /// The first mismatch of each quantity, earliest first: where each
+    /// difference began.
+    pub first_of_each: Vec<MismatchInfo>,
+    /// The first [`MISMATCHES_LISTED`], in the order found.
+    pub mismatches: Vec<MismatchInfo>,
+    pub latency: Option<LatencyInfo>,
+}
+
+impl GameInfo {
+    /// What went wrong with the game other than its mismatches: it did not
+    /// play to its end, could not be compared, or lost records.
+    pub fn run_problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if let Some(error) = &self.error {
+            problems.push(format!("did not play to its end: {error}"));
+        }
+        if let Some(error) = &self.comparison_error {
+            problems.push(format!("not compared: {error}"));
+        }
+        if self.records_lost > 0 {
+            problems.push(format!("{} records lost", self.records_lost));
+        }
+        problems
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SideInfo {
+    pub moves_white: u32,
+    pub moves_black: u32,
+    pub flags: Vec<FlagInfo>,
+    /// The laws' ruling on the flags shown at the end, or `no flag`.
+    pub result: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlagInfo {
+    pub side: String,
+    pub at_us: u64,
+    pub period: u32,
+    pub sequence: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MismatchInfo {
+    pub quantity: String,
+    pub press_index: Option<u64>,
+    pub at_us: u64,
+    pub seq: Option<u32>,
+    pub model: String,
+    pub firmware: String,
+}
+
+fn count(value: usize) -> u64 {
+    u64::try_from(value).unwrap_or(u64::MAX)
+}
+
+fn finite(value: f64) -> Option<f64> {
+    value.is_finite().then_some(value)
+}
+
+fn latency(percentiles: &Percentiles) -> LatencyInfo {
+    LatencyInfo {
+        count: count(percentiles.count),
+        min_us: percentiles.min_us,
+        p50_us: percentiles.p50_us,
+        p90_us: percentiles.p90_us,
+        p99_us: percentiles.p99_us,
+        max_us: percentiles.max_us,
+    }
+}
+
+fn result_text(summary: &GameSummary) -> String {
+    match summary.ruling {
+        None => "no flag".to_string(),
+        Some(ruling) => {
+            let outcome = match ruling.outcome {
+                Outcome::Continue => "play on",
+                Outcome::Win(Side::White) => "1-0",
+                Outcome::Win(Side::Black) => "0-1",
+                Outcome::Draw => "draw",
+                Outcome::BothLose => "0-0",
+            };
+            format!("{outcome} ({})", ruling.article)
+        }
+    }
+}
+
+fn side_info(summary: &GameSummary) -> SideInfo {
+    SideInfo {
+        moves_white: summary.moves.white,
+        moves_black: summary.moves.black,
+        flags: summary
+            .flags
+            .iter()
+            .map(|flag| FlagInfo {
+                side: flag.side.to_string(),
+                at_us: flag.at.as_us(),
+                period: flag.period,
+                sequence: flag.sequence,
+            })
+            .collect(),
+        result: result_text(summary),
+    }
+}
+
+fn mismatch_info(mismatch: &Mismatch) -> MismatchInfo {
+    MismatchInfo {
+        quantity: mismatch.quantity.key().to_string(),
+        press_index: mismatch.press_index.map(count),
+        at_us: mismatch.at_us,
+        seq: mismatch.seq,
+        model: mismatch.model.clone(),
+        firmware: mismatch.firmware.clone(),
+    }
+}
+
+fn game_info(run: &GameRun) -> GameInfo {
+    let comparison: Option<&Comparison> = match &run.comparison {
+        Some(Ok(comparison)) => Some(comparison),
+        _ => None,
+    };
+    let comparison_error = match &run.comparison {
+        Some(Err(error)) => Some(error.to_string()),
+        _ => None,
+    };
+    let presses_registered =
+        run.records.iter().filter(|record| matches!(record.body, bench_contract::Body::Press(_))).count();
+    GameInfo {
+        game: run.schedule.game,
+        complete: run.complete(),
+        passed: run.passed(),
+        error: run.error.as_ref().map(ToString::to_string),
+        schedule_end: run.schedule.end.to_string(),
+        presses_scheduled: count(run.schedule.presses.len()),
+        presses_sent: count(run.sent.len()),
+        presses_registered: count(presses_registered),
+        bounce_edges_sent: run.bounce_edges_sent(),
+        bounces_reported: run.bounces_reported(),
+        guest_us: run.guest_us,
+        start_us: run.start_us,
+        records: count(run.records.len()),
+        records_lost: comparison.map_or(0, |comparison| comparison.records_lost),
+        comparison_error,
+        model: comparison.map(|comparison| side_info(&comparison.model)),
+        firmware: comparison.map(|comparison| side_info(&comparison.firmware)),
+        result_agrees: comparison.is_some_and(|comparison| comparison.model.ruling == comparison.firmware.ruling),
+        mismatches_total: comparison.map_or(0, |comparison| count(comparison.mismatch_count)),
+        mismatches_by_quantity: comparison
+            .map(|comparison| {
+                comparison.by_quantity.iter().map(|(key, value)| (key.to_string(), count(*value))).collect()
+            })
+            .unwrap_or_default(),
+        first_of_each: comparison
+            .map(|comparison| comparison.first_of_each.iter().map(mismatch_info).collect())
+            .unwrap_or_default(),
+        mismatches: comparison
+            .map(|comparison| comparison.mismatches.iter().take(MISMATCHES_LISTED).map(mismatch_info).collect())
+            .unwrap_or_default(),
+        latency: run.latency.as_ref().map(latency),
+    }
+}
+
+fn oscillator_info(oscillator: &Oscillator) -> OscillatorInfo {
+    let fit = oscillator.fit.as_ref().ok();
+    OscillatorInfo {
+        measured: fit.is_some(),
+        error: oscillator.fit.as_ref().err().map(ToString::to_string),
+        samples: count(oscillator.samples.len()),
+        used: fit.map_or(0, |fit| count(fit.used)),
+        ppm: fit.and_then(|fit| finite(fit.drift_ppm)),
+        ci_low_ppm: fit.and_then(|fit| finite(fit.ci_low_ppm())),
+        ci_high_ppm: fit.and_then(|fit| finite(fit.ci_high_ppm())),
+        ci_half_ppm: fit.and_then(|fit| finite(fit.ci_half_ppm)),
+        confidence: fit.and_then(|fit| finite(fit.confidence)),
+        residual_sd_us: fit.and_then(|fit| finite(fit.residual_sd_us)),
+        span_s: fit.and_then(|fit| finite(fit.span_us / 1e6)),
+        round_trip_margin_us: finite(oscillator.round_trip_margin_us),
+        round_trip: oscillator.round_trip.as_ref().map(latency),
+    }
+}
+
+fn board_info(board: &BoardRunInput) -> BoardInfoRun {
+    BoardInfoRun {
+        probe: board.probe.clone(),
+        description: board.description.clone(),
+        games: board.games.clone(),
+        error: board.error.clone(),
+        accounting_drift_ppm: board.accounting_drift_ppm.and_then(finite),
+        oscillator: board.oscillator.as_ref().map(oscillator_info),
+    }
+}
+
+/// Board latency over every game.
+fn board_latency_info(runs: &[GameRun]) -> Option<BoardLatencyInfo> {
+    let measured: Vec<&bench_hil::run::BoardLatency> =
+        runs.iter().filter_map(|run| run.board_latency.as_ref()).collect();
+    let latencies: Vec<u64> = measured.iter().flat_map(|board| board.latencies_us.iter().copied()).collect();
+    let brackets: Vec<u64> = measured.iter().flat_map(|board| board.brackets_us.iter().copied()).collect();
+    Some(BoardLatencyInfo {
+        latency: latency(&Percentiles::of(&latencies)?),
+        bracket: latency(&Percentiles::of(&brackets)?),
+        unmatched: measured.iter().map(|board| count(board.unmatched)).fold(0, u64::saturating_add),
+    })
+}
+
+fn drift_info(input: &HilReportInput) -> DriftInfo {
+    let reference = match input.hello {
+        Some(hello) => format!(
+            "the board's free-running hardware counter ({} Hz, {} bits), in the same TimeBase record",
+            hello.hw_counter_hz, hello.hw_counter_bits
+        ),
+        None => "the board's free-running hardware counter".to_string(),
+    };
+    let tolerance_ppm = input.drift_tolerance_ppm;
+    match &input.drift {
+        Ok(fit) => DriftInfo {
+            kind: "accounting".into(),
+            reference,
+            measured: true,
+            error: None,
+            samples: count(fit.samples),
+            used: count(fit.used),
+            ppm: finite(fit.drift_ppm),
+            ci_low_ppm: finite(fit.ci_low_ppm()),
+            ci_high_ppm: finite(fit.ci_high_ppm()),
+            ci_half_ppm: finite(fit.ci_half_ppm),
+            confidence: finite(fit.confidence),
+            residual_sd_us: finite(fit.residual_sd_us),
+            residual_max_us: finite(fit.residual_max_us),
+            span_s: finite(fit.span_us / 1e6),
+            tolerance_ppm,
+            within_tolerance: fit.within(tolerance_ppm),
+            note: drift::half_rate_hint(fit).map(str::to_string),
+        },
+        Err(error) => DriftInfo {
+            kind: "accounting".into(),
+            reference,
+            measured: false,
+            error: Some(error.to_string()),
+            samples: count(input.drift_samples.len()),
+            used: 0,
+            ppm: None,
+            ci_low_ppm: None,
+            ci_high_ppm: None,
+            ci_half_ppm: None,
+            confidence: None,
+            residual_sd_us: None,
+            residual_max_us: None,
+            span_s: None,
+            tolerance_ppm,
+            within_tolerance: false,
+            note: None,
+        },
+    }
+}
+
+/// The report, without `files`.
+pub fn build(input: &HilReportInput) -> Report {
+    let games_detail: Vec<GameInfo> = input.runs.iter().map(game_info).collect();
+    let played = count(input.runs.len());
+    let complete_games = count(games_detail.iter().filter(|game| game.complete).count());
+    let complete = input.error.is_none() && played == input.games_requested && complete_games == played;
+    let mut by_quantity: BTreeMap<String, u64> = BTreeMap::new();
+    for game in &games_detail {
+        for (key, value) in &game.mismatches_by_quantity {
+            let entry = by_quantity.entry(key.clone()).or_insert(0);
+            *entry = entry.saturating_add(*value);
+        }
+    }
+    let mismatches_total = games_detail.iter().map(|game| game.mismatches_total).fold(0u64, u64::saturating_add);
+    let compared = games_detail.iter().filter(|game| game.model.is_some()).count();
+    let drift = drift_info(input);
+    let latencies: Vec<u64> = input.runs.iter().flat_map(|run| bench_hil::run::press_latencies(&run.records)).collect();
+    let records_lost = games_detail.iter().map(|game| game.records_lost).fold(0u64, u64::saturating_add);
+
+    let mut checks = vec![CheckInfo {
+        name: COMPLETE_CHECK.into(),
+        passed: complete,
+        measured: match &input.error {
+            Some(error) => format!("{complete_games} of {} games, then: {error}", input.games_requested),
+            None => format!("{complete_games} of {} games", input.games_requested),
+        },
+        expected: format!("{} games, every record seen", input.games_requested),
+    }];
+    checks.push(CheckInfo {
+        name: MATCH_CHECK.into(),
+        passed: mismatches_total == 0 && compared > 0 && compared == games_detail.len(),
+        measured: format!("{mismatches_total} mismatches in {compared} compared games"),
+        expected: "0 mismatches, within one firmware tick".into(),
+    });
+    checks.push(CheckInfo {
+        name: DRIFT_CHECK.into(),
+        passed: drift.within_tolerance,
+        measured: match (&input.drift, drift.error.as_ref()) {
+            (Ok(fit), _) => format!("{:+.2} ppm ± {:.2}", fit.drift_ppm, fit.ci_half_ppm),
+            (Err(_), Some(error)) => format!("not measured: {error}"),
+            (Err(_), None) => "not measured".into(),
+        },
+        expected: format!("an interval that reaches ±{} ppm", input.drift_tolerance_ppm),
+    });
+    let verdict = if complete && checks.iter().all(|check| check.passed) { "pass" } else { "fail" };
+    let hello = input.hello;
+    Report {
+        schema: SCHEMA.into(),
+        bench_version: env!("CARGO_PKG_VERSION").into(),
+        complete,
+        verdict: verdict.into(),
+        command: input.command_line.clone(),
+        board: BoardInfo { kind: input.board.to_string(), description: input.board_description.clone() },
+        firmware: FirmwareInfo {
+            file: input.firmware_file.display().to_string(),
+            sha256: input.firmware_sha256.clone(),
+            name: hello.map(|hello| String::from_utf8_lossy(&hello.firmware_name).trim_end_matches('\0').to_string()),
+            version: hello.map(|hello| hello.firmware_version),
+            tick_us: hello.map(|hello| hello.tick_us),
+            debounce_us: hello.map(|hello| hello.debounce_us),
+            hw_counter_hz: hello.map(|hello| hello.hw_counter_hz),
+        },
+        scenario: ScenarioInfo {
+            name: input.scenario.name.clone(),
+            file: input.scenario_file.display().to_string(),
+            sha256: input.scenario_sha256.clone(),
+            description: input.scenario.description.clone(),
+            control: input.scenario.control.text.clone(),
+        },
+        seed: input.seed,
+        games: Games {
+            requested: input.games_requested,
+            played,
+            complete: complete_games,
+            passed: count(games_detail.iter().filter(|game| game.passed).count()),
+        },
+        checks,
+        mismatches: MismatchTotals { total: mismatches_total, by_quantity },
+        drift,
+        latency: Percentiles::of(&latencies).as_ref().map(latency),
+        latency_histogram: latency_bins(&latencies),
+        records: RecordTotals {
+            total: input.runs.iter().map(|run| count(run.records.len())).fold(0u64, u64::saturating_add),
+            lost: records_lost,
+        },
+        error: input.error.clone(),
+        board_latency: board_latency_info(input.runs),
+        boards: input.boards.iter().map(board_info).collect(),
+        games_detail,
+        files: BTreeMap::new(),
+    }
+}
+
+/// Writes the report into `dir` (created if missing): `drift.svg`,
+/// `drift.png`, `latency.svg`, `latency.png`, `junit.xml`, `summary.md`, `index.html`, then
+/// `report.json`. Returns the report and the paths written, `report.json`
+/// last.
+pub fn write_hil_report(dir: &Path, input: &HilReportInput) -> anyhow::Result<(Report, Vec<PathBuf>)> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating the report folder {}", dir.display()))?;
+    atomic::remove_if_exists(dir, REPORT_JSON)?;
+    let mut report = build(input);
+    let plot = DriftPlot {
+        title: format!("{} on {}: firmware clock minus the board's counter", report.scenario.name, report.board.kind),
+        samples: &input.drift_samples,
+        fit: input.drift.as_ref().ok(),
+    };
+    let mut written = Vec::new();
+    let mut files = BTreeMap::new();
+    let svg = plot::svg(&plot)?;
+    written.push(atomic::write_bytes(dir, DRIFT_SVG, svg.as_bytes())?);
+    files.insert(DRIFT_SVG.to_string(), sha256_hex(svg.as_bytes()));
+    let png_path = atomic::write_with(dir, DRIFT_PNG, |temp| plot::png(&plot, temp))?;
+    let png = std::fs::read(&png_path).with_context(|| format!("reading back {}", png_path.display()))?;
+    files.insert(DRIFT_PNG.to_string(), sha256_hex(&png));
+    written.push(png_path);
+    let histogram = LatencyPlot {
+        title: format!("{} on {}: press latency", report.scenario.name, report.board.kind),
+        bins: &report.latency_histogram,
+    };
+    let latency_svg = plot::svg(&histogram)?;
+    written.push(atomic::write_bytes(dir, LATENCY_SVG, latency_svg.as_bytes())?);
+    files.insert(LATENCY_SVG.to_string(), sha256_hex(latency_svg.as_bytes()));
+    let latency_png_path = atomic::write_with(dir, LATENCY_PNG, |temp| plot::png(&histogram, temp))?;
+    let latency_png =
+        std::fs::read(&latency_png_path).with_context(|| format!("reading back {}", latency_png_path.display()))?;
+    files.insert(LATENCY_PNG.to_string(), sha256_hex(&latency_png));
+    written.push(latency_png_path);
+    // Each of these is a function of the report (without `files`) alone.
+    let junit = junit::render(&junit::hil_suites(&report));
+    let summary = render_summary(&report);
+    let index = html::render(&html::hil_page(&report, &svg, &latency_svg));
+    for (name, text) in [(JUNIT_XML, junit), (SUMMARY_MD, summary), (INDEX_HTML, index)] {
+        written.push(atomic::write_bytes(dir, name, text.as_bytes())?);
+        files.insert(name.to_string(), sha256_hex(text.as_bytes()));
+    }
+    report.files = files;
+    let bytes = super::json::to_bytes(&report)?;
+    // Under `cargo test`, every report a test writes is checked against its
+    // JSON Schema (reports/schema/).
+    #[cfg(test)]
+    super::schema::assert_valid(&bytes);
+    written.push(atomic::write_bytes(dir, REPORT_JSON, &bytes)?);
+    Ok((report, written))
+}
+
+/// What varies between runs of the same inputs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HilRunFacts {
+    pub schema: String,
+    pub bench_version: String,
+    pub git_commit: Option<String>,
+    pub host: String,
+    pub started_unix_s: u64,
+    pub wall_ms: u64,
+    /// Guest (emulated) time played, over every game, ms.
+    pub guest_ms: u64,
+    /// Guest time per host time: > 1 when the emulator runs faster than
+    /// real time.
+    pub speed: Option<f64>,
+    pub board: String,
+}
+
+/// Writes `run.json` into `dir`, atomically.
+pub fn write_hil_run_facts(dir: &Path, facts: &HilRunFacts) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating the report folder {}", dir.display()))?;
+    atomic::write_bytes(dir, RUN_JSON, &super::json::to_bytes(facts)?)
+}

@@ -182,14 +182,9 @@ fn play(scenario: Scenario, swarm: bool) -> Option<Summary> {
     receiver.recv_timeout(RUN_LIMIT).ok()
 }
 
-/// 256 cases by default (about ten seconds); `PROPTEST_CASES` asks for more.
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|cases| cases.parse().ok()).unwrap_or(256);
-    ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() }
-}
-
 proptest! {
-    #![proptest_config(config())]
+    // 256 cases unless PROPTEST_CASES says otherwise (proptest reads it).
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn an_edited_scenario_is_refused_at_a_place_or_plays_within_every_invariant(

@@ -69,14 +69,9 @@ fn apply(records: &mut Vec<Record>, damage: &Damage) {
     }
 }
 
-/// 256 cases by default (under a second); `PROPTEST_CASES` asks for more.
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|cases| cases.parse().ok()).unwrap_or(256);
-    ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() }
-}
-
 proptest! {
-    #![proptest_config(config())]
+    // 256 cases unless PROPTEST_CASES says otherwise (proptest reads it).
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn any_record_stream_gets_a_verdict_not_a_panic(

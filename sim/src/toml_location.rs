@@ -45,6 +45,9 @@ impl LocatedError {
     /// span (see [`locate`]).
     pub fn from_toml(text: &str, file: &Path, error: &toml::de::Error) -> LocatedError {
         let mut message = error.message().to_string();
+        if let Some(plain) = number_out_of_range(&message) {
+            message = plain;
+        }
         let (line, column, field) = match error.span() {
             Some(span) => {
                 if message == "duplicate key" {
@@ -108,6 +111,31 @@ pub fn locate(text: &str, span: Range<usize>, message: &str) -> (usize, usize, O
     let table = || sites.iter().filter(|site| site.header && site.start <= offset).max_by_key(|site| site.start);
     let field = within.or_else(table).map(|site| site.path.clone());
     (line, column, field)
+}
+
+/// serde's words for a number its field cannot hold ("invalid type:
+/// integer `-5` as i128, expected u64", "invalid type: floating point
+/// `1000.0`, expected u32") in a user's: what was written and the range the
+/// field takes. `None` for any other message.
+fn number_out_of_range(message: &str) -> Option<String> {
+    let (found, expected) = message.split_once(", expected ")?;
+    let (min, max): (i128, i128) = match expected {
+        "u8" => (0, u8::MAX.into()),
+        "u16" => (0, u16::MAX.into()),
+        "u32" => (0, u32::MAX.into()),
+        "u64" => (0, u64::MAX.into()),
+        "i64" => (i64::MIN.into(), i64::MAX.into()),
+        _ => return None,
+    };
+    let written = found.split('`').nth(1)?;
+    let range = format!("a whole number from {min} to {max}");
+    if found.starts_with("invalid type: floating point") {
+        Some(format!("`{written}` is not a whole number: write {range}"))
+    } else if found.starts_with("invalid type: integer") || found.starts_with("invalid value: integer") {
+        Some(format!("`{written}` is out of range: write {range}"))
+    } else {
+        None
+    }
 }
 
 /// The line of the first writing of the key or table header written again

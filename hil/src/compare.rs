@@ -402,6 +402,15 @@ struct Timeline {
     game_from: usize,
 }
 
+/// What moved a model clock from one state to the next.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    /// Time ran to one of the clock's deadlines.
+    Deadline(DeadlineKind),
+    /// A press (`presser`: the side whose button it was) or a command.
+    Call { presser: Option<Side> },
+}
+
 impl Timeline {
     fn replay(control: TimeControl, records: &[Record]) -> Timeline {
         let mut timeline = Timeline {
@@ -453,6 +462,9 @@ impl Timeline {
                             // The firmware's answer decides what happened;
                             // the check above says whether it was right.
                             if ok && result.is_ok() {
+                                // A display started with nothing left changes
+                                // period at once (zero main time: overtime).
+                                timeline.note_periods(model, &next, at.as_us(), Step::Call { presser: None });
                                 *model = next;
                                 if ack.command == CommandCode::Start {
                                     timeline.start_us = Some(at.as_us());
@@ -484,7 +496,7 @@ impl Timeline {
                         Button::White => (Some(Side::White), model.press(Side::White, at)),
                         Button::Black => (Some(Side::Black), model.press(Side::Black, at)),
                     };
-                    timeline.note_periods(&before, model, at.as_us(), None);
+                    timeline.note_periods(&before, model, at.as_us(), Step::Call { presser: side });
                     let (moves, remaining_us) = side.map_or((0, 0), |side| {
                         (model.moves(side), model.remaining(side, at).map_or(0, |time| time.as_us()))
                     });
@@ -512,7 +524,7 @@ impl Timeline {
             if model.settle(deadline.at).is_err() {
                 break;
             }
-            self.note_periods(&before, model, deadline.at.as_us(), Some(deadline.kind));
+            self.note_periods(&before, model, deadline.at.as_us(), Step::Deadline(deadline.kind));
         }
         let _ = model.settle(at);
         at
@@ -520,7 +532,7 @@ impl Timeline {
 
     /// Flags and period changes between `before` and `after`; `kind` is
     /// the transition that made them (`None`: a press).
-    fn note_periods(&mut self, before: &Clock, after: &Clock, at_us: u64, kind: Option<DeadlineKind>) {
+    fn note_periods(&mut self, before: &Clock, after: &Clock, at_us: u64, step: Step) {
         for side in Side::BOTH {
             let flag = after.flag(side);
             let new_flag = flag.filter(|_| flag != before.flag(side));
@@ -531,11 +543,25 @@ impl Timeline {
             if from == to {
                 continue;
             }
-            let cause = match kind {
-                None => PeriodCause::MovesCompleted,
-                Some(DeadlineKind::Flag { .. }) => PeriodCause::FlagOpenedNext,
-                Some(DeadlineKind::OvertimeBegins) => PeriodCause::OvertimeBegins,
-                Some(DeadlineKind::PeriodLost { .. } | DeadlineKind::DelayEnds) => PeriodCause::PeriodLost,
+            let cause = match step {
+                Step::Deadline(DeadlineKind::Flag { .. }) => PeriodCause::FlagOpenedNext,
+                Step::Deadline(DeadlineKind::OvertimeBegins) => PeriodCause::OvertimeBegins,
+                Step::Deadline(DeadlineKind::PeriodLost { .. }) => PeriodCause::PeriodLost,
+                Step::Call { presser } if presser == Some(side) => PeriodCause::MovesCompleted,
+                // A delay that ends on a main time of zero, or a display a
+                // call started with nothing left on it: the time runs out at
+                // that very instant.
+                Step::Deadline(DeadlineKind::DelayEnds) | Step::Call { .. } => {
+                    if new_flag.is_some() {
+                        PeriodCause::FlagOpenedNext
+                    } else if from == 0
+                        && matches!(after.control(), TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. })
+                    {
+                        PeriodCause::OvertimeBegins
+                    } else {
+                        PeriodCause::PeriodLost
+                    }
+                }
             };
             let remaining_us = after.remaining(side, after.settled_at()).map_or(0, |time| time.as_us());
             self.periods.push(ModelPeriod { side, from, to, at_us, cause, moves: after.moves(side), remaining_us });
@@ -1035,6 +1061,8 @@ impl Checker<'_> {
 pub mod fake_firmware;
 
 #[cfg(test)]
+mod firmware_agrees;
+#[cfg(test)]
 mod hostile_records;
 
 #[cfg(test)]
@@ -1064,6 +1092,44 @@ mod tests {
     fn check(control: &str, presses: &[(Button, u64)], until_us: u64, defects: Defects) -> Comparison {
         let records = play(defects, control, presses, until_us);
         compare(control, tick(), &records).expect("the control parses")
+    }
+
+    /// Periods entered at the instant a display starts: with no main time
+    /// (overtime begins at the start for White, at White's press for
+    /// Black) and a delay that ends on a main time of zero (the flag opens
+    /// the next stage). The model once noted no change at the start and
+    /// called the second one a lost period; the firmware called Black's a
+    /// completed stage.
+    #[test]
+    fn periods_entered_as_a_display_starts_match_with_their_causes() {
+        type Case = (&'static str, Vec<(Button, u64)>, &'static [(Side, PeriodCause)]);
+        let cases: [Case; 3] = [
+            (
+                "0(2x1)",
+                alternate(&[400_000]),
+                &[(Side::White, PeriodCause::OvertimeBegins), (Side::Black, PeriodCause::OvertimeBegins)],
+            ),
+            (
+                "0(2/3)",
+                alternate(&[400_000, 900_000]),
+                &[(Side::White, PeriodCause::OvertimeBegins), (Side::Black, PeriodCause::OvertimeBegins)],
+            ),
+            ("1/0+d0.5:3", Vec::new(), &[(Side::White, PeriodCause::FlagOpenedNext)]),
+        ];
+        for (control, presses, expected) in cases {
+            let records = play(Defects::default(), control, &presses, 1_000_000);
+            let comparison = compare(control, tick(), &records).expect("the control parses");
+            assert!(comparison.passed(), "{control}: {:#?}", comparison.mismatches);
+            let causes: Vec<(Side, PeriodCause)> = records
+                .iter()
+                .filter_map(|record| match record.body {
+                    Body::Period(change) => Some((side_of(change.side), change.cause)),
+                    _ => None,
+                })
+                .take(expected.len())
+                .collect();
+            assert_eq!(causes, expected, "{control}");
+        }
     }
 
     /// The normal firmware matches on every kind of control, with flags,

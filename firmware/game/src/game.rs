@@ -214,7 +214,7 @@ impl Game {
             edge_hw_counter: edge.hw_counter,
         };
         out.emit(at.as_us(), Body::Press(press));
-        reported.report(clock, at, true, handled_at, out);
+        reported.report(clock, at, side, handled_at, out);
         self.snapshot(at, out);
     }
 
@@ -230,7 +230,7 @@ impl Game {
                 if clock.set_time(deadline.side, Duration::ZERO, at).is_err() {
                     break;
                 }
-                changed |= reported.report(clock, at, false, now, out);
+                changed |= reported.report(clock, at, None, now, out);
                 continue;
             }
             if deadline.at > now {
@@ -248,11 +248,11 @@ impl Game {
             if clock.settle(deadline.at).is_err() {
                 break;
             }
-            changed |= reported.report(clock, deadline.at, false, now, out);
+            changed |= reported.report(clock, deadline.at, None, now, out);
         }
         let at = later(now, clock.settled_at());
         if clock.settle(at).is_ok() {
-            changed |= reported.report(clock, at, false, now, out);
+            changed |= reported.report(clock, at, None, now, out);
         }
         if let Some((side, _)) = *counted_increment {
             if clock.flag(side).is_some() {
@@ -297,9 +297,17 @@ impl Reported {
     const NONE: Reported = Reported { flags: BySide::both(None), periods: BySide::both(0) };
 
     /// Emits a Flag record for each new flag and a Period record for each
-    /// period change since the last report; `pressed` says the change came
-    /// from a press at `at`. Returns whether anything was emitted.
-    fn report(&mut self, clock: &Clock, at: Instant, pressed: bool, now: Instant, out: &mut impl Outputs) -> bool {
+    /// period change since the last report; `presser` is the side whose
+    /// press at `at` made the change, if one did. Returns whether anything
+    /// was emitted.
+    fn report(
+        &mut self,
+        clock: &Clock,
+        at: Instant,
+        presser: Option<Side>,
+        now: Instant,
+        out: &mut impl Outputs,
+    ) -> bool {
         let mut emitted = false;
         for side in Side::BOTH {
             let flag = clock.flag(side);
@@ -322,7 +330,10 @@ impl Reported {
             }
             *self.periods.get_mut(side) = to;
             let cause = match clock.control() {
-                _ if pressed => PeriodCause::MovesCompleted,
+                // The presser made the stage's moves; the other side's
+                // display, started by the press, may change period at once
+                // (nothing left on it) for the reasons below.
+                _ if presser == Some(side) => PeriodCause::MovesCompleted,
                 _ if new_flag.is_some() => PeriodCause::FlagOpenedNext,
                 TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. } if from == 0 => PeriodCause::OvertimeBegins,
                 _ => PeriodCause::PeriodLost,

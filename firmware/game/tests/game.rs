@@ -141,6 +141,30 @@ fn a_flag_is_reported_at_its_own_instant() {
     assert_eq!(flag.moves, 0);
 }
 
+/// The Period records' causes (contract, kind 4): "moves completed" only
+/// for the side that pressed; a display started with no main time left
+/// enters overtime at once, at the start or at the opponent's press.
+#[test]
+fn a_display_started_with_no_main_time_begins_overtime_not_a_completed_stage() {
+    let (mut game, mut out) = started("0(2x5)", Defects::default());
+    game.advance(at_ms(300), &mut out);
+    game.press(edge(Button::White, at_ms(300)), at_ms(300), &mut out);
+    let periods: Vec<(u64, bench_contract::PeriodChange)> = out
+        .records
+        .iter()
+        .filter_map(|(at_us, body)| match body {
+            Body::Period(change) => Some((*at_us, *change)),
+            _ => None,
+        })
+        .collect();
+    let black = periods.iter().find(|(_, change)| change.side == bench_contract::Side::Black);
+    let Some(&(at_us, change)) = black else { panic!("no Period record for Black: {:?}", out.records) };
+    assert_eq!(at_us, 300_000);
+    assert_eq!((change.from, change.to), (0, 1));
+    assert_eq!(change.cause, bench_contract::PeriodCause::OvertimeBegins);
+    assert_eq!(change.moves, 0);
+}
+
 #[test]
 fn the_stage_defects_change_the_control_the_firmware_runs() {
     let told = notation::parse("40/5400+30:1800+d30").expect("parses");

@@ -223,7 +223,8 @@ pub struct Flag {
 /// Why a side's period changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PeriodCause {
-    /// The stage's moves are made: the next stage's time is added (6.2b), at a press.
+    /// The stage's moves are made: the next stage's time is added (6.2b), at
+    /// a press; only for the side that pressed.
     MovesCompleted = 0,
     /// The stage's time ran out: a flag, and the next stage opens (6.3).
     FlagOpenedNext = 1,

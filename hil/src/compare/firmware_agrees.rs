@@ -1,0 +1,101 @@
+//! The reference firmware's game logic (`bench-firmware-game`, what
+//! `firmware/` runs) against the clock model, on any time control the
+//! notation can write and any press schedule: short stages with every
+//! bonus, hourglass, byo-yomi and Canadian overtime, presses from a
+//! millisecond to seconds apart, presses out of turn, pauses. The
+//! comparison must find nothing. The firmware's own tests pick their cases;
+//! this one lets proptest pick them, so a rule the firmware gets wrong only
+//! at some edge (a delay ending on a tick, a flag between two presses, a
+//! period's last move) shows up as a mismatch with its minimal case.
+
+use bench_contract::Button;
+use proptest::prelude::*;
+
+use super::compare;
+use super::fake_firmware::{play, Defects, TICK_US};
+
+/// Seconds with up to three decimals (the firmware ticks in milliseconds).
+fn seconds(min_ms: u64, max_ms: u64) -> impl Strategy<Value = String> {
+    (min_ms..=max_ms).prop_map(|ms| match ms % 1_000 {
+        0 => format!("{}", ms / 1_000),
+        part => format!("{}.{part:03}", ms / 1_000),
+    })
+}
+
+fn bonus() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        seconds(0, 3_000).prop_map(|time| format!("+{time}")),
+        seconds(1, 3_000).prop_map(|time| format!("+d{time}")),
+        seconds(1, 3_000).prop_map(|time| format!("+b{time}")),
+    ]
+}
+
+/// Time controls in the core's notation, small enough that flags fall.
+fn control() -> impl Strategy<Value = String> {
+    let stage = (1..4u32, seconds(0, 8_000), bonus());
+    prop_oneof![
+        4 => (prop::collection::vec(stage, 0..3), seconds(1, 10_000), bonus()).prop_map(|(earlier, last, bonus)| {
+            let mut text: Vec<String> =
+                earlier.into_iter().map(|(moves, time, bonus)| format!("{moves}/{time}{bonus}")).collect();
+            text.push(format!("{last}{bonus}"));
+            text.join(":")
+        }),
+        1 => seconds(1, 8_000).prop_map(|time| format!("*{time}")),
+        1 => (seconds(0, 5_000), 1..4u32, seconds(1, 3_000))
+            .prop_map(|(main, periods, period)| format!("{main}({periods}x{period})")),
+        1 => (seconds(0, 5_000), 1..4u32, seconds(1, 5_000))
+            .prop_map(|(main, moves, period)| format!("{main}({moves}/{period})")),
+    ]
+}
+
+/// One thing a player does, `gap_ms` after the previous one.
+#[derive(Clone, Copy, Debug)]
+enum Act {
+    /// The player to move presses.
+    Move,
+    /// The player not to move presses (the clock refuses it, 6.8a).
+    OutOfTurn,
+    /// The pause button (the arbiter stops or restarts the clocks, 6.13).
+    Pause,
+}
+
+fn acts() -> impl Strategy<Value = Vec<(Act, u64)>> {
+    let act = prop_oneof![8 => Just(Act::Move), 1 => Just(Act::OutOfTurn), 1 => Just(Act::Pause)];
+    prop::collection::vec((act, 1..4_000u64), 0..24)
+}
+
+proptest! {
+    // 256 cases unless PROPTEST_CASES says otherwise (proptest reads it).
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_reference_firmware_agrees_with_the_model(control in control(), acts in acts()) {
+        let mut at_us = 0;
+        let mut to_move = Button::White;
+        let mut presses = Vec::new();
+        for (act, gap_ms) in acts {
+            at_us += gap_ms * 1_000;
+            let other = if to_move == Button::White { Button::Black } else { Button::White };
+            match act {
+                Act::Move => {
+                    presses.push((to_move, at_us));
+                    to_move = other;
+                }
+                Act::OutOfTurn => presses.push((other, at_us)),
+                Act::Pause => presses.push((Button::Pause, at_us)),
+            }
+        }
+        let records = play(Defects::default(), &control, &presses, at_us + 12_000_000);
+        let comparison = compare(&control, u64::from(TICK_US), &records);
+        prop_assert!(comparison.is_ok(), "{comparison:?}");
+        if let Ok(comparison) = comparison {
+            prop_assert!(
+                comparison.passed(),
+                "{control}: {} mismatches, first: {:#?}",
+                comparison.mismatch_count,
+                comparison.mismatches.first()
+            );
+        }
+    }
+}

@@ -12,7 +12,7 @@ use bench_contract::Button;
 use proptest::prelude::*;
 
 use super::compare;
-use super::fake_firmware::{play, Defects, TICK_US};
+use super::fake_firmware::{Defects, FakeFirmware, TICK_US};
 
 /// Seconds with up to three decimals (the firmware ticks in milliseconds).
 fn seconds(min_ms: u64, max_ms: u64) -> impl Strategy<Value = String> {
@@ -58,10 +58,18 @@ enum Act {
     OutOfTurn,
     /// The pause button (the arbiter stops or restarts the clocks, 6.13).
     Pause,
+    /// The harness's `pause` or `resume` command (refused when it does not apply).
+    Command(&'static str),
 }
 
 fn acts() -> impl Strategy<Value = Vec<(Act, u64)>> {
-    let act = prop_oneof![8 => Just(Act::Move), 1 => Just(Act::OutOfTurn), 1 => Just(Act::Pause)];
+    let act = prop_oneof![
+        16 => Just(Act::Move),
+        2 => Just(Act::OutOfTurn),
+        2 => Just(Act::Pause),
+        1 => Just(Act::Command("pause")),
+        1 => Just(Act::Command("resume")),
+    ];
     prop::collection::vec((act, 1..4_000u64), 0..24)
 }
 
@@ -71,22 +79,38 @@ proptest! {
 
     #[test]
     fn the_reference_firmware_agrees_with_the_model(control in control(), acts in acts()) {
-        let mut at_us = 0;
+        // The fake firmware's own script (`fake_firmware::play`), with
+        // commands between the presses: boot, set up, start at 1 s, then a
+        // main-loop turn every millisecond.
+        let mut firmware = FakeFirmware::new(Defects::default());
+        firmware.boot(6);
+        firmware.command(&format!("tc {control}"), 600_000);
+        let start_us = 1_000_000;
+        firmware.command("start", start_us);
+        let mut now_us = start_us;
         let mut to_move = Button::White;
-        let mut presses = Vec::new();
         for (act, gap_ms) in acts {
-            at_us += gap_ms * 1_000;
+            let at_us = now_us + gap_ms * 1_000;
+            while now_us < at_us {
+                now_us += 1_000;
+                firmware.advance(now_us);
+            }
             let other = if to_move == Button::White { Button::Black } else { Button::White };
             match act {
                 Act::Move => {
-                    presses.push((to_move, at_us));
+                    firmware.press(to_move, at_us, at_us + 7);
                     to_move = other;
                 }
-                Act::OutOfTurn => presses.push((other, at_us)),
-                Act::Pause => presses.push((Button::Pause, at_us)),
+                Act::OutOfTurn => firmware.press(other, at_us, at_us + 7),
+                Act::Pause => firmware.press(Button::Pause, at_us, at_us + 7),
+                Act::Command(line) => firmware.command(line, at_us),
             }
         }
-        let records = play(Defects::default(), &control, &presses, at_us + 12_000_000);
+        for _ in 0..12_000 {
+            now_us += 1_000;
+            firmware.advance(now_us);
+        }
+        let records = firmware.out;
         let comparison = compare(&control, u64::from(TICK_US), &records);
         prop_assert!(comparison.is_ok(), "{comparison:?}");
         if let Ok(comparison) = comparison {

@@ -200,13 +200,19 @@ fn assert_gated_like_bench_gate(code: Option<i32>, output: &str, report_dir: &Pa
 }
 
 #[test]
-fn the_reference_firmware_passes_fischer_delay_and_multi_stage_games() {
+fn the_reference_firmware_passes_fischer_delay_multi_stage_and_overtime_games() {
     let _serial = serial();
     let dir = temp_dir("normal");
     let mut bounced_in_all = 0;
-    for (name, control, slow) in
-        [("fischer", "30+1", false), ("delay", "30+d2", false), ("stages", "3/20:20", false), ("flag", "3+1", true)]
-    {
+    // With no main time, overtime begins as each display first starts.
+    for (name, control, slow) in [
+        ("fischer", "30+1", false),
+        ("delay", "30+d2", false),
+        ("stages", "3/20:20", false),
+        ("flag", "3+1", true),
+        ("byo-yomi-only", "0(3x2)", false),
+        ("canadian-only", "0(2/5)", false),
+    ] {
         let file = scenario(&dir, name, control, slow);
         let (code, output, report) = hil("normal", file.to_str().expect("utf-8"), &dir.join(name), &[]);
         assert_eq!(code, Some(0), "{control}: {output}");

@@ -14,11 +14,11 @@ use proptest::prelude::*;
 use super::compare;
 use super::fake_firmware::{Defects, FakeFirmware, TICK_US};
 
-/// Seconds with up to three decimals (the firmware ticks in milliseconds).
+/// Seconds to the microsecond, written as the notation prints them.
 fn seconds(min_ms: u64, max_ms: u64) -> impl Strategy<Value = String> {
-    (min_ms..=max_ms).prop_map(|ms| match ms % 1_000 {
-        0 => format!("{}", ms / 1_000),
-        part => format!("{}.{part:03}", ms / 1_000),
+    (min_ms * 1000..=max_ms * 1000).prop_map(|us| match us % 1_000_000 {
+        0 => format!("{}", us / 1_000_000),
+        part => format!("{}.{}", us / 1_000_000, format!("{part:06}").trim_end_matches('0')),
     })
 }
 
@@ -35,16 +35,16 @@ fn bonus() -> impl Strategy<Value = String> {
 fn control() -> impl Strategy<Value = String> {
     let stage = (1..4u32, seconds(0, 8_000), bonus());
     prop_oneof![
-        4 => (prop::collection::vec(stage, 0..3), seconds(1, 10_000), bonus()).prop_map(|(earlier, last, bonus)| {
+        4 => (prop::collection::vec(stage, 0..5), seconds(0, 10_000), bonus()).prop_map(|(earlier, last, bonus)| {
             let mut text: Vec<String> =
                 earlier.into_iter().map(|(moves, time, bonus)| format!("{moves}/{time}{bonus}")).collect();
             text.push(format!("{last}{bonus}"));
             text.join(":")
         }),
         1 => seconds(1, 8_000).prop_map(|time| format!("*{time}")),
-        1 => (seconds(0, 5_000), 1..4u32, seconds(1, 3_000))
+        1 => (seconds(0, 5_000), 1..8u32, seconds(1, 3_000))
             .prop_map(|(main, periods, period)| format!("{main}({periods}x{period})")),
-        1 => (seconds(0, 5_000), 1..4u32, seconds(1, 5_000))
+        1 => (seconds(0, 5_000), 1..8u32, seconds(1, 5_000))
             .prop_map(|(main, moves, period)| format!("{main}({moves}/{period})")),
     ]
 }
@@ -79,14 +79,18 @@ proptest! {
 
     #[test]
     fn the_reference_firmware_agrees_with_the_model(control in control(), acts in acts()) {
+        // The harness refuses a longer `tc` line before it runs anything.
+        prop_assume!(format!("tc {control}").len() <= bench_contract::COMMAND_LINE_MAX);
         // The fake firmware's own script (`fake_firmware::play`), with
         // commands between the presses: boot, set up, start at 1 s, then a
-        // main-loop turn every millisecond.
+        // main-loop turn every millisecond and after each press or command.
         let mut firmware = FakeFirmware::new(Defects::default());
         firmware.boot(6);
         firmware.command(&format!("tc {control}"), 600_000);
         let start_us = 1_000_000;
         firmware.command("start", start_us);
+        // The main loop turns again within the same tick as a command.
+        firmware.advance(start_us);
         let mut now_us = start_us;
         let mut to_move = Button::White;
         for (act, gap_ms) in acts {
@@ -105,6 +109,7 @@ proptest! {
                 Act::Pause => firmware.press(Button::Pause, at_us, at_us + 7),
                 Act::Command(line) => firmware.command(line, at_us),
             }
+            firmware.advance(at_us);
         }
         for _ in 0..12_000 {
             now_us += 1_000;

@@ -122,8 +122,13 @@ impl<E, const TIMERS: usize> EventQueue<E, TIMERS> {
 
     /// The instant of the earliest event.
     pub fn peek_at(&self) -> Option<Instant> {
-        let timers = self.timers.iter().flatten().map(|entry| entry.key);
-        timers.chain(self.heap.peek().map(|entry| entry.key)).min().map(Key::at)
+        self.peek().map(|(at, _)| at)
+    }
+
+    /// The earliest event and its instant, left in place.
+    pub fn peek(&self) -> Option<(Instant, &E)> {
+        let timers = self.timers.iter().flatten();
+        timers.chain(self.heap.peek()).min_by_key(|entry| entry.key).map(|entry| (entry.key.at(), &entry.event))
     }
 
     pub fn len(&self) -> usize {
@@ -144,8 +149,16 @@ impl<E, const TIMERS: usize> EventQueue<E, TIMERS> {
 mod tests {
     use super::*;
 
+    /// Pops every event, checking first that `peek` names the one `pop` gives.
     fn drain<const TIMERS: usize>(queue: &mut EventQueue<&'static str, TIMERS>) -> Vec<(u64, &'static str)> {
-        std::iter::from_fn(|| queue.pop()).map(|(at, event)| (at.as_us(), event)).collect()
+        std::iter::from_fn(|| {
+            let peeked = queue.peek().map(|(at, event)| (at, *event));
+            let popped = queue.pop();
+            assert_eq!(peeked, popped, "peek and pop disagree");
+            popped
+        })
+        .map(|(at, event)| (at.as_us(), event))
+        .collect()
     }
 
     #[test]

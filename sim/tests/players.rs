@@ -73,3 +73,32 @@ fn every_missed_press_is_noticed_and_corrected_within_an_attention_span() {
     }
     assert!(missed >= 30, "the defect must strike often: {missed} missed presses");
 }
+
+/// 6.3 with 6.8a at one instant: White's first stage is one move in 20 ms
+/// and White presses after exactly 20 ms. The core orders that press after
+/// the flag (late), so the move was not completed when the flag fell; the
+/// arbiter, noticing at once, rules 6.10 (a loss; the abstract board lets
+/// Black mate). The simulator used to make the move before the notice at
+/// that instant, count it, and let play go on (6.3), where the HIL
+/// schedule, which orders the notice first, ended the game.
+#[test]
+fn a_press_at_the_flag_instant_comes_after_the_flag_and_its_notice() {
+    let text = "description = \"a press at the flag instant\"\ncontrol = \"1/0.02:5\"\nseed = 1\n\
+                [players]\nthink = { distribution = \"uniform\", min_ms = 20, max_ms = 20 }\n\
+                [board]\ncannot_mate = 0\n";
+    let scenario = Scenario::parse(text, Path::new("late-press.toml")).expect("the scenario parses");
+    let record = game::play(GameSpec {
+        scenario: &scenario,
+        seed: 1,
+        game: 0,
+        swarm: false,
+        trace: true,
+        tick_oracle: true,
+        disabled: DefectSet::default(),
+    });
+    let trace = record.trace.clone().unwrap_or_default().join("\n");
+    assert!(record.violations.is_empty(), "{:?}", record.violations);
+    assert_eq!(record.ideal.to_string(), "0-1 (6.10)", "{trace}");
+    assert_eq!(record.device.to_string(), "0-1 (6.10)", "{trace}");
+    assert_eq!(record.presses, 0, "the game ends before White's move: {trace}");
+}

@@ -469,6 +469,16 @@ impl<'a> Game<'a> {
         self.schedule_deadlines();
         let events_max = u64::from(self.scenario().board.max_moves).saturating_mul(64).saturating_add(1_024);
         while let Some((at, event)) = self.queue.pop() {
+            if let Event::Move(_) = event {
+                // A move waits for whatever else happens at its instant:
+                // the clocks' transitions and the arbiter's notices come
+                // first, as the core orders a press at its flag's instant
+                // after the flag (and as the HIL schedule does).
+                if self.queue.peek().is_some_and(|(next_at, next)| next_at == at && !matches!(next, Event::Move(_))) {
+                    self.queue.schedule(at, event);
+                    continue;
+                }
+            }
             self.now_us = at.as_us();
             self.events += 1;
             self.fingerprint(self.now_us, event);

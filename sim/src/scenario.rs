@@ -473,9 +473,11 @@ impl de::Visitor<'_> for ChanceVisitor {
     }
 }
 
-/// Parses `"N/D"` or a percentage with up to six decimals (`"0.25%"`).
+/// Parses `"N/D"`, a percentage with up to six decimals (`"0.25%"`), or
+/// `"0"` / `"1"` (as the bare numbers 0 and 1 read).
 pub fn parse_ratio(text: &str) -> Result<Ratio, String> {
-    let invalid = || format!("`{text}` is not a chance: write a ratio like \"1/500\" or a percentage like \"0.2%\"");
+    let invalid =
+        || format!("`{text}` is not a chance: write 0, 1, a ratio like \"1/500\" or a percentage like \"0.2%\"");
     let ratio = if let Some((numerator, denominator)) = text.split_once('/') {
         let numerator: u64 = numerator.trim().parse().map_err(|_| invalid())?;
         let denominator: u64 = denominator.trim().parse().map_err(|_| invalid())?;
@@ -491,6 +493,8 @@ pub fn parse_ratio(text: &str) -> Result<Ratio, String> {
         let millionths =
             whole.checked_mul(1_000_000).and_then(|whole| whole.checked_add(fraction)).ok_or_else(invalid)?;
         Ratio::new(millionths, 100_000_000)
+    } else if let Ok(whole) = text.trim().parse::<u64>() {
+        Ratio::new(whole, 1)
     } else {
         return Err(invalid());
     };

@@ -259,6 +259,14 @@ const MALFORMED: &[Malformed] = &[
         message: "a chance of 3: write 0, 1, a ratio like \"1/500\" or a percentage like \"0.2%\"",
     },
     Malformed {
+        what: "chance written as the text of a whole number above one",
+        text: "description = \"a test\"\ncontrol = \"300+2\"\n[arbiter]\nflag_noticed = \"2\"\n",
+        line: 4,
+        column: 16,
+        field: "arbiter.flag_noticed",
+        message: "`2` is not a chance between 0 and 1",
+    },
+    Malformed {
         what: "chance written as a float",
         text: "description = \"a test\"\ncontrol = \"300+2\"\n[board]\ncannot_mate = 0.1\n",
         line: 4,
@@ -621,6 +629,17 @@ fn the_examples_in_the_readme_parse_and_pass() {
         }
     }
     assert!(examples >= 2, "scenarios/README.md shows {examples} scenario files");
+}
+
+/// `"1"` and `"0"` read as the bare numbers do: a user quoting every
+/// chance should not be refused for the two simplest.
+#[test]
+fn a_chance_may_be_written_as_the_text_0_or_1() {
+    let text = format!("{HEAD}[arbiter]\nflag_noticed = \"0\"\nreplace_clock = \"1\"\n");
+    let quoted = Scenario::parse(&text, Path::new("quoted.toml")).unwrap_or_else(|error| panic!("{error}"));
+    let text = format!("{HEAD}[arbiter]\nflag_noticed = 0\nreplace_clock = 1\n");
+    let bare = Scenario::parse(&text, Path::new("bare.toml")).unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(quoted.arbiter, bare.arbiter);
 }
 
 #[test]

@@ -1061,7 +1061,7 @@ impl Checker<'_> {
 pub mod fake_firmware;
 
 #[cfg(test)]
-mod firmware_agrees;
+pub(crate) mod firmware_agrees;
 #[cfg(test)]
 mod hostile_records;
 

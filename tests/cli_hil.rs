@@ -234,6 +234,24 @@ fn the_reference_firmware_passes_fischer_delay_multi_stage_and_overtime_games() 
     assert!(bounced_in_all > 0, "some presses bounced (1 in 4 by default)");
 }
 
+/// A game over before the first move (White forfeits at once under the
+/// 2023 rules, 6.7) lasts half a second of guest time: bench listens on
+/// until the firmware has sent enough TimeBase records to measure the
+/// drift, instead of failing the run with "not measured".
+#[test]
+fn a_game_over_before_the_first_move_still_measures_the_drift() {
+    let _serial = serial();
+    let dir = temp_dir("forfeit");
+    let file = dir.join("forfeit.toml");
+    let text = "description = \"HIL test: White forfeits\"\ncontrol = \"300+2\"\nrules = \"fide-2023\"\n\
+                games = 1\nseed = 2\n[white]\narrival_ms = 10000\n";
+    std::fs::write(&file, text).expect("write the scenario");
+    let (code, output, report) = hil("normal", file.to_str().expect("utf-8"), &dir.join("report"), &[]);
+    assert_eq!(code, Some(0), "{output}");
+    assert_eq!(report["games_detail"][0]["presses_scheduled"], 0, "{output}");
+    assert_eq!(report["drift"]["measured"], true, "{}", report["drift"]);
+}
+
 #[test]
 fn without_bounce_the_no_debounce_build_passes_unnoticed() {
     // Why bounce is on by default: clean presses cannot tell a missing

@@ -29,7 +29,7 @@ use crate::board::BoardProfile;
 use crate::drift::{self, Fit, FitError};
 use crate::probe::{check_image, choose, FlashUpdate, ProbeError, ProbeInfo, ProbeOptions, Selector};
 use crate::rtt::{ControlBlockLocation, RttReader};
-use crate::run::{GameRun, Oscillator, Progress, RunOptions, Session};
+use crate::run::{GameRun, Oscillator, Progress, RunError, RunOptions, Session};
 use crate::schedule::Schedule;
 use crate::target::{Target, TargetError};
 
@@ -222,11 +222,18 @@ fn run_board<B: ProbeBackend>(
             break;
         }
     }
-    let error = (runs.len() < schedules.len()).then(|| {
-        let skipped: Vec<String> = games.iter().skip(runs.len()).map(ToString::to_string).collect();
-        let cause = runs.last().and_then(|run| run.error.as_ref()).map_or_else(String::new, ToString::to_string);
-        format!("{probe}: {cause}; games {} not played", skipped.join(", "))
-    });
+    // Short games leave too few TimeBase records for a drift: listen on.
+    let gathered = match runs.last() {
+        Some(run) if run.error.is_none() => session.gather_time_bases(),
+        Some(_) | None => Ok(()),
+    };
+    let error = (runs.len() < schedules.len())
+        .then(|| {
+            let skipped: Vec<String> = games.iter().skip(runs.len()).map(ToString::to_string).collect();
+            let cause = runs.last().and_then(|run| run.error.as_ref()).map_or_else(String::new, ToString::to_string);
+            format!("{probe}: {cause}; games {} not played", skipped.join(", "))
+        })
+        .or_else(|| matches!(gathered, Err(RunError::Interrupted)).then(|| format!("{probe}: interrupted")));
     BoardOutcome {
         probe: probe.clone(),
         description,

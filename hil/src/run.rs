@@ -71,6 +71,11 @@ pub trait RecordLink {
 /// How long [`RttReader::send_line`] may wait for room in the down ring.
 const SEND_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// TimeBase records a session gathers at the least (the firmware sends one
+/// a second, game or not): a run of games that end within a second, a
+/// forfeit before the first move (6.7), would have no drift to report.
+pub const TIME_BASES_MIN: usize = 5;
+
 fn rtt_error(error: RttError) -> TargetError {
     match error {
         RttError::Target(error) => error,
@@ -576,6 +581,24 @@ impl<'a> Session<'a> {
     /// Every TimeBase record seen in the session.
     pub fn time_bases(&self) -> &[Record] {
         &self.time_bases
+    }
+
+    /// Listens on after the games until the session holds
+    /// [`TIME_BASES_MIN`] TimeBase records; at once when it already does.
+    /// Ends like a game does on a silent or restarted firmware or a stop.
+    pub fn gather_time_bases(&mut self) -> Result<(), RunError> {
+        let since = Instant::now();
+        let mut records = Vec::new();
+        while self.time_bases.len() < TIME_BASES_MIN {
+            let came = self.pump(&mut records)?;
+            self.check_restart(&records, 0)?;
+            records.clear();
+            self.alive("TimeBase records to measure the drift", since)?;
+            if came == 0 {
+                std::thread::sleep(self.options.poll_interval);
+            }
+        }
+        Ok(())
     }
 
     /// Accounting drift over the whole session.

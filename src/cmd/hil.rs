@@ -27,7 +27,7 @@ use bench_hil::farm::{self, BoardOutcome, FarmConfig, ProbeBackend};
 use bench_hil::probe::{self, ProbeInfo};
 use bench_hil::qemu::{QemuConfig, QemuTarget};
 use bench_hil::rtt::{ControlBlockLocation, RttReader};
-use bench_hil::run::{GameRun, Progress, RunOptions, Session};
+use bench_hil::run::{GameRun, Progress, RunError, RunOptions, Session};
 use bench_hil::schedule::{self, Schedule, ScheduleError};
 use bench_hil::target::Target;
 use bench_sim::scenario::Scenario;
@@ -560,6 +560,16 @@ impl Cmd {
             }
         }
         bar.finish_and_clear();
+        // Short games (a forfeit before the first move) leave too few
+        // TimeBase records for a drift: listen on a few seconds of guest time.
+        let gathered = match runs.last() {
+            Some(run) if run.error.is_none() => session.gather_time_bases(),
+            Some(_) | None => Ok(()),
+        };
+        let error = match gathered {
+            Err(RunError::Interrupted) => Some(RunError::Interrupted.to_string()),
+            Ok(()) | Err(_) => None,
+        };
         let drift = session.drift();
         let drift_samples = drift::accounting_samples(session.time_bases(), &hello);
         let oscillator = session.oscillator();
@@ -572,7 +582,7 @@ impl Cmd {
             accounting_drift_ppm: drift.as_ref().ok().map(|fit| fit.drift_ppm),
             oscillator,
         }];
-        Played { description, hello: Some(hello), runs, drift, drift_samples, error: None, boards }
+        Played { description, hello: Some(hello), runs, drift, drift_samples, error, boards }
     }
 }
 

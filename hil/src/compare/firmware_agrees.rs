@@ -63,6 +63,9 @@ enum Act {
     Pause,
     /// The harness's `pause` or `resume` command (refused when it does not apply).
     Command(&'static str),
+    /// `reset`, then `start` a millisecond later: a new game; the records
+    /// before it belong to the old one.
+    Restart,
 }
 
 fn acts() -> impl Strategy<Value = Vec<(Act, u64)>> {
@@ -72,6 +75,7 @@ fn acts() -> impl Strategy<Value = Vec<(Act, u64)>> {
         2 => Just(Act::Pause),
         1 => Just(Act::Command("pause")),
         1 => Just(Act::Command("resume")),
+        1 => Just(Act::Restart),
     ];
     prop::collection::vec((act, 1..4_000u64), 0..24)
 }
@@ -111,8 +115,15 @@ proptest! {
                 Act::OutOfTurn => firmware.press(other, at_us, at_us + 7),
                 Act::Pause => firmware.press(Button::Pause, at_us, at_us + 7),
                 Act::Command(line) => firmware.command(line, at_us),
+                Act::Restart => {
+                    firmware.command("reset", at_us);
+                    firmware.advance(at_us);
+                    now_us = at_us + 1_000;
+                    firmware.command("start", now_us);
+                    to_move = Button::White;
+                }
             }
-            firmware.advance(at_us);
+            firmware.advance(now_us);
         }
         for _ in 0..12_000 {
             now_us += 1_000;

@@ -36,12 +36,6 @@
 //! - Same-instant order: the model's transitions first (a press at the flag
 //!   instant is late, as the core orders it), then notices, then moves.
 //!
-//! One known difference: time trouble on a display with no time at the
-//! start (`0(5x30)`, a first stage of `0`). Its clock changes period the
-//! instant it first starts; the simulator's player reads the device just
-//! before the opponent's press lands there, the schedule reads the model
-//! just after.
-//!
 //! What the schedule leaves out: the simulator's device defects (missed
 //! presses, drift, …: the firmware under test is the device; contact bounce
 //! is made, on the harness's side of the button, by [`draw_bounce`]),
@@ -618,11 +612,6 @@ mod tests {
                     "[arbiter]\nflag_noticed = \"{noticed}\"\nnotice_delay = {{ chance = \"1/2\", min_ms = 0, max_ms = {delay_ms} }}\n"
                 ));
             }
-            // Known difference (module docs): with no time at the start, a
-            // display changes the instant its clock starts, and the two read
-            // it on either side of that instant for time trouble.
-            let starts_empty = chessclock::notation::parse(&control).is_ok_and(|control| control.initial_time().is_zero());
-            proptest::prop_assume!(trouble.is_none() || !starts_empty);
             let scenario = Scenario::parse(&text, Path::new("generated.toml")).unwrap_or_else(|error| panic!("{error}\n{text}"));
             for game in 0..3 {
                 let schedule = schedule(&scenario, 3, game).expect("a schedule");

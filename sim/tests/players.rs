@@ -102,3 +102,31 @@ fn a_press_at_the_flag_instant_comes_after_the_flag_and_its_notice() {
     assert_eq!(record.device.to_string(), "0-1 (6.10)", "{trace}");
     assert_eq!(record.presses, 0, "the game ends before White's move: {trace}");
 }
+
+/// A player in time trouble reads the display after the opponent's press
+/// has reached it (no jitter). Under `0(3x5)` Black's display enters its
+/// first 5 s byo-yomi period the instant Black's clock starts; a player
+/// taking at most 10 % of it moves after 500 ms. Read before the press
+/// landed, the display showed the spent main time, 0, and Black moved after
+/// the 250 ms floor (and the HIL schedule, reading the model after the
+/// press, disagreed).
+#[test]
+fn time_trouble_reads_the_display_after_the_opponent_s_press() {
+    let text = "description = \"time trouble at the start of overtime\"\ncontrol = \"0(3x5)\"\nseed = 1\n\
+                [players]\nthink = { distribution = \"uniform\", min_ms = 3000, max_ms = 3000 }\n\
+                time_trouble = { below_ms = 10000, percent = 10 }\n[board]\nends_per_move = 0\nmax_moves = 2\n";
+    let scenario = Scenario::parse(text, Path::new("trouble.toml")).expect("the scenario parses");
+    let record = game::play(GameSpec {
+        scenario: &scenario,
+        seed: 1,
+        game: 0,
+        swarm: false,
+        trace: true,
+        tick_oracle: true,
+        disabled: DefectSet::default(),
+    });
+    let trace = record.trace.clone().unwrap_or_default();
+    let press = |what: &str| trace.iter().find(|line| line.ends_with(what)).map(|line| instant_us(line));
+    assert_eq!(press("White move 1, press"), Some(500_000), "{trace:#?}");
+    assert_eq!(press("Black move 1, press"), Some(1_000_000), "{trace:#?}");
+}

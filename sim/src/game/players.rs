@@ -126,9 +126,15 @@ impl Game<'_> {
             self.queue.schedule(self.now_us.saturating_add(stuck_us).into_instant(), Event::StuckOver(side));
             self.record(format_args!("{side} button sticks for {stuck_us} us"));
         }
+        let jitter = sample::between(&mut self.streams.jitter, 0, self.device.config.jitter_us);
+        if jitter == 0 {
+            // The edge reaches the device at once: the player who looks at
+            // the display next (to think, or as it freezes) sees the press.
+            self.edge(side);
+        } else {
+            self.queue.schedule(self.now_us.saturating_add(jitter).into_instant(), Event::Edge(side));
+        }
         let streams = &mut self.streams;
-        let jitter = sample::between(&mut streams.jitter, 0, self.device.config.jitter_us);
-        self.queue.schedule(self.now_us.saturating_add(jitter).into_instant(), Event::Edge(side));
         if streams.bounce.strikes() {
             self.defects.bounces += 1;
             let bounce_us = occasional_us(&mut streams.bounce.stream, self.device.config.bounce);

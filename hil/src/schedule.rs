@@ -473,9 +473,16 @@ mod tests {
         Scenario::load(&scenario_file(name)).expect("the shipped scenario loads")
     }
 
-    /// The press instants of `bench sim`'s trace for one game: lines
-    /// `<now_us> <Side> move <n>, press`.
-    fn simulated_presses(scenario: &Scenario, seed: u64, game: u64) -> Vec<(u64, String, u32)> {
+    /// A schedule's presses as (instant, mover, move number), and its result.
+    fn scheduled(schedule: &Schedule) -> (Vec<(u64, String, u32)>, GameResult) {
+        let presses =
+            schedule.presses.iter().map(|press| (press.offset_us, press.side.to_string(), press.move_number)).collect();
+        (presses, schedule.result)
+    }
+
+    /// The press instants of `bench sim`'s trace for one game (lines
+    /// `<now_us> <Side> move <n>, press`), and the ideal clock's result.
+    fn simulated(scenario: &Scenario, seed: u64, game: u64) -> (Vec<(u64, String, u32)>, GameResult) {
         let record = game::play(GameSpec {
             scenario,
             seed,
@@ -485,7 +492,7 @@ mod tests {
             tick_oracle: false,
             disabled: DefectSet::default(),
         });
-        record
+        let presses = record
             .trace
             .unwrap_or_default()
             .iter()
@@ -495,7 +502,8 @@ mod tests {
                 let (side, number) = rest.split_once(" move ")?;
                 Some((at.parse().ok()?, side.to_string(), number.parse().ok()?))
             })
-            .collect()
+            .collect();
+        (presses, record.ideal)
     }
 
     /// The first presses of `blitz-3-2`, seed 12, game 0, pinned: a change
@@ -535,7 +543,7 @@ mod tests {
     }
 
     /// With no device defects and no arbiter habits, the schedule presses at
-    /// exactly the instants `bench sim` does, in shipped scenarios that end
+    /// exactly the instants `bench sim` does and reaches its ideal result, in shipped scenarios that end
     /// in every way: board endings, flags, time trouble, stages, delay.
     #[test]
     fn press_instants_equal_the_simulators() {
@@ -559,13 +567,7 @@ mod tests {
             let scenario = load(name);
             for game in 0..4 {
                 let schedule = schedule(&scenario, seed, game).expect("a schedule");
-                let ours: Vec<(u64, String, u32)> = schedule
-                    .presses
-                    .iter()
-                    .map(|press| (press.offset_us, press.side.to_string(), press.move_number))
-                    .collect();
-                let simulated = simulated_presses(&scenario, seed, game);
-                assert_eq!(ours, simulated, "{name} seed {seed} game {game}");
+                assert_eq!(scheduled(&schedule), simulated(&scenario, seed, game), "{name} seed {seed} game {game}");
             }
         }
     }
@@ -578,7 +580,7 @@ mod tests {
             ..proptest::prelude::ProptestConfig::default()
         })]
 
-        /// The same on generated controls (zero times, every kind of
+        /// The same (presses and result) on generated controls (zero times, every kind of
         /// overtime), player speeds, time trouble, late arrivals and flags
         /// noticed late or never.
         #[test]
@@ -615,12 +617,7 @@ mod tests {
             let scenario = Scenario::parse(&text, Path::new("generated.toml")).unwrap_or_else(|error| panic!("{error}\n{text}"));
             for game in 0..3 {
                 let schedule = schedule(&scenario, 3, game).expect("a schedule");
-                let ours: Vec<(u64, String, u32)> = schedule
-                    .presses
-                    .iter()
-                    .map(|press| (press.offset_us, press.side.to_string(), press.move_number))
-                    .collect();
-                proptest::prop_assert_eq!(ours, simulated_presses(&scenario, 3, game), "game {}\n{}", game, text);
+                proptest::prop_assert_eq!(scheduled(&schedule), simulated(&scenario, 3, game), "game {}\n{}", game, text);
             }
         }
     }

@@ -87,15 +87,7 @@ fn a_press_at_the_flag_instant_comes_after_the_flag_and_its_notice() {
                 [players]\nthink = { distribution = \"uniform\", min_ms = 20, max_ms = 20 }\n\
                 [board]\ncannot_mate = 0\n";
     let scenario = Scenario::parse(text, Path::new("late-press.toml")).expect("the scenario parses");
-    let record = game::play(GameSpec {
-        scenario: &scenario,
-        seed: 1,
-        game: 0,
-        swarm: false,
-        trace: true,
-        tick_oracle: true,
-        disabled: DefectSet::default(),
-    });
+    let record = traced_first_game(&scenario);
     let trace = record.trace.clone().unwrap_or_default().join("\n");
     assert!(record.violations.is_empty(), "{:?}", record.violations);
     assert_eq!(record.ideal.to_string(), "0-1 (6.10)", "{trace}");
@@ -116,17 +108,22 @@ fn time_trouble_reads_the_display_after_the_opponent_s_press() {
                 [players]\nthink = { distribution = \"uniform\", min_ms = 3000, max_ms = 3000 }\n\
                 time_trouble = { below_ms = 10000, percent = 10 }\n[board]\nends_per_move = 0\nmax_moves = 2\n";
     let scenario = Scenario::parse(text, Path::new("trouble.toml")).expect("the scenario parses");
-    let record = game::play(GameSpec {
-        scenario: &scenario,
+    let record = traced_first_game(&scenario);
+    let trace = record.trace.clone().unwrap_or_default();
+    let press = |what: &str| trace.iter().find(|line| line.ends_with(what)).map(|line| instant_us(line));
+    assert_eq!(press("White move 1, press"), Some(500_000), "{trace:#?}");
+    assert_eq!(press("Black move 1, press"), Some(1_000_000), "{trace:#?}");
+}
+
+/// Game 0 of `scenario` on seed 1, traced, with the tick-model oracle.
+fn traced_first_game(scenario: &Scenario) -> game::GameRecord {
+    game::play(GameSpec {
+        scenario,
         seed: 1,
         game: 0,
         swarm: false,
         trace: true,
         tick_oracle: true,
         disabled: DefectSet::default(),
-    });
-    let trace = record.trace.clone().unwrap_or_default();
-    let press = |what: &str| trace.iter().find(|line| line.ends_with(what)).map(|line| instant_us(line));
-    assert_eq!(press("White move 1, press"), Some(500_000), "{trace:#?}");
-    assert_eq!(press("Black move 1, press"), Some(1_000_000), "{trace:#?}");
+    })
 }

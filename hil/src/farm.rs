@@ -223,10 +223,7 @@ fn run_board<B: ProbeBackend>(
         }
     }
     // Short games leave too few TimeBase records for a drift: listen on.
-    let gathered = match runs.last() {
-        Some(run) if run.error.is_none() => session.gather_time_bases(),
-        Some(_) | None => Ok(()),
-    };
+    let gathered = session.gather_time_bases(&runs);
     let error = (runs.len() < schedules.len())
         .then(|| {
             let skipped: Vec<String> = games.iter().skip(runs.len()).map(ToString::to_string).collect();

@@ -583,10 +583,15 @@ impl<'a> Session<'a> {
         &self.time_bases
     }
 
-    /// Listens on after the games until the session holds
-    /// [`TIME_BASES_MIN`] TimeBase records; at once when it already does.
-    /// Ends like a game does on a silent or restarted firmware or a stop.
-    pub fn gather_time_bases(&mut self) -> Result<(), RunError> {
+    /// Listens on after the session's games (`runs`) until it holds
+    /// [`TIME_BASES_MIN`] TimeBase records; at once when it already does,
+    /// or when the last game ended in a failure (the board is not to be
+    /// waited for again). Ends like a game does on a silent or restarted
+    /// firmware or a stop.
+    pub fn gather_time_bases(&mut self, runs: &[GameRun]) -> Result<(), RunError> {
+        if runs.last().is_none_or(|run| run.error.is_some()) {
+            return Ok(());
+        }
         let since = Instant::now();
         let mut records = Vec::new();
         while self.time_bases.len() < TIME_BASES_MIN {

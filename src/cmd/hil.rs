@@ -562,11 +562,7 @@ impl Cmd {
         bar.finish_and_clear();
         // Short games (a forfeit before the first move) leave too few
         // TimeBase records for a drift: listen on a few seconds of guest time.
-        let gathered = match runs.last() {
-            Some(run) if run.error.is_none() => session.gather_time_bases(),
-            Some(_) | None => Ok(()),
-        };
-        let error = match gathered {
+        let error = match session.gather_time_bases(&runs) {
             Err(RunError::Interrupted) => Some(RunError::Interrupted.to_string()),
             Ok(()) | Err(_) => None,
         };

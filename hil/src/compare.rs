@@ -1132,6 +1132,32 @@ mod tests {
         }
     }
 
+    /// Stages with no time pass at one instant: one Period record (0 → 2)
+    /// and one Flag record, the last (contract, kind 4), and the model agrees.
+    #[test]
+    fn periods_passed_at_one_instant_make_one_record_each() {
+        let control = "1/0:1/0:5";
+        let records = play(Defects::default(), control, &[], 1_000_000);
+        let comparison = compare(control, tick(), &records).expect("the control parses");
+        assert!(comparison.passed(), "{:#?}", comparison.mismatches);
+        let periods: Vec<(u32, u32)> = records
+            .iter()
+            .filter_map(|record| match record.body {
+                Body::Period(change) => Some((change.from, change.to)),
+                _ => None,
+            })
+            .collect();
+        let flags: Vec<(u32, u32)> = records
+            .iter()
+            .filter_map(|record| match record.body {
+                Body::Flag(flag) => Some((flag.period, flag.sequence)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(periods, [(0, 2)]);
+        assert_eq!(flags, [(1, 2)]);
+    }
+
     /// The normal firmware matches on every kind of control, with flags,
     /// stage changes, delay, byo-yomi periods and a press out of turn.
     #[test]

@@ -1061,7 +1061,7 @@ impl Checker<'_> {
 pub mod fake_firmware;
 
 #[cfg(test)]
-pub(crate) mod firmware_agrees;
+mod firmware_agrees;
 #[cfg(test)]
 mod hostile_records;
 

@@ -18,6 +18,8 @@ pub mod fake;
 pub mod fake_probes;
 pub mod farm;
 pub mod gdb;
+#[cfg(test)]
+mod generated_controls;
 pub mod probe;
 pub mod qemu;
 pub mod qmp;

@@ -589,7 +589,7 @@ mod tests {
             // tick of the simulated device, which sees it at once (a flag
             // between ticks is seen at the next one, and a press made in
             // between counts there but not in the schedule).
-            control in crate::compare::firmware_agrees::control(1_000),
+            control in crate::generated_controls::control(1_000),
             // At least 20 ms a move: one side's presses then come 40 ms
             // apart, beyond the simulated device's 20 ms debounce window,
             // which would lose a press the firmware-side schedule makes.

@@ -215,11 +215,13 @@ impl Display {
         }
     }
 
+    #[inline]
     fn in_overtime(&self, control: &TimeControl) -> bool {
         matches!(control, TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. }) && self.period > 0
     }
 
     /// The big number: main time, or in overtime the current period's time.
+    #[inline]
     fn shown(&self, control: &TimeControl) -> Duration {
         if self.in_overtime(control) {
             self.period_left
@@ -301,19 +303,23 @@ impl Clock {
         }
     }
 
+    #[inline]
     pub fn control(&self) -> &TimeControl {
         &self.control
     }
 
+    #[inline]
     pub fn phase(&self) -> Phase {
         self.phase
     }
 
     /// The instant of the latest call: the clock's notion of "now".
+    #[inline]
     pub fn settled_at(&self) -> Instant {
         self.settled_at
     }
 
+    #[inline]
     pub fn running(&self) -> Option<Side> {
         match self.phase {
             Phase::Running(side) => Some(side),
@@ -322,20 +328,24 @@ impl Clock {
     }
 
     /// Completed moves of `side`, as the clock counted them (6.15).
+    #[inline]
     pub fn moves(&self, side: Side) -> u32 {
         self.displays.get(side).moves
     }
 
+    #[inline]
     pub fn period(&self, side: Side) -> u32 {
         self.displays.get(side).period
     }
 
     /// Canadian overtime: moves `side` has made in its current period.
+    #[inline]
     pub fn period_moves(&self, side: Side) -> u32 {
         self.displays.get(side).period_moves
     }
 
     /// The flag `side`'s display shows, if any.
+    #[inline]
     pub fn flag(&self, side: Side) -> Option<FlagFall> {
         self.displays.get(side).flag
     }
@@ -352,16 +362,19 @@ impl Clock {
 
     /// The big number on `side`'s display as of the latest call
     /// (`remaining(side, settled_at())` without the time checks).
+    #[inline]
     pub fn shown(&self, side: Side) -> Duration {
         self.displays.get(side).shown(&self.control)
     }
 
     /// `side`'s main time as of the latest call (`reading(side,
     /// settled_at()).main`, without building the whole reading).
+    #[inline]
     pub fn main_time(&self, side: Side) -> Duration {
         self.displays.get(side).main
     }
 
+    #[inline]
     pub fn ledger(&self, side: Side) -> Ledger {
         self.displays.get(side).ledger
     }
@@ -395,7 +408,9 @@ impl Clock {
         self.complete_move(side);
         self.phase = Phase::Running(side.opponent());
         self.begin_move(side.opponent());
-        self.settle(at)
+        // Transitions due at once (a stage or delay of zero) fall now.
+        self.run(side.opponent(), at);
+        Ok(())
     }
 
     /// 6.13a: the arbiter stops the clocks.
@@ -450,6 +465,7 @@ impl Clock {
     /// counting down: a delay runs out, a flag falls, overtime begins or a
     /// byo-yomi period is lost. `None` when no display runs or the running
     /// display is frozen after its final flag.
+    #[inline]
     pub fn next_deadline(&self) -> Option<Deadline> {
         let side = self.running()?;
         let (after, kind) = self.next_transition(side)?;
@@ -468,6 +484,7 @@ impl Clock {
 
     /// The big number on `side`'s display at `at`: the main time, or in
     /// byo-yomi / Canadian overtime the time left in the current period.
+    #[inline]
     pub fn remaining(&self, side: Side, at: Instant) -> Result<Duration, ClockError> {
         if self.unchanged_until(side, at)? {
             return Ok(self.displays.get(side).shown(&self.control));
@@ -491,6 +508,7 @@ impl Clock {
     /// The running `side`'s big number at `at` when no transition comes
     /// before then: the display only counts down, so no projection (a copy
     /// of the clock run forward) is needed. `None` when one might.
+    #[inline]
     fn running_shown_before_transition(&self, side: Side, at: Instant) -> Option<Duration> {
         if self.running() != Some(side) {
             return None;
@@ -514,6 +532,7 @@ impl Clock {
     /// Whether `side`'s display shows at `at` what it shows now, so a
     /// query needs no projection: nothing has run since, or `side` is not
     /// running and (outside an hourglass) a waiting display stands still.
+    #[inline]
     fn unchanged_until(&self, side: Side, at: Instant) -> Result<bool, ClockError> {
         self.check_time_order(at)?;
         let hourglass = matches!(self.control, TimeControl::Hourglass { .. });
@@ -607,6 +626,7 @@ impl Clock {
         Ok(())
     }
 
+    #[inline]
     fn check_time_order(&self, at: Instant) -> Result<(), ClockError> {
         if at < self.settled_at {
             return Err(ClockError::TimeWentBackwards { last: self.settled_at, at });
@@ -712,6 +732,7 @@ impl Clock {
     }
 
     /// Time from `settled_at` to the running display's next transition.
+    #[inline]
     fn next_transition(&self, side: Side) -> Option<(Duration, DeadlineKind)> {
         let display = self.displays.get(side);
         if display.frozen {

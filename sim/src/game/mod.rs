@@ -432,7 +432,16 @@ impl<'a> Game<'a> {
     /// Adds one line to the trace when it is kept (`--trace`). The trace
     /// hash does not read these lines: it is taken over the events (see
     /// [`Game::fingerprint`]), so an untraced game formats nothing.
+    #[inline]
     fn record(&mut self, args: std::fmt::Arguments<'_>) {
+        if self.trace.is_some() {
+            self.record_line(args);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn record_line(&mut self, args: std::fmt::Arguments<'_>) {
         if let Some(trace) = self.trace.as_mut() {
             self.line.clear();
             let _ = write!(self.line, "{:>14} ", self.now_us);

@@ -375,8 +375,8 @@ impl Clock {
     }
 
     #[inline]
-    pub fn ledger(&self, side: Side) -> Ledger {
-        self.displays.get(side).ledger
+    pub fn ledger(&self, side: Side) -> &Ledger {
+        &self.displays.get(side).ledger
     }
 
     /// 6.5: at the time set for the start, White's clock is started.

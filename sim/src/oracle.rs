@@ -76,6 +76,7 @@ impl ClockOracle {
         self.violations
     }
 
+    #[cold]
     fn fail(&mut self, at_us: u64, check: &'static str, detail: String) {
         // One report per invariant is enough to fail a game; keep memory bounded.
         if self.violations.len() < 16 {
@@ -84,7 +85,9 @@ impl ClockOracle {
     }
 
     /// Checks the step `before` → `after` made by `op`. `true_us` only
-    /// labels violations.
+    /// labels violations. Inlined so that `op`, mostly known at the call,
+    /// picks its checks there rather than travelling through memory.
+    #[inline]
     pub fn check(&mut self, true_us: u64, before: &Before, after: &Clock, op: Op) {
         if op == Op::Arbiter {
             self.arbiter_touched = true;
@@ -104,14 +107,20 @@ impl ClockOracle {
     }
 
     /// Exactly one display runs once started and not paused.
+    #[inline]
     fn check_phase(&mut self, true_us: u64, after: &Clock, op: Op) {
         let expected_running = matches!(op, Op::Start | Op::Press(_) | Op::Resume);
         if expected_running && after.running().is_none() {
-            self.fail(true_us, "one display runs", format!("after {op:?} the phase is {:?}", after.phase()));
+            self.fail_phase(true_us, after, op);
         }
         if op == Op::Pause && after.running().is_some() {
             self.fail(true_us, "one display runs", "a display still runs after a pause".into());
         }
+    }
+
+    #[cold]
+    fn fail_phase(&mut self, true_us: u64, after: &Clock, op: Op) {
+        self.fail(true_us, "one display runs", format!("after {op:?} the phase is {:?}", after.phase()));
     }
 
     /// Every microsecond a display ran is accounted for, and main time is

@@ -149,6 +149,7 @@ fn bad_inputs_to_the_gate_exit_2_with_a_clear_message() {
             write("partial.json", b"{\"schema\": \"bench.sim.report/1\", \"seed\": 1}"),
             "not a valid `bench.sim.report/1` report: missing field",
         ),
+        (write("no-games.json", &no_games(&whole)), "a run of no games"),
     ];
     for (file, needle) in cases {
         let output = bench(&["gate", path(&file)]);
@@ -162,6 +163,20 @@ fn bad_inputs_to_the_gate_exit_2_with_a_clear_message() {
     let output = bench(&["gate", path(&out), "--baseline", path(&dir.join("truncated.json"))]);
     assert_eq!(output.status.code(), Some(2), "{}", show(&output));
     assert!(text(&output.stderr).contains("is truncated"), "{}", show(&output));
+}
+
+/// `report` edited into a whole report of no games, consistent otherwise:
+/// bench refuses such runs, and the gate must not pass one.
+fn no_games(report: &[u8]) -> Vec<u8> {
+    let mut report: serde_json::Value = serde_json::from_slice(report).expect("a report");
+    let start = report["games"]["start"].clone();
+    report["games"]["end"] = start;
+    report["games"]["played"] = 0.into();
+    report["agreement"]["games"] = 0.into();
+    report["agreement"]["agreeing"] = 0.into();
+    report["games_failed"] = 0.into();
+    report["failures"] = serde_json::json!([]);
+    serde_json::to_vec_pretty(&report).expect("JSON")
 }
 
 /// Every file that is a function of the run's inputs, byte for byte.

@@ -166,6 +166,23 @@ fn shards_split_the_games() {
 }
 
 #[test]
+fn a_run_of_no_games_is_refused_before_anything_is_written() {
+    let dir = temp_dir("no-games");
+    for (args, needle) in [
+        (&["--games", "0"][..], "--games must be at least 1"),
+        (&["--games", "3", "--shard", "5/8"][..], "shard 5/8 of 3 games has no game"),
+    ] {
+        let out = dir.join("report");
+        let mut command = vec!["sim", "--scenario", "both-flags", "--out", out.to_str().unwrap()];
+        command.extend_from_slice(args);
+        let output = bench(&command);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", text(&output.stderr));
+        assert!(text(&output.stderr).contains(needle), "{args:?}: {}", text(&output.stderr));
+        assert!(!out.exists(), "{args:?}: nothing is written");
+    }
+}
+
+#[test]
 fn an_unknown_scenario_lists_the_valid_ones() {
     let output = bench(&["sim", "--scenario", "no-such-scenario"]);
     assert_eq!(output.status.code(), Some(2));

@@ -104,6 +104,11 @@ impl Cmd {
             }
             scenario.board.max_moves = max_moves;
         }
+        if self.games == Some(0) {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "--games must be at least 1: a run of no games checks nothing"
+            )));
+        }
         let seed = self.seed.unwrap_or(scenario.seed);
         if let Some(game) = self.game {
             return self.one_game(&scenario, seed, game);
@@ -242,6 +247,12 @@ impl Cmd {
             Some((index, count)) => run::shard_range(games, index, count).unwrap_or(0..0),
             None => 0..games,
         };
+        if let (true, Some((index, count))) = (range.is_empty(), self.shard) {
+            // A gate on a slice of no games would pass having checked nothing.
+            return Err(Failure::usage(anyhow::anyhow!(
+                "shard {index}/{count} of {games} games has no game: split {games} games into at most {games} shards"
+            )));
+        }
         let jobs = self.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
         let options = RunOptions {
             seed,

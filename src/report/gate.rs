@@ -266,6 +266,10 @@ fn check_sim(report: &Report) -> Result<(), String> {
     if report.complete && games.played != planned {
         return Err(format!("complete, yet {} of {planned} games played", games.played));
     }
+    if report.complete && planned == 0 {
+        // bench never writes one: a gate on it would pass having checked nothing.
+        return Err("complete, yet a run of no games".into());
+    }
     if report.agreement.games != games.played || report.agreement.agreeing > report.agreement.games {
         return Err(format!(
             "agreement {} of {} over {} games played",
@@ -313,6 +317,9 @@ fn check_hil(report: &HilReport) -> Result<(), String> {
     };
     if detail(|game| game.complete) != games.complete || detail(|game| game.passed) != games.passed {
         return Err("games.complete or games.passed differ from games_detail".into());
+    }
+    if report.complete && games.requested == 0 {
+        return Err("complete, yet a run of no games".into());
     }
     if report.complete && (games.played != games.requested || games.complete != games.played) {
         return Err(format!("complete, yet {} of {} games played to their end", games.complete, games.requested));
@@ -1433,6 +1440,18 @@ mod tests {
             ("wrong type", edited(|v| v["seed"] = "seven".into()), |p| matches!(p, Problem::Invalid { .. })),
             ("verdict flipped", edited(|v| v["verdict"] = "pass".into()), |p| matches!(p, Problem::Inconsistent(_))),
             ("games", edited(|v| v["games"]["played"] = 99.into()), |p| matches!(p, Problem::Inconsistent(_))),
+            (
+                "no games",
+                edited(|v| {
+                    v["games"]["end"] = v["games"]["start"].clone();
+                    v["games"]["played"] = 0.into();
+                    v["agreement"]["games"] = 0.into();
+                    v["agreement"]["agreeing"] = 0.into();
+                    v["games_failed"] = 0.into();
+                    v["failures"] = serde_json::json!([]);
+                }),
+                |p| matches!(p, Problem::Inconsistent(detail) if detail.contains("a run of no games")),
+            ),
         ];
         for (name, bytes, expected) in cases {
             match parse(&bytes) {
@@ -1749,6 +1768,17 @@ mod tests {
                 matches!(p, Problem::Inconsistent(_))
             }),
             ("games", bytes(&edit(|report| report.games.played = 3)), |p| matches!(p, Problem::Inconsistent(_))),
+            (
+                "no games",
+                bytes(&edit(|report| {
+                    report.games.requested = 0;
+                    report.games.played = 0;
+                    report.games.complete = 0;
+                    report.games.passed = 0;
+                    report.games_detail.clear();
+                })),
+                |p| matches!(p, Problem::Inconsistent(detail) if detail.contains("a run of no games")),
+            ),
             (
                 "latency",
                 bytes(&edit(|report| {

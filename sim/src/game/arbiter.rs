@@ -80,7 +80,11 @@ impl Game<'_> {
         }
         self.device_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
         self.ideal_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
-        self.record(format_args!("arbiter adjusts {side}: {adjustment:?} (6.14, 13.4)"));
+        let (sign, amount) = match adjustment {
+            TimeAdjustment::Add(amount) => ('+', amount),
+            TimeAdjustment::Subtract(amount) => ('-', amount),
+        };
+        self.record(format_args!("arbiter adjusts {side}: {sign}{} us (6.14, 13.4)", amount.as_us()));
         self.after_device_change();
         self.after_ideal_change();
     }

@@ -38,7 +38,7 @@ impl Game<'_> {
             BySide::new(self.present.white.then_some(Instant::EPOCH), self.present.black.then_some(Instant::EPOCH));
         let ruling = rule_on_absence(&self.scenario().rules.0, Instant::EPOCH, arrived, Instant::from_us(self.now_us));
         if ruling.outcome != Outcome::Continue {
-            self.record(format_args!("absent beyond the default time: {ruling:?}"));
+            self.record(format_args!("absent beyond the default time: {}", super::rulings::ruling_text(ruling)));
             self.applied.push(ruling.article);
             self.end_both(GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) });
         }

@@ -150,7 +150,7 @@ impl Game<'_> {
             rule_on_flag(&facts_for(self, flag))
         };
         self.referee(which).ruled.extend(flags.iter().copied());
-        self.record(format_args!("{which:?} flag(s) {flags:?} ruled: {ruling:?}"));
+        self.record(format_args!("{} flag(s) {} ruled: {}", which.noun(), flags_text(&flags), ruling_text(ruling)));
         if which == Which::Device {
             self.applied.push(ruling.article);
         }
@@ -215,5 +215,29 @@ impl Game<'_> {
         if self.referees.ideal.result.is_none() {
             self.referees.ideal.result = Some(GameResult { outcome: Outcome::Continue, reason: Reason::StillPlaying });
         }
+    }
+}
+
+impl Which {
+    /// The clock, as the trace names it.
+    fn noun(self) -> &'static str {
+        match self {
+            Which::Device => "device",
+            Which::Ideal => "ideal clock",
+        }
+    }
+}
+
+/// Flags as the trace shows them: `White at 72708000 us in period 1`.
+fn flags_text(flags: &[chessclock::FlagFall]) -> String {
+    let each = flags.iter().map(|flag| format!("{} at {} us in period {}", flag.side, flag.at.as_us(), flag.period));
+    each.collect::<Vec<_>>().join(", ")
+}
+
+/// A ruling as the trace shows it: `play on (6.3)`, `1/2-1/2 (6.12 b))`.
+pub(super) fn ruling_text(ruling: Ruling) -> String {
+    match ruling.outcome {
+        Outcome::Continue => format!("play on ({})", ruling.article.number()),
+        outcome => GameResult { outcome, reason: Reason::Article(ruling.article) }.to_string(),
     }
 }

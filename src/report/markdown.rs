@@ -160,6 +160,15 @@ pub fn render(report: &Report, command_line: &str) -> String {
         seconds(report.drift_envelope.bucket_us)
     ));
     line("");
+    line(&match report.drift_ppb {
+        Some(range) => format!(
+            "Device time base rate error since each game's start (positive: fast; samples 10 s or more into a game): {} to {}.",
+            super::html::ppm(range.min),
+            super::html::ppm(range.max)
+        ),
+        None => "Device time base rate error: not measured (no sample 10 s or more into a game).".into(),
+    });
+    line("");
     line(&format!("![drift]({DRIFT_SVG})"));
     out
 }

@@ -215,9 +215,11 @@ impl Display {
         }
     }
 
+    /// The period first: it is a plain number, while the control's kind is
+    /// a niche in its first stage, and this is asked several times a press.
     #[inline]
     fn in_overtime(&self, control: &TimeControl) -> bool {
-        matches!(control, TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. }) && self.period > 0
+        self.period > 0 && matches!(control, TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. })
     }
 
     /// The big number: main time, or in overtime the current period's time.

@@ -292,6 +292,10 @@ impl Builder<'_> {
     fn play(&mut self) -> Result<(u64, ScheduleEnd, GameResult), ScheduleError> {
         let scenario = self.scenario;
         self.call(0, |clock| clock.start(Instant::EPOCH))?;
+        // A first stage with no time flags as the clock starts: its notice
+        // runs from now, as in the simulator, which checks for flags after
+        // every change of the clock.
+        self.check_flags(0);
         let rules = scenario.rules.0;
         let arrival_us = BySide::new(
             scenario.player(Side::White).arrival_ms.saturating_mul(1_000),
@@ -356,6 +360,8 @@ impl Builder<'_> {
                         return Ok((at_us, ScheduleEnd::Board { side, move_number, end }, result));
                     }
                     self.call(at_us, |clock| clock.press(side, Instant::from_us(at_us)))?;
+                    // A stage with no time flags the moment the press starts its clock.
+                    self.check_flags(at_us);
                     *self.moves.get_mut(side) = move_number;
                     let hold_us = sample::between(&mut self.hold_stream, HOLD_MIN_US, HOLD_MAX_US);
                     let button = match side {
@@ -569,6 +575,37 @@ mod tests {
                 let schedule = schedule(&scenario, seed, game).expect("a schedule");
                 assert_eq!(scheduled(&schedule), simulated(&scenario, seed, game), "{name} seed {seed} game {game}");
             }
+        }
+    }
+
+    /// A first stage with no time flags White as the clock starts (6.5):
+    /// the arbiter's notice runs from that instant, not from the next flag
+    /// (found by the property below: the schedule made one press more).
+    #[test]
+    fn a_flag_as_the_clock_starts_is_noticed_from_the_start() {
+        let text = "description = \"zero first stage\"\ncontrol = \"1/0+b0.001:0.006\"\nseed = 3\n\
+                    [players]\nthink = { distribution = \"skewed\", min_ms = 20, max_ms = 20 }\n\
+                    [arbiter]\nflag_noticed = \"1\"\nnotice_delay = { chance = \"1/2\", min_ms = 0, max_ms = 803 }\n";
+        let scenario = Scenario::parse(text, Path::new("zero-first-stage.toml")).expect("parses");
+        for game in 0..4 {
+            let schedule = schedule(&scenario, 3, game).expect("a schedule");
+            assert_eq!(scheduled(&schedule), simulated(&scenario, 3, game), "game {game}");
+        }
+    }
+
+    /// A first stage with no time for Black too: Black's flag falls the
+    /// instant White's first press starts Black's clock. When White's own
+    /// flag went unnoticed, the notice of both flags runs from that press.
+    #[test]
+    fn a_flag_as_a_press_starts_the_clock_is_noticed_from_the_press() {
+        let text = "description = \"zero first stage, flags noticed by chance\"\ncontrol = \"1/0:0.006\"\nseed = 3\n\
+                    [players]\nthink = { distribution = \"skewed\", min_ms = 20, max_ms = 20 }\n\
+                    [board]\nends_per_move = 0\n\
+                    [arbiter]\nflag_noticed = \"1/2\"\nnotice_delay = { chance = \"1\", min_ms = 1, max_ms = 60 }\n";
+        let scenario = Scenario::parse(text, Path::new("zero-first-stage-by-chance.toml")).expect("parses");
+        for game in 0..40 {
+            let schedule = schedule(&scenario, 3, game).expect("a schedule");
+            assert_eq!(scheduled(&schedule), simulated(&scenario, 3, game), "game {game}");
         }
     }
 

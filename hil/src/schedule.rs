@@ -618,8 +618,8 @@ mod tests {
         })]
 
         /// The same (presses and result) on generated controls (zero times, every kind of
-        /// overtime), player speeds, time trouble, late arrivals and flags
-        /// noticed late or never.
+        /// overtime), player speeds, time trouble, late arrivals, flags
+        /// noticed late or never, and abstract or legal moves.
         #[test]
         fn press_instants_equal_the_simulators_on_generated_controls(
             // Whole milliseconds, like think times: a flag then falls on a
@@ -634,9 +634,11 @@ mod tests {
             trouble in proptest::option::of((1..30_000u64, 1..=100u32)),
             arrival_ms in proptest::option::of(0..5_000u64),
             notice in proptest::option::of((0..4_000u64, proptest::bool::ANY)),
+            legal in proptest::bool::weighted(0.25),
         ) {
+            let moves = if legal { "legal" } else { "abstract" };
             let mut text = format!(
-                "description = \"generated\"\ncontrol = \"{control}\"\nseed = 3\n\
+                "description = \"generated\"\ncontrol = \"{control}\"\nseed = 3\nmoves = \"{moves}\"\n\
                  [players]\nthink = {{ distribution = \"skewed\", min_ms = 20, max_ms = {think_max_ms} }}\n"
             );
             if let Some((below_ms, percent)) = trouble {

@@ -113,15 +113,18 @@ impl fmt::Display for ScheduleEnd {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ScheduleEnd::Board { side, move_number, end } => {
-                write!(f, "{side}'s move {move_number} ends the game on the board ({end:?})")
+                write!(f, "{side}'s move {move_number} ends the game on the board ({end:?}): {}", result(end.ruling()))
             }
             ScheduleEnd::MoveBound => f.write_str("move bound reached"),
-            ScheduleEnd::Flag { ruling } => write!(f, "flag ruled: {:?} ({})", ruling.outcome, ruling.article),
-            ScheduleEnd::DefaultTime { ruling } => {
-                write!(f, "absent beyond the default time: {:?} ({})", ruling.outcome, ruling.article)
-            }
+            ScheduleEnd::Flag { ruling } => write!(f, "the arbiter rules on a flag: {}", result(*ruling)),
+            ScheduleEnd::DefaultTime { ruling } => write!(f, "absent beyond the default time: {}", result(*ruling)),
         }
     }
+}
+
+/// A ruling as results are written: `1-0 (6.10)`.
+fn result(ruling: chessclock::Ruling) -> GameResult {
+    GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) }
 }
 
 /// The presses for one game, and what the model expects of it.

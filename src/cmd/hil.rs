@@ -614,16 +614,19 @@ fn render_console(out: &mut String, report: &hil_report::Report, facts: &HilRunF
             None => format!("{} mismatches", game.mismatches_total),
         };
         let result = match (&game.model, &game.firmware) {
-            (Some(model), Some(firmware)) => format!("; result model {}, firmware {}", model.result, firmware.result),
+            (Some(model), Some(firmware)) => {
+                format!("; the clock's ruling on its flags: model {}, firmware {}", model.result, firmware.result)
+            }
             _ => String::new(),
         };
         let _ = writeln!(
             out,
-            "  game {}: {} of {} presses registered, {:.1} s guest; {state}{result}",
+            "  game {}: {} of {} presses registered, {:.1} s guest ({}); {state}{result}",
             game.game,
             game.presses_registered,
             game.presses_scheduled,
-            game.guest_us as f64 / 1e6
+            game.guest_us as f64 / 1e6,
+            game.schedule_end
         );
         for mismatch in game.first_of_each.iter().take(8) {
             let press =

@@ -61,7 +61,7 @@ impl Game<'_> {
         match self.device.clock.press(side, at) {
             Ok(()) => {
                 self.device.oracle.check(self.now_us, &before, &self.device.clock, Op::Press(side));
-                self.device.backup = self.device.clock;
+                self.device.accept_press();
                 self.record(format_args!("device registers {side} at {} us", at.as_us()));
                 self.after_device_change();
             }
@@ -123,9 +123,10 @@ impl Game<'_> {
                 // The backup was taken at the last press; the device's time
                 // base kept running, so settling charges the whole outage.
                 let before = Before::of(&self.device.clock);
-                self.device.clock = self.device.backup;
+                self.device.clock = *self.device.backup();
+                self.device.backup_is_clock = true;
                 let at = self.device_now();
-                let _ = self.device.clock.settle(at);
+                let _ = self.device.clock_mut().settle(at);
                 self.device.oracle.check(self.now_us, &before, &self.device.clock, Op::Arbiter);
                 self.record(format_args!("device reboots from its backup"));
             }
@@ -177,7 +178,7 @@ impl Game<'_> {
                         ruled_final && settings.main.get(side).is_zero();
                 }
                 self.device.clock = clock;
-                self.device.backup = clock;
+                self.device.backup_is_clock = true;
                 self.device.oracle.check(self.now_us, &before, &self.device.clock, Op::Arbiter);
             }
             Err(error) => self.record(format_args!("replacement clock refused the settings: {error}")),

@@ -211,12 +211,43 @@ struct DeviceState {
     stuck_until_us: BySide<u64>,
     /// Down (brownout) until this true instant.
     down_until_us: Option<u64>,
-    /// Backup of the clock taken at each accepted press.
+    /// Backup of the clock taken at each accepted press, when
+    /// `backup_is_clock` is false (see [`DeviceState::clock_mut`]).
     backup: Clock,
+    /// The clock has not changed since its last accepted press, so it is
+    /// its own backup: a press costs no copy of the clock, only a change
+    /// between presses (a flag, an arbiter's act) does.
+    backup_is_clock: bool,
     frozen_until_us: u64,
     /// What the display showed when it froze.
     frozen_display: BySide<Duration>,
     oracle: ClockOracle,
+}
+
+impl DeviceState {
+    /// The clock, to change by anything but a press: the backup is taken
+    /// first when the clock still is the state of the last press.
+    fn clock_mut(&mut self) -> &mut Clock {
+        if self.backup_is_clock {
+            self.backup = self.clock;
+            self.backup_is_clock = false;
+        }
+        &mut self.clock
+    }
+
+    /// The clock just accepted a press: it is the new backup.
+    fn accept_press(&mut self) {
+        self.backup_is_clock = true;
+    }
+
+    /// The state of the last accepted press (or of the replacement clock).
+    fn backup(&self) -> &Clock {
+        if self.backup_is_clock {
+            &self.clock
+        } else {
+            &self.backup
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -392,6 +423,7 @@ impl<'a> Game<'a> {
                 stuck_until_us: BySide::both(0),
                 down_until_us: None,
                 backup: device_clock,
+                backup_is_clock: true,
                 frozen_until_us: 0,
                 frozen_display: BySide::both(Duration::ZERO),
                 oracle: ClockOracle::new("device"),
@@ -550,7 +582,7 @@ impl<'a> Game<'a> {
         }
         let at = self.device_now();
         let before = Before::of(&self.device.clock);
-        match call(&mut self.device.clock, at) {
+        match call(self.device.clock_mut(), at) {
             Ok(()) => self.device.oracle.check(self.now_us, &before, &self.device.clock, op),
             Err(error) => self.record(format_args!("device refuses {op:?}: {error}")),
         }
@@ -636,5 +668,67 @@ trait IntoInstant {
 impl IntoInstant for u64 {
     fn into_instant(self) -> Instant {
         Instant::from_us(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Actor;
+
+    fn device_state() -> DeviceState {
+        let control = chessclock::notation::parse("60+2").expect("a valid control");
+        let config = Device::default();
+        let time_base = TimeBase::new(0, 0, Stream::new(1, 0, Actor::Drift));
+        let clock = Clock::new(control);
+        DeviceState {
+            config,
+            clock,
+            time_base,
+            last_edge_us: BySide::both(None),
+            stuck_until_us: BySide::both(0),
+            down_until_us: None,
+            backup: clock,
+            backup_is_clock: true,
+            frozen_until_us: 0,
+            frozen_display: BySide::both(Duration::ZERO),
+            oracle: ClockOracle::new("device"),
+        }
+    }
+
+    fn at_s(seconds: u64) -> Instant {
+        Instant::from_us(seconds * 1_000_000)
+    }
+
+    #[test]
+    fn the_backup_is_the_clock_as_its_last_press_left_it() {
+        let mut device = device_state();
+        device.clock_mut().start(at_s(0)).expect("starts");
+        device.clock.press(Side::White, at_s(5)).expect("White presses");
+        device.accept_press();
+        let pressed = device.clock;
+        assert_eq!(*device.backup(), pressed, "nothing changed since the press");
+        // Changes between presses (time charged, the arbiter's acts) are
+        // not in the backup: a reboot from it loses them.
+        device.clock_mut().settle(at_s(20)).expect("settles");
+        device
+            .clock_mut()
+            .adjust_time(Side::White, TimeAdjustment::Add(Duration::from_secs(7)), at_s(21))
+            .expect("adjusts");
+        assert_ne!(device.clock, pressed);
+        assert_eq!(*device.backup(), pressed);
+        device.clock.press(Side::Black, at_s(30)).expect("Black presses");
+        device.accept_press();
+        assert_eq!(*device.backup(), device.clock, "the next press is the new backup");
+        assert_ne!(*device.backup(), pressed);
+    }
+
+    #[test]
+    fn a_clock_never_pressed_backs_up_as_it_started() {
+        let mut device = device_state();
+        let fresh = device.clock;
+        device.clock_mut().start(at_s(0)).expect("starts");
+        device.clock_mut().settle(at_s(9)).expect("settles");
+        assert_eq!(*device.backup(), fresh);
     }
 }

@@ -190,7 +190,7 @@ impl Game<'_> {
             self.over = true;
             self.record(format_args!("game over on the device: {result}"));
             let device_at = self.device_now();
-            let _ = self.device.clock.finish(device_at);
+            let _ = self.device.clock_mut().finish(device_at);
             // The ideal clock's pending notices of flags that fell by now
             // still count; a flag noticed later would be a different game.
             self.settle_ideal_at_end();

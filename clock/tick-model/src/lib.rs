@@ -228,8 +228,7 @@ impl TickClock {
             return Ok(());
         }
         while self.now_ms < at_ms {
-            self.now_ms += 1;
-            self.tick(side);
+            self.run_ticks(side, at_ms);
             if self.transition_due(side) {
                 self.service(side);
                 if self.face(side).frozen {
@@ -238,6 +237,27 @@ impl TickClock {
             }
         }
         Ok(())
+    }
+
+    /// Ticks `side`'s display one millisecond at a time up to `at_ms`,
+    /// stopping early after a tick that makes a transition due. The main
+    /// loop's inner part, on copies of the two faces and the time: the
+    /// counters stay in registers instead of going through memory at every
+    /// tick, and the kind of display is read once.
+    fn run_ticks(&mut self, side: Side, at_ms: u64) {
+        let kind = Kind::of(&self.rules);
+        let (mut face, mut other) = (*self.face(side), *self.face(side.opponent()));
+        let mut now_ms = self.now_ms;
+        while now_ms < at_ms {
+            now_ms += 1;
+            tick(kind, &mut face, &mut other);
+            if transition_due(kind, &face) {
+                break;
+            }
+        }
+        self.now_ms = now_ms;
+        *self.face_mut(side) = face;
+        *self.face_mut(side.opponent()) = other;
     }
 
     // ---- observations --------------------------------------------------
@@ -300,37 +320,6 @@ impl TickClock {
         Some(due)
     }
 
-    /// One millisecond of `side`'s display running.
-    fn tick(&mut self, side: Side) {
-        // Which kind of display this is, read without copying the rules
-        // (a copy of every stage would cost more than the tick itself).
-        let staged = matches!(self.rules, Rules::Staged { .. });
-        let hourglass = matches!(self.rules, Rules::Hourglass { .. });
-        let face = self.face_mut(side);
-        if face.frozen {
-            return;
-        }
-        face.move_ticks += 1;
-        if staged {
-            if face.delay_left > 0 {
-                face.delay_left -= 1;
-            } else {
-                face.main = face.main.checked_sub(1).expect("a staged display ran below zero");
-            }
-        } else if hourglass {
-            face.main = face.main.checked_sub(1).expect("an hourglass ran below zero");
-            let other = self.face_mut(side.opponent());
-            if !other.frozen {
-                other.main += 1;
-            }
-        } else if face.period == 0 {
-            // Byo-yomi or Canadian: main time first, then the periods.
-            face.main = face.main.checked_sub(1).expect("main time ran below zero");
-        } else {
-            face.period_left = face.period_left.checked_sub(1).expect("a period ran below zero");
-        }
-    }
-
     /// Applies every transition due now on the running display.
     fn service(&mut self, side: Side) {
         while self.transition_due(side) {
@@ -341,16 +330,7 @@ impl TickClock {
     /// Whether the running display has reached a boundary: the main loop's
     /// check after every tick, so it only reads.
     fn transition_due(&self, side: Side) -> bool {
-        let face = self.face(side);
-        if face.frozen {
-            return false;
-        }
-        match self.rules {
-            Rules::Staged { .. } => face.delay_left == 0 && face.main == 0,
-            Rules::Hourglass { .. } => face.main == 0,
-            Rules::ByoYomi { .. } | Rules::Canadian { .. } if face.period == 0 => face.main == 0,
-            Rules::ByoYomi { .. } | Rules::Canadian { .. } => face.period_left == 0,
-        }
+        transition_due(Kind::of(&self.rules), self.face(side))
     }
 
     /// The one transition due (see [`TickClock::transition_due`]).
@@ -480,5 +460,70 @@ impl TickClock {
                 }
             }
         }
+    }
+}
+
+/// What a tick does to a display, by kind of control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// Stages: the delay first, then main time.
+    Staged,
+    /// Main time moves to the other display.
+    Hourglass,
+    /// Byo-yomi or Canadian: main time first, then the periods.
+    Overtime,
+}
+
+impl Kind {
+    fn of(rules: &Rules) -> Kind {
+        match rules {
+            Rules::Staged { .. } => Kind::Staged,
+            Rules::Hourglass { .. } => Kind::Hourglass,
+            Rules::ByoYomi { .. } | Rules::Canadian { .. } => Kind::Overtime,
+        }
+    }
+}
+
+/// One millisecond of `face`'s display running (`other` is the waiting one).
+#[inline]
+fn tick(kind: Kind, face: &mut Face, other: &mut Face) {
+    if face.frozen {
+        return;
+    }
+    face.move_ticks += 1;
+    match kind {
+        Kind::Staged => {
+            if face.delay_left > 0 {
+                face.delay_left -= 1;
+            } else {
+                face.main = face.main.checked_sub(1).expect("a staged display ran below zero");
+            }
+        }
+        Kind::Hourglass => {
+            face.main = face.main.checked_sub(1).expect("an hourglass ran below zero");
+            if !other.frozen {
+                other.main += 1;
+            }
+        }
+        Kind::Overtime if face.period == 0 => {
+            face.main = face.main.checked_sub(1).expect("main time ran below zero");
+        }
+        Kind::Overtime => {
+            face.period_left = face.period_left.checked_sub(1).expect("a period ran below zero");
+        }
+    }
+}
+
+/// Whether the running `face` has reached a boundary.
+#[inline]
+fn transition_due(kind: Kind, face: &Face) -> bool {
+    if face.frozen {
+        return false;
+    }
+    match kind {
+        Kind::Staged => face.delay_left == 0 && face.main == 0,
+        Kind::Hourglass => face.main == 0,
+        Kind::Overtime if face.period == 0 => face.main == 0,
+        Kind::Overtime => face.period_left == 0,
     }
 }

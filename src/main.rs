@@ -104,8 +104,9 @@ enum Cli {
     ///
     /// Times seeded runs of two built-in scenarios (abstract moves with every
     /// defect and invariant oracle on; random legal moves) on one thread and on
-    /// two, and prints presses per second with each goal's share: 20 M presses/s
-    /// per core abstract, 2 M legal, two threads at least 1.8x one. Figures only:
+    /// two, and prints presses per second (each the median of three runs, with
+    /// their range) and each goal's share: 20 M presses/s per core abstract,
+    /// 2 M legal, two threads at least 1.8x one. Figures only:
     /// exit 0 whatever they are (a gate on timing would fail on a busy machine).
     ///
     ///   bench perf

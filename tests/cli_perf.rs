@@ -18,6 +18,18 @@ fn presses(line: &str) -> u64 {
         .unwrap_or_else(|| panic!("no press count in {line:?}"))
 }
 
+/// A figure line's rate and the range of the runs it is the median of.
+fn rate_and_range(line: &str) -> (f64, f64, f64) {
+    let number =
+        |text: &str| text.trim().parse::<f64>().unwrap_or_else(|_| panic!("not a number {text:?} in {line:?}"));
+    let rate = line.split("= ").nth(1).and_then(|tail| tail.split(" M presses/s").next()).map(number);
+    let range = line.split("(median of 3 runs, ").nth(1).and_then(|tail| tail.strip_suffix(')'));
+    let (Some(rate), Some((slowest, fastest))) = (rate, range.and_then(|range| range.split_once('-'))) else {
+        panic!("no rate with its median's range in {line:?}");
+    };
+    (rate, number(slowest), number(fastest))
+}
+
 #[test]
 fn perf_prints_each_figure_of_a_real_run_against_its_goal() {
     let output = bench(&["perf", "--games", "30", "--only", "abstract"]);
@@ -29,6 +41,9 @@ fn perf_prints_each_figure_of_a_real_run_against_its_goal() {
     // The count is the run's, not a number made up for the printout.
     let scenario = Scenario::parse(ABSTRACT_SCENARIO, Path::new("throughput.toml")).expect("parses");
     assert_eq!(presses(lines[0]), perf::time_run(&scenario, 30, 1, false).presses);
+    // The figure is the median of three runs, inside their range.
+    let (rate, slowest, fastest) = rate_and_range(lines[0]);
+    assert!(slowest <= rate && rate <= fastest, "{stdout}");
     assert!(lines[1].contains("goal >= 20 M presses/s per core (abstract)"), "{stdout}");
 
     let output = bench(&["perf", "--games", "20", "--only", "legal"]);

@@ -59,6 +59,9 @@ pub const LEGAL_GOAL_PER_CORE: f64 = 2e6;
 pub const JOBS2_GOAL_RATIO: f64 = 1.8;
 /// Paired runs behind the jobs 2 / jobs 1 ratio.
 const JOBS2_PAIRS: usize = 5;
+/// Runs behind each presses/s figure: one run swings by a tenth or more on
+/// a shared machine, the median of a few much less.
+const FIGURE_RUNS: usize = 3;
 
 /// Which measurements to make.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,6 +117,15 @@ pub fn time_run(scenario: &Scenario, games: u64, jobs: usize, tick_oracle: bool)
     Figure { games, jobs, presses: summary.presses, seconds: started.elapsed().as_secs_f64() }
 }
 
+/// The median of `FIGURE_RUNS` timed runs (by presses/s), with the
+/// slowest and fastest rates.
+pub fn median_run(scenario: &Scenario, games: u64, jobs: usize, tick_oracle: bool) -> (Figure, f64, f64) {
+    let mut figures: Vec<Figure> = (0..FIGURE_RUNS).map(|_| time_run(scenario, games, jobs, tick_oracle)).collect();
+    figures.sort_by(|a, b| a.presses_per_s().total_cmp(&b.presses_per_s()));
+    let (slowest, fastest) = (figures[0].presses_per_s(), figures[figures.len() - 1].presses_per_s());
+    (figures[figures.len() / 2], slowest, fastest)
+}
+
 /// Makes the measurements asked for with `games` abstract games (fewer for
 /// the slower ones, as [`Measure`] says) and gives each printed line to
 /// `print` as it comes.
@@ -123,8 +135,8 @@ pub fn measure(games: u64, only: Option<Measure>, print: &mut dyn FnMut(String))
     let legal_scenario = Scenario::parse(LEGAL_SCENARIO, Path::new("throughput-legal.toml"))?;
     let mut one = None;
     if wanted(Measure::Abstract) || wanted(Measure::Jobs2) {
-        let figure = time_run(&abstract_scenario, games, 1, false);
-        print(figure_line("abstract, invariants, defects", figure));
+        let (figure, slowest, fastest) = median_run(&abstract_scenario, games, 1, false);
+        print(median_line("abstract, invariants, defects", figure, slowest, fastest));
         one = Some(figure.presses_per_s());
     }
     if let Some(one) = one {
@@ -148,12 +160,12 @@ pub fn measure(games: u64, only: Option<Measure>, print: &mut dyn FnMut(String))
         print(against_goal(median, JOBS2_GOAL_RATIO, "x (jobs 2 / jobs 1)"));
     }
     if wanted(Measure::Tick) {
-        let figure = time_run(&abstract_scenario, games / 10, 1, true);
-        print(figure_line("abstract, invariants + tick model, defects", figure));
+        let (figure, slowest, fastest) = median_run(&abstract_scenario, games / 10, 1, true);
+        print(median_line("abstract, invariants + tick model, defects", figure, slowest, fastest));
     }
     if wanted(Measure::Legal) {
-        let figure = time_run(&legal_scenario, games / 4, 1, false);
-        print(figure_line("legal moves (chess + chasolver), invariants", figure));
+        let (figure, slowest, fastest) = median_run(&legal_scenario, games / 4, 1, false);
+        print(median_line("legal moves (chess + chasolver), invariants", figure, slowest, fastest));
         print(against_goal(figure.presses_per_s() / 1e6, LEGAL_GOAL_PER_CORE / 1e6, "M presses/s per core (legal)"));
     }
     Ok(())
@@ -169,6 +181,11 @@ fn figure_line(label: &str, figure: Figure) -> String {
         figure.seconds,
         figure.presses_per_s() / 1e6
     )
+}
+
+/// A median run's line, with the range of the runs.
+fn median_line(label: &str, figure: Figure, slowest: f64, fastest: f64) -> String {
+    format!("{} (median of {FIGURE_RUNS} runs, {:.3}-{:.3})", figure_line(label, figure), slowest / 1e6, fastest / 1e6)
 }
 
 /// One line saying how far a figure is from its goal.

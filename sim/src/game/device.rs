@@ -123,8 +123,7 @@ impl Game<'_> {
                 // The backup was taken at the last press; the device's time
                 // base kept running, so settling charges the whole outage.
                 let before = Before::of(&self.device.clock);
-                self.device.clock = *self.device.backup();
-                self.device.backup_is_clock = true;
+                self.device.restore_backup();
                 let at = self.device_now();
                 let _ = self.device.clock_mut().settle(at);
                 self.device.oracle.check(self.now_us, &before, &self.device.clock, Op::Arbiter);
@@ -177,8 +176,7 @@ impl Game<'_> {
                     *self.referees.device.final_flag_carried.get_mut(side) =
                         ruled_final && settings.main.get(side).is_zero();
                 }
-                self.device.clock = clock;
-                self.device.backup_is_clock = true;
+                self.device.install(clock);
                 self.device.oracle.check(self.now_us, &before, &self.device.clock, Op::Arbiter);
             }
             Err(error) => self.record(format_args!("replacement clock refused the settings: {error}")),

@@ -240,6 +240,18 @@ impl DeviceState {
         self.backup_is_clock = true;
     }
 
+    /// A reboot from the backup: the clock is the last press's state again.
+    fn restore_backup(&mut self) {
+        self.clock = *self.backup();
+        self.backup_is_clock = true;
+    }
+
+    /// A replacement clock (6.11): the backup from now on too.
+    fn install(&mut self, clock: Clock) {
+        self.clock = clock;
+        self.backup_is_clock = true;
+    }
+
     /// The state of the last accepted press (or of the replacement clock).
     fn backup(&self) -> &Clock {
         if self.backup_is_clock {
@@ -721,6 +733,12 @@ mod tests {
         device.accept_press();
         assert_eq!(*device.backup(), device.clock, "the next press is the new backup");
         assert_ne!(*device.backup(), pressed);
+        let black_pressed = device.clock;
+        device.clock_mut().settle(at_s(40)).expect("settles");
+        device.restore_backup();
+        assert_eq!(device.clock, black_pressed, "a reboot goes back to the last press");
+        device.clock_mut().settle(at_s(41)).expect("settles again");
+        assert_eq!(*device.backup(), black_pressed, "and keeps it as the backup");
     }
 
     #[test]

@@ -119,7 +119,7 @@ pub fn time_run(scenario: &Scenario, games: u64, jobs: usize, tick_oracle: bool)
 
 /// The median of `FIGURE_RUNS` timed runs (by presses/s), with the
 /// slowest and fastest rates.
-pub fn median_run(scenario: &Scenario, games: u64, jobs: usize, tick_oracle: bool) -> (Figure, f64, f64) {
+fn median_run(scenario: &Scenario, games: u64, jobs: usize, tick_oracle: bool) -> (Figure, f64, f64) {
     let mut figures: Vec<Figure> = (0..FIGURE_RUNS).map(|_| time_run(scenario, games, jobs, tick_oracle)).collect();
     figures.sort_by(|a, b| a.presses_per_s().total_cmp(&b.presses_per_s()));
     let (slowest, fastest) = (figures[0].presses_per_s(), figures[figures.len() - 1].presses_per_s());

@@ -183,6 +183,45 @@ fn a_run_of_no_games_is_refused_before_anything_is_written() {
 }
 
 #[test]
+fn a_run_on_no_threads_is_a_usage_error() {
+    let output = bench(&["sim", "--scenario", "both-flags", "--jobs", "0"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stdout));
+    assert!(text(&output.stderr).contains("--jobs"), "{}", text(&output.stderr));
+}
+
+#[test]
+fn shrink_says_why_a_run_without_a_failing_game_has_nothing_to_shrink() {
+    let dir = temp_dir("shrink-nothing");
+    // Passes: no game fails.
+    let out = dir.join("pass");
+    let output =
+        bench(&["sim", "--scenario", "both-flags", "--games", "4", "--shrink", "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(text(&output.stdout).contains("--shrink: no game failed: nothing to shrink"), "{}", text(&output.stdout));
+    // Fails only on how often results occur: no single game fails.
+    let scenario = dir.join("no-flags.toml");
+    std::fs::write(
+        &scenario,
+        "description = \"x\"\ncontrol = \"1\"\n[expect]\n[[expect.result]]\nclass = \"6.10\"\nmax_percent = 0\n",
+    )
+    .unwrap();
+    let out = dir.join("rates");
+    let output = bench(&[
+        "sim",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--games",
+        "2",
+        "--shrink",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("verdict: FAIL") && stdout.contains("no game failed on its own"), "{stdout}");
+}
+
+#[test]
 fn an_unknown_scenario_lists_the_valid_ones() {
     let output = bench(&["sim", "--scenario", "no-such-scenario"]);
     assert_eq!(output.status.code(), Some(2));

@@ -28,8 +28,8 @@ pub struct Cmd {
     #[arg(long)]
     seed: Option<u64>,
     /// Threads to run games on [default: all cores]. Results do not depend on it.
-    #[arg(long, short)]
-    jobs: Option<usize>,
+    #[arg(long, short, value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
     /// Run only slice I of N of the games (1-based), e.g. `--shard 2/8`.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     shard: Option<(u64, u64)>,
@@ -253,7 +253,7 @@ impl Cmd {
                 "shard {index}/{count} of {games} games has no game: split {games} games into at most {games} shards"
             )));
         }
-        let jobs = self.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
+        let jobs = self.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, usize::from), usize::from);
         let options = RunOptions {
             seed,
             games: range.clone(),
@@ -347,12 +347,14 @@ impl Cmd {
                 range.end - range.start
             );
         }
-        super::print(&out)?;
-        if self.shrink && !passed {
+        if self.shrink {
             if let Some(first) = summary.failures.first() {
+                super::print(&out)?;
                 return self.shrink_game(scenario, seed, first.game);
             }
+            out.push_str(nothing_to_shrink(passed));
         }
+        super::print(&out)?;
         written.map_err(Failure::infrastructure)?;
         if !complete {
             return Err(Failure::infrastructure(anyhow::anyhow!("the run was interrupted")));
@@ -361,6 +363,15 @@ impl Cmd {
             return Err(Failure::infrastructure(error));
         }
         Ok(if passed { Exit::Pass } else { Exit::GateFailed })
+    }
+}
+
+/// Why `--shrink` shrinks nothing when no game of the run failed.
+fn nothing_to_shrink(passed: bool) -> &'static str {
+    if passed {
+        "--shrink: no game failed: nothing to shrink\n"
+    } else {
+        "--shrink: no game failed on its own: the run fails on how often results occur across its games, which no single game reproduces; nothing to shrink (more games, or --swarm, to hunt for a failing game)\n"
     }
 }
 

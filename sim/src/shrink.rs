@@ -1,5 +1,7 @@
 //! Shrinking a failing game: switch off every defect the failure does not
-//! need, then cut the game to the fewest moves that still fail.
+//! need, then cut the game to the fewest moves that still fail, and repeat
+//! both until neither changes anything. The result is minimal: switching
+//! off one more defect, or one move fewer per player, and the game passes.
 //!
 //! A shrunk game is replayed with the same seed and game index plus the
 //! switches found here (`--disable`, `--max-moves`), so its trace is the
@@ -219,26 +221,35 @@ pub fn shrink(target: Target<'_>) -> Option<Shrunk> {
     if !fails(DefectSet::NONE, max_moves) {
         return None;
     }
-    // Switch off every defect the failure does not need, one at a time.
+    // Until neither step changes anything, since each can make the other
+    // find more: a defect needed only while another was on (a pause that
+    // hid the drift), or one that acts only after the cut.
     let mut disabled = DefectSet::NONE;
-    for defect in Defect::ALL {
-        let candidate = disabled.with(defect);
-        if fails(candidate, max_moves) {
-            disabled = candidate;
+    loop {
+        // Switch off every defect the failure does not need, one at a time.
+        let before = (disabled, max_moves);
+        for defect in Defect::ALL {
+            let candidate = disabled.with(defect);
+            if candidate != disabled && fails(candidate, max_moves) {
+                disabled = candidate;
+            }
         }
-    }
-    // The fewest moves that still fail: bisect, then confirm.
-    let (mut low, mut high) = (1u32, max_moves);
-    while low < high {
-        let middle = low + (high - low) / 2;
-        if fails(disabled, middle) {
-            high = middle;
-        } else {
-            low = middle + 1;
+        // The fewest moves that still fail: bisect, then confirm.
+        let (mut low, mut high) = (1u32, max_moves);
+        while low < high {
+            let middle = low + (high - low) / 2;
+            if fails(disabled, middle) {
+                high = middle;
+            } else {
+                low = middle + 1;
+            }
         }
-    }
-    if fails(disabled, high) {
-        max_moves = high;
+        if high < max_moves && fails(disabled, high) {
+            max_moves = high;
+        }
+        if (disabled, max_moves) == before {
+            break;
+        }
     }
     let record = play_variant(target, disabled, max_moves, true);
     let reasons = failure_reasons(target.scenario, &record);

@@ -1,6 +1,8 @@
 //! Shrinking finds the known minimal case: in a game whose only harmful
 //! defect is a missed press, shrinking keeps the missed press, switches off
 //! everything else, and cuts the game right after the first missed press.
+//! Properties: any shrunk game is minimal, and the replay a command prints
+//! (`--trace`, `--disable`, `--max-moves`) is the game that ran.
 
 use std::path::Path;
 
@@ -66,10 +68,10 @@ fn a_passing_game_has_nothing_to_shrink() {
 
 /// A scenario with any mix of the device's defects and the arbiter's
 /// interventions, where any time error or disagreement fails a game.
-fn mixed_scenario(control: &str, on: &[bool]) -> Scenario {
+fn mixed_scenario(control: &str, on: &[bool], legal: bool) -> Scenario {
     let line = |index: usize, text: &str| if on[index] { format!("{text}\n") } else { String::new() };
     let text = format!(
-        "description = \"shrink property\"\ncontrol = \"{control}\"\n\
+        "description = \"shrink property\"\ncontrol = \"{control}\"\nmoves = \"{moves}\"\n\
          [players]\nthink = {{ distribution = \"skewed\", min_ms = 100, max_ms = 6000 }}\n\
          [device]\n{}{}{}{}{}{}{}{}\
          [arbiter]\n{}{}{}{}\
@@ -86,6 +88,7 @@ fn mixed_scenario(control: &str, on: &[bool]) -> Scenario {
         line(9, "adjust = { chance = \"1/10\", min_ms = 100, max_ms = 3000 }"),
         line(10, "set_moves = \"1/10\""),
         line(11, "replace_clock = \"1/20\""),
+        moves = if legal { "legal" } else { "abstract" },
     );
     Scenario::parse(&text, Path::new("shrink-property.toml")).unwrap_or_else(|error| panic!("{error}\n{text}"))
 }
@@ -104,8 +107,9 @@ proptest! {
         on in prop::collection::vec(any::<bool>(), 12),
         seed in 0..1_000u64,
         game in 0..8u64,
+        legal in prop::bool::weighted(0.2),
     ) {
-        let scenario = mixed_scenario(control, &on);
+        let scenario = mixed_scenario(control, &on, legal);
         let target = Target { scenario: &scenario, seed, game, swarm: false, tick_oracle: false };
         let Some(shrunk) = shrink(target) else {
             let whole = play_variant(target, DefectSet::NONE, scenario.board.max_moves, false);
@@ -125,6 +129,48 @@ proptest! {
         if shrunk.max_moves > 1 {
             let shorter = play_variant(target, shrunk.disabled, shrunk.max_moves - 1, false);
             prop_assert!(failure_reasons(&scenario, &shorter).is_empty(), "max_moves {} is not minimal", shrunk.max_moves);
+        }
+    }
+
+    /// What a printed command replays is the game that ran: tracing it,
+    /// switching off defects the scenario does not have, or bounding the
+    /// moves above what it played changes nothing.
+    #[test]
+    fn a_replay_is_the_game_that_ran(
+        control in prop::sample::select(vec!["120+1", "60", "2/30:60+d2", "30+b3", "20(3x5)", "*40"]),
+        on in prop::collection::vec(any::<bool>(), 12),
+        seed in 0..1_000u64,
+        game in 0..8u64,
+        swarm in any::<bool>(),
+        legal in prop::bool::weighted(0.2),
+    ) {
+        let scenario = mixed_scenario(control, &on, legal);
+        let target = Target { scenario: &scenario, seed, game, swarm, tick_oracle: false };
+        let max_moves = scenario.board.max_moves;
+        let ran = play_variant(target, DefectSet::NONE, max_moves, false);
+        let same = |replay: &bench_sim::game::GameRecord| {
+            (replay.trace_hash, replay.device, replay.ideal, replay.max_time_error_us, replay.moves, replay.presses)
+                == (ran.trace_hash, ran.device, ran.ideal, ran.max_time_error_us, ran.moves, ran.presses)
+        };
+
+        let traced = play_variant(target, DefectSet::NONE, max_moves, true);
+        prop_assert!(same(&traced), "--trace changes the game");
+        prop_assert!(traced.trace.as_ref().is_some_and(|lines| !lines.is_empty()), "--trace prints the events");
+
+        if !swarm {
+            let absent = Defect::ALL.into_iter().fold(DefectSet::NONE, |absent, defect| {
+                let off = DefectSet::NONE.with(defect);
+                let unchanged = off.apply_to_device(scenario.device) == scenario.device
+                    && off.apply_to_arbiter(scenario.arbiter) == scenario.arbiter;
+                if unchanged { absent.with(defect) } else { absent }
+            });
+            prop_assert!(same(&play_variant(target, absent, max_moves, false)), "--disable {} changes the game", absent);
+        }
+
+        let longest = ran.moves.white.max(ran.moves.black);
+        if longest < max_moves {
+            let bounded = play_variant(target, DefectSet::NONE, longest + 1, false);
+            prop_assert!(same(&bounded), "--max-moves {} changes a game of {} moves", longest + 1, longest);
         }
     }
 }

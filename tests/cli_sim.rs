@@ -222,6 +222,33 @@ fn shrink_says_why_a_run_without_a_failing_game_has_nothing_to_shrink() {
 }
 
 #[test]
+fn calibrate_suggests_ranges_and_fails_on_a_range_chance_breaks() {
+    let dir = temp_dir("calibrate");
+    let scenario = |name: &str, range: &str| {
+        let file = dir.join(name);
+        let text = format!(
+            "description = \"x\"\ncontrol = \"20\"\ngames = 50\n\
+             [players]\nthink = {{ distribution = \"uniform\", min_ms = 100, max_ms = 900 }}\n\
+             [[expect.result]]\nclass = \"5.1\"\n{range}\n"
+        );
+        std::fs::write(&file, text).unwrap();
+        file
+    };
+    // Board endings decide about 2 games in 5 here: 40 % to 60 % of 50 games
+    // fails far more often than once in 10 000; 0 % to 100 % never does.
+    for (file, code, needle) in [
+        (scenario("narrow.toml", "min_percent = 40\nmax_percent = 60"), 1, "TOO NARROW"),
+        (scenario("wide.toml", "min_percent = 0\nmax_percent = 100"), 0, "calibration: PASS"),
+    ] {
+        let output = bench(&["sim", "--scenario", file.to_str().unwrap(), "--calibrate", "--games", "2000"]);
+        let stdout = text(&output.stdout);
+        assert_eq!(output.status.code(), Some(code), "{stdout}{}", text(&output.stderr));
+        assert!(stdout.contains(needle) && stdout.contains("games in class `5.1`"), "{stdout}");
+        assert!(!dir.join("reports").exists() && !Path::new("reports").join("narrow-1").exists(), "no report");
+    }
+}
+
+#[test]
 fn an_unknown_scenario_lists_the_valid_ones() {
     let output = bench(&["sim", "--scenario", "no-such-scenario"]);
     assert_eq!(output.status.code(), Some(2));

@@ -5,6 +5,7 @@
 //! helpers of [`sample`] only.
 
 pub mod board;
+pub mod calibrate;
 pub mod game;
 pub mod legal;
 pub mod oracle;

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use anyhow::Context;
+use bench_sim::calibrate;
 use bench_sim::game::{self, GameSpec};
 use bench_sim::run::{self, Check, Controls, RunOptions, Summary};
 use bench_sim::scenario::Scenario;
@@ -64,7 +65,17 @@ pub struct Cmd {
     /// Replay with at most this many moves per player (printed by --shrink).
     #[arg(long, value_name = "N")]
     max_moves: Option<u32>,
+    /// For scenario authors: play --games games (default 20 000), measure
+    /// each expected share, and print the range a run of the scenario's own
+    /// `games` fails by chance less than once in 10 000 a side; exit 1 when
+    /// a written range is narrower. Writes no report.
+    #[arg(long, conflicts_with_all = ["game", "shrink", "shard", "check_determinism", "swarm", "out"])]
+    calibrate: bool,
 }
+
+/// Games a calibration plays unless --games says otherwise: enough that
+/// the measured share is off by well under a percentage point.
+const CALIBRATION_GAMES: u64 = 20_000;
 
 fn parse_shard(text: &str) -> std::result::Result<(u64, u64), String> {
     let (index, count) = text.split_once('/').ok_or("write the shard as I/N, e.g. 2/8")?;
@@ -112,6 +123,9 @@ impl Cmd {
         let seed = self.seed.unwrap_or(scenario.seed);
         if let Some(game) = self.game {
             return self.one_game(&scenario, seed, game);
+        }
+        if self.calibrate {
+            return self.calibrate(&scenario, seed);
         }
         self.many_games(&scenario, &file, seed)
     }
@@ -241,6 +255,48 @@ impl Cmd {
         Ok(Exit::GateFailed)
     }
 
+    fn jobs(&self) -> usize {
+        self.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, usize::from), usize::from)
+    }
+
+    fn calibrate(&self, scenario: &Scenario, seed: u64) -> Result {
+        let games = self.games.unwrap_or(CALIBRATION_GAMES);
+        let options = RunOptions {
+            seed,
+            games: 0..games,
+            jobs: self.jobs(),
+            swarm: false,
+            tick_oracle: !self.no_tick_oracle,
+            disabled: self.disabled(),
+        };
+        let bar = progress_bar(games);
+        let summary = run::run(scenario, &options, &|done| bar.set_position(done));
+        bar.finish_and_clear();
+        let calibrations = calibrate::calibrate(scenario, &summary);
+        let mut out = render_calibration(scenario, seed, &summary, &calibrations);
+        let mut failed = calibrations.iter().any(|calibration| calibration.too_narrow);
+        if let Some(bound) = scenario.expect.time_error_max_us.filter(|bound| summary.max_time_error_us > *bound) {
+            let _ = writeln!(
+                out,
+                "largest device-ideal time error: {} us in {games} games, above the written {bound} us",
+                summary.max_time_error_us
+            );
+            failed = true;
+        }
+        if let Some(first) = summary.failures.first().filter(|_| summary.games_with_violations > 0) {
+            let _ = writeln!(
+                out,
+                "{} games violated an oracle; replay one: {}",
+                summary.games_with_violations,
+                self.replay_command(seed, first.game, self.disabled(), self.max_moves)
+            );
+            failed = true;
+        }
+        let _ = writeln!(out, "calibration: {}", if failed { "FAIL" } else { "PASS" });
+        super::print(&out)?;
+        Ok(if failed { Exit::GateFailed } else { Exit::Pass })
+    }
+
     fn many_games(&self, scenario: &Scenario, file: &Path, seed: u64) -> Result {
         let games = self.games.unwrap_or(scenario.games);
         let range = match self.shard {
@@ -253,7 +309,7 @@ impl Cmd {
                 "shard {index}/{count} of {games} games has no game: split {games} games into at most {games} shards"
             )));
         }
-        let jobs = self.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, usize::from), usize::from);
+        let jobs = self.jobs();
         let options = RunOptions {
             seed,
             games: range.clone(),
@@ -364,6 +420,57 @@ impl Cmd {
         }
         Ok(if passed { Exit::Pass } else { Exit::GateFailed })
     }
+}
+
+/// The calibration table: each expectation's measured share, its written
+/// and suggested ranges, and the written range's chance to fail a run.
+fn render_calibration(
+    scenario: &Scenario,
+    seed: u64,
+    summary: &Summary,
+    calibrations: &[calibrate::Calibration],
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "bench sim {} --calibrate: {} games (seed {seed}), for runs of the scenario's {} games",
+        scenario.name, summary.games, scenario.games
+    );
+    let _ = writeln!(
+        out,
+        "  suggested: the narrowest whole-percent range each side of which a run fails with chance < {:.0e}",
+        calibrate::RISK_PER_SIDE
+    );
+    let chance = |chance: f64| if chance == 0.0 { "0".to_string() } else { format!("{chance:.1e}") };
+    let range = |name: &str, (min, max): (u64, u64)| {
+        if name == "agreement" {
+            format!(">= {min} %")
+        } else {
+            format!("{min} % to {max} %")
+        }
+    };
+    let _ = writeln!(
+        out,
+        "  {:<34} {:>8}  {:<14} {:<14} a run fails it (low side, high side)",
+        "expectation", "measured", "written", "suggested"
+    );
+    for calibration in calibrations {
+        let share = calibration.share;
+        let tenths = (share.part * 1_000).checked_div(share.whole).unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "  {:<34} {:>6}.{} %  {:<14} {:<14} {}, {}{}",
+            calibration.name,
+            tenths / 10,
+            tenths % 10,
+            range(&calibration.name, calibration.written),
+            range(&calibration.name, calibration.suggested),
+            chance(calibration.risk.0),
+            if calibration.name == "agreement" { "-".to_string() } else { chance(calibration.risk.1) },
+            if calibration.too_narrow { "  TOO NARROW" } else { "" }
+        );
+    }
+    out
 }
 
 /// Why `--shrink` shrinks nothing when no game of the run failed.

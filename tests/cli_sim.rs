@@ -229,7 +229,7 @@ fn calibrate_suggests_ranges_and_fails_on_a_range_chance_breaks() {
         let text = format!(
             "description = \"x\"\ncontrol = \"20\"\ngames = 50\n\
              [players]\nthink = {{ distribution = \"uniform\", min_ms = 100, max_ms = 900 }}\n\
-             [[expect.result]]\nclass = \"5.1\"\n{range}\n"
+             [expect]\ntime_error_max_us = 0\n[[expect.result]]\nclass = \"5.1\"\n{range}\n"
         );
         std::fs::write(&file, text).unwrap();
         file
@@ -244,6 +244,7 @@ fn calibrate_suggests_ranges_and_fails_on_a_range_chance_breaks() {
         let stdout = text(&output.stdout);
         assert_eq!(output.status.code(), Some(code), "{stdout}{}", text(&output.stderr));
         assert!(stdout.contains(needle) && stdout.contains("games in class `5.1`"), "{stdout}");
+        assert!(stdout.contains("time error over 2000 games: 0 us; written bound 0 us\n"), "{stdout}");
         assert!(!dir.join("reports").exists() && !Path::new("reports").join("narrow-1").exists(), "no report");
     }
 }

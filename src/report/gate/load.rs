@@ -1,0 +1,331 @@
+//! Reading a report back: its kind, its schema version, and the consistency
+//! of its fields, with what is wrong said in words (exit code 2).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::super::hil::{self, Report as HilReport};
+use super::super::json::{self, Report};
+use super::super::REPORT_JSON;
+use super::measure::{hil_measurements, sim_measurements};
+use super::Measurements;
+
+/// A report of any kind bench writes, loaded and checked for consistency.
+#[derive(Clone, Debug)]
+pub enum AnyReport {
+    Sim(Box<Report>),
+    Hil(Box<HilReport>),
+}
+
+impl AnyReport {
+    /// Whether every game or check the run was to do was done.
+    pub fn complete(&self) -> bool {
+        match self {
+            AnyReport::Sim(report) => report.complete,
+            AnyReport::Hil(report) => report.complete,
+        }
+    }
+
+    /// The simulation report, if it is one.
+    pub fn into_sim(self) -> Option<Report> {
+        match self {
+            AnyReport::Sim(report) => Some(*report),
+            AnyReport::Hil(_) => None,
+        }
+    }
+
+    /// The hardware-in-the-loop report, if it is one.
+    pub fn into_hil(self) -> Option<HilReport> {
+        match self {
+            AnyReport::Hil(report) => Some(*report),
+            AnyReport::Sim(_) => None,
+        }
+    }
+
+    /// The report's numbers, as the rules read them.
+    pub fn measurements(&self) -> Measurements {
+        match self {
+            AnyReport::Sim(report) => sim_measurements(report),
+            AnyReport::Hil(report) => hil_measurements(report),
+        }
+    }
+}
+
+/// Why a report cannot be gated (or merged): a bad input, exit code 2.
+#[derive(Debug)]
+pub struct LoadError {
+    pub path: PathBuf,
+    pub problem: Problem,
+}
+
+#[derive(Debug)]
+pub enum Problem {
+    Missing,
+    Unreadable(std::io::Error),
+    Empty,
+    /// The JSON ends early: a half-written or cut file.
+    Truncated {
+        line: usize,
+        column: usize,
+    },
+    /// Not JSON at all, or broken inside.
+    Corrupted(String),
+    /// JSON, but no `schema` string: not a bench report.
+    NoSchema,
+    /// A bench report of a version this bench does not read.
+    WrongVersion {
+        found: String,
+        supported: &'static str,
+    },
+    /// A schema bench does not know.
+    UnknownSchema(String),
+    /// The schema is right, but a field is missing or has the wrong type.
+    Invalid {
+        schema: &'static str,
+        detail: String,
+    },
+    /// The fields contradict each other.
+    Inconsistent(String),
+    /// A whole report of an interrupted run (`"complete": false`).
+    Incomplete {
+        played: u64,
+        planned: u64,
+    },
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path.display();
+        match &self.problem {
+            Problem::Missing => {
+                write!(f, "{path}: no such file (a run that died before finishing its report leaves none: rerun it)")
+            }
+            Problem::Unreadable(error) => write!(f, "{path}: cannot read it: {error}"),
+            Problem::Empty => write!(f, "{path} is empty: not a report (a corrupted or cut file)"),
+            Problem::Truncated { line, column } => write!(
+                f,
+                "{path} is truncated: the JSON ends early (line {line}, column {column}), so it is not a whole \
+                 report; bench never writes one like this (it writes a temporary file and renames it), so the \
+                 file was cut or damaged after the run: rerun it"
+            ),
+            Problem::Corrupted(detail) => {
+                write!(f, "{path} is corrupted: not valid JSON ({detail}); rerun the run that wrote it")
+            }
+            Problem::NoSchema => write!(f, "{path} has no `schema` string: not a bench report"),
+            Problem::WrongVersion { found, supported } => write!(
+                f,
+                "{path} is a `{found}` report; this bench reads `{supported}` (use the bench that wrote it, or \
+                 rerun the run with this one)"
+            ),
+            Problem::UnknownSchema(found) => write!(
+                f,
+                "{path} has schema `{found}`, which this bench does not know; it reads `{}` and `{}`",
+                json::SCHEMA,
+                hil::SCHEMA
+            ),
+            Problem::Invalid { schema, detail } => {
+                write!(f, "{path} is not a valid `{schema}` report: {detail}")
+            }
+            Problem::Inconsistent(detail) => {
+                write!(f, "{path} is not a consistent report ({detail}): it was edited or damaged")
+            }
+            Problem::Incomplete { played, planned } => write!(
+                f,
+                "{path} is the report of an interrupted run (\"complete\": false): it covers {played} of \
+                 {planned} games, too few to judge; rerun it to the end"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// `path` itself, or `path/report.json` when `path` is a folder.
+pub fn report_path(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.join(REPORT_JSON)
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// Reads and checks a report (a file, or a report folder). An incomplete
+/// report loads: callers that need a whole one use [`require_complete`].
+pub fn load(path: &Path) -> Result<AnyReport, LoadError> {
+    let path = report_path(path);
+    let error = |problem| LoadError { path: path.clone(), problem };
+    let bytes = std::fs::read(&path).map_err(|io| {
+        error(if io.kind() == std::io::ErrorKind::NotFound { Problem::Missing } else { Problem::Unreadable(io) })
+    })?;
+    parse(&bytes).map_err(error)
+}
+
+/// [`load`], refusing the report of an interrupted run.
+pub fn load_complete(path: &Path) -> Result<AnyReport, LoadError> {
+    let report = load(path)?;
+    require_complete(&report_path(path), &report)?;
+    Ok(report)
+}
+
+/// An error unless `report` covers its whole run.
+pub fn require_complete(path: &Path, report: &AnyReport) -> Result<(), LoadError> {
+    if report.complete() {
+        return Ok(());
+    }
+    let measured = report.measurements();
+    Err(LoadError {
+        path: path.to_path_buf(),
+        problem: Problem::Incomplete { played: measured.played, planned: measured.planned },
+    })
+}
+
+/// A report from its bytes: which schema, then the whole document.
+pub fn parse(bytes: &[u8]) -> Result<AnyReport, Problem> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(Problem::Empty);
+    }
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|error| {
+        if error.is_eof() {
+            Problem::Truncated { line: error.line(), column: error.column() }
+        } else {
+            Problem::Corrupted(error.to_string())
+        }
+    })?;
+    let schema = value.get("schema").and_then(serde_json::Value::as_str).ok_or(Problem::NoSchema)?;
+    match schema {
+        json::SCHEMA => {
+            let report: Report = serde_json::from_value(value)
+                .map_err(|error| Problem::Invalid { schema: json::SCHEMA, detail: error.to_string() })?;
+            check_sim(&report).map_err(Problem::Inconsistent)?;
+            Ok(AnyReport::Sim(Box::new(report)))
+        }
+        hil::SCHEMA => {
+            let report: HilReport = serde_json::from_value(value)
+                .map_err(|error| Problem::Invalid { schema: hil::SCHEMA, detail: error.to_string() })?;
+            check_hil(&report).map_err(Problem::Inconsistent)?;
+            Ok(AnyReport::Hil(Box::new(report)))
+        }
+        other if other.starts_with("bench.sim.report/") => {
+            Err(Problem::WrongVersion { found: other.to_string(), supported: json::SCHEMA })
+        }
+        other if other.starts_with("bench.hil.report/") => {
+            Err(Problem::WrongVersion { found: other.to_string(), supported: hil::SCHEMA })
+        }
+        other => Err(Problem::UnknownSchema(other.to_string())),
+    }
+}
+
+/// What a whole simulation report always satisfies.
+fn check_sim(report: &Report) -> Result<(), String> {
+    let all_passed = report.checks.iter().all(|check| check.passed);
+    let expected = if all_passed { "pass" } else { "fail" };
+    if report.verdict != expected {
+        return Err(format!("verdict `{}` but the checks say `{expected}`", report.verdict));
+    }
+    let games = &report.games;
+    let planned = games.end.checked_sub(games.start).ok_or("games.end is before games.start")?;
+    if games.played > planned || games.end > games.total {
+        return Err(format!(
+            "games {}..{} of {} with {} played do not add up",
+            games.start, games.end, games.total, games.played
+        ));
+    }
+    if report.complete && games.played != planned {
+        return Err(format!("complete, yet {} of {planned} games played", games.played));
+    }
+    if report.complete && planned == 0 {
+        // bench never writes one: a gate on it would pass having checked nothing.
+        return Err("complete, yet a run of no games".into());
+    }
+    if report.agreement.games != games.played || report.agreement.agreeing > report.agreement.games {
+        return Err(format!(
+            "agreement {} of {} over {} games played",
+            report.agreement.agreeing, report.agreement.games, games.played
+        ));
+    }
+    if report.games_failed < report.failures.len() as u64 || report.games_failed > games.played {
+        return Err(format!(
+            "{} failing games listed, {} failed, {} played",
+            report.failures.len(),
+            report.games_failed,
+            games.played
+        ));
+    }
+    if report.run_hash.len() != 16 || u64::from_str_radix(&report.run_hash, 16).is_err() {
+        return Err(format!("run_hash `{}` is not 16 hex digits", report.run_hash));
+    }
+    Ok(())
+}
+
+/// What a whole hardware-in-the-loop report always satisfies.
+fn check_hil(report: &HilReport) -> Result<(), String> {
+    let all_passed = report.checks.iter().all(|check| check.passed);
+    let expected = if report.complete && all_passed { "pass" } else { "fail" };
+    if report.verdict != expected {
+        return Err(format!("verdict `{}` but the checks and completeness say `{expected}`", report.verdict));
+    }
+    let games = &report.games;
+    if games.played > games.requested
+        || games.complete > games.played
+        || games.passed > games.complete
+        || report.games_detail.len() as u64 != games.played
+    {
+        return Err(format!(
+            "games: {} requested, {} played, {} complete, {} passed, {} detailed do not add up",
+            games.requested,
+            games.played,
+            games.complete,
+            games.passed,
+            report.games_detail.len()
+        ));
+    }
+    let detail = |predicate: fn(&hil::GameInfo) -> bool| {
+        report.games_detail.iter().filter(|game| predicate(game)).count() as u64
+    };
+    if detail(|game| game.complete) != games.complete || detail(|game| game.passed) != games.passed {
+        return Err("games.complete or games.passed differ from games_detail".into());
+    }
+    if report.complete && games.requested == 0 {
+        return Err("complete, yet a run of no games".into());
+    }
+    if report.complete && (games.played != games.requested || games.complete != games.played) {
+        return Err(format!("complete, yet {} of {} games played to their end", games.complete, games.requested));
+    }
+    let per_game = report.games_detail.iter().map(|game| game.mismatches_total).fold(0u64, u64::saturating_add);
+    let by_quantity = report.mismatches.by_quantity.values().fold(0u64, |sum, count| sum.saturating_add(*count));
+    if report.mismatches.total != per_game || report.mismatches.total != by_quantity {
+        return Err(format!(
+            "mismatches.total {} but the games have {per_game} and by_quantity {by_quantity}",
+            report.mismatches.total
+        ));
+    }
+    let percentiles_in_order = |latency: &hil::LatencyInfo| {
+        latency.min_us <= latency.p50_us
+            && latency.p50_us <= latency.p90_us
+            && latency.p90_us <= latency.p99_us
+            && latency.p99_us <= latency.max_us
+    };
+    if !report.latency.as_ref().is_none_or(percentiles_in_order) {
+        return Err("latency percentiles are not in order (min <= p50 <= p90 <= p99 <= max)".into());
+    }
+    if !report.drift.measured && report.drift.ppm.is_some() {
+        return Err("drift: not measured, yet a `ppm`".into());
+    }
+    // Empty in a report from before the histogram; else every fixed bin,
+    // holding every press the percentiles count.
+    if !report.latency_histogram.is_empty() {
+        let edges: Vec<u64> = report.latency_histogram.iter().map(|bin| bin.from_us).collect();
+        if edges != bench_hil::run::LATENCY_BIN_EDGES_US {
+            return Err(format!(
+                "latency_histogram: bins from {edges:?} µs, not bench's {:?}",
+                bench_hil::run::LATENCY_BIN_EDGES_US
+            ));
+        }
+        let binned = report.latency_histogram.iter().map(|bin| bin.presses).fold(0u64, u64::saturating_add);
+        let presses = report.latency.map_or(0, |latency| latency.count);
+        if binned != presses {
+            return Err(format!("latency_histogram holds {binned} presses, latency.count {presses}"));
+        }
+    }
+    Ok(())
+}

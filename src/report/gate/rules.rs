@@ -1,0 +1,152 @@
+//! The rules file (`gate.toml`) and its units.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::Deserialize;
+
+/// A rules file (`gate.toml`). A rule is on when its key is present; the
+/// file is the whole rule set (it does not add to the defaults).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rules {
+    #[serde(default)]
+    pub rules: Thresholds,
+    /// Needed when the gate is given `--baseline`.
+    pub baseline: Option<Tolerances>,
+}
+
+/// Thresholds on the report's own numbers.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Thresholds {
+    /// Every check of the report passed (the scenario's expectations).
+    pub every_check_passes: Option<bool>,
+    pub max_oracle_violations: Option<u64>,
+    pub max_failed_games: Option<u64>,
+    pub max_time_error_us: Option<u64>,
+    pub max_abs_drift_ppm: Option<Ppm>,
+    pub min_agreement_percent: Option<Percent>,
+    pub max_rule_mismatches: Option<u64>,
+    pub max_latency_p99_us: Option<u64>,
+}
+
+/// How much worse than the baseline the report may be.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tolerances {
+    /// Checks that fail now and passed in (or were not in) the baseline.
+    pub max_new_failing_checks: Option<u64>,
+    pub max_failed_games_growth: Option<u64>,
+    /// Percentage points.
+    pub max_agreement_drop_percent: Option<Percent>,
+    pub max_time_error_growth_us: Option<u64>,
+    pub max_drift_growth_ppm: Option<Ppm>,
+    pub max_rule_mismatches_growth: Option<u64>,
+    pub max_latency_p99_growth_us: Option<u64>,
+}
+
+impl Rules {
+    /// The rules `bench gate` applies without `--rules`, and `bench sim`
+    /// applies to its own report (`gate.example.toml` holds the same).
+    pub fn defaults() -> Rules {
+        Rules {
+            rules: Thresholds {
+                every_check_passes: Some(true),
+                max_oracle_violations: Some(0),
+                max_rule_mismatches: Some(0),
+                max_latency_p99_us: Some(5_000),
+                ..Thresholds::default()
+            },
+            baseline: Some(Tolerances {
+                max_new_failing_checks: Some(0),
+                max_failed_games_growth: Some(0),
+                max_agreement_drop_percent: Some(Percent(5_000)),
+                max_time_error_growth_us: Some(1_000),
+                max_drift_growth_ppm: Some(Ppm(1_000)),
+                max_rule_mismatches_growth: Some(0),
+                max_latency_p99_growth_us: Some(500),
+            }),
+        }
+    }
+
+    /// Reads a rules file; the error names the file, line and column.
+    pub fn load(path: &Path) -> anyhow::Result<Rules> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| anyhow::anyhow!("cannot read the gate rules {}: {error}", path.display()))?;
+        Rules::parse(&text).map_err(|error| anyhow::anyhow!("gate rules {}: {error}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> Result<Rules, String> {
+        let rules: Rules = toml::from_str(text).map_err(|error| error.to_string().trim_end().to_string())?;
+        if rules.rules == Thresholds::default() && rules.baseline.as_ref().is_none_or(|b| *b == Tolerances::default()) {
+            return Err("the file sets no rule (a gate that checks nothing would always pass)".into());
+        }
+        Ok(rules)
+    }
+}
+
+/// A percentage in TOML (`99.5` or `100`), kept exact to 1/10000 of a
+/// percent: the count of those.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Percent(pub u64);
+
+/// Parts per million in TOML (`20`, `0.5`), kept exact to the part per
+/// billion: the count of those.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ppm(pub u64);
+
+/// A TOML integer or float, non-negative, at most `max`, in units of
+/// `1/scale`.
+fn scaled<'de, D: serde::Deserializer<'de>>(deserializer: D, scale: u64, max: f64) -> Result<u64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Number {
+        Integer(i64),
+        Float(f64),
+    }
+    let value = match Number::deserialize(deserializer)? {
+        Number::Integer(value) => value as f64,
+        Number::Float(value) => value,
+    };
+    if !value.is_finite() || value < 0.0 || value > max {
+        return Err(serde::de::Error::custom(format!("{value} is not a number from 0 to {max}")));
+    }
+    Ok((value * scale as f64).round() as u64)
+}
+
+impl<'de> Deserialize<'de> for Percent {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        scaled(deserializer, 10_000, 100.0).map(Percent)
+    }
+}
+
+impl<'de> Deserialize<'de> for Ppm {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        scaled(deserializer, 1_000, 1_000_000.0).map(Ppm)
+    }
+}
+
+/// `units / 10^decimals` with trailing zeros dropped (`995000, 4` → `99.5`).
+pub(super) fn decimal(units: u64, decimals: u32) -> String {
+    let scale = 10u64.pow(decimals);
+    let fraction = format!("{:0width$}", units % scale, width = decimals as usize);
+    let fraction = fraction.trim_end_matches('0');
+    if fraction.is_empty() {
+        format!("{}", units / scale)
+    } else {
+        format!("{}.{fraction}", units / scale)
+    }
+}
+
+impl fmt::Display for Percent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} %", decimal(self.0, 4))
+    }
+}
+
+impl fmt::Display for Ppm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ppm", decimal(self.0, 3))
+    }
+}

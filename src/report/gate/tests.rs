@@ -1,0 +1,831 @@
+//! The gate's rules, loading and rendering, on made-up and written reports.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::super::hil::{self, Report as HilReport};
+use super::super::json::CheckInfo;
+use super::*;
+
+fn check(name: &str, passed: bool) -> CheckInfo {
+    CheckInfo { name: name.into(), passed, measured: "m".into(), expected: "e".into() }
+}
+
+/// A simulation report that passes every rule of the table below.
+fn sim() -> Measurements {
+    let mut metrics = BTreeMap::new();
+    metrics.insert(Metric::OracleViolations, Value::Count(0));
+    metrics.insert(Metric::FailedGames, Value::Count(3));
+    metrics.insert(Metric::TimeError, Value::Micros(1_000));
+    metrics.insert(Metric::Drift, Value::Ppb(15_000));
+    metrics.insert(Metric::Agreement, Value::Ratio { part: 99, whole: 100 });
+    Measurements {
+        kind: "sim",
+        subject: "simulation of `s`".into(),
+        scenario: "s".into(),
+        complete: true,
+        played: 100,
+        planned: 100,
+        checks: vec![check("no oracle violations", true), check("games in class `6.3`", true)],
+        metrics,
+    }
+}
+
+/// A hardware-in-the-loop report: the metrics a simulation has not.
+fn hil() -> Measurements {
+    let mut report = sim();
+    report.kind = "hil";
+    report.metrics.insert(Metric::RuleMismatches, Value::Count(0));
+    report.metrics.insert(Metric::LatencyP99, Value::Micros(3_000));
+    report
+}
+
+fn with(mut report: Measurements, metric: Metric, value: Value) -> Measurements {
+    report.metrics.insert(metric, value);
+    report
+}
+
+fn failing_check(mut report: Measurements, name: &str) -> Measurements {
+    report.checks.push(check(name, false));
+    report
+}
+
+struct Case {
+    rules: &'static str,
+    report: Measurements,
+    baseline: Option<Measurements>,
+    rule: &'static str,
+    expect: Status,
+}
+
+fn case(rules: &'static str, report: Measurements, rule: &'static str, expect: Status) -> Case {
+    Case { rules, report, baseline: None, rule, expect }
+}
+
+fn versus(
+    rules: &'static str,
+    baseline: Measurements,
+    report: Measurements,
+    rule: &'static str,
+    expect: Status,
+) -> Case {
+    Case { rules, report, baseline: Some(baseline), rule, expect }
+}
+
+/// Every rule, at and just past its limit, and where it does not apply.
+fn table() -> Vec<Case> {
+    use Metric::*;
+    use Status::*;
+    let ratio = |part, whole| Value::Ratio { part, whole };
+    vec![
+        case("[rules]\nevery_check_passes = true", sim(), "every_check_passes", Pass),
+        case("[rules]\nevery_check_passes = true", failing_check(sim(), "x"), "every_check_passes", Fail),
+        case("[rules]\nmax_oracle_violations = 0", sim(), "max_oracle_violations", Pass),
+        case(
+            "[rules]\nmax_oracle_violations = 0",
+            with(sim(), OracleViolations, Value::Count(1)),
+            "max_oracle_violations",
+            Fail,
+        ),
+        case("[rules]\nmax_failed_games = 3", sim(), "max_failed_games", Pass),
+        case("[rules]\nmax_failed_games = 2", sim(), "max_failed_games", Fail),
+        case("[rules]\nmax_time_error_us = 1000", sim(), "max_time_error_us", Pass),
+        case("[rules]\nmax_time_error_us = 999", sim(), "max_time_error_us", Fail),
+        case("[rules]\nmax_abs_drift_ppm = 15", sim(), "max_abs_drift_ppm", Pass),
+        case("[rules]\nmax_abs_drift_ppm = 14.999", sim(), "max_abs_drift_ppm", Fail),
+        case(
+            "[rules]\nmax_abs_drift_ppm = 20",
+            with(sim(), Drift, Value::NoData("none".into())),
+            "max_abs_drift_ppm",
+            Skip,
+        ),
+        case("[rules]\nmin_agreement_percent = 99", sim(), "min_agreement_percent", Pass),
+        case("[rules]\nmin_agreement_percent = 99.01", sim(), "min_agreement_percent", Fail),
+        case(
+            "[rules]\nmin_agreement_percent = 99.5",
+            with(sim(), Agreement, ratio(199, 200)),
+            "min_agreement_percent",
+            Pass,
+        ),
+        case(
+            "[rules]\nmin_agreement_percent = 99.5",
+            with(sim(), Agreement, ratio(198, 200)),
+            "min_agreement_percent",
+            Fail,
+        ),
+        case(
+            "[rules]\nmin_agreement_percent = 50",
+            with(sim(), Agreement, Value::NoData("no game".into())),
+            "min_agreement_percent",
+            Skip,
+        ),
+        case("[rules]\nmax_rule_mismatches = 0", hil(), "max_rule_mismatches", Pass),
+        case(
+            "[rules]\nmax_rule_mismatches = 0",
+            with(hil(), RuleMismatches, Value::Count(1)),
+            "max_rule_mismatches",
+            Fail,
+        ),
+        case("[rules]\nmax_rule_mismatches = 0", sim(), "max_rule_mismatches", Skip),
+        case("[rules]\nmax_latency_p99_us = 3000", hil(), "max_latency_p99_us", Pass),
+        case("[rules]\nmax_latency_p99_us = 2999", hil(), "max_latency_p99_us", Fail),
+        case("[rules]\nmax_latency_p99_us = 5000", sim(), "max_latency_p99_us", Skip),
+        // Baseline tolerances: the baseline first, then the report.
+        versus(
+            "[baseline]\nmax_new_failing_checks = 0",
+            failing_check(sim(), "x"),
+            failing_check(sim(), "x"),
+            "max_new_failing_checks",
+            Pass,
+        ),
+        versus(
+            "[baseline]\nmax_new_failing_checks = 0",
+            sim(),
+            failing_check(sim(), "x"),
+            "max_new_failing_checks",
+            Fail,
+        ),
+        versus(
+            "[baseline]\nmax_new_failing_checks = 0",
+            sim(),
+            failing_check(sim(), "a new check"),
+            "max_new_failing_checks",
+            Fail,
+        ),
+        versus(
+            "[baseline]\nmax_new_failing_checks = 1",
+            sim(),
+            failing_check(sim(), "x"),
+            "max_new_failing_checks",
+            Pass,
+        ),
+        versus(
+            "[baseline]\nmax_failed_games_growth = 1",
+            sim(),
+            with(sim(), FailedGames, Value::Count(4)),
+            "max_failed_games_growth",
+            Pass,
+        ),
+        versus(
+            "[baseline]\nmax_failed_games_growth = 1",
+            sim(),
+            with(sim(), FailedGames, Value::Count(5)),
+            "max_failed_games_growth",
+            Fail,
+        ),
+        versus(
+            "[baseline]\nmax_failed_games_growth = 0",
+            sim(),
+            with(sim(), FailedGames, Value::Count(0)),
+            "max_failed_games_growth",
+            Pass,
+        ),
+        versus(
+            "[baseline]\nmax_agreement_drop_percent = 0.5",
+            sim(),
+            with(sim(), Agreement, ratio(197, 200)),
+            "max_agreement_drop_percent",
+            Pass,
+        ),
+        versus(
+            "[baseline]\nmax_agreement_drop_percent = 0.5",
+            sim(),
+            with(sim(), Agreement, ratio(196, 200)),
+            "max_agreement_drop_percent",
+            Fail,
+        ),
+        versus(
+            "[baseline]\nmax_agreement_drop_percent = 0",
+            sim(),
+            with(sim(), Agreement, ratio(100, 100)),
+            "max_agreement_drop_percent",
+            Pass,
+        ),
+        versus(
+            "[baseline]\nmax_time_error_growth_us = 1000",
+            sim(),
+            with(sim(), TimeError, Value::Micros(2_000)),
+            "max_time_error_growth_us",
+            Pass,
+        ),
+        versus(
+            "[baseline]\nmax_time_error_growth_us = 1000",
+            sim(),
+            with(sim(), TimeError, Value::Micros(2_001)),
+            "max_time_error_growth_us",
+            Fail,
+        ),
+        versus(
+            "[baseline]\nmax_drift_growth_ppm = 1",
+            sim(),
+            with(sim(), Drift, Value::Ppb(16_000)),
+            "max_drift_growth_ppm",
+            Pass,
+        ),
+        versus(
+            "[baseline]\nmax_drift_growth_ppm = 1",
+            sim(),
+            with(sim(), Drift, Value::Ppb(16_001)),
+            "max_drift_growth_ppm",
+            Fail,
+        ),
+        versus("[baseline]\nmax_rule_mismatches_growth = 0", hil(), hil(), "max_rule_mismatches_growth", Pass),
+        versus(
+            "[baseline]\nmax_rule_mismatches_growth = 0",
+            hil(),
+            with(hil(), RuleMismatches, Value::Count(1)),
+            "max_rule_mismatches_growth",
+            Fail,
+        ),
+        versus("[baseline]\nmax_rule_mismatches_growth = 0", sim(), sim(), "max_rule_mismatches_growth", Skip),
+        versus(
+            "[baseline]\nmax_latency_p99_growth_us = 500",
+            hil(),
+            with(hil(), LatencyP99, Value::Micros(3_500)),
+            "max_latency_p99_growth_us",
+            Pass,
+        ),
+        versus(
+            "[baseline]\nmax_latency_p99_growth_us = 500",
+            hil(),
+            with(hil(), LatencyP99, Value::Micros(3_501)),
+            "max_latency_p99_growth_us",
+            Fail,
+        ),
+    ]
+}
+
+#[test]
+fn every_rule_fails_when_it_should_and_passes_when_it_should() {
+    let mut seen = std::collections::BTreeSet::new();
+    for case in table() {
+        let rules = Rules::parse(case.rules).unwrap_or_else(|error| panic!("{}: {error}", case.rules));
+        let verdicts = evaluate(&case.report, &rules, case.baseline.as_ref()).expect("evaluates");
+        let verdict = verdicts
+            .iter()
+            .find(|verdict| verdict.rule == case.rule)
+            .unwrap_or_else(|| panic!("no verdict for {}", case.rule));
+        assert_eq!(verdict.status, case.expect, "{}: {verdict:?}", case.rules);
+        assert_eq!(passed(&verdicts), case.expect != Status::Fail, "{}", case.rules);
+        if verdict.status != Status::Skip {
+            assert!(!verdict.measured.is_empty() && !verdict.allowed.is_empty());
+        }
+        if case.expect == Status::Fail {
+            let text = render(Path::new("r.json"), &case.report, None, &verdicts);
+            assert!(text.contains("FAIL") && text.contains(&verdict.allowed), "{text}");
+        }
+        seen.insert((case.rule, case.expect as u8));
+    }
+    // Every key of the rules file is in the table, passing and failing.
+    let keys = [
+        "every_check_passes",
+        "max_oracle_violations",
+        "max_failed_games",
+        "max_time_error_us",
+        "max_abs_drift_ppm",
+        "min_agreement_percent",
+        "max_rule_mismatches",
+        "max_latency_p99_us",
+        "max_new_failing_checks",
+        "max_failed_games_growth",
+        "max_agreement_drop_percent",
+        "max_time_error_growth_us",
+        "max_drift_growth_ppm",
+        "max_rule_mismatches_growth",
+        "max_latency_p99_growth_us",
+    ];
+    for key in keys {
+        for status in [Status::Pass, Status::Fail] {
+            assert!(seen.contains(&(key, status as u8)), "{key} has no {status:?} case");
+        }
+    }
+}
+
+#[test]
+fn the_failure_lines_say_measured_and_allowed() {
+    let rules = Rules::parse("[rules]\nevery_check_passes = true\nmax_time_error_us = 999").expect("rules");
+    let report = failing_check(sim(), "games in class `6.12 b)`");
+    let verdicts = evaluate(&report, &rules, None).expect("evaluates");
+    let text = render(Path::new("reports/x/report.json"), &report, None, &verdicts);
+    assert!(text.contains("FAIL  rules.max_time_error_us"), "{text}");
+    assert!(text.contains("measured 1000 µs") && text.contains("allowed <= 999 µs"), "{text}");
+    assert!(text.contains("games in class `6.12 b)`: measured m, expected e"), "{text}");
+    assert!(text.ends_with("gate: FAIL (2 of 2 rules failed)\n"), "{text}");
+}
+
+#[test]
+fn the_example_file_is_the_default_rule_set() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("gate.example.toml");
+    assert_eq!(Rules::load(&example).expect("gate.example.toml parses"), Rules::defaults());
+}
+
+/// The rules file shown in `reports/README.md` is one `bench gate` reads.
+#[test]
+fn the_rules_file_in_the_readme_parses() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/README.md"))
+        .expect("reports/README.md");
+    let blocks = toml_blocks(&readme);
+    assert!(!blocks.is_empty(), "reports/README.md shows no rules file");
+    for block in blocks {
+        Rules::parse(&block).unwrap_or_else(|error| panic!("{error}\n--- block ---\n{block}"));
+    }
+}
+
+/// The fenced ```toml blocks of a Markdown text.
+fn toml_blocks(markdown: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut block: Option<String> = None;
+    for line in markdown.lines() {
+        match (&mut block, line.trim_start().starts_with("```")) {
+            (None, true) if line.trim() == "```toml" => block = Some(String::new()),
+            (Some(_), true) => blocks.extend(block.take()),
+            (Some(text), false) => {
+                text.push_str(line);
+                text.push('\n');
+            }
+            _ => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn bad_rules_files_are_refused_with_the_reason() {
+    for (text, needle) in [
+        ("[rules]\nmax_drift_ppm = 20", "unknown field `max_drift_ppm`"),
+        ("[rules]\nmax_oracle_violations = -1", "max_oracle_violations"),
+        ("[rules]\nmin_agreement_percent = 101", "not a number from 0 to 100"),
+        ("[rules]\nmax_abs_drift_ppm = nan", "not a number from 0"),
+        ("", "sets no rule"),
+        ("[rules]\n", "sets no rule"),
+        ("[rules\nx = 1", "line 1"),
+    ] {
+        let error = Rules::parse(text).expect_err(text);
+        assert!(error.contains(needle), "{text:?}: {error}");
+    }
+}
+
+#[test]
+fn a_baseline_must_be_of_the_same_scenario_and_kind_and_have_rules() {
+    let rules = Rules::defaults();
+    let mut other = sim();
+    other.scenario = "other".into();
+    assert!(evaluate(&sim(), &rules, Some(&other)).expect_err("refused").contains("scenario `other`"));
+    assert!(evaluate(&sim(), &rules, Some(&hil())).expect_err("refused").contains("hil"));
+    let no_baseline = Rules::parse("[rules]\nevery_check_passes = true").expect("rules");
+    assert!(evaluate(&sim(), &no_baseline, Some(&sim())).expect_err("refused").contains("[baseline]"));
+}
+
+#[test]
+fn the_default_gate_on_a_sim_report_is_its_checks() {
+    let verdicts = evaluate(&sim(), &Rules::defaults(), None).expect("evaluates");
+    assert!(passed(&verdicts));
+    let applied: Vec<&str> =
+        verdicts.iter().filter(|verdict| verdict.status != Status::Skip).map(|verdict| verdict.rule).collect();
+    assert_eq!(applied, ["every_check_passes", "max_oracle_violations"]);
+    let verdicts = evaluate(&failing_check(sim(), "x"), &Rules::defaults(), None).expect("evaluates");
+    assert!(!passed(&verdicts));
+}
+
+fn golden() -> Vec<u8> {
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/report/testdata/report.json"))
+        .expect("the golden report")
+}
+
+fn edited(edit: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
+    let mut value: serde_json::Value = serde_json::from_slice(&golden()).expect("json");
+    edit(&mut value);
+    serde_json::to_vec(&value).expect("bytes")
+}
+
+#[test]
+fn a_whole_report_parses_and_bad_ones_say_why() {
+    let report = parse(&golden()).expect("the golden report parses");
+    assert!(report.complete());
+    assert_eq!(report.measurements().metrics.get(&Metric::Drift), Some(&Value::Ppb(2_000_000)));
+    let bytes = golden();
+    type Expected = fn(&Problem) -> bool;
+    let cases: Vec<(&str, Vec<u8>, Expected)> = vec![
+        ("empty", Vec::new(), |p| matches!(p, Problem::Empty)),
+        ("truncated", bytes[..bytes.len() / 2].to_vec(), |p| matches!(p, Problem::Truncated { .. })),
+        ("corrupted", bytes.iter().map(|b| if *b == b':' { b'=' } else { *b }).collect(), |p| {
+            matches!(p, Problem::Corrupted(_))
+        }),
+        ("binary", vec![0xff, 0x00, 0x13], |p| matches!(p, Problem::Corrupted(_))),
+        ("not an object", b"[1, 2]".to_vec(), |p| matches!(p, Problem::NoSchema)),
+        ("next version", edited(|v| v["schema"] = "bench.sim.report/2".into()), |p| {
+            matches!(p, Problem::WrongVersion { .. })
+        }),
+        ("unknown", edited(|v| v["schema"] = "acme.report/1".into()), |p| matches!(p, Problem::UnknownSchema(_))),
+        (
+            "missing field",
+            edited(|v| {
+                if let Some(object) = v.as_object_mut() {
+                    object.remove("checks");
+                }
+            }),
+            |p| matches!(p, Problem::Invalid { .. }),
+        ),
+        ("wrong type", edited(|v| v["seed"] = "seven".into()), |p| matches!(p, Problem::Invalid { .. })),
+        ("verdict flipped", edited(|v| v["verdict"] = "pass".into()), |p| matches!(p, Problem::Inconsistent(_))),
+        ("games", edited(|v| v["games"]["played"] = 99.into()), |p| matches!(p, Problem::Inconsistent(_))),
+        (
+            "no games",
+            edited(|v| {
+                v["games"]["end"] = v["games"]["start"].clone();
+                v["games"]["played"] = 0.into();
+                v["agreement"]["games"] = 0.into();
+                v["agreement"]["agreeing"] = 0.into();
+                v["games_failed"] = 0.into();
+                v["failures"] = serde_json::json!([]);
+            }),
+            |p| matches!(p, Problem::Inconsistent(detail) if detail.contains("a run of no games")),
+        ),
+    ];
+    for (name, bytes, expected) in cases {
+        match parse(&bytes) {
+            Ok(_) => panic!("{name}: parsed"),
+            Err(problem) => {
+                assert!(expected(&problem), "{name}: {problem:?}");
+                let message = LoadError { path: "r/report.json".into(), problem }.to_string();
+                assert!(message.starts_with("r/report.json"), "{name}: {message}");
+            }
+        }
+    }
+    let incomplete = edited(|v| {
+        v["complete"] = false.into();
+        v["games"]["played"] = 3.into();
+        v["agreement"]["games"] = 3.into();
+        v["agreement"]["agreeing"] = 3.into();
+        v["games_failed"] = 3.into();
+        if let Some(failures) = v["failures"].as_array_mut() {
+            failures.truncate(3);
+        }
+    });
+    let report = parse(&incomplete).expect("an incomplete report is a whole report");
+    let error = require_complete(Path::new("r.json"), &report).expect_err("refused");
+    assert!(error.to_string().contains("interrupted run") && error.to_string().contains("3 of 6 games"));
+}
+
+// ---- hardware-in-the-loop reports ----
+
+use crate::report::hil::tests::{sample_report, with_mismatches};
+
+/// A HIL report as `bench gate` reads it: serialized, parsed (schema
+/// branch and consistency check), measured.
+fn hil_report(report: &HilReport) -> Measurements {
+    let bytes = serde_json::to_vec(report).expect("serializes");
+    match parse(&bytes) {
+        Ok(AnyReport::Hil(parsed)) => {
+            assert_eq!(*parsed, *report, "the report reads back as written");
+            AnyReport::Hil(parsed).measurements()
+        }
+        Ok(AnyReport::Sim(_)) => panic!("a HIL report parsed as a simulation report"),
+        Err(problem) => panic!("the HIL report does not parse: {problem:?}"),
+    }
+}
+
+fn edit(edit: impl FnOnce(&mut HilReport)) -> HilReport {
+    let mut report = sample_report();
+    edit(&mut report);
+    report
+}
+
+fn p99(us: u64) -> HilReport {
+    edit(|report| {
+        if let Some(latency) = report.latency.as_mut() {
+            latency.p99_us = us;
+            latency.max_us = latency.max_us.max(us);
+        }
+    })
+}
+
+fn drift_ppm(ppm: f64) -> HilReport {
+    edit(|report| report.drift.ppm = Some(ppm))
+}
+
+struct HilCase {
+    rules: &'static str,
+    baseline: Option<HilReport>,
+    report: HilReport,
+    rule: &'static str,
+    expect: Status,
+}
+
+fn hil_case(rules: &'static str, report: HilReport, rule: &'static str, expect: Status) -> HilCase {
+    HilCase { rules, baseline: None, report, rule, expect }
+}
+
+fn hil_versus(
+    rules: &'static str,
+    baseline: HilReport,
+    report: HilReport,
+    rule: &'static str,
+    expect: Status,
+) -> HilCase {
+    HilCase { rules, baseline: Some(baseline), report, rule, expect }
+}
+
+/// Every rule a HIL report has a number for, at its limit and just past
+/// it, from the report's own fields; and the rules it has none for.
+fn hil_table() -> Vec<HilCase> {
+    use Status::*;
+    vec![
+        hil_case("[rules]\nevery_check_passes = true", sample_report(), "every_check_passes", Pass),
+        hil_case("[rules]\nevery_check_passes = true", with_mismatches(sample_report(), 1), "every_check_passes", Fail),
+        hil_case("[rules]\nmax_rule_mismatches = 0", sample_report(), "max_rule_mismatches", Pass),
+        hil_case("[rules]\nmax_rule_mismatches = 0", with_mismatches(sample_report(), 1), "max_rule_mismatches", Fail),
+        hil_case(
+            "[rules]\nmax_rule_mismatches = 60",
+            with_mismatches(sample_report(), 60),
+            "max_rule_mismatches",
+            Pass,
+        ),
+        hil_case(
+            "[rules]\nmax_rule_mismatches = 60",
+            with_mismatches(sample_report(), 61),
+            "max_rule_mismatches",
+            Fail,
+        ),
+        hil_case(
+            "[rules]\nmax_rule_mismatches = 0",
+            edit(|report| {
+                for game in &mut report.games_detail {
+                    game.model = None;
+                    game.firmware = None;
+                }
+            }),
+            "max_rule_mismatches",
+            Skip,
+        ),
+        hil_case("[rules]\nmax_latency_p99_us = 5000", p99(5_000), "max_latency_p99_us", Pass),
+        hil_case("[rules]\nmax_latency_p99_us = 5000", p99(5_001), "max_latency_p99_us", Fail),
+        hil_case(
+            "[rules]\nmax_latency_p99_us = 5000",
+            edit(|report| {
+                report.latency = None;
+                report.latency_histogram = hil::latency_bins(&[]);
+            }),
+            "max_latency_p99_us",
+            Skip,
+        ),
+        hil_case("[rules]\nmax_abs_drift_ppm = 20", drift_ppm(20.0), "max_abs_drift_ppm", Pass),
+        hil_case("[rules]\nmax_abs_drift_ppm = 20", drift_ppm(20.001), "max_abs_drift_ppm", Fail),
+        hil_case("[rules]\nmax_abs_drift_ppm = 20", drift_ppm(-20.0), "max_abs_drift_ppm", Pass),
+        hil_case("[rules]\nmax_abs_drift_ppm = 20", drift_ppm(-20.001), "max_abs_drift_ppm", Fail),
+        // To the nearest ppb: 20.0004 ppm is 20.000 ppm.
+        hil_case("[rules]\nmax_abs_drift_ppm = 20", drift_ppm(20.0004), "max_abs_drift_ppm", Pass),
+        hil_case(
+            "[rules]\nmax_abs_drift_ppm = 20",
+            edit(|report| {
+                let drift = &mut report.drift;
+                (drift.measured, drift.error, drift.ppm) = (false, Some("2 usable samples".into()), None);
+            }),
+            "max_abs_drift_ppm",
+            Skip,
+        ),
+        hil_case("[rules]\nmax_failed_games = 0", sample_report(), "max_failed_games", Pass),
+        hil_case("[rules]\nmax_failed_games = 0", with_mismatches(sample_report(), 2), "max_failed_games", Fail),
+        hil_case("[rules]\nmin_agreement_percent = 100", sample_report(), "min_agreement_percent", Pass),
+        hil_case(
+            "[rules]\nmin_agreement_percent = 50.01",
+            edit(|report| {
+                if let Some(game) = report.games_detail.last_mut() {
+                    game.result_agrees = false;
+                }
+            }),
+            "min_agreement_percent",
+            Fail,
+        ),
+        hil_case("[rules]\nmax_oracle_violations = 0", sample_report(), "max_oracle_violations", Skip),
+        hil_case("[rules]\nmax_time_error_us = 0", sample_report(), "max_time_error_us", Skip),
+        // Against the last release's report of the same scenario.
+        hil_versus(
+            "[baseline]\nmax_rule_mismatches_growth = 0",
+            with_mismatches(sample_report(), 2),
+            with_mismatches(sample_report(), 2),
+            "max_rule_mismatches_growth",
+            Pass,
+        ),
+        hil_versus(
+            "[baseline]\nmax_rule_mismatches_growth = 0",
+            sample_report(),
+            with_mismatches(sample_report(), 1),
+            "max_rule_mismatches_growth",
+            Fail,
+        ),
+        hil_versus(
+            "[baseline]\nmax_latency_p99_growth_us = 500",
+            p99(3_000),
+            p99(3_500),
+            "max_latency_p99_growth_us",
+            Pass,
+        ),
+        hil_versus(
+            "[baseline]\nmax_latency_p99_growth_us = 500",
+            p99(3_000),
+            p99(3_501),
+            "max_latency_p99_growth_us",
+            Fail,
+        ),
+        hil_versus(
+            "[baseline]\nmax_drift_growth_ppm = 1",
+            drift_ppm(-2.0),
+            drift_ppm(3.0),
+            "max_drift_growth_ppm",
+            Pass,
+        ),
+        hil_versus(
+            "[baseline]\nmax_drift_growth_ppm = 1",
+            drift_ppm(-2.0),
+            drift_ppm(3.001),
+            "max_drift_growth_ppm",
+            Fail,
+        ),
+        hil_versus(
+            "[baseline]\nmax_new_failing_checks = 0",
+            sample_report(),
+            with_mismatches(sample_report(), 1),
+            "max_new_failing_checks",
+            Fail,
+        ),
+        hil_versus(
+            "[baseline]\nmax_time_error_growth_us = 0",
+            sample_report(),
+            sample_report(),
+            "max_time_error_growth_us",
+            Skip,
+        ),
+    ]
+}
+
+#[test]
+fn every_hil_rule_fails_when_it_should_and_passes_when_it_should() {
+    let mut seen = std::collections::BTreeSet::new();
+    for case in hil_table() {
+        let rules = Rules::parse(case.rules).unwrap_or_else(|error| panic!("{}: {error}", case.rules));
+        let report = hil_report(&case.report);
+        let baseline = case.baseline.as_ref().map(hil_report);
+        let verdicts = evaluate(&report, &rules, baseline.as_ref()).expect("evaluates");
+        let verdict = verdicts
+            .iter()
+            .find(|verdict| verdict.rule == case.rule)
+            .unwrap_or_else(|| panic!("no verdict for {}", case.rule));
+        assert_eq!(verdict.status, case.expect, "{}: {verdict:?}", case.rules);
+        assert_eq!(passed(&verdicts), case.expect != Status::Fail, "{}", case.rules);
+        if case.expect == Status::Fail {
+            let text = render(Path::new("r.json"), &report, None, &verdicts);
+            assert!(text.contains("FAIL") && text.contains(&verdict.allowed), "{text}");
+        }
+        seen.insert((case.rule, case.expect as u8));
+    }
+    for key in [
+        "every_check_passes",
+        "max_rule_mismatches",
+        "max_latency_p99_us",
+        "max_abs_drift_ppm",
+        "max_failed_games",
+        "min_agreement_percent",
+        "max_rule_mismatches_growth",
+        "max_latency_p99_growth_us",
+        "max_drift_growth_ppm",
+    ] {
+        for status in [Status::Pass, Status::Fail] {
+            assert!(seen.contains(&(key, status as u8)), "{key} has no {status:?} case on a HIL report");
+        }
+    }
+}
+
+/// What `bench hil` applies to its own report: every check, no
+/// mismatch, p99 latency within 5 ms; what a HIL report has not is
+/// skipped.
+#[test]
+fn the_default_gate_on_a_hil_report_is_its_checks_mismatches_and_latency() {
+    let verdicts = evaluate(&hil_report(&sample_report()), &Rules::defaults(), None).expect("evaluates");
+    assert!(passed(&verdicts));
+    let applied: Vec<&str> =
+        verdicts.iter().filter(|verdict| verdict.status != Status::Skip).map(|verdict| verdict.rule).collect();
+    assert_eq!(applied, ["every_check_passes", "max_rule_mismatches", "max_latency_p99_us"]);
+    let text = render(Path::new("r.json"), &hil_report(&p99(6_000)), None, &verdicts);
+    assert!(text.contains("hardware in the loop: `blitz-3-2` on qemu"), "{text}");
+    let slow = evaluate(&hil_report(&p99(6_000)), &Rules::defaults(), None).expect("evaluates");
+    assert!(!passed(&slow), "a p99 latency beyond 5 ms fails the default gate even when every check passed");
+}
+
+#[test]
+fn a_hil_report_is_not_a_baseline_of_a_simulation_report() {
+    let hil = hil_report(&sample_report());
+    let mut other = sample_report();
+    other.scenario.name = "other".into();
+    assert!(evaluate(&sim(), &Rules::defaults(), Some(&hil)).expect_err("refused").contains("hil"));
+    assert!(evaluate(&hil, &Rules::defaults(), Some(&hil_report(&other))).expect_err("refused").contains("other"));
+}
+
+#[test]
+fn a_bad_hil_report_says_why() {
+    let bytes = |report: &HilReport| serde_json::to_vec(report).expect("serializes");
+    let value = |edit: fn(&mut serde_json::Value)| {
+        let mut value = serde_json::to_value(sample_report()).expect("serializes");
+        edit(&mut value);
+        serde_json::to_vec(&value).expect("bytes")
+    };
+    type Expected = fn(&Problem) -> bool;
+    let cases: Vec<(&str, Vec<u8>, Expected)> = vec![
+        ("next version", value(|v| v["schema"] = "bench.hil.report/2".into()), |p| {
+            matches!(p, Problem::WrongVersion { supported: hil::SCHEMA, .. })
+        }),
+        ("missing field", value(|v| v["drift"] = serde_json::Value::Null), |p| {
+            matches!(p, Problem::Invalid { schema: hil::SCHEMA, .. })
+        }),
+        ("verdict flipped", bytes(&edit(|report| report.verdict = "fail".into())), |p| {
+            matches!(p, Problem::Inconsistent(_))
+        }),
+        ("a pass that is incomplete", bytes(&edit(|report| report.complete = false)), |p| {
+            matches!(p, Problem::Inconsistent(_))
+        }),
+        ("mismatch totals", bytes(&edit(|report| report.mismatches.total = 3)), |p| {
+            matches!(p, Problem::Inconsistent(_))
+        }),
+        ("games", bytes(&edit(|report| report.games.played = 3)), |p| matches!(p, Problem::Inconsistent(_))),
+        (
+            "no games",
+            bytes(&edit(|report| {
+                report.games.requested = 0;
+                report.games.played = 0;
+                report.games.complete = 0;
+                report.games.passed = 0;
+                report.games_detail.clear();
+            })),
+            |p| matches!(p, Problem::Inconsistent(detail) if detail.contains("a run of no games")),
+        ),
+        (
+            "latency",
+            bytes(&edit(|report| {
+                if let Some(latency) = report.latency.as_mut() {
+                    latency.p50_us = 10_000;
+                }
+            })),
+            |p| matches!(p, Problem::Inconsistent(_)),
+        ),
+        (
+            "a press binned twice",
+            bytes(&edit(|report| {
+                if let Some(bin) = report.latency_histogram.last_mut() {
+                    bin.presses += 1;
+                }
+            })),
+            |p| matches!(p, Problem::Inconsistent(detail) if detail.contains("holds 81 presses")),
+        ),
+        (
+            "bins of other edges",
+            bytes(&edit(|report| {
+                if let Some(bin) = report.latency_histogram.get_mut(1) {
+                    bin.from_us = 15;
+                }
+            })),
+            |p| matches!(p, Problem::Inconsistent(detail) if detail.contains("bins from")),
+        ),
+    ];
+    for (name, bytes, expected) in cases {
+        match parse(&bytes) {
+            Ok(_) => panic!("{name}: parsed"),
+            Err(problem) => assert!(expected(&problem), "{name}: {problem:?}"),
+        }
+    }
+    let unknown = LoadError { path: "r.json".into(), problem: Problem::UnknownSchema("acme/1".into()) };
+    assert!(unknown.to_string().contains(hil::SCHEMA), "{unknown}");
+    // An incomplete HIL report parses, and the gate refuses it like an interrupted simulation's.
+    let incomplete = edit(|report| {
+        report.complete = false;
+        report.verdict = "fail".into();
+        report.games.requested = 3;
+        report.checks[0].passed = false;
+    });
+    let parsed = parse(&bytes(&incomplete)).expect("an incomplete report is a whole report");
+    // A report from before the histogram still loads (a baseline).
+    let without_histogram = value(|v| {
+        if let Some(object) = v.as_object_mut() {
+            object.remove("latency_histogram");
+        }
+    });
+    let older = parse(&without_histogram).expect("loads").into_hil().expect("a HIL report");
+    assert!(older.latency_histogram.is_empty());
+    let error = require_complete(Path::new("r.json"), &parsed).expect_err("refused");
+    assert!(error.to_string().contains("2 of 3 games"), "{error}");
+    assert!(parsed.into_hil().is_some());
+}
+
+/// `bench hil`'s own gate, on a report folder as it writes it.
+#[test]
+fn apply_defaults_reads_the_written_report_back() {
+    let dir = crate::report::tests::TempDir::new("gate-apply-defaults");
+    let mut report = p99(5_001);
+    report.files = BTreeMap::new();
+    std::fs::write(dir.path().join(REPORT_JSON), serde_json::to_vec(&report).expect("json")).expect("write");
+    let (passed, text) = apply_defaults(dir.path()).expect("reads back");
+    assert!(!passed, "{text}");
+    assert!(text.contains("FAIL  rules.max_latency_p99_us") && text.contains("allowed <= 5000 µs"), "{text}");
+    assert!(!text.contains("skip"), "rules a HIL report has no number for are left out: {text}");
+    std::fs::write(dir.path().join(REPORT_JSON), b"{\"schema\": \"bench.hil.report/1\"").expect("write");
+    assert!(apply_defaults(dir.path()).expect_err("truncated").to_string().contains("truncated"));
+}

@@ -66,6 +66,7 @@ fn bad_selectors_and_wrong_images_are_usage_errors() {
         (vec!["hil", "--board", "stm32", "--probe", "0483"], "VID:PID"),
         (vec!["hil", "--board", "stm32", "--firmware", "Cargo.toml"], "not an ELF file"),
         (vec!["hil", "--board", "qemu", "--probe", "0483:374b"], "QEMU needs none"),
+        (vec!["hil", "--board", "qemu", "--firmware", "Cargo.toml"], "not an ELF file"),
     ] {
         let output = bench(&args);
         let all = text(&output);

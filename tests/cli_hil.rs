@@ -88,8 +88,8 @@ fn a_missing_reference_image_says_how_to_build_it() {
 #[test]
 fn a_missing_emulator_says_how_to_install_it_and_leaves_an_incomplete_report() {
     let dir = temp_dir("no-qemu");
-    let elf = dir.join("image.elf");
-    std::fs::write(&elf, b"not started anyway").expect("write");
+    // A real image: --firmware is checked before the emulator is looked for.
+    let elf = images().join("normal.elf");
     let out = dir.join("report");
     let no_tools = dir.join("bin");
     std::fs::create_dir_all(&no_tools).expect("mkdir");

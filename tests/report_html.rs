@@ -16,7 +16,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod support;
-use support::temp_dir;
+use support::{reference_firmware, temp_dir};
 
 /// A scenario whose description and file name are markup, and whose games
 /// fail (a 2000 ppm fast clock against a zero time-error bound): few games,
@@ -227,25 +227,6 @@ fn index_html_shows_the_verdict_and_the_plot_in_chromium() {
     }
     assert!(colours.len() > 200, "the page is not blank ({} colours)", colours.len());
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// The reference firmware image: `$BENCH_FIRMWARE_DIR/normal.elf`, else
-/// the one `scripts/build-firmware` builds (seconds when nothing changed).
-fn reference_firmware() -> PathBuf {
-    if let Some(dir) = std::env::var_os("BENCH_FIRMWARE_DIR") {
-        return PathBuf::from(dir).join("normal.elf");
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let output = Command::new(root.join("scripts/build-firmware"))
-        .arg("normal")
-        .current_dir(root)
-        .env_remove("LD_LIBRARY_PATH")
-        .output()
-        .expect("scripts/build-firmware runs");
-    assert!(output.status.success(), "scripts/build-firmware failed:\n{}", String::from_utf8_lossy(&output.stderr));
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let line = stdout.lines().find(|line| line.ends_with("/normal.elf")).expect("the image's path is printed");
-    PathBuf::from(line)
 }
 
 /// A short game for the emulated board, its description markup.

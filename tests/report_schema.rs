@@ -12,7 +12,7 @@ use std::path::Path;
 use serde_json::Value;
 
 mod support;
-use support::{bench_in, temp_dir, text};
+use support::{bench_in, reference_firmware, temp_dir, text};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -97,8 +97,8 @@ fn shard_and_merged_reports_match_the_schema() {
 #[test]
 fn an_incomplete_bench_hil_report_matches_the_schema() {
     let dir = temp_dir("hil");
-    let elf = dir.join("image.elf");
-    std::fs::write(&elf, b"never started").expect("write");
+    // A real image: --firmware is checked before the emulator is looked for.
+    let elf = reference_firmware();
     let no_tools = dir.join("bin");
     std::fs::create_dir_all(&no_tools).expect("mkdir");
     let out = dir.join("report");

@@ -62,3 +62,16 @@ fn the_stm32_image_fits_and_keeps_the_contract() {
     let rtt = file.symbols().find(|symbol| symbol.name() == Ok("_SEGGER_RTT")).expect("the RTT control block");
     assert!(memory.ram.contains(rtt.address(), 16), "_SEGGER_RTT at {:#x} is in RAM", rtt.address());
 }
+
+/// The emulator's profile refuses the STM32 image before QEMU starts: it is
+/// linked at 0x0800_0000, where the lm3s6965evb has no flash, and would
+/// lock the emulated core up at reset.
+#[test]
+fn the_qemu_board_refuses_the_stm32_image() {
+    let path = image();
+    let bytes = std::fs::read(&path).expect("the image is readable");
+    let profile = BoardProfile::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("boards/qemu.toml"))
+        .expect("the qemu profile loads");
+    let error = check_image(&profile, &path, &bytes).expect_err("an STM32 image is not a QEMU one");
+    assert!(error.contains("outside lm3s6965evb's flash") && error.contains("another chip"), "{error}");
+}

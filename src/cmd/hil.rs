@@ -270,6 +270,7 @@ impl Cmd {
         }
         let seed = self.seed.unwrap_or(scenario.seed);
         let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(&scenario, seed));
+        super::refuse_a_file_as_out_dir(&out_dir)?;
         let schedules = (0..self.games)
             .map(|game| schedule::schedule(&scenario, seed, game))
             .collect::<std::result::Result<Vec<Schedule>, _>>()
@@ -379,25 +380,27 @@ impl Cmd {
     }
 
     /// Boards on probes, chosen before anything runs: the profile, an
-    /// explicit `--firmware` checked against it (usage error), the probes
-    /// (none attached or none matching: exit 3; several attached without
-    /// `--probe`, or one named twice: exit 2). `None` for QEMU, which
-    /// starts in `play`.
+    /// explicit `--firmware` checked against it (usage error; QEMU's too),
+    /// the probes (none attached or none matching: exit 3; several attached
+    /// without `--probe`, or one named twice: exit 2). `None` for QEMU,
+    /// which starts in `play`.
     fn select_probes(&self, backend: &impl ProbeBackend) -> Result<Option<ProbeBoards>> {
-        if self.board == BoardKind::Qemu {
-            if !self.probe.is_empty() || self.chip.is_some() || self.speed.is_some() || self.connect_under_reset {
-                return Err(Failure::usage(anyhow!(
-                    "--probe, --chip, --speed and --connect-under-reset are for boards on a debug probe \
-                     (`--board stm32`); QEMU needs none"
-                )));
-            }
-            return Ok(None);
+        if self.board == BoardKind::Qemu
+            && (!self.probe.is_empty() || self.chip.is_some() || self.speed.is_some() || self.connect_under_reset)
+        {
+            return Err(Failure::usage(anyhow!(
+                "--probe, --chip, --speed and --connect-under-reset are for boards on a debug probe \
+                 (`--board stm32`); QEMU needs none"
+            )));
         }
         let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
         if let Some(path) = self.firmware.as_ref().filter(|path| path.is_file()) {
             let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
             probe::check_image(&profile, path, &bytes)
                 .map_err(|error| Failure::usage(anyhow!("--firmware {error}")))?;
+        }
+        if self.board == BoardKind::Qemu {
+            return Ok(None);
         }
         let selectors = self
             .probe

@@ -44,16 +44,23 @@ pub fn push_report_and_gate(out: &mut String, out_dir: &Path, gated: Option<&any
     }
 }
 
-/// Makes sure the report folder can exist before any game is played: a
-/// sweep's hours or a board's run must not be lost to a folder that cannot
-/// be written.
-pub fn prepare_out_dir(dir: &Path) -> crate::exit::Result<()> {
+/// A usage error when the report folder is an existing file: checked
+/// before anything else runs, so that it is the error a user sees.
+pub fn refuse_a_file_as_out_dir(dir: &Path) -> crate::exit::Result<()> {
     if dir.exists() && !dir.is_dir() {
         return Err(crate::exit::Failure::usage(anyhow::anyhow!(
             "the report folder {} is a file: give --out a folder (nothing was run)",
             dir.display()
         )));
     }
+    Ok(())
+}
+
+/// Makes sure the report folder can exist before any game is played: a
+/// sweep's hours or a board's run must not be lost to a folder that cannot
+/// be written.
+pub fn prepare_out_dir(dir: &Path) -> crate::exit::Result<()> {
+    refuse_a_file_as_out_dir(dir)?;
     std::fs::create_dir_all(dir).map_err(|error| {
         crate::exit::Failure::infrastructure(anyhow::anyhow!(
             "cannot create the report folder {}: {error} (nothing was run)",

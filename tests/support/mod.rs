@@ -39,3 +39,22 @@ pub fn temp_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("a temporary folder");
     dir
 }
+
+/// The reference firmware image: `$BENCH_FIRMWARE_DIR/normal.elf`, else
+/// the one `scripts/build-firmware` builds (seconds when nothing changed).
+pub fn reference_firmware() -> PathBuf {
+    if let Some(dir) = std::env::var_os("BENCH_FIRMWARE_DIR") {
+        return PathBuf::from(dir).join("normal.elf");
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = Command::new(root.join("scripts/build-firmware"))
+        .arg("normal")
+        .current_dir(root)
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .expect("scripts/build-firmware runs");
+    assert!(output.status.success(), "scripts/build-firmware failed:\n{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout.lines().find(|line| line.ends_with("/normal.elf")).expect("the image's path is printed");
+    PathBuf::from(line)
+}

@@ -829,3 +829,134 @@ fn apply_defaults_reads_the_written_report_back() {
     std::fs::write(dir.path().join(REPORT_JSON), b"{\"schema\": \"bench.hil.report/1\"").expect("write");
     assert!(apply_defaults(dir.path()).expect_err("truncated").to_string().contains("truncated"));
 }
+
+mod properties {
+    //! The gate is monotone: a report worse in every number never passes a
+    //! rule the better one failed, and a report compared with itself never
+    //! regresses.
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// A measured value of `metric`'s kind, or nothing to measure.
+    fn value(metric: Metric) -> impl Strategy<Value = Value> {
+        let number = 0..2_000u64;
+        let measured = match metric {
+            Metric::OracleViolations | Metric::FailedGames | Metric::RuleMismatches => {
+                number.prop_map(Value::Count).boxed()
+            }
+            Metric::TimeError | Metric::LatencyP99 => number.prop_map(Value::Micros).boxed(),
+            Metric::Drift => number.prop_map(|ppm| Value::Ppb(ppm * 37)).boxed(),
+            Metric::Agreement => (1..500u64)
+                .prop_flat_map(|whole| (0..=whole, Just(whole)))
+                .prop_map(|(part, whole)| Value::Ratio { part, whole })
+                .boxed(),
+        };
+        prop_oneof![9 => measured, 1 => Just(Value::NoData("none".into()))]
+    }
+
+    const METRICS: [Metric; 7] = [
+        Metric::OracleViolations,
+        Metric::FailedGames,
+        Metric::TimeError,
+        Metric::Drift,
+        Metric::Agreement,
+        Metric::RuleMismatches,
+        Metric::LatencyP99,
+    ];
+
+    fn measurements() -> impl Strategy<Value = Measurements> {
+        (METRICS.map(value), prop::collection::vec(any::<bool>(), 0..6)).prop_map(|(values, passed)| {
+            let mut report = hil();
+            report.metrics = METRICS.into_iter().zip(values).collect();
+            report.checks =
+                passed.iter().enumerate().map(|(index, passed)| check(&format!("check {index}"), *passed)).collect();
+            report
+        })
+    }
+
+    /// `report` made worse: every number grown (agreement shrunk) by up to
+    /// `by`, and some passing checks failing.
+    fn worse(report: &Measurements, by: u64, fail: &[bool]) -> Measurements {
+        let mut worse = report.clone();
+        for value in worse.metrics.values_mut() {
+            *value = match value.clone() {
+                Value::Count(number) => Value::Count(number + by),
+                Value::Micros(number) => Value::Micros(number + by),
+                Value::Ppb(number) => Value::Ppb(number + by * 37),
+                Value::Ratio { part, whole } => Value::Ratio { part: part.saturating_sub(by), whole },
+                Value::NoData(why) => Value::NoData(why),
+            };
+        }
+        for (check, fail) in worse.checks.iter_mut().zip(fail) {
+            check.passed &= !fail;
+        }
+        worse
+    }
+
+    fn rules() -> impl Strategy<Value = Rules> {
+        let limit = || prop::option::of(0..2_000u64);
+        let ppm = || prop::option::of((0..80_000u64).prop_map(Ppm));
+        let percent = || prop::option::of((0..=1_000_000u64).prop_map(Percent));
+        let thresholds = (prop::option::of(Just(true)), limit(), limit(), limit(), ppm(), percent(), limit(), limit())
+            .prop_map(|(checks, oracle, failed, time, drift, agreement, mismatches, latency)| Thresholds {
+                every_check_passes: checks,
+                max_oracle_violations: oracle,
+                max_failed_games: failed,
+                max_time_error_us: time,
+                max_abs_drift_ppm: drift,
+                min_agreement_percent: agreement,
+                max_rule_mismatches: mismatches,
+                max_latency_p99_us: latency,
+            });
+        let tolerances = (limit(), limit(), percent(), limit(), ppm(), limit(), limit()).prop_map(
+            |(checks, failed, agreement, time, drift, mismatches, latency)| Tolerances {
+                max_new_failing_checks: checks,
+                max_failed_games_growth: failed,
+                max_agreement_drop_percent: agreement,
+                max_time_error_growth_us: time,
+                max_drift_growth_ppm: drift,
+                max_rule_mismatches_growth: mismatches,
+                max_latency_p99_growth_us: latency,
+            },
+        );
+        (thresholds, tolerances).prop_map(|(rules, baseline)| Rules { rules, baseline: Some(baseline) })
+    }
+
+    fn failed_rules(verdicts: &[Verdict]) -> Vec<String> {
+        verdicts
+            .iter()
+            .filter(|verdict| verdict.status == Status::Fail)
+            .map(|verdict| format!("{}.{}", verdict.table, verdict.rule))
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn a_worse_report_fails_every_rule_the_better_one_failed(
+            report in measurements(),
+            baseline in measurements(),
+            rules in rules(),
+            by in 0..300u64,
+            fail in prop::collection::vec(any::<bool>(), 6),
+        ) {
+            let worse = worse(&report, by, &fail);
+            let better = failed_rules(&evaluate(&report, &rules, Some(&baseline)).map_err(TestCaseError::fail)?);
+            let worse_failed = failed_rules(&evaluate(&worse, &rules, Some(&baseline)).map_err(TestCaseError::fail)?);
+            for rule in &better {
+                prop_assert!(worse_failed.contains(rule), "{rule} failed the better report, not the worse one");
+            }
+        }
+
+        #[test]
+        fn a_report_against_itself_does_not_regress(report in measurements(), rules in rules()) {
+            let verdicts = evaluate(&report, &rules, Some(&report)).map_err(TestCaseError::fail)?;
+            for verdict in verdicts.iter().filter(|verdict| verdict.table == "baseline") {
+                prop_assert!(verdict.status != Status::Fail, "{}: {} (allowed {})", verdict.rule, verdict.measured, verdict.allowed);
+            }
+        }
+    }
+}

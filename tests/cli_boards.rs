@@ -28,6 +28,8 @@ fn boards_lists_one_line_per_profile() {
     assert!(qemu.contains("lm3s6965evb"), "{stdout}");
     let stm32 = stdout.lines().find(|line| line.starts_with("stm32 ")).expect("an stm32 line");
     assert!(stm32.contains("STM32F401RETx") && stm32.contains("84 MHz") && stm32.contains("NUCLEO-F401RE"), "{stdout}");
+    let qemu = stdout.lines().find(|line| line.starts_with("qemu ")).expect("a qemu line");
+    assert!(qemu.contains("lm3s6965evb") && qemu.contains(" 12.5 MHz"), "{stdout}");
 }
 
 #[test]

@@ -5,6 +5,7 @@ use std::path::Path;
 use bench_hil::board::{self, BoardProfile};
 
 use crate::exit::{Failure, Result};
+use crate::report::markdown::decimal;
 
 #[derive(Debug, clap::Args)]
 pub struct Cmd {}
@@ -19,7 +20,7 @@ impl Cmd {
                     "{:<6} {:<14} {:>6} MHz  {}",
                     profile.backend.name(),
                     profile.chip,
-                    megahertz(profile.core_clock_hz),
+                    decimal(u64::from(profile.core_clock_hz), 6),
                     profile.description
                 )
             })
@@ -29,29 +30,5 @@ impl Cmd {
             dir.display()
         );
         super::print_file_list(&files, describe, &footer)
-    }
-}
-
-/// A clock rate in MHz, with the decimals it needs (`84`, `12.5`, `16.384`).
-fn megahertz(hz: u32) -> String {
-    let whole = hz / 1_000_000;
-    let fraction = hz % 1_000_000;
-    if fraction == 0 {
-        return whole.to_string();
-    }
-    let digits = format!("{fraction:06}");
-    format!("{whole}.{}", digits.trim_end_matches('0'))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::megahertz;
-
-    #[test]
-    fn megahertz_keeps_the_decimals_a_rate_has() {
-        assert_eq!(megahertz(84_000_000), "84");
-        assert_eq!(megahertz(12_500_000), "12.5");
-        assert_eq!(megahertz(16_384_000), "16.384");
-        assert_eq!(megahertz(32_768), "0.032768");
     }
 }

@@ -224,12 +224,19 @@ pub(crate) fn micros(value_us: u64) -> String {
 
 /// `2812500` → `2.8125 s`.
 pub(crate) fn seconds(value_us: u64) -> String {
-    let fraction = format!("{:06}", value_us % 1_000_000);
+    format!("{} s", decimal(value_us, 6))
+}
+
+/// `units` counted in 10^-`decimals`, as a decimal number with only the
+/// digits it needs: `decimal(12_500_000, 6)` is `12.5`, `decimal(84, 0)` is `84`.
+pub(crate) fn decimal(units: u64, decimals: u32) -> String {
+    let scale = 10u64.pow(decimals);
+    let fraction = format!("{:0width$}", units % scale, width = decimals as usize);
     let fraction = fraction.trim_end_matches('0');
     if fraction.is_empty() {
-        format!("{} s", value_us / 1_000_000)
+        format!("{}", units / scale)
     } else {
-        format!("{}.{fraction} s", value_us / 1_000_000)
+        format!("{}.{fraction}", units / scale)
     }
 }
 
@@ -300,6 +307,15 @@ mod tests {
         assert_eq!(number_ranges(&[7]), "7");
         assert_eq!(number_ranges(&[u64::MAX - 2, u64::MAX - 1, u64::MAX]), format!("{}–{}", u64::MAX - 2, u64::MAX));
         assert_eq!(number_ranges(&[]), "none");
+    }
+
+    #[test]
+    fn decimal_keeps_the_digits_a_number_has() {
+        assert_eq!(decimal(84_000_000, 6), "84");
+        assert_eq!(decimal(12_500_000, 6), "12.5");
+        assert_eq!(decimal(32_768, 6), "0.032768");
+        assert_eq!(decimal(995_000, 4), "99.5");
+        assert_eq!(decimal(84, 0), "84");
     }
 
     #[test]

@@ -42,6 +42,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::json::CheckInfo;
+use super::markdown::decimal;
 use super::REPORT_JSON;
 
 mod load;
@@ -52,7 +53,6 @@ mod tests;
 
 pub use load::{load, load_complete, parse, report_path, require_complete, AnyReport, LoadError, Problem};
 pub use measure::{Measurements, Metric, Value};
-use rules::decimal;
 pub use rules::{Percent, Ppm, Rules, Thresholds, Tolerances};
 
 /// The outcome of one rule.

@@ -5,6 +5,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use super::super::markdown::decimal;
+
 /// A rules file (`gate.toml`). A rule is on when its key is present; the
 /// file is the whole rule set (it does not add to the defaults).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -124,18 +126,6 @@ impl<'de> Deserialize<'de> for Percent {
 impl<'de> Deserialize<'de> for Ppm {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         scaled(deserializer, 1_000, 1_000_000.0).map(Ppm)
-    }
-}
-
-/// `units / 10^decimals` with trailing zeros dropped (`995000, 4` → `99.5`).
-pub(super) fn decimal(units: u64, decimals: u32) -> String {
-    let scale = 10u64.pow(decimals);
-    let fraction = format!("{:0width$}", units % scale, width = decimals as usize);
-    let fraction = fraction.trim_end_matches('0');
-    if fraction.is_empty() {
-        format!("{}", units / scale)
-    } else {
-        format!("{}.{fraction}", units / scale)
     }
 }
 

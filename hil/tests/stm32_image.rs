@@ -8,12 +8,20 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use bench_hil::board::BoardProfile;
 use bench_hil::probe::check_image;
 use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol};
 
+/// The image, built once per test process: two builds at once would race
+/// on the same output files.
 fn image() -> PathBuf {
+    static IMAGE: OnceLock<PathBuf> = OnceLock::new();
+    IMAGE.get_or_init(build_image).clone()
+}
+
+fn build_image() -> PathBuf {
     if let Some(path) = std::env::var_os("BENCH_STM32_ELF") {
         return PathBuf::from(path);
     }
@@ -33,12 +41,17 @@ fn image() -> PathBuf {
     PathBuf::from(stdout.lines().last().expect("build-firmware printed the image's path"))
 }
 
+/// The shipped board profile `hil/boards/NAME.toml`.
+fn profile(name: &str) -> BoardProfile {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("boards").join(format!("{name}.toml"));
+    BoardProfile::load(&file).unwrap_or_else(|error| panic!("the {name} profile loads: {error}"))
+}
+
 #[test]
 fn the_stm32_image_fits_and_keeps_the_contract() {
     let path = image();
     let bytes = std::fs::read(&path).expect("the image is readable");
-    let profile = BoardProfile::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("boards/stm32.toml"))
-        .expect("the stm32 profile loads");
+    let profile = profile("stm32");
     let memory = profile.memory.expect("the stm32 profile has a memory map");
     check_image(&profile, &path, &bytes).expect("the harness accepts the image");
 
@@ -70,8 +83,7 @@ fn the_stm32_image_fits_and_keeps_the_contract() {
 fn the_qemu_board_refuses_the_stm32_image() {
     let path = image();
     let bytes = std::fs::read(&path).expect("the image is readable");
-    let profile = BoardProfile::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("boards/qemu.toml"))
-        .expect("the qemu profile loads");
+    let profile = profile("qemu");
     let error = check_image(&profile, &path, &bytes).expect_err("an STM32 image is not a QEMU one");
     assert!(error.contains("outside lm3s6965evb's flash") && error.contains("another chip"), "{error}");
 }

@@ -43,6 +43,13 @@ pub fn temp_dir(name: &str) -> PathBuf {
 /// The reference firmware image: `$BENCH_FIRMWARE_DIR/normal.elf`, else
 /// the one `scripts/build-firmware` builds (seconds when nothing changed).
 pub fn reference_firmware() -> PathBuf {
+    // Built once per test process: two builds at once would race on the
+    // same output files.
+    static IMAGE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    IMAGE.get_or_init(build_reference_firmware).clone()
+}
+
+fn build_reference_firmware() -> PathBuf {
     if let Some(dir) = std::env::var_os("BENCH_FIRMWARE_DIR") {
         return PathBuf::from(dir).join("normal.elf");
     }

@@ -112,9 +112,19 @@ pub fn suggested_range(games: u64, share: Share) -> (u64, u64) {
     (min_percent, max_percent)
 }
 
+/// What an expectation bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expectation {
+    /// The share of games in a result class: a floor and a ceiling.
+    ResultShare,
+    /// The share of games where device and ideal clock agree: a floor only.
+    Agreement,
+}
+
 /// One written expectation against a calibration run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Calibration {
+    pub expectation: Expectation,
     /// `games in class `6.10``, `agreement`.
     pub name: String,
     pub share: Share,
@@ -134,12 +144,13 @@ pub struct Calibration {
 /// against `summary`, a run of many games of it.
 pub fn calibrate(scenario: &Scenario, summary: &Summary) -> Vec<Calibration> {
     let games = scenario.games;
-    let entry = |name: String, part: u64, written: (u64, u64)| {
+    let entry = |expectation: Expectation, name: String, part: u64, written: (u64, u64)| {
         let share = Share { part, whole: summary.games };
         let (p_low, p_high) = share.with_margin();
         let too_narrow = chance_to_fail(games, p_high, written.0, 100).0 > RISK_PER_SIDE
             || chance_to_fail(games, p_low, 0, written.1).1 > RISK_PER_SIDE;
         Calibration {
+            expectation,
             name,
             share,
             written,
@@ -154,10 +165,12 @@ pub fn calibrate(scenario: &Scenario, summary: &Summary) -> Vec<Calibration> {
         .iter()
         .zip(&summary.expected_classes)
         .map(|(expected, count)| {
-            entry(format!("games in class `{}`", expected.class), *count, (expected.min_percent, expected.max_percent))
+            let written = (expected.min_percent, expected.max_percent);
+            entry(Expectation::ResultShare, format!("games in class `{}`", expected.class), *count, written)
         })
         .collect();
-    calibrations.push(entry("agreement".into(), summary.agreeing, (scenario.expect.agreement_min_percent, 100)));
+    let written = (scenario.expect.agreement_min_percent, 100);
+    calibrations.push(entry(Expectation::Agreement, "agreement".into(), summary.agreeing, written));
     calibrations
 }
 

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use anyhow::Context;
-use bench_sim::calibrate;
+use bench_sim::calibrate::{self, Expectation};
 use bench_sim::game::{self, GameSpec};
 use bench_sim::run::{self, Check, Controls, RunOptions, Summary};
 use bench_sim::scenario::Scenario;
@@ -447,12 +447,9 @@ fn render_calibration(
         calibrate::RISK_PER_SIDE
     );
     let chance = |chance: f64| if chance == 0.0 { "0".to_string() } else { format!("{chance:.1e}") };
-    let range = |name: &str, (min, max): (u64, u64)| {
-        if name == "agreement" {
-            format!(">= {min} %")
-        } else {
-            format!("{min} % to {max} %")
-        }
+    let range = |expectation: Expectation, (min, max): (u64, u64)| match expectation {
+        Expectation::Agreement => format!(">= {min} %"),
+        Expectation::ResultShare => format!("{min} % to {max} %"),
     };
     let _ = writeln!(
         out,
@@ -468,10 +465,13 @@ fn render_calibration(
             calibration.name,
             tenths / 10,
             tenths % 10,
-            range(&calibration.name, calibration.written),
-            range(&calibration.name, calibration.suggested),
+            range(calibration.expectation, calibration.written),
+            range(calibration.expectation, calibration.suggested),
             chance(calibration.risk.0),
-            if calibration.name == "agreement" { "-".to_string() } else { chance(calibration.risk.1) },
+            match calibration.expectation {
+                Expectation::Agreement => "-".to_string(),
+                Expectation::ResultShare => chance(calibration.risk.1),
+            },
             if calibration.too_narrow { "  TOO NARROW" } else { "" }
         );
     }

@@ -49,56 +49,84 @@ impl Share {
     }
 }
 
-/// Binomial(`n`, `p`) probabilities of 0..=n.
-fn probabilities(n: u64, p: f64) -> Vec<f64> {
-    let size = usize::try_from(n).unwrap_or(usize::MAX - 1).saturating_add(1);
-    let mut weights = vec![0.0; size];
-    if p <= 0.0 {
-        weights[0] = 1.0;
-        return weights;
+/// Binomial(`n`, `p`) probabilities of the counts `start..start + len`:
+/// every count whose probability is not zero in an `f64`. Counts more than
+/// forty standard deviations from the mode are left out (their
+/// probabilities underflow anyway), so a scenario of a billion games costs
+/// no more than a few hundred thousand terms.
+struct Binomial {
+    start: u64,
+    weights: Vec<f64>,
+}
+
+impl Binomial {
+    fn new(n: u64, p: f64) -> Binomial {
+        if p <= 0.0 {
+            return Binomial { start: 0, weights: vec![1.0] };
+        }
+        if p >= 1.0 {
+            return Binomial { start: n, weights: vec![1.0] };
+        }
+        let mode = ((n as f64 + 1.0) * p).floor().min(n as f64) as u64;
+        let reach = (40.0 * (n as f64 * p * (1.0 - p)).sqrt()) as u64 + 50;
+        let (start, end) = (mode.saturating_sub(reach), mode.saturating_add(reach).min(n));
+        // P(k+1)/P(k) = (n-k)/(k+1) · p/(1-p): from the mode (the largest
+        // probability, set to 1 before normalising) down and up.
+        let odds = p / (1.0 - p);
+        let len = usize::try_from(end - start + 1).unwrap_or(usize::MAX);
+        let at_mode = usize::try_from(mode - start).unwrap_or(0);
+        let mut weights = vec![0.0; len];
+        weights[at_mode] = 1.0;
+        for index in (0..at_mode).rev() {
+            let k = (start + index as u64) as f64;
+            weights[index] = weights[index + 1] * (k + 1.0) / ((n as f64 - k) * odds);
+        }
+        for index in at_mode..len - 1 {
+            let k = (start + index as u64) as f64;
+            weights[index + 1] = weights[index] * (n as f64 - k) / (k + 1.0) * odds;
+        }
+        let total: f64 = weights.iter().sum();
+        for weight in &mut weights {
+            *weight /= total;
+        }
+        Binomial { start, weights }
     }
-    if p >= 1.0 {
-        weights[size - 1] = 1.0;
-        return weights;
+
+    /// P(count < `count`).
+    fn below(&self, count: u64) -> f64 {
+        let take = usize::try_from(count.saturating_sub(self.start)).unwrap_or(usize::MAX);
+        // Folded from +0.0: an empty `sum` of floats is -0.0.
+        self.weights.iter().take(take).fold(0.0, |total, weight| total + weight)
     }
-    // P(k+1)/P(k) = (n-k)/(k+1) · p/(1-p): from the mode (the largest
-    // probability, set to 1 before normalising) down and up.
-    let mode = ((n + 1) as f64 * p).floor().min(n as f64) as usize;
-    let odds = p / (1.0 - p);
-    weights[mode] = 1.0;
-    for k in (0..mode).rev() {
-        weights[k] = weights[k + 1] * (k + 1) as f64 / ((n as f64 - k as f64) * odds);
+
+    /// P(count > `count`).
+    fn above(&self, count: u64) -> f64 {
+        let skip = usize::try_from(count.saturating_add(1).saturating_sub(self.start)).unwrap_or(usize::MAX);
+        self.weights.iter().skip(skip).fold(0.0, |total, weight| total + weight)
     }
-    for k in mode..size - 1 {
-        weights[k + 1] = weights[k] * (n as f64 - k as f64) / (k + 1) as f64 * odds;
-    }
-    let total: f64 = weights.iter().sum();
-    for weight in &mut weights {
-        *weight /= total;
-    }
-    weights
 }
 
 /// The smallest count that passes `min_percent` in a run of `games`.
 fn lowest_passing(games: u64, min_percent: u64) -> u64 {
-    (min_percent * games).div_ceil(100)
+    (u128::from(min_percent) * u128::from(games)).div_ceil(100).try_into().unwrap_or(u64::MAX)
 }
 
 /// The largest count that passes `max_percent` in a run of `games`.
 fn highest_passing(games: u64, max_percent: u64) -> u64 {
-    (max_percent * games / 100).min(games)
+    u64::try_from(u128::from(max_percent) * u128::from(games) / 100).unwrap_or(u64::MAX).min(games)
 }
+
+/// Runs longer than this are weighed as if this long: a share measured
+/// over more games only scatters less, so the chances come out a little
+/// high (on the safe side), and the window of counts stays small.
+const GAMES_WEIGHED_MAX: u64 = 1_000_000_000;
 
 /// The chance that a run of `games` fails `min_percent` (low side) and
 /// `max_percent` (high side) when each game is in the class with chance `p`.
 pub fn chance_to_fail(games: u64, p: f64, min_percent: u64, max_percent: u64) -> (f64, f64) {
-    let weights = probabilities(games, p);
-    let low = lowest_passing(games, min_percent) as usize;
-    let high = highest_passing(games, max_percent) as usize;
-    // Folded from +0.0: an empty `sum` of floats is -0.0.
-    let below = weights.iter().take(low).fold(0.0, |total, weight| total + weight);
-    let above = weights.iter().skip(high.saturating_add(1)).fold(0.0, |total, weight| total + weight);
-    (below, above)
+    let games = games.min(GAMES_WEIGHED_MAX);
+    let binomial = Binomial::new(games, p);
+    (binomial.below(lowest_passing(games, min_percent)), binomial.above(highest_passing(games, max_percent)))
 }
 
 /// The narrowest whole-percent range whose sides each fail a run of
@@ -190,9 +218,9 @@ mod tests {
     fn tails_match_exact_integer_sums() {
         for (n, a, b) in [(10u32, 1u128, 2u128), (16, 3, 20), (20, 1, 25), (12, 9, 10)] {
             let p = a as f64 / b as f64;
-            let weights = probabilities(u64::from(n), p);
+            let binomial = Binomial::new(u64::from(n), p);
             for low in 0..=n {
-                let ours: f64 = weights.iter().take(low as usize).sum();
+                let ours = binomial.below(u64::from(low));
                 let exact = exact_below(n, a, b, low);
                 assert!((ours - exact).abs() <= 1e-9 * exact + 1e-15, "n={n} p={p} low={low}");
             }
@@ -204,9 +232,10 @@ mod tests {
         // 60 games: 3 % passes from 1.8 games, so 2; 40 % passes up to 24.
         assert_eq!((lowest_passing(60, 3), highest_passing(60, 40)), (2, 24));
         let (below, above) = chance_to_fail(60, 0.19, 3, 40);
-        let weights = probabilities(60, 0.19);
-        assert_eq!(below, weights[0] + weights[1]);
-        assert_eq!(above, weights[25..].iter().sum::<f64>());
+        let binomial = Binomial::new(60, 0.19);
+        assert_eq!(binomial.start, 0, "60 games: every count is within reach");
+        assert_eq!(below, binomial.weights[0] + binomial.weights[1]);
+        assert_eq!(above, binomial.weights[25..].iter().fold(0.0, |total, weight| total + weight));
     }
 
     #[test]
@@ -229,9 +258,15 @@ mod tests {
     }
 
     #[test]
-    fn large_runs_do_not_overflow() {
-        let weights = probabilities(100_000, 0.5);
-        let total: f64 = weights.iter().sum();
-        assert!((total - 1.0).abs() < 1e-9 && weights.iter().all(|weight| weight.is_finite()));
+    fn large_runs_do_not_overflow_and_stay_small() {
+        let binomial = Binomial::new(100_000, 0.5);
+        let total: f64 = binomial.weights.iter().sum();
+        assert!((total - 1.0).abs() < 1e-9 && binomial.weights.iter().all(|weight| weight.is_finite()));
+        // A billion games: a window around the mode, not a billion terms.
+        let binomial = Binomial::new(1_000_000_000, 0.3);
+        assert!(binomial.weights.len() < 2_000_000, "{} terms", binomial.weights.len());
+        assert!((binomial.below(300_000_000) - 0.5).abs() < 0.01);
+        assert_eq!(chance_to_fail(1_000_000_000, 0.3, 29, 31), (0.0, 0.0));
+        assert_eq!(chance_to_fail(u64::MAX, 0.5, 0, 100), (0.0, 0.0));
     }
 }

@@ -48,6 +48,7 @@ enum Cli {
     ///   bench sim --scenario both-flags --seed 7 --game 12 --trace
     ///   bench sim --scenario defects --shrink
     ///   bench sim --scenario drift-stress --games 100000 --shard 3/8
+    ///   bench sim --scenario my-clock.toml --calibrate
     #[command(verbatim_doc_comment)]
     Sim(cmd::sim::Cmd),
 

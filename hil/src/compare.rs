@@ -278,6 +278,25 @@ impl fmt::Display for CompareError {
 
 impl std::error::Error for CompareError {}
 
+/// The firmware instant after which the model of `control_text`, on a
+/// game's `records` so far, changes nothing more unless a press or command
+/// comes: its last deadline (a flag, a period lost, a delay run out), or
+/// the records' end. `None` when the control does not parse.
+pub fn model_quiet_us(control_text: &str, records: &[Record]) -> Option<u64> {
+    let control = notation::parse(control_text).ok()?;
+    let timeline = Timeline::replay(control, records);
+    let mut quiet_us = timeline.end_us;
+    let Some(mut model) = timeline.final_clock else { return Some(quiet_us) };
+    for _ in 0..TRANSITIONS_MAX {
+        let Some(deadline) = model.next_deadline() else { break };
+        if model.settle(deadline.at).is_err() {
+            break;
+        }
+        quiet_us = quiet_us.max(deadline.at.as_us());
+    }
+    Some(quiet_us)
+}
+
 /// Compares a game's records with the model of `control_text` at
 /// `tick_us` tolerance. `records` are in the firmware's order; records
 /// before the first acknowledged `tc`/`reset` are not about this game and
@@ -1329,6 +1348,15 @@ mod tests {
             header(7, 4_000_000, press(Button::Black, 1, 60_500_000, 4_000_004)),
             header(8, 4_100_000, snapshot(contract::Side::White, white_after_press_us - 100_000, 60_500_000, (1, 1))),
         ]
+    }
+
+    /// 6.3: White runs from Black's press at 4 s with 58.5 s left, so the
+    /// model's game goes quiet at White's flag, 62.5 s, long after the
+    /// records end (4.1 s): a run must wait that long to judge the flag.
+    #[test]
+    fn the_model_goes_quiet_at_the_flag_after_the_records_end() {
+        assert_eq!(model_quiet_us("60+1", &hand_built(58_500_000)), Some(62_500_000));
+        assert_eq!(model_quiet_us("not a control", &hand_built(58_500_000)), None);
     }
 
     #[test]

@@ -150,6 +150,11 @@ impl StopReply {
         Some(StopReply { kind, signal, raw: String::from_utf8_lossy(payload).into_owned() })
     }
 
+    /// A watchpoint's stop (`…watch:ADDR;`, `rwatch:`, `awatch:`).
+    pub fn is_watchpoint(&self) -> bool {
+        self.raw.contains("watch:")
+    }
+
     /// True for `W`/`X`: the target exited rather than halted.
     pub fn exited(&self) -> bool {
         matches!(self.kind, b'W' | b'X')
@@ -572,6 +577,65 @@ impl GdbClient {
         self.send_packet(b"c")?;
         self.running = true;
         Ok(())
+    }
+
+    /// Inserts (`on`) or removes a software breakpoint on the 2-byte Thumb
+    /// instruction at `address` (`Z0`/`z0`). QEMU flushes its translated
+    /// code on each change: insert once, not per stop.
+    pub fn set_breakpoint(&mut self, address: u32, on: bool) -> Result<(), TargetError> {
+        self.expect_ok(format!("{}0,{address:x},2", if on { 'Z' } else { 'z' }).as_bytes())
+    }
+
+    /// Inserts (`on`) or removes a write watchpoint on `len` bytes at
+    /// `address` (`Z2`/`z2`). QEMU stops after the write, so continuing
+    /// does not stop on it again.
+    pub fn set_write_watchpoint(&mut self, address: u32, len: u32, on: bool) -> Result<(), TargetError> {
+        self.expect_ok(format!("{}2,{address:x},{len:x}", if on { 'Z' } else { 'z' }).as_bytes())
+    }
+
+    fn expect_ok(&mut self, payload: &[u8]) -> Result<(), TargetError> {
+        let reply = self.request(payload)?;
+        if reply != b"OK" {
+            return Err(self.protocol(format!("`{}` answered {:?}", shorten(payload), shorten(&reply))));
+        }
+        Ok(())
+    }
+
+    /// Executes one instruction of a halted target (`s`) and waits for its
+    /// stop. QEMU steps with interrupts and timers masked, so a step from a
+    /// breakpoint moves past it without letting guest time run.
+    pub fn step(&mut self) -> Result<StopReply, TargetError> {
+        if self.running {
+            return Err(self.protocol("`s` sent while the target runs".to_string()));
+        }
+        self.drain_stops()?;
+        self.send_packet(b"s")?;
+        self.running = true;
+        self.wait_stop("stop reply to a single step")
+    }
+
+    /// Waits up to `timeout` for a running target to stop by itself (a
+    /// breakpoint or watchpoint); `None` when it still runs.
+    pub fn wait_for_stop(&mut self, timeout: Duration) -> Result<Option<StopReply>, TargetError> {
+        if !self.running {
+            return Err(self.protocol("waiting for a stop of a halted target".to_string()));
+        }
+        let deadline = Instant::now() + timeout;
+        loop {
+            match self.receive_packet(deadline, "a stop reply") {
+                Ok(packet) => {
+                    if let Some(stop) = StopReply::parse(&packet) {
+                        if stop.exited() {
+                            return Err(self.exited(&stop));
+                        }
+                        self.running = false;
+                        return Ok(Some(stop));
+                    }
+                }
+                Err(TargetError::Timeout { .. }) => return Ok(None),
+                Err(error) => return Err(error),
+            }
+        }
     }
 
     /// Runs `access` with the target halted, then restores its run state.

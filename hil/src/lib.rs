@@ -23,6 +23,7 @@ mod generated_controls;
 pub mod probe;
 pub mod qemu;
 pub mod qmp;
+mod qtest;
 pub mod rtt;
 pub mod run;
 pub mod schedule;

@@ -578,6 +578,7 @@ mod real {
                 // well inside a debounce window).
                 timed_bounce: true,
                 bounce_lead_us: 0,
+                lockstep: false,
             }
         }
 

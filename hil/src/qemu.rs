@@ -48,9 +48,12 @@ use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use serde_json::json;
+
 use crate::gdb::GdbClient;
 use crate::qmp::QmpClient;
-use crate::target::{Bounce, ButtonId, Capabilities, Target, TargetError};
+use crate::qtest::QtestClient;
+use crate::target::{Bounce, ButtonId, Capabilities, StepPlan, Stop, Target, TargetError};
 
 /// The program, as Debian installs it.
 pub const QEMU_PROGRAM: &str = "qemu-system-arm";
@@ -119,6 +122,10 @@ pub struct QemuConfig {
     pub debug_log: bool,
     /// More arguments, appended as they are.
     pub extra_args: Vec<String>,
+    /// Run in lockstep ([`Target::step`]; needs `icount`). Not yet the
+    /// default: edges made at a tick stop are taken by the firmware late
+    /// (hil/LOCKSTEP.md).
+    pub lockstep: bool,
 }
 
 impl Default for QemuConfig {
@@ -133,6 +140,7 @@ impl Default for QemuConfig {
             keys: KeyMap::default(),
             debug_log: false,
             extra_args: Vec::new(),
+            lockstep: false,
         }
     }
 }
@@ -182,13 +190,45 @@ fn free_port() -> Result<u16, TargetError> {
         .map_err(|source| TargetError::Io { what: "a free local TCP port".to_string(), source })
 }
 
-/// One running QEMU and its two connections.
+/// The GPIO line behind each key of the lm3s6965evb's gamepad (QEMU
+/// wires `up`…`right` to port E lines 0–3 and `ctrl` to port F line 1,
+/// through an inverter: a pressed key reads low).
+fn gamepad_line(qcode: &str) -> Option<(u32, u32)> {
+    const PORT_E: u32 = 0x4002_4000;
+    const PORT_F: u32 = 0x4002_5000;
+    match qcode {
+        "up" => Some((PORT_E, 0)),
+        "down" => Some((PORT_E, 1)),
+        "left" => Some((PORT_E, 2)),
+        "right" => Some((PORT_E, 3)),
+        "ctrl" => Some((PORT_F, 1)),
+        _ => None,
+    }
+}
+
+/// Lockstep bookkeeping: what is inserted in the guest, and where it stands.
+#[derive(Debug, Default)]
+struct Lockstep {
+    /// The firmware's SysTick handler (vector 15), where a tick stop is.
+    systick: Option<u32>,
+    watch: Option<(u32, u32)>,
+    tick_breakpoint: bool,
+    /// Halted on the tick breakpoint: the next run starts with a step.
+    at_tick: bool,
+}
+
+/// One running QEMU and its connections.
 #[derive(Debug)]
 struct Session {
     child: Child,
     pid: u32,
     gdb: GdbClient,
     qmp: QmpClient,
+    /// Button levels, set at once, halted or not.
+    qtest: QtestClient,
+    /// QOM path of each GPIO port device the buttons are on, by base address.
+    gpio_ports: Vec<(u32, String)>,
+    lockstep: Lockstep,
     gdb_port: u16,
     command_line: Vec<String>,
     /// The VM has run since it was started (a reset is needed to start over).
@@ -239,6 +279,17 @@ impl QemuTarget {
     /// The QMP socket's path.
     pub fn qmp_socket(&self) -> PathBuf {
         self.dir.path().join("qmp.sock")
+    }
+
+    /// The qtest socket's path.
+    fn qtest_socket(&self) -> PathBuf {
+        self.dir.path().join("qtest.sock")
+    }
+
+    /// Lockstep runs need virtual time: without `-icount` guest time is
+    /// the host's, and no stop can make it reproducible.
+    fn lockstep(&self) -> bool {
+        self.config.lockstep && self.config.icount.is_some()
     }
 
     /// The directory of this target's sockets and logs (removed on drop).
@@ -391,6 +442,12 @@ impl QemuTarget {
             format!("tcp:127.0.0.1:{gdb_port}"),
             "-qmp".into(),
             format!("unix:{},server=on,wait=off", self.qmp_socket().display()),
+            "-accel".into(),
+            "tcg".into(),
+            "-qtest".into(),
+            format!("unix:{},server=on,wait=off", self.qtest_socket().display()),
+            "-qtest-log".into(),
+            "/dev/null".into(),
             "-S".into(),
         ];
         if let Some(icount) = &self.config.icount {
@@ -429,6 +486,7 @@ impl QemuTarget {
     /// gdb port was taken between choosing and binding it).
     fn start_once(&mut self, elf: &Path) -> Result<Session, (TargetError, bool)> {
         let _ = std::fs::remove_file(self.qmp_socket());
+        let _ = std::fs::remove_file(self.qtest_socket());
         let gdb_port = free_port().map_err(|error| (error, false))?;
         let args = self.arguments(elf, gdb_port);
         let stderr = File::create(self.stderr_path())
@@ -452,9 +510,23 @@ impl QemuTarget {
 
         let result = self.connect(&mut child, gdb_port);
         match result {
-            Ok((gdb, qmp)) => {
+            Ok((gdb, mut qmp, qtest)) => {
                 self.version = qmp.version();
-                Ok(Session { child, pid, gdb, qmp, gdb_port, command_line, has_run: false, exit: None })
+                let gpio_ports = gpio_ports(&mut qmp).map_err(|error| (error, false))?;
+                let lockstep = Lockstep::default();
+                Ok(Session {
+                    child,
+                    pid,
+                    gdb,
+                    qmp,
+                    qtest,
+                    gpio_ports,
+                    lockstep,
+                    gdb_port,
+                    command_line,
+                    has_run: false,
+                    exit: None,
+                })
             }
             Err(error) => {
                 let exited = child.try_wait().ok().flatten();
@@ -478,8 +550,8 @@ impl QemuTarget {
         }
     }
 
-    /// Waits for QMP and the gdbstub to answer, watching the process.
-    fn connect(&self, child: &mut Child, gdb_port: u16) -> Result<(GdbClient, QmpClient), TargetError> {
+    /// Waits for QMP, qtest and the gdbstub to answer, watching the process.
+    fn connect(&self, child: &mut Child, gdb_port: u16) -> Result<(GdbClient, QmpClient, QtestClient), TargetError> {
         let deadline = Instant::now() + self.config.start_timeout;
         let exited = |child: &mut Child| -> Result<(), TargetError> {
             match child.try_wait() {
@@ -507,6 +579,8 @@ impl QemuTarget {
                 Err(error) => return Err(error),
             }
         };
+        // QEMU opened every socket before it answered QMP.
+        let qtest = QtestClient::connect(&self.qtest_socket(), self.config.timeout)?;
         let address = SocketAddr::from((Ipv4Addr::LOCALHOST, gdb_port));
         let gdb = loop {
             exited(child)?;
@@ -524,7 +598,7 @@ impl QemuTarget {
                 Err(error) => return Err(error),
             }
         };
-        Ok((gdb, qmp))
+        Ok((gdb, qmp, qtest))
     }
 
     fn key(&self, button: ButtonId) -> Result<String, TargetError> {
@@ -540,7 +614,130 @@ impl QemuTarget {
     }
 }
 
+/// The QOM path of every GPIO port device, by its base address (QEMU
+/// names them `/machine/unattached/device[N]` in creation order).
+fn gpio_ports(qmp: &mut QmpClient) -> Result<Vec<(u32, String)>, TargetError> {
+    const PARENT: &str = "/machine/unattached";
+    let children = qmp.execute("qom-list", Some(json!({ "path": PARENT })))?;
+    let mut ports = Vec::new();
+    for child in children.as_array().into_iter().flatten() {
+        let name = child.get("name").and_then(|name| name.as_str()).unwrap_or_default();
+        let kind = child.get("type").and_then(|kind| kind.as_str()).unwrap_or_default();
+        if !name.starts_with("device[") || !kind.starts_with("child<") {
+            continue;
+        }
+        let path = format!("{PARENT}/{name}");
+        let device_type = qmp.execute("qom-get", Some(json!({ "path": path, "property": "type" })))?;
+        if !device_type.as_str().is_some_and(|kind| kind.starts_with("pl061")) {
+            continue;
+        }
+        let base = qmp.execute("qom-get", Some(json!({ "path": format!("{path}/pl061[0]"), "property": "addr" })))?;
+        if let Some(base) = base.as_u64().and_then(|base| u32::try_from(base).ok()) {
+            ports.push((base, path));
+        }
+    }
+    Ok(ports)
+}
+
 impl Session {
+    /// Sets the GPIO line behind `qcode` to the level of a pressed (low) or
+    /// released key, at once: at the guest's current point when halted.
+    fn set_level(&mut self, qcode: &str, pressed: bool) -> Result<(), TargetError> {
+        let unwired = || TargetError::Protocol {
+            what: "emulator".to_string(),
+            detail: format!("key `{qcode}` is not one of the lm3s6965evb gamepad's (up, down, left, right, ctrl)"),
+        };
+        let (base, line) = gamepad_line(qcode).ok_or_else(unwired)?;
+        let device = self.gpio_ports.iter().find(|(port, _)| *port == base).map(|(_, path)| path.clone());
+        let device = device.ok_or_else(|| TargetError::Protocol {
+            what: "emulator".to_string(),
+            detail: format!("no GPIO port at {base:#010x} in this machine (is it an lm3s6965evb?)"),
+        })?;
+        self.qtest.set_gpio_in(&device, line, !pressed)
+    }
+
+    /// Lets the halted VM run to its next stop under `plan` (see
+    /// [`Target::step`]); a VM still running from the last call is waited on.
+    fn step(&mut self, plan: &StepPlan, timeout: Duration) -> Result<Option<Stop>, TargetError> {
+        if !self.gdb.is_running() {
+            if let Some(stop) = self.arm(plan)? {
+                return Ok(Some(stop));
+            }
+            self.gdb.resume()?;
+        }
+        let Some(stop) = self.gdb.wait_for_stop(timeout)? else { return Ok(None) };
+        if stop.is_watchpoint() {
+            self.step_over_watched_write()?;
+            return Ok(Some(Stop::Written));
+        }
+        if stop.signal == 5 && self.lockstep.tick_breakpoint {
+            self.lockstep.at_tick = true;
+            return Ok(Some(Stop::Tick));
+        }
+        Err(TargetError::Protocol {
+            what: "emulator".to_string(),
+            detail: format!("the VM stopped for no lockstep reason (stop reply {})", stop.raw),
+        })
+    }
+
+    /// QEMU stops before a watched write, and stops there again on a step
+    /// or continue: the write is made with the watchpoint out, so the
+    /// record it announces is complete at the stop.
+    fn step_over_watched_write(&mut self) -> Result<(), TargetError> {
+        let Some((address, len)) = self.lockstep.watch else { return Ok(()) };
+        self.gdb.set_write_watchpoint(address, len, false)?;
+        self.gdb.step()?;
+        self.gdb.set_write_watchpoint(address, len, true)
+    }
+
+    /// Inserts and removes the stops `plan` asks for, and steps off the
+    /// tick breakpoint the VM stands on (a step is a stop of its own when
+    /// it writes the watched bytes).
+    fn arm(&mut self, plan: &StepPlan) -> Result<Option<Stop>, TargetError> {
+        if self.lockstep.watch != plan.watch {
+            if let Some((address, len)) = self.lockstep.watch.take() {
+                self.gdb.set_write_watchpoint(address, len, false)?;
+            }
+            if let Some((address, len)) = plan.watch {
+                self.gdb.set_write_watchpoint(address, len, true)?;
+                self.lockstep.watch = plan.watch;
+            }
+        }
+        if self.lockstep.at_tick {
+            self.lockstep.at_tick = false;
+            if self.gdb.step()?.is_watchpoint() {
+                self.step_over_watched_write()?;
+                return Ok(Some(Stop::Written));
+            }
+        }
+        if self.lockstep.tick_breakpoint != plan.tick {
+            let systick = match self.lockstep.systick {
+                Some(address) => address,
+                None => self.systick_handler()?,
+            };
+            self.gdb.set_breakpoint(systick, plan.tick)?;
+            self.lockstep.tick_breakpoint = plan.tick;
+        }
+        Ok(None)
+    }
+
+    /// The SysTick handler's address from the vector table (entry 15 at
+    /// 0x3c; VTOR is 0 from reset), Thumb bit cleared.
+    fn systick_handler(&mut self) -> Result<u32, TargetError> {
+        let mut entry = [0u8; 4];
+        self.gdb.read_memory(0x3c, &mut entry)?;
+        let address = u32::from_le_bytes(entry) & !1;
+        if address == 0 {
+            return Err(TargetError::Image {
+                path: "the loaded image".to_string(),
+                detail: "its vector table has no SysTick handler (entry 15), the tick a lockstep run stops on"
+                    .to_string(),
+            });
+        }
+        self.lockstep.systick = Some(address);
+        Ok(address)
+    }
+
     /// Sends a key event with the VM running, as QEMU requires; a VM the
     /// caller halted is halted again afterwards (guest time moved on only
     /// for the few microseconds of host time the event took).
@@ -629,7 +826,9 @@ impl Target for QemuTarget {
             virtual_time: self.config.icount.is_some(),
             pause_button: self.config.keys.pause.is_some(),
             timed_bounce: true,
-            bounce_lead_us: 2 * u64::from(BOUNCE_LEAD_MS) * 1_000,
+            // In lockstep the harness makes each bounce edge at its own stop.
+            bounce_lead_us: if self.lockstep() { 0 } else { 2 * u64::from(BOUNCE_LEAD_MS) * 1_000 },
+            lockstep: self.lockstep(),
         }
     }
 
@@ -645,18 +844,28 @@ impl Target for QemuTarget {
     }
 
     /// Resets the machine (QEMU reloads the image) unless it never ran,
-    /// lets it run, and presses and releases every key once.
+    /// and releases every key (QEMU 7.2 reads the pins low, pressed, until
+    /// a key's first event). Then lets it run; in lockstep it stays halted
+    /// at its first instruction for [`Target::step`].
     fn reset_and_run(&mut self) -> Result<(), TargetError> {
         let timeout = self.config.timeout;
         let prime = self.config.keys.prime.clone();
+        let lockstep = self.lockstep();
         self.with_session(|session| {
             if session.has_run {
                 session.gdb.interrupt()?;
                 session.qmp.system_reset()?;
                 session.await_reset(timeout)?;
+                session.lockstep.at_tick = false;
+            }
+            session.has_run = true;
+            if lockstep {
+                for key in &prime {
+                    session.set_level(key, false)?;
+                }
+                return Ok(());
             }
             session.gdb.resume()?;
-            session.has_run = true;
             for key in &prime {
                 session.key(key, true)?;
                 session.key(key, false)?;
@@ -685,9 +894,31 @@ impl Target for QemuTarget {
         self.with_session(|session| session.gdb.write_memory(address, data))
     }
 
+    /// In lockstep the button's line is set at once (qtest): at a stop,
+    /// the edge is at that exact point of the guest's execution. Otherwise
+    /// a key event, which lands when QEMU takes it.
     fn set_button(&mut self, button: ButtonId, pressed: bool) -> Result<(), TargetError> {
         let key = self.key(button)?;
-        self.with_session(|session| session.key(&key, pressed))
+        let lockstep = self.lockstep();
+        self.with_session(
+            |session| {
+                if lockstep {
+                    session.set_level(&key, pressed)
+                } else {
+                    session.key(&key, pressed)
+                }
+            },
+        )
+    }
+
+    fn step(&mut self, plan: &StepPlan, timeout: Duration) -> Result<Option<Stop>, TargetError> {
+        if !self.lockstep() {
+            return Err(TargetError::Protocol {
+                what: "emulator".to_string(),
+                detail: "lockstep needs -icount (virtual guest time)".to_string(),
+            });
+        }
+        self.with_session(|session| session.step(plan, timeout))
     }
 
     fn press_with_bounce(&mut self, button: ButtonId, bounce: &Bounce, hold_ms: u32) -> Result<(), TargetError> {

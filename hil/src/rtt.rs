@@ -37,7 +37,7 @@ use bench_contract::{
     RECORD_SIZE, UP_BUFFER_MIN, UP_CHANNEL,
 };
 
-use crate::target::{Target, TargetError};
+use crate::target::{StepPlan, Target, TargetError};
 
 /// Pause between two polls that found nothing, while waiting.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(2);
@@ -488,7 +488,8 @@ impl RttReader {
     }
 
     /// Like [`RttReader::attach`], trying again until `timeout` while there
-    /// is no control block yet (the firmware sets it up at boot).
+    /// is no control block yet (the firmware sets it up at boot); a lockstep
+    /// board is stepped a tick at a time meanwhile.
     pub fn attach_within(
         target: &mut dyn Target,
         location: &ControlBlockLocation,
@@ -504,7 +505,13 @@ impl RttReader {
                             detail: format!("{detail}; still none after {timeout:?}"),
                         });
                     }
-                    thread::sleep(Duration::from_millis(5));
+                    if target.capabilities().lockstep {
+                        // A lockstep board runs only when stepped: one tick on.
+                        let plan = StepPlan { watch: None, tick: true };
+                        target.step(&plan, Duration::from_millis(250)).map_err(RttError::Target)?;
+                    } else {
+                        thread::sleep(Duration::from_millis(5));
+                    }
                 }
                 other => return other,
             }
@@ -521,6 +528,12 @@ impl RttReader {
 
     pub fn down_channel(&self) -> &Channel {
         &self.down
+    }
+
+    /// Where the firmware writes the up ring's write offset: it changes
+    /// once per record sent.
+    pub fn up_write_offset_address(&self) -> u32 {
+        self.up.descriptor.saturating_add(layout::DESCRIPTOR_WRITE as u32)
     }
 
     pub fn stats(&self) -> &StreamStats {

@@ -54,8 +54,8 @@ use bench_contract::{
 use crate::compare::{self, CompareError, Comparison};
 use crate::drift::{self, Fit, FitError, FitOptions};
 use crate::rtt::{RttError, RttReader};
-use crate::schedule::Schedule;
-use crate::target::{Bounce, ButtonId, CounterReading, EdgeWindow, Target, TargetError};
+use crate::schedule::{Schedule, ScheduleEnd};
+use crate::target::{Bounce, ButtonId, CounterReading, EdgeWindow, StepPlan, Stop, Target, TargetError};
 
 /// Records in, command lines out: what the run needs of a firmware's
 /// channels.
@@ -66,6 +66,11 @@ pub trait RecordLink {
     /// Writes one command line (without its newline) to `bench-ctl`. Does
     /// not wait for the Ack: it comes as a record.
     fn send_line(&mut self, target: &mut dyn Target, line: &str) -> Result<(), TargetError>;
+    /// The bytes the firmware writes each time it has sent a record (the
+    /// up ring's write offset): a lockstep board stops after each write.
+    fn record_written_at(&self) -> Option<(u32, u32)> {
+        None
+    }
 }
 
 /// How long [`RttReader::send_line`] may wait for room in the down ring.
@@ -97,7 +102,21 @@ impl RecordLink for RttReader {
     fn send_line(&mut self, target: &mut dyn Target, line: &str) -> Result<(), TargetError> {
         RttReader::send_line(self, target, line.as_bytes(), SEND_TIMEOUT).map(|_| ()).map_err(rtt_error)
     }
+
+    fn record_written_at(&self) -> Option<(u32, u32)> {
+        Some((self.up_write_offset_address(), 4))
+    }
 }
+
+/// Host time one lockstep step may take before the run looks at its stop
+/// flag and silence limits again (the board then runs on).
+const STEP_SLICE: Duration = Duration::from_millis(250);
+
+/// How far ahead of a due press (guest µs) a lockstep run stops at every
+/// tick: more than the longest gap between two records the contract
+/// allows (a Snapshot at least every 100 ms), so the last stop at a record
+/// before the press is never after it.
+const TICK_LEAD_US: u64 = 110_000;
 
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -483,6 +502,13 @@ pub struct Session<'a> {
     counter_readable: bool,
     /// Guest time of the last counter read.
     counter_read_at_us: Option<u64>,
+    /// The board runs in lockstep ([`Target::step`]).
+    lockstep: bool,
+    /// Stop at every tick (a press or a contact change is near).
+    want_tick: bool,
+    /// Lockstep: the firmware instant of the latest tick stop, counted on
+    /// from the latest record (a tick is `tick_us` of the Hello).
+    tick_guest_us: Option<u64>,
 }
 
 impl fmt::Debug for Session<'_> {
@@ -506,7 +532,7 @@ fn latest_instant(record: &Record) -> u64 {
 }
 
 /// Where the presses are.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 enum PressState {
     Up,
     /// The harness releases the button at `release_at_us`.
@@ -519,10 +545,18 @@ enum PressState {
     Playing {
         over_at_us: u64,
     },
+    /// Lockstep: the harness makes each change of the contact (bounce
+    /// edges, the release) at the stop of its instant, `steps[next]` next.
+    Contact {
+        button: ButtonId,
+        steps: Vec<(u64, bool)>,
+        next: usize,
+    },
 }
 
 impl<'a> Session<'a> {
     pub fn new(target: &'a mut dyn Target, link: &'a mut dyn RecordLink, options: RunOptions) -> Session<'a> {
+        let lockstep = target.capabilities().lockstep;
         Session {
             target,
             link,
@@ -534,7 +568,42 @@ impl<'a> Session<'a> {
             counter_readings: Vec::new(),
             counter_readable: true,
             counter_read_at_us: None,
+            lockstep,
+            want_tick: false,
+            tick_guest_us: None,
         }
+    }
+
+    /// Guest time as far as the harness knows it: the latest instant a
+    /// record spoke of, or in lockstep the latest tick stop if later.
+    fn guest(&self) -> Option<u64> {
+        match (self.guest_us, self.tick_guest_us) {
+            (Some(record), Some(tick)) => Some(record.max(tick)),
+            (record, tick) => record.or(tick),
+        }
+    }
+
+    /// Lets guest time go on once nothing new `came`: a lockstep board runs
+    /// to its next stop (a record, or a tick while `want_tick`); any other
+    /// board is left running while the host sleeps.
+    fn wait_for_more(&mut self, came: usize) -> Result<(), RunError> {
+        // What came is looked at first: a lockstep run acts at this stop.
+        if came > 0 {
+            return Ok(());
+        }
+        if !self.lockstep {
+            std::thread::sleep(self.options.poll_interval);
+            return Ok(());
+        }
+        let plan = StepPlan { watch: self.link.record_written_at(), tick: self.want_tick };
+        let stop = self.target.step(&plan, STEP_SLICE)?;
+        if let Some(Stop::Tick) = stop {
+            let tick_us = self.hello.map_or(1_000, |hello| u64::from(hello.tick_us)).max(1);
+            let from = self.guest().unwrap_or(0);
+            self.tick_guest_us = Some((from / tick_us).saturating_add(1).saturating_mul(tick_us));
+            self.last_progress = Instant::now();
+        }
+        Ok(())
     }
 
     pub fn options(&self) -> &RunOptions {
@@ -572,9 +641,7 @@ impl<'a> Session<'a> {
                 return Ok(hello);
             }
             self.alive("the firmware's Hello record", waiting_since)?;
-            if fresh.is_empty() {
-                std::thread::sleep(self.options.poll_interval);
-            }
+            self.wait_for_more(fresh.len())?;
         }
     }
 
@@ -599,9 +666,7 @@ impl<'a> Session<'a> {
             self.check_restart(&records, 0)?;
             records.clear();
             self.alive("TimeBase records to measure the drift", since)?;
-            if came == 0 {
-                std::thread::sleep(self.options.poll_interval);
-            }
+            self.wait_for_more(came)?;
         }
         Ok(())
     }
@@ -637,7 +702,7 @@ impl<'a> Session<'a> {
     /// Reads the board's counter against host time when
     /// [`RunOptions::counter_interval_us`] of guest time has passed.
     fn read_counter_when_due(&mut self) -> Result<(), RunError> {
-        let Some(guest) = self.guest_us else { return Ok(()) };
+        let Some(guest) = self.guest() else { return Ok(()) };
         let due =
             self.counter_read_at_us.is_none_or(|last| guest >= last.saturating_add(self.options.counter_interval_us));
         if !self.counter_readable || !due {
@@ -711,9 +776,7 @@ impl<'a> Session<'a> {
                 return Err(RunError::Silent { waiting_for, waited: sent.elapsed(), last_at_us: self.guest_us });
             }
             self.alive(&waiting_for, sent)?;
-            if came == 0 {
-                std::thread::sleep(self.options.poll_interval);
-            }
+            self.wait_for_more(came)?;
         }
     }
 
@@ -744,7 +807,7 @@ impl<'a> Session<'a> {
                 let _ = self.target.set_button(button, false);
             }
         }
-        let guest_us = match (start_us, self.guest_us) {
+        let guest_us = match (start_us, self.guest()) {
             (Some(start), Some(guest)) => guest.saturating_sub(start),
             _ => 0,
         };
@@ -808,22 +871,18 @@ impl<'a> Session<'a> {
         *start_us = Some(at_us);
         let start = at_us;
 
-        let debounce_us = u64::from(hello.debounce_us).saturating_add(1_000);
+        let capabilities = self.target.capabilities();
         // Bounce is made only where the board times it, and only inside the
         // firmware's window with a tick to spare: later edges are presses.
-        let capabilities = self.target.capabilities();
         let timed_bounce = self.options.bounce && capabilities.timed_bounce;
-        let bounce_lead_us = capabilities.bounce_lead_us;
         let window_us = u64::from(hello.debounce_us);
         let tick_us = u64::from(hello.tick_us);
-        let bounce_fits = |bounce: &Bounce| timed_bounce && bounce.span_us().saturating_add(tick_us) < window_us;
-        let mut last_down: [Option<u64>; 2] = [None, None];
-        let slot = |button: ButtonId| usize::from(button == ButtonId::Black);
-        let mut state = PressState::Up;
-        let mut next = 0usize;
-        let mut last_release_us = start;
-        let mut reported_us = 0u64;
-        let mut finished_at: Option<u64> = None;
+        let plan = Plan {
+            debounce_us: window_us.saturating_add(1_000),
+            bounce_lead_us: capabilities.bounce_lead_us,
+            bounce_fits: move |bounce: &Bounce| timed_bounce && bounce.span_us().saturating_add(tick_us) < window_us,
+        };
+        let mut play = Play::new(start);
         let total = schedule.presses.len();
         let duration_us = schedule.duration_us();
         let play_from = records.len();
@@ -831,112 +890,214 @@ impl<'a> Session<'a> {
         loop {
             let came = self.pump(records)?;
             self.check_restart(records, play_from)?;
-            let guest = self.guest_us.unwrap_or(start).max(start);
-            let mut released = false;
-            if finished_at.is_none()
+            let guest = self.guest().unwrap_or(start).max(start);
+            if play.finished_at.is_none()
                 && records
                     .iter()
                     .skip(play_from)
                     .any(|record| matches!(record.body, Body::Snapshot(snapshot) if snapshot.phase == Phase::Finished))
             {
-                finished_at = Some(guest);
+                play.finished_at = Some(guest);
             }
-            match state {
-                PressState::Up if next < total => {
-                    if let Some(press) = schedule.presses.get(next) {
-                        let due = start.saturating_add(press.offset_us);
-                        let bounce = if bounce_fits(&press.bounce) { press.bounce } else { Bounce::NONE };
-                        // A bounced press starts after the board's lead-in: send it that
-                        // much earlier, so that its first edge lands when it is due.
-                        let lead_us = if bounce.is_none() { 0 } else { bounce_lead_us };
-                        let down_us = guest.saturating_add(lead_us);
-                        let spaced = last_down
-                            .get(slot(press.button))
-                            .copied()
-                            .flatten()
-                            .is_none_or(|last| down_us >= last.saturating_add(debounce_us));
-                        if down_us >= due && spaced && finished_at.is_none() {
-                            let last_edge_us = down_us.saturating_add(bounce.span_us());
-                            let mut window = None;
-                            if bounce.is_none() {
-                                window = self.target.set_button_timed(press.button, true)?;
-                                state = PressState::Held {
-                                    button: press.button,
-                                    release_at_us: guest.saturating_add(press.hold_us),
-                                };
-                            } else {
-                                let hold_ms = u32::try_from(press.hold_us.div_ceil(1_000)).unwrap_or(u32::MAX);
-                                self.target.press_with_bounce(press.button, &bounce, hold_ms)?;
-                                // The key queue holds, releases, then waits the hold again.
-                                let queued_us = 2 * u64::from(hold_ms) * 1_000;
-                                state = PressState::Playing { over_at_us: last_edge_us.saturating_add(queued_us) };
-                            }
-                            if let Some(last) = last_down.get_mut(slot(press.button)) {
-                                *last = Some(last_edge_us);
-                            }
-                            sent.push(SentPress {
-                                button: press.button,
-                                scheduled_us: due,
-                                sent_us: down_us,
-                                window,
-                                bounce,
-                            });
-                        }
-                    }
-                }
-                PressState::Held { button, release_at_us } if guest >= release_at_us => {
-                    self.target.set_button(button, false)?;
-                    released = true;
-                }
-                PressState::Playing { over_at_us } if guest >= over_at_us => released = true,
-                PressState::Up | PressState::Held { .. } | PressState::Playing { .. } => {}
-            }
+            let released = self.act(schedule, &plan, &mut play, guest, sent)?;
+            let report = |play: &Play| Progress {
+                game: schedule.game,
+                presses_sent: play.next,
+                presses_total: total,
+                guest_us: guest - start,
+                duration_us,
+            };
             if released {
-                last_release_us = guest;
-                next += 1;
-                state = PressState::Up;
-                progress(&Progress {
-                    game: schedule.game,
-                    presses_sent: next,
-                    presses_total: total,
-                    guest_us: guest - start,
-                    duration_us,
-                });
+                progress(&report(&play));
             }
-            let all_pressed = next >= total && matches!(state, PressState::Up);
-            let end = start.saturating_add(duration_us).max(last_release_us).saturating_add(self.options.tail_us);
-            let over = finished_at.is_some_and(|at| guest >= at.saturating_add(self.options.tail_us));
-            if (all_pressed && guest >= end) || over {
-                progress(&Progress {
-                    game: schedule.game,
-                    presses_sent: next,
-                    presses_total: total,
-                    guest_us: guest - start,
-                    duration_us,
-                });
+            if self.game_over(schedule, &mut play, guest, records, came) {
+                progress(&report(&play));
                 return Ok(());
             }
-            if guest.saturating_sub(reported_us) >= 250_000 {
-                reported_us = guest;
-                progress(&Progress {
-                    game: schedule.game,
-                    presses_sent: next,
-                    presses_total: total,
-                    guest_us: guest - start,
-                    duration_us,
-                });
+            if guest.saturating_sub(play.reported_us) >= 250_000 {
+                play.reported_us = guest;
+                progress(&report(&play));
             }
-            let waiting_for = match state {
-                PressState::Held { .. } | PressState::Playing { .. } => {
+            let waiting_for = match play.state {
+                PressState::Held { .. } | PressState::Playing { .. } | PressState::Contact { .. } => {
                     "guest time to pass while a button is held".to_string()
                 }
-                PressState::Up if next < total => format!("the guest instant of press {next}"),
+                PressState::Up if play.next < total => format!("the guest instant of press {}", play.next),
                 PressState::Up => "the end of the game".to_string(),
             };
+            self.want_tick =
+                self.lockstep && play.next_action_us(schedule).is_some_and(|due| due <= guest + TICK_LEAD_US);
             self.alive(&waiting_for, waiting_since)?;
-            if came == 0 {
-                std::thread::sleep(self.options.poll_interval);
+            self.wait_for_more(came)?;
+        }
+    }
+
+    /// Makes the edges due at `guest`: the next press when it is due (and
+    /// its button's debounce window is over), a release, or in lockstep
+    /// the next change of a press's contact. True when a press is over.
+    fn act<F: Fn(&Bounce) -> bool>(
+        &mut self,
+        schedule: &Schedule,
+        plan: &Plan<F>,
+        play: &mut Play,
+        guest: u64,
+        sent: &mut Vec<SentPress>,
+    ) -> Result<bool, RunError> {
+        match &mut play.state {
+            PressState::Up => {
+                let Some(press) = schedule.presses.get(play.next) else { return Ok(false) };
+                let due = play.start.saturating_add(press.offset_us);
+                let bounce = if (plan.bounce_fits)(&press.bounce) { press.bounce } else { Bounce::NONE };
+                // A bounced press the board plays starts after its lead-in:
+                // send it that much earlier, so its first edge lands when due.
+                let lead_us = if bounce.is_none() { 0 } else { plan.bounce_lead_us };
+                let down_us = guest.saturating_add(lead_us);
+                let slot = usize::from(press.button == ButtonId::Black);
+                let spaced = play
+                    .last_down
+                    .get(slot)
+                    .copied()
+                    .flatten()
+                    .is_none_or(|last| down_us >= last.saturating_add(plan.debounce_us));
+                if down_us < due || !spaced || play.finished_at.is_some() {
+                    return Ok(false);
+                }
+                let hold_ms = u32::try_from(press.hold_us.div_ceil(1_000)).unwrap_or(u32::MAX);
+                let mut window = None;
+                play.state = if self.lockstep {
+                    // Every edge at its own stop: the first one now.
+                    self.target.set_button(press.button, true)?;
+                    let steps = bounce.contact_steps(hold_ms);
+                    let steps = steps.iter().map(|(after_us, closed)| (down_us.saturating_add(*after_us), *closed));
+                    PressState::Contact { button: press.button, steps: steps.skip(1).collect(), next: 0 }
+                } else if bounce.is_none() {
+                    window = self.target.set_button_timed(press.button, true)?;
+                    PressState::Held { button: press.button, release_at_us: guest.saturating_add(press.hold_us) }
+                } else {
+                    self.target.press_with_bounce(press.button, &bounce, hold_ms)?;
+                    // The key queue holds, releases, then waits the hold again.
+                    let queued_us = 2 * u64::from(hold_ms) * 1_000;
+                    PressState::Playing {
+                        over_at_us: down_us.saturating_add(bounce.span_us()).saturating_add(queued_us),
+                    }
+                };
+                if let Some(last) = play.last_down.get_mut(slot) {
+                    *last = Some(down_us.saturating_add(bounce.span_us()));
+                }
+                sent.push(SentPress { button: press.button, scheduled_us: due, sent_us: down_us, window, bounce });
+                Ok(false)
             }
+            PressState::Held { button, release_at_us } => {
+                if guest < *release_at_us {
+                    return Ok(false);
+                }
+                self.target.set_button(*button, false)?;
+                Ok(play.release(guest))
+            }
+            PressState::Playing { over_at_us } => Ok(guest >= *over_at_us && play.release(guest)),
+            PressState::Contact { button, steps, next } => {
+                while let Some((at_us, closed)) = steps.get(*next).copied() {
+                    if guest < at_us {
+                        return Ok(false);
+                    }
+                    self.target.set_button(*button, closed)?;
+                    *next += 1;
+                }
+                Ok(play.release(guest))
+            }
+        }
+    }
+
+    /// Whether the game is over: every press made and both the firmware
+    /// and the model done with it (or a bounded guest time after the
+    /// schedule's end), a tail of guest time after the last of them so the
+    /// last records are in.
+    fn game_over(&self, schedule: &Schedule, play: &mut Play, guest: u64, records: &[Record], came: usize) -> bool {
+        // No press is made after the firmware showed the game finished.
+        let pressing_done =
+            matches!(play.state, PressState::Up) && (play.next >= schedule.presses.len() || play.finished_at.is_some());
+        if !pressing_done {
+            return false;
+        }
+        let tail_us = self.options.tail_us;
+        let scheduled_end = play.start.saturating_add(schedule.duration_us()).max(play.last_release_us);
+        // A game the schedule ends on a flag: the model, on the presses the
+        // firmware saw, may see it after the scheduled end; wait for it,
+        // within a bound. (A game ended by the move bound or on the board
+        // ends there: its next flag is not part of it.)
+        let ends_on_time = matches!(schedule.end, ScheduleEnd::Flag { .. } | ScheduleEnd::DefaultTime { .. });
+        if ends_on_time && (came > 0 || play.model_quiet_us.is_none()) {
+            play.model_quiet_us = Some(compare::model_quiet_us(&schedule.control_text, records).unwrap_or(0));
+        }
+        let bound = scheduled_end.saturating_add(MODEL_WAIT_MAX_US);
+        let model_end = play.model_quiet_us.unwrap_or(0).min(bound);
+        let end = scheduled_end.max(model_end).saturating_add(tail_us);
+        let firmware_done = play.finished_at.is_some_and(|at| guest >= at.max(model_end).saturating_add(tail_us));
+        guest >= end || firmware_done
+    }
+}
+
+/// Guest time a run waits past the schedule's end for a flag the model
+/// sees later (the firmware's presses came later than scheduled), µs.
+const MODEL_WAIT_MAX_US: u64 = 30_000_000;
+
+/// What a game's presses are made of, fixed for the game.
+struct Plan<F> {
+    /// A button is pressed again at the earliest this long after its last
+    /// closing edge (the firmware's debounce window and a millisecond).
+    debounce_us: u64,
+    bounce_lead_us: u64,
+    bounce_fits: F,
+}
+
+/// Where a game's presses stand.
+struct Play {
+    start: u64,
+    state: PressState,
+    /// The next press of the schedule to make.
+    next: usize,
+    last_down: [Option<u64>; 2],
+    last_release_us: u64,
+    reported_us: u64,
+    /// Guest instant the firmware was first seen to show the game finished.
+    finished_at: Option<u64>,
+    /// The instant after which the model, on the records so far, changes
+    /// nothing more.
+    model_quiet_us: Option<u64>,
+}
+
+impl Play {
+    fn new(start: u64) -> Play {
+        Play {
+            start,
+            state: PressState::Up,
+            next: 0,
+            last_down: [None, None],
+            last_release_us: start,
+            reported_us: 0,
+            finished_at: None,
+            model_quiet_us: None,
+        }
+    }
+
+    /// The press is over: the next one may come. Always true.
+    fn release(&mut self, guest: u64) -> bool {
+        self.last_release_us = guest;
+        self.next += 1;
+        self.state = PressState::Up;
+        true
+    }
+
+    /// The guest instant of the next edge the harness will make, if any.
+    fn next_action_us(&self, schedule: &Schedule) -> Option<u64> {
+        match &self.state {
+            PressState::Up if self.finished_at.is_none() => {
+                schedule.presses.get(self.next).map(|press| self.start.saturating_add(press.offset_us))
+            }
+            PressState::Up => None,
+            PressState::Held { release_at_us, .. } => Some(*release_at_us),
+            PressState::Playing { over_at_us } => Some(*over_at_us),
+            PressState::Contact { steps, next, .. } => steps.get(*next).map(|(at_us, _)| *at_us),
         }
     }
 }

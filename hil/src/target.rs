@@ -37,6 +37,30 @@ pub struct Capabilities {
     /// Board time from [`Target::press_with_bounce`] to the press's first
     /// edge, µs.
     pub bounce_lead_us: u64,
+    /// The board runs in lockstep ([`Target::step`]): it stops by itself at
+    /// points of its own execution, and the harness acts only there, so a
+    /// run does not depend on how fast the host is.
+    pub lockstep: bool,
+}
+
+/// Where a lockstep board ([`Target::step`]) stops next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepPlan {
+    /// Stop after each write to these bytes (address, length): the
+    /// firmware's record channel's write offset, so every record it sends
+    /// is a stop.
+    pub watch: Option<(u32, u32)>,
+    /// Stop at each of the firmware's timer ticks (its SysTick exception).
+    pub tick: bool,
+}
+
+/// Why a lockstep board stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// A write to the watched bytes.
+    Written,
+    /// The firmware's timer tick.
+    Tick,
 }
 
 /// The most chatter edges one [`Bounce`] holds.
@@ -233,6 +257,16 @@ pub trait Target {
     /// backend cannot read the counter around its write.
     fn set_button_timed(&mut self, button: ButtonId, pressed: bool) -> Result<Option<EdgeWindow>, TargetError> {
         self.set_button(button, pressed).map(|()| None)
+    }
+
+    /// Lockstep ([`Capabilities::lockstep`]): lets a halted board run until
+    /// its next stop under `plan` and leaves it halted there; everything the
+    /// harness does between two steps (reads, writes, button levels) then
+    /// happens at that exact point of the firmware's execution. `None` when
+    /// the board still runs after `timeout` (the next call waits on).
+    fn step(&mut self, plan: &StepPlan, timeout: HostDuration) -> Result<Option<Stop>, TargetError> {
+        let _ = (plan, timeout);
+        Err(TargetError::Protocol { what: self.describe(), detail: "this board does not run in lockstep".to_string() })
     }
 }
 

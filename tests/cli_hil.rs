@@ -397,3 +397,50 @@ fn a_terminated_run_stops_its_emulator_and_leaves_an_incomplete_report() {
     let report = report(&out);
     assert_eq!(report["complete"], false);
 }
+
+/// Busy loops on every core for as long as it lives (child processes, as
+/// other work on the machine would be); they are killed on drop.
+struct BusyCores(Vec<std::process::Child>);
+
+impl BusyCores {
+    fn start() -> BusyCores {
+        let cores = std::thread::available_parallelism().map_or(2, |cores| cores.get());
+        let spin = || Command::new("sh").args(["-c", "while :; do :; done"]).spawn().expect("start a busy loop");
+        BusyCores((0..=cores).map(|_| spin()).collect())
+    }
+}
+
+impl Drop for BusyCores {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Lockstep: a run on the emulated board is a function of firmware,
+/// scenario and seed alone. The same run with every core kept busy by
+/// other processes writes the same report.json byte for byte, bounced
+/// presses and a flag included (hil/LOCKSTEP.md).
+#[test]
+fn a_run_gives_the_same_report_whatever_the_host_load() {
+    let _one = serial();
+    let dir = temp_dir("lockstep");
+    let scenario = scenario(&dir, "sudden", "20", false);
+    let scenario = scenario.to_str().expect("utf-8");
+    let run = |name: &str| {
+        let out = dir.join(name);
+        let (code, output, _) = hil("normal", scenario, &out, &["--games", "2", "--seed", "7"]);
+        assert_eq!(code, Some(0), "{output}");
+        std::fs::read(out.join("report.json")).expect("report.json")
+    };
+    let idle = run("idle");
+    let loaded = {
+        let _busy = BusyCores::start();
+        run("loaded")
+    };
+    let report: serde_json::Value = serde_json::from_slice(&idle).expect("json");
+    assert!(report["games_detail"].as_array().is_some_and(|games| games.len() == 2), "{report}");
+    assert!(idle == loaded, "report.json differs between an idle and a loaded host");
+}

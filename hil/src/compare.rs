@@ -58,6 +58,16 @@ pub enum Quantity {
     /// A press registered for an edge inside the debounce window of the
     /// same button's previous press: bounce taken for a press.
     PressBounce,
+    /// A press the harness made with no Press record.
+    PressUnrecorded,
+    /// A Press record with no press the harness made.
+    PressPhantom,
+    /// A press stamped away from the edge the harness made (exact edge
+    /// timing only).
+    PressStamp,
+    /// The game did not go as its schedule was built: a press that could
+    /// not be made, a flag that was due and did not fall.
+    ScheduleCourse,
     Remaining(Side),
     Moves(Side),
     Period(Side),
@@ -90,6 +100,10 @@ impl Quantity {
             Quantity::PressMoves => "press.moves",
             Quantity::PressRemaining => "press.remaining_us",
             Quantity::PressBounce => "press.bounce",
+            Quantity::PressUnrecorded => "press.unrecorded",
+            Quantity::PressPhantom => "press.phantom",
+            Quantity::PressStamp => "press.stamp",
+            Quantity::ScheduleCourse => "schedule.course",
             Quantity::Remaining(Side::White) => "snapshot.remaining_us.white",
             Quantity::Remaining(Side::Black) => "snapshot.remaining_us.black",
             Quantity::Moves(Side::White) => "snapshot.moves.white",
@@ -179,8 +193,9 @@ pub struct Comparison {
     /// comparison may then report differences that are only gaps.
     pub records_lost: u64,
     pub mismatch_count: usize,
-    /// The first [`MISMATCHES_KEPT`] mismatches, in the order found
-    /// (records first, then flags, period changes and the result).
+    /// Up to [`MISMATCHES_KEPT`] mismatches, causes first: press, flag,
+    /// period, command and result mismatches before snapshot ones, each in
+    /// the order found ([`keep_example`]).
     pub mismatches: Vec<Mismatch>,
     /// The first mismatch of each quantity, earliest instant first: where
     /// each difference began (a wrong display repeats in every snapshot).
@@ -205,10 +220,45 @@ impl Comparison {
             self.first_of_each.insert(at, mismatch.clone());
         }
         *count = count.saturating_add(1);
-        if self.mismatches.len() < MISMATCHES_KEPT {
-            self.mismatches.push(mismatch);
-        }
+        keep_example(&mut self.mismatches, mismatch);
     }
+}
+
+impl Quantity {
+    /// A snapshot's quantity: a wrong display repeats in every snapshot
+    /// after the press, flag or period change that made it wrong.
+    fn is_snapshot(self) -> bool {
+        matches!(
+            self,
+            Quantity::Remaining(_)
+                | Quantity::Moves(_)
+                | Quantity::Period(_)
+                | Quantity::FlagShown(_)
+                | Quantity::Phase
+                | Quantity::Delay
+        )
+    }
+}
+
+/// Keeps `mismatch` among at most [`MISMATCHES_KEPT`] examples, causes
+/// first: press, flag, period, command and result mismatches come before
+/// snapshot ones (each kind in the order found), and push snapshot ones
+/// out when the examples are full. Counts are kept apart and complete.
+fn keep_example(examples: &mut Vec<Mismatch>, mismatch: Mismatch) {
+    let first_snapshot = examples.iter().position(|kept| kept.quantity.is_snapshot()).unwrap_or(examples.len());
+    if mismatch.quantity.is_snapshot() {
+        if examples.len() < MISMATCHES_KEPT {
+            examples.push(mismatch);
+        }
+        return;
+    }
+    if examples.len() >= MISMATCHES_KEPT {
+        if first_snapshot == examples.len() {
+            return;
+        }
+        examples.pop();
+    }
+    examples.insert(first_snapshot, mismatch);
 }
 
 /// The debounce check (contract §1): an edge closer than `debounce_us` to
@@ -765,9 +815,7 @@ impl Checker<'_> {
             self.first_of_each.push(mismatch.clone());
         }
         *count = count.saturating_add(1);
-        if self.mismatches.len() < MISMATCHES_KEPT {
-            self.mismatches.push(mismatch);
-        }
+        keep_example(&mut self.mismatches, mismatch);
     }
 
     fn close(&self, a: u64, b: u64) -> bool {
@@ -1076,6 +1124,9 @@ impl Checker<'_> {
 
 /// The reference firmware's game logic on the host, for tests and the
 /// cargo feature `fake`.
+mod accounting;
+pub use accounting::{check_presses, EdgeTiming, MadePress};
+
 #[cfg(any(test, feature = "fake"))]
 pub mod fake_firmware;
 
@@ -1357,6 +1408,32 @@ mod tests {
     fn the_model_goes_quiet_at_the_flag_after_the_records_end() {
         assert_eq!(model_quiet_us("60+1", &hand_built(58_500_000)), Some(62_500_000));
         assert_eq!(model_quiet_us("not a control", &hand_built(58_500_000)), None);
+    }
+
+    fn example(quantity: Quantity, at_us: u64) -> Mismatch {
+        Mismatch { quantity, press_index: None, at_us, seq: None, model: String::new(), firmware: String::new() }
+    }
+
+    /// A wrong display fills every snapshot after the press that made it
+    /// wrong: the press, flag and result mismatches are kept and come
+    /// first however many snapshot ones came before them.
+    #[test]
+    fn causes_are_kept_before_snapshot_mismatches_however_many_those_are() {
+        let mut comparison = compare("60+1", 1_000, &[]).expect("parses");
+        for at_us in 0..(MISMATCHES_KEPT as u64 * 3) {
+            comparison.add(example(Quantity::Remaining(Side::White), at_us));
+        }
+        comparison.add(example(Quantity::PressRemaining, 10));
+        comparison.add(example(Quantity::FlagInstant, 20));
+        comparison.add(example(Quantity::Result, 30));
+        assert_eq!(comparison.mismatches.len(), MISMATCHES_KEPT);
+        let kinds: Vec<Quantity> = comparison.mismatches.iter().take(4).map(|kept| kept.quantity).collect();
+        assert_eq!(
+            kinds,
+            [Quantity::PressRemaining, Quantity::FlagInstant, Quantity::Result, Quantity::Remaining(Side::White)]
+        );
+        assert_eq!(comparison.mismatch_count, MISMATCHES_KEPT * 3 + 3, "every mismatch counted");
+        assert_eq!(comparison.by_quantity.get("snapshot.remaining_us.white"), Some(&(MISMATCHES_KEPT * 3)));
     }
 
     #[test]

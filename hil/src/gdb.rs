@@ -614,6 +614,19 @@ impl GdbClient {
         self.wait_stop("stop reply to a single step")
     }
 
+    /// Reads the registers of a halted target (`g`), as the stub sends them.
+    pub fn read_registers(&mut self) -> Result<Vec<u8>, TargetError> {
+        let reply = self.request(b"g")?;
+        from_hex(&reply).ok_or_else(|| self.protocol(format!("`g` answered {:?}, not hex", shorten(&reply))))
+    }
+
+    /// Sets QEMU's single-step flags (`Qqemu.sstep`): bit 0 steps, bit 1
+    /// masks interrupts during a step, bit 2 masks timers (QEMU's default
+    /// is all three).
+    pub fn set_step_flags(&mut self, flags: u32) -> Result<(), TargetError> {
+        self.expect_ok(format!("Qqemu.sstep={flags:#x}").as_bytes())
+    }
+
     /// Waits up to `timeout` for a running target to stop by itself (a
     /// breakpoint or watchpoint); `None` when it still runs.
     pub fn wait_for_stop(&mut self, timeout: Duration) -> Result<Option<StopReply>, TargetError> {

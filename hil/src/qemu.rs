@@ -122,9 +122,9 @@ pub struct QemuConfig {
     pub debug_log: bool,
     /// More arguments, appended as they are.
     pub extra_args: Vec<String>,
-    /// Run in lockstep ([`Target::step`]; needs `icount`). Not yet the
-    /// default: edges made at a tick stop are taken by the firmware late
-    /// (hil/LOCKSTEP.md).
+    /// Run in lockstep ([`Target::step`], `hil/LOCKSTEP.md`; needs
+    /// `icount`): a run then gives the same records whatever the host's
+    /// load.
     pub lockstep: bool,
 }
 
@@ -140,7 +140,7 @@ impl Default for QemuConfig {
             keys: KeyMap::default(),
             debug_log: false,
             extra_args: Vec::new(),
-            lockstep: false,
+            lockstep: true,
         }
     }
 }
@@ -206,6 +206,19 @@ fn gamepad_line(qcode: &str) -> Option<(u32, u32)> {
     }
 }
 
+/// QEMU's single-step flags: step with interrupts and timers masked (its
+/// default), and step with interrupts taken but timers masked.
+const STEP_DEFAULT: u32 = 0x7;
+const STEP_TAKES_INTERRUPTS: u32 = 0x5;
+/// Byte offsets of pc and xpsr in QEMU 7.2's `g` answer for an M-profile
+/// core without a target description: r0–r15, eight 12-byte FPA
+/// registers, fps, xpsr.
+const REGISTER_PC: usize = 15 * 4;
+const REGISTER_XPSR: usize = 16 * 4 + 8 * 12 + 4;
+/// Instructions a tick handler may take before the harness gives up
+/// stepping it out.
+const HANDLER_STEPS_MAX: usize = 10_000;
+
 /// Lockstep bookkeeping: what is inserted in the guest, and where it stands.
 #[derive(Debug, Default)]
 struct Lockstep {
@@ -213,8 +226,6 @@ struct Lockstep {
     systick: Option<u32>,
     watch: Option<(u32, u32)>,
     tick_breakpoint: bool,
-    /// Halted on the tick breakpoint: the next run starts with a step.
-    at_tick: bool,
 }
 
 /// One running QEMU and its connections.
@@ -656,6 +667,64 @@ impl Session {
         self.qtest.set_gpio_in(&device, line, !pressed)
     }
 
+    /// Makes an edge at the point the halted VM stands at (thread mode:
+    /// every stop leaves it there), so that the firmware's interrupt for it
+    /// is taken there (see `hil/LOCKSTEP.md`). QEMU under icount takes an
+    /// interrupt raised while the VM is halted only at its next timer
+    /// deadline: one step with interrupts unmasked (timers still masked,
+    /// so guest time does not move) takes it at once.
+    fn edge(&mut self, qcode: &str, pressed: bool) -> Result<(), TargetError> {
+        self.set_level(qcode, pressed)?;
+        self.gdb.set_step_flags(STEP_TAKES_INTERRUPTS)?;
+        let stepped = self.gdb.step();
+        self.gdb.set_step_flags(STEP_DEFAULT)?;
+        if stepped?.is_watchpoint() {
+            self.step_over_watched_write()?;
+        }
+        Ok(())
+    }
+
+    fn registers(&mut self) -> Result<(u32, u32), TargetError> {
+        let bytes = self.gdb.read_registers()?;
+        let word = |at: usize| {
+            bytes.get(at..at + 4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes).ok_or_else(|| {
+                TargetError::Protocol {
+                    what: "emulator".to_string(),
+                    detail: format!("`g` answered {} bytes, too few for pc and xpsr", bytes.len()),
+                }
+            })
+        };
+        Ok((word(REGISTER_PC)?, word(REGISTER_XPSR)?))
+    }
+
+    /// Single-steps (interrupts and timers masked) until the core runs in
+    /// thread mode (IPSR 0).
+    /// Returns how many times a step entered the tick handler again (the
+    /// next tick, tail-chained).
+    fn step_to_thread_mode(&mut self) -> Result<u32, TargetError> {
+        let mut entered = 0u32;
+        let (mut pc, mut xpsr) = self.registers()?;
+        for _ in 0..HANDLER_STEPS_MAX {
+            if xpsr & 0x1ff == 0 {
+                return Ok(entered);
+            }
+            if self.gdb.step()?.is_watchpoint() {
+                self.step_over_watched_write()?;
+            }
+            let before = pc;
+            (pc, xpsr) = self.registers()?;
+            if Some(pc) == self.lockstep.systick && Some(before) != self.lockstep.systick {
+                entered += 1;
+            }
+        }
+        Err(TargetError::Protocol {
+            what: "emulator".to_string(),
+            detail: format!(
+                "the firmware's tick handler did not return to thread mode within {HANDLER_STEPS_MAX} instructions"
+            ),
+        })
+    }
+
     /// Lets the halted VM run to its next stop under `plan` (see
     /// [`Target::step`]); a VM still running from the last call is waited on.
     fn step(&mut self, plan: &StepPlan, timeout: Duration) -> Result<Option<Stop>, TargetError> {
@@ -671,8 +740,12 @@ impl Session {
             return Ok(Some(Stop::Written));
         }
         if stop.signal == 5 && self.lockstep.tick_breakpoint {
-            self.lockstep.at_tick = true;
-            return Ok(Some(Stop::Tick));
+            // Out of the tick handler before anything else: QEMU moved guest
+            // time to the next tick as it stopped, and the handler entered
+            // again at once would leave the firmware's main loop no time at
+            // all (hil/LOCKSTEP.md). Every handler entry is a tick.
+            let entered = self.step_to_thread_mode()?;
+            return Ok(Some(Stop::Tick { ticks: entered.saturating_add(1) }));
         }
         Err(TargetError::Protocol {
             what: "emulator".to_string(),
@@ -701,13 +774,6 @@ impl Session {
             if let Some((address, len)) = plan.watch {
                 self.gdb.set_write_watchpoint(address, len, true)?;
                 self.lockstep.watch = plan.watch;
-            }
-        }
-        if self.lockstep.at_tick {
-            self.lockstep.at_tick = false;
-            if self.gdb.step()?.is_watchpoint() {
-                self.step_over_watched_write()?;
-                return Ok(Some(Stop::Written));
             }
         }
         if self.lockstep.tick_breakpoint != plan.tick {
@@ -856,7 +922,6 @@ impl Target for QemuTarget {
                 session.gdb.interrupt()?;
                 session.qmp.system_reset()?;
                 session.await_reset(timeout)?;
-                session.lockstep.at_tick = false;
             }
             session.has_run = true;
             if lockstep {
@@ -900,15 +965,7 @@ impl Target for QemuTarget {
     fn set_button(&mut self, button: ButtonId, pressed: bool) -> Result<(), TargetError> {
         let key = self.key(button)?;
         let lockstep = self.lockstep();
-        self.with_session(
-            |session| {
-                if lockstep {
-                    session.set_level(&key, pressed)
-                } else {
-                    session.key(&key, pressed)
-                }
-            },
-        )
+        self.with_session(|session| if lockstep { session.edge(&key, pressed) } else { session.key(&key, pressed) })
     }
 
     fn step(&mut self, plan: &StepPlan, timeout: Duration) -> Result<Option<Stop>, TargetError> {

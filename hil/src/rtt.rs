@@ -508,7 +508,11 @@ impl RttReader {
                     if target.capabilities().lockstep {
                         // A lockstep board runs only when stepped: one tick on.
                         let plan = StepPlan { watch: None, tick: true };
-                        target.step(&plan, Duration::from_millis(250)).map_err(RttError::Target)?;
+                        while target.step(&plan, Duration::from_millis(250)).map_err(RttError::Target)?.is_none() {
+                            if Instant::now() >= deadline {
+                                break;
+                            }
+                        }
                     } else {
                         thread::sleep(Duration::from_millis(5));
                     }

@@ -429,6 +429,17 @@ pub struct SentPress {
     pub bounce: Bounce,
 }
 
+impl SentPress {
+    fn made(&self) -> compare::MadePress {
+        let button = match self.button {
+            ButtonId::White => bench_contract::Button::White,
+            ButtonId::Black => bench_contract::Button::Black,
+            ButtonId::Pause => bench_contract::Button::Pause,
+        };
+        compare::MadePress { button, at_us: self.sent_us, bounce_span_us: self.bounce.span_us() }
+    }
+}
+
 /// What one game produced.
 #[derive(Debug)]
 pub struct GameRun {
@@ -596,11 +607,18 @@ impl<'a> Session<'a> {
             return Ok(());
         }
         let plan = StepPlan { watch: self.link.record_written_at(), tick: self.want_tick };
-        let stop = self.target.step(&plan, STEP_SLICE)?;
-        if let Some(Stop::Tick) = stop {
+        // Nothing touches a board that is still running towards its stop:
+        // a read would halt it at a point the host's speed decides.
+        let stop = loop {
+            if let Some(stop) = self.target.step(&plan, STEP_SLICE)? {
+                break stop;
+            }
+            self.alive("the board's next lockstep stop", self.last_progress)?;
+        };
+        if let Stop::Tick { ticks } = stop {
             let tick_us = self.hello.map_or(1_000, |hello| u64::from(hello.tick_us)).max(1);
             let from = self.guest().unwrap_or(0);
-            self.tick_guest_us = Some((from / tick_us).saturating_add(1).saturating_mul(tick_us));
+            self.tick_guest_us = Some((from / tick_us).saturating_add(u64::from(ticks)).saturating_mul(tick_us));
             self.last_progress = Instant::now();
         }
         Ok(())
@@ -815,6 +833,19 @@ impl<'a> Session<'a> {
         let comparison = start_us.map(|_| {
             compare::compare(&schedule.control_text, tick_us, &records).map(|mut comparison| {
                 compare::check_debounce(&mut comparison, &records, debounce_us);
+                let made: Vec<compare::MadePress> = sent.iter().map(SentPress::made).collect();
+                // In lockstep each edge's firmware instant is known: a stamp
+                // may trail it by the tick an interrupt can wait, and 100 µs.
+                let timing = if self.lockstep {
+                    compare::EdgeTiming::Exact { late_max_us: tick_us.saturating_add(100) }
+                } else {
+                    compare::EdgeTiming::Approximate
+                };
+                compare::check_presses(&mut comparison, &made, &records, tick_us, debounce_us, timing);
+                // A game cut short by a failure is incomplete already.
+                if error.is_none() {
+                    check_course(&mut comparison, schedule, sent.len(), start_us);
+                }
                 comparison
             })
         });
@@ -926,7 +957,7 @@ impl<'a> Session<'a> {
                 PressState::Up => "the end of the game".to_string(),
             };
             self.want_tick =
-                self.lockstep && play.next_action_us(schedule).is_some_and(|due| due <= guest + TICK_LEAD_US);
+                self.lockstep && play.next_timed_edge_us(schedule).is_some_and(|due| due <= guest + TICK_LEAD_US);
             self.alive(&waiting_for, waiting_since)?;
             self.wait_for_more(came)?;
         }
@@ -1037,6 +1068,43 @@ impl<'a> Session<'a> {
     }
 }
 
+/// A game whose course differed from its schedule is said so, never a
+/// silent pass: presses the schedule asks for that were not made (the
+/// firmware showed the game finished first), and the schedule's flags that
+/// the model, on the presses the firmware saw, did not see fall.
+fn check_course(comparison: &mut compare::Comparison, schedule: &Schedule, made: usize, start_us: Option<u64>) {
+    let start = start_us.unwrap_or(0);
+    if let Some(press) = schedule.presses.get(made) {
+        let missing = schedule.presses.len() - made;
+        comparison.add(compare::Mismatch {
+            quantity: compare::Quantity::ScheduleCourse,
+            press_index: None,
+            at_us: start.saturating_add(press.offset_us),
+            seq: None,
+            model: format!(
+                "{missing} more press(es) in the schedule, the next at {}",
+                compare::seconds(press.offset_us)
+            ),
+            firmware: "the game was over before they could be made".to_string(),
+        });
+    }
+    let seen = comparison.model.flags.len();
+    if let Some(flag) = schedule.flags.get(seen) {
+        comparison.add(compare::Mismatch {
+            quantity: compare::Quantity::ScheduleCourse,
+            press_index: None,
+            at_us: start.saturating_add(flag.at.as_us()),
+            seq: None,
+            model: format!(
+                "the schedule was built around {}'s flag at {}",
+                flag.side,
+                compare::seconds(flag.at.as_us())
+            ),
+            firmware: format!("the model, on the presses the firmware saw, saw {seen} flag(s) fall"),
+        });
+    }
+}
+
 /// Guest time a run waits past the schedule's end for a flag the model
 /// sees later (the firmware's presses came later than scheduled), µs.
 const MODEL_WAIT_MAX_US: u64 = 30_000_000;
@@ -1088,8 +1156,11 @@ impl Play {
         true
     }
 
-    /// The guest instant of the next edge the harness will make, if any.
-    fn next_action_us(&self, schedule: &Schedule) -> Option<u64> {
+    /// The guest instant of the next edge the harness makes at a tick, if
+    /// any: a press's first edge and its bounce. Its release is made at the
+    /// first stop after the hold (a record comes at least every 100 ms),
+    /// which spares a hold's worth of tick stops.
+    fn next_timed_edge_us(&self, schedule: &Schedule) -> Option<u64> {
         match &self.state {
             PressState::Up if self.finished_at.is_none() => {
                 schedule.presses.get(self.next).map(|press| self.start.saturating_add(press.offset_us))
@@ -1097,7 +1168,9 @@ impl Play {
             PressState::Up => None,
             PressState::Held { release_at_us, .. } => Some(*release_at_us),
             PressState::Playing { over_at_us } => Some(*over_at_us),
-            PressState::Contact { steps, next, .. } => steps.get(*next).map(|(at_us, _)| *at_us),
+            PressState::Contact { steps, next, .. } => {
+                steps.get(*next).filter(|_| *next + 1 < steps.len()).map(|(at_us, _)| *at_us)
+            }
         }
     }
 }
@@ -1388,6 +1461,22 @@ max_moves = 8
             assert!(!run.passed(), "{control}");
             assert!(comparison(run).by_quantity.contains_key(key), "{control}: {:?}", comparison(run).by_quantity);
         }
+    }
+
+    /// A schedule built around a flag: a run whose model saw no flag, or
+    /// that made fewer presses, says so (`schedule.course`).
+    #[test]
+    fn a_game_that_went_otherwise_than_scheduled_is_a_mismatch() {
+        let scenario = scenario("3");
+        let schedule = schedule::schedule(&scenario, scenario.seed, 0).expect("a schedule");
+        assert!(!schedule.flags.is_empty(), "3 s sudden death ends on a flag: {:?}", schedule.end);
+        let course = |made: usize| {
+            let mut comparison = compare::compare("3", 1_000, &[]).expect("parses");
+            check_course(&mut comparison, &schedule, made, Some(0));
+            comparison.by_quantity.get("schedule.course").copied().unwrap_or(0)
+        };
+        assert_eq!(course(schedule.presses.len()), 1, "the flag");
+        assert_eq!(course(0), usize::from(!schedule.presses.is_empty()) + 1, "the presses and the flag");
     }
 
     #[test]

@@ -59,8 +59,9 @@ pub struct StepPlan {
 pub enum Stop {
     /// A write to the watched bytes.
     Written,
-    /// The firmware's timer tick.
-    Tick,
+    /// The firmware's timer tick: `ticks` of them passed (its handler ran
+    /// that many times) and the core is back in thread mode.
+    Tick { ticks: u32 },
 }
 
 /// The most chatter edges one [`Bounce`] holds.

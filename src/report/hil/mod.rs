@@ -416,7 +416,7 @@ pub struct GameInfo {
     /// The first mismatch of each quantity, earliest first: where each
     /// difference began.
     pub first_of_each: Vec<MismatchInfo>,
-    /// The first [`MISMATCHES_LISTED`], in the order found.
+    /// The first [`MISMATCHES_LISTED`]: causes (press, flag, period, result) before snapshots.
     pub mismatches: Vec<MismatchInfo>,
     pub latency: Option<LatencyInfo>,
 }

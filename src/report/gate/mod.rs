@@ -281,20 +281,21 @@ fn regressions(report: &Measurements, baseline: &Measurements, tolerances: &Tole
         let before = metric(baseline, Metric::Agreement).map_err(|why| format!("baseline {why}"));
         verdicts.push(match (now, before) {
             (Ok(now), Ok(before)) => match (ratio(now), ratio(before)) {
-                (Some((now_part, now_whole)), Some((before_part, before_whole))) => {
-                    // drop = before − now, in millionths (of 100 %):
-                    // (bp·nw − np·bw) / (bw·nw) · 10^6 <= limit.
-                    let cross = i128::from(before_part) * i128::from(now_whole)
-                        - i128::from(now_part) * i128::from(before_whole);
-                    let denominator = i128::from(before_whole) * i128::from(now_whole);
-                    let passed = cross * 1_000_000 <= i128::from(limit.0) * denominator;
-                    let hundredths = cross * 10_000 / denominator;
-                    let sign = if hundredths > 0 { "-" } else { "+" };
-                    let points = hundredths.unsigned_abs();
+                (Some(now_ratio), Some(before_ratio)) => {
+                    let drop = AgreementDrop::new(before_ratio, now_ratio);
+                    let hundredths = drop.points_hundredths();
+                    // By the exact movement: a drop too small to show is still one.
+                    let sign = if drop.rose || drop.magnitude == 0 { "+" } else { "-" };
                     with_table(verdict(
                         rule,
-                        passed,
-                        format!("{} → {} ({sign}{}.{:02} points)", show(before), show(now), points / 100, points % 100),
+                        drop.at_most(limit),
+                        format!(
+                            "{} → {} ({sign}{}.{:02} points)",
+                            show(before),
+                            show(now),
+                            hundredths / 100,
+                            hundredths % 100
+                        ),
                         allowed,
                     ))
                 }
@@ -304,6 +305,75 @@ fn regressions(report: &Measurements, baseline: &Measurements, tolerances: &Tole
         });
     }
     verdicts
+}
+
+/// How far agreement moved from `before` to `now` (each `part` of `whole`,
+/// `whole` > 0), exactly: `before − now` is `magnitude / denominator`,
+/// a drop unless `rose`. The cross-products are of two 64-bit numbers, so
+/// they fit in 128 bits; scaling them to a percentage does not, and is done
+/// in 256 bits ([`wide_mul`]): with 2^54 games an i128 wrapped.
+struct AgreementDrop {
+    rose: bool,
+    magnitude: u128,
+    denominator: u128,
+}
+
+impl AgreementDrop {
+    fn new((before_part, before_whole): (u64, u64), (now_part, now_whole): (u64, u64)) -> AgreementDrop {
+        let before = u128::from(before_part) * u128::from(now_whole);
+        let now = u128::from(now_part) * u128::from(before_whole);
+        AgreementDrop {
+            rose: now > before,
+            magnitude: before.abs_diff(now),
+            denominator: u128::from(before_whole) * u128::from(now_whole),
+        }
+    }
+
+    /// Whether it dropped by at most `limit` (a rise always passes).
+    fn at_most(&self, limit: Percent) -> bool {
+        // magnitude / denominator <= limit / 10^6 (a Percent counts millionths of 1).
+        self.rose || wide_mul(self.magnitude, 1_000_000) <= wide_mul(u128::from(limit.0), self.denominator)
+    }
+
+    /// The movement in hundredths of a percentage point, rounded toward zero.
+    fn points_hundredths(&self) -> u128 {
+        mul_div_floor(self.magnitude, 10_000, self.denominator)
+    }
+}
+
+/// `a · b` exactly, as the (high, low) halves of 256 bits; tuples compare
+/// high half first, so products compare as numbers.
+fn wide_mul(a: u128, b: u128) -> (u128, u128) {
+    const LOW: u128 = u64::MAX as u128;
+    let (a_high, a_low, b_high, b_low) = (a >> 64, a & LOW, b >> 64, b & LOW);
+    // Each partial product of two 64-bit halves fits in 128 bits.
+    let low_low = a_low * b_low;
+    let high_low = a_high * b_low;
+    let low_high = a_low * b_high;
+    let high_high = a_high * b_high;
+    let middle = (low_low >> 64) + (high_low & LOW) + (low_high & LOW);
+    let low = (low_low & LOW) | (middle << 64);
+    let high = high_high + (high_low >> 64) + (low_high >> 64) + (middle >> 64);
+    (high, low)
+}
+
+/// `a · b / d` rounded down (`u128::MAX` if larger; 0 when `d` is 0): the
+/// largest `q` with `q · d <= a · b`, found by bisection on exact products.
+fn mul_div_floor(a: u128, b: u128, d: u128) -> u128 {
+    if d == 0 {
+        return 0;
+    }
+    let target = wide_mul(a, b);
+    let (mut low, mut high) = (0u128, u128::MAX);
+    while low < high {
+        let middle = low + (high - low).div_ceil(2);
+        if wide_mul(middle, d) <= target {
+            low = middle;
+        } else {
+            high = middle - 1;
+        }
+    }
+    low
 }
 
 fn signed_growth(which: Metric, growth: i128) -> String {

@@ -301,6 +301,53 @@ fn every_rule_fails_when_it_should_and_passes_when_it_should() {
     }
 }
 
+/// Agreement over any number of games a report can count: the drop is
+/// compared exactly, not in an i128 that wraps (2^54 games from 100 % to
+/// 0 % passed a 0.5-point limit; u64::MAX games from 0 % to 100 % failed).
+#[test]
+fn the_agreement_drop_is_exact_at_any_game_count() {
+    let huge = 1u64 << 54;
+    let max = u64::MAX;
+    let ratio = |part, whole| Value::Ratio { part, whole };
+    for (limit, before, now, expect, shown) in [
+        ("0.5", ratio(huge, huge), ratio(0, huge), Status::Fail, "-100.00 points"),
+        ("100", ratio(huge, huge), ratio(0, huge), Status::Pass, "-100.00 points"),
+        ("0", ratio(0, max), ratio(max, max), Status::Pass, "+100.00 points"),
+        ("0.5", ratio(max, max), ratio(0, max), Status::Fail, "-100.00 points"),
+        ("0", ratio(max, max), ratio(max - 1, max), Status::Fail, "-0.00 points"),
+        ("0.0001", ratio(max, max), ratio(max - 1, max), Status::Pass, "-0.00 points"),
+        // 50 % of u64::MAX games against 50 % of 2^54 + 1: a drop of
+        // about 2^-55, more than 0 and less than a millionth.
+        ("0", ratio(huge / 2 + 1, huge + 1), ratio(max / 2, max), Status::Fail, "-0.00 points"),
+        ("0.0001", ratio(huge / 2 + 1, huge + 1), ratio(max / 2, max), Status::Pass, "-0.00 points"),
+        // 75 % to 74.5 % of u64::MAX games, up to rounding: just over and
+        // just under half a point.
+        ("0.5", ratio(3, 4), ratio(max / 4 * 3 - max / 200 + 2, max), Status::Fail, "-0.50 points"),
+        ("0.5", ratio(3, 4), ratio(max / 4 * 3 - max / 200 + 3, max), Status::Pass, "-0.49 points"),
+    ] {
+        let rules = Rules::parse(&format!("[baseline]\nmax_agreement_drop_percent = {limit}")).expect("rules");
+        let baseline = with(sim(), Metric::Agreement, before.clone());
+        let report = with(sim(), Metric::Agreement, now.clone());
+        let verdicts = evaluate(&report, &rules, Some(&baseline)).expect("evaluates");
+        let verdict = verdicts.iter().find(|verdict| verdict.rule == "max_agreement_drop_percent").expect("a verdict");
+        assert_eq!(verdict.status, expect, "limit {limit}, {before:?} → {now:?}: {verdict:?}");
+        assert!(verdict.measured.ends_with(&format!("({shown})")), "{before:?} → {now:?}: {}", verdict.measured);
+    }
+}
+
+#[test]
+fn wide_products_and_quotients_are_exact() {
+    assert_eq!(wide_mul(u128::MAX, u128::MAX), (u128::MAX - 1, 1));
+    assert_eq!(wide_mul(1 << 64, 1 << 64), (1, 0));
+    assert_eq!(wide_mul(u128::from(u64::MAX), u128::from(u64::MAX)), (0, u128::from(u64::MAX) * u128::from(u64::MAX)));
+    assert_eq!(wide_mul(0, u128::MAX), (0, 0));
+    assert_eq!(mul_div_floor(u128::MAX, 10_000, u128::MAX), 10_000);
+    assert_eq!(mul_div_floor(u128::MAX - 1, 10_000, u128::MAX), 9_999);
+    assert_eq!(mul_div_floor(7, 3, 2), 10);
+    assert_eq!(mul_div_floor(u128::MAX, u128::MAX, 1), u128::MAX, "saturates");
+    assert_eq!(mul_div_floor(5, 5, 0), 0);
+}
+
 #[test]
 fn the_failure_lines_say_measured_and_allowed() {
     let rules = Rules::parse("[rules]\nevery_check_passes = true\nmax_time_error_us = 999").expect("rules");
@@ -848,7 +895,8 @@ mod properties {
             }
             Metric::TimeError | Metric::LatencyP99 => number.prop_map(Value::Micros).boxed(),
             Metric::Drift => number.prop_map(|ppm| Value::Ppb(ppm * 37)).boxed(),
-            Metric::Agreement => (1..500u64)
+            // Game counts of every size: exactness must not depend on them.
+            Metric::Agreement => prop_oneof![1..500u64, 1..=u64::MAX]
                 .prop_flat_map(|whole| (0..=whole, Just(whole)))
                 .prop_map(|(part, whole)| Value::Ratio { part, whole })
                 .boxed(),

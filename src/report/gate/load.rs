@@ -10,6 +10,9 @@ use super::super::REPORT_JSON;
 use super::measure::{hil_measurements, sim_measurements};
 use super::Measurements;
 
+mod hil_report;
+mod sim_report;
+
 /// A report of any kind bench writes, loaded and checked for consistency.
 #[derive(Clone, Debug)]
 pub enum AnyReport {
@@ -196,13 +199,13 @@ pub fn parse(bytes: &[u8]) -> Result<AnyReport, Problem> {
         json::SCHEMA => {
             let report: Report = serde_json::from_value(value)
                 .map_err(|error| Problem::Invalid { schema: json::SCHEMA, detail: error.to_string() })?;
-            check_sim(&report).map_err(Problem::Inconsistent)?;
+            sim_report::check(&report).map_err(Problem::Inconsistent)?;
             Ok(AnyReport::Sim(Box::new(report)))
         }
         hil::SCHEMA => {
             let report: HilReport = serde_json::from_value(value)
                 .map_err(|error| Problem::Invalid { schema: hil::SCHEMA, detail: error.to_string() })?;
-            check_hil(&report).map_err(Problem::Inconsistent)?;
+            hil_report::check(&report).map_err(Problem::Inconsistent)?;
             Ok(AnyReport::Hil(Box::new(report)))
         }
         other if other.starts_with("bench.sim.report/") => {
@@ -213,119 +216,4 @@ pub fn parse(bytes: &[u8]) -> Result<AnyReport, Problem> {
         }
         other => Err(Problem::UnknownSchema(other.to_string())),
     }
-}
-
-/// What a whole simulation report always satisfies.
-fn check_sim(report: &Report) -> Result<(), String> {
-    let all_passed = report.checks.iter().all(|check| check.passed);
-    let expected = if all_passed { "pass" } else { "fail" };
-    if report.verdict != expected {
-        return Err(format!("verdict `{}` but the checks say `{expected}`", report.verdict));
-    }
-    let games = &report.games;
-    let planned = games.end.checked_sub(games.start).ok_or("games.end is before games.start")?;
-    if games.played > planned || games.end > games.total {
-        return Err(format!(
-            "games {}..{} of {} with {} played do not add up",
-            games.start, games.end, games.total, games.played
-        ));
-    }
-    if report.complete && games.played != planned {
-        return Err(format!("complete, yet {} of {planned} games played", games.played));
-    }
-    if report.complete && planned == 0 {
-        // bench never writes one: a gate on it would pass having checked nothing.
-        return Err("complete, yet a run of no games".into());
-    }
-    if report.agreement.games != games.played || report.agreement.agreeing > report.agreement.games {
-        return Err(format!(
-            "agreement {} of {} over {} games played",
-            report.agreement.agreeing, report.agreement.games, games.played
-        ));
-    }
-    if report.games_failed < report.failures.len() as u64 || report.games_failed > games.played {
-        return Err(format!(
-            "{} failing games listed, {} failed, {} played",
-            report.failures.len(),
-            report.games_failed,
-            games.played
-        ));
-    }
-    if report.run_hash.len() != 16 || u64::from_str_radix(&report.run_hash, 16).is_err() {
-        return Err(format!("run_hash `{}` is not 16 hex digits", report.run_hash));
-    }
-    Ok(())
-}
-
-/// What a whole hardware-in-the-loop report always satisfies.
-fn check_hil(report: &HilReport) -> Result<(), String> {
-    let all_passed = report.checks.iter().all(|check| check.passed);
-    let expected = if report.complete && all_passed { "pass" } else { "fail" };
-    if report.verdict != expected {
-        return Err(format!("verdict `{}` but the checks and completeness say `{expected}`", report.verdict));
-    }
-    let games = &report.games;
-    if games.played > games.requested
-        || games.complete > games.played
-        || games.passed > games.complete
-        || report.games_detail.len() as u64 != games.played
-    {
-        return Err(format!(
-            "games: {} requested, {} played, {} complete, {} passed, {} detailed do not add up",
-            games.requested,
-            games.played,
-            games.complete,
-            games.passed,
-            report.games_detail.len()
-        ));
-    }
-    let detail = |predicate: fn(&hil::GameInfo) -> bool| {
-        report.games_detail.iter().filter(|game| predicate(game)).count() as u64
-    };
-    if detail(|game| game.complete) != games.complete || detail(|game| game.passed) != games.passed {
-        return Err("games.complete or games.passed differ from games_detail".into());
-    }
-    if report.complete && games.requested == 0 {
-        return Err("complete, yet a run of no games".into());
-    }
-    if report.complete && (games.played != games.requested || games.complete != games.played) {
-        return Err(format!("complete, yet {} of {} games played to their end", games.complete, games.requested));
-    }
-    let per_game = report.games_detail.iter().map(|game| game.mismatches_total).fold(0u64, u64::saturating_add);
-    let by_quantity = report.mismatches.by_quantity.values().fold(0u64, |sum, count| sum.saturating_add(*count));
-    if report.mismatches.total != per_game || report.mismatches.total != by_quantity {
-        return Err(format!(
-            "mismatches.total {} but the games have {per_game} and by_quantity {by_quantity}",
-            report.mismatches.total
-        ));
-    }
-    let percentiles_in_order = |latency: &hil::LatencyInfo| {
-        latency.min_us <= latency.p50_us
-            && latency.p50_us <= latency.p90_us
-            && latency.p90_us <= latency.p99_us
-            && latency.p99_us <= latency.max_us
-    };
-    if !report.latency.as_ref().is_none_or(percentiles_in_order) {
-        return Err("latency percentiles are not in order (min <= p50 <= p90 <= p99 <= max)".into());
-    }
-    if !report.drift.measured && report.drift.ppm.is_some() {
-        return Err("drift: not measured, yet a `ppm`".into());
-    }
-    // Empty in a report from before the histogram; else every fixed bin,
-    // holding every press the percentiles count.
-    if !report.latency_histogram.is_empty() {
-        let edges: Vec<u64> = report.latency_histogram.iter().map(|bin| bin.from_us).collect();
-        if edges != bench_hil::run::LATENCY_BIN_EDGES_US {
-            return Err(format!(
-                "latency_histogram: bins from {edges:?} µs, not bench's {:?}",
-                bench_hil::run::LATENCY_BIN_EDGES_US
-            ));
-        }
-        let binned = report.latency_histogram.iter().map(|bin| bin.presses).fold(0u64, u64::saturating_add);
-        let presses = report.latency.map_or(0, |latency| latency.count);
-        if binned != presses {
-            return Err(format!("latency_histogram holds {binned} presses, latency.count {presses}"));
-        }
-    }
-    Ok(())
 }

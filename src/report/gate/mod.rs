@@ -27,7 +27,8 @@
 //! A rule on a metric a kind has not (—) is skipped for it, and so is one
 //! on a metric with nothing to measure it from.
 //!
-//! Files: `load.rs` (reading a report back, its consistency), `measure.rs`
+//! Files: `load.rs` (reading a report back; what each kind always
+//! satisfies in `load/sim_report.rs` and `load/hil_report.rs`), `measure.rs`
 //! (its [`Measurements`]), `rules.rs` (the rules file), this one (applying
 //! the rules and printing the verdicts), `tests.rs`.
 //!

@@ -150,6 +150,10 @@ fn bad_inputs_to_the_gate_exit_2_with_a_clear_message() {
             "not a valid `bench.sim.report/1` report: missing field",
         ),
         (write("no-games.json", &no_games(&whole)), "a run of no games"),
+        (
+            write("impossible.json", &edited(&whole, |report| report["games_with_violations"] = 3.into())),
+            "`games_with_violations` is 3, more than games.played (2), which no run can produce",
+        ),
     ];
     for (file, needle) in cases {
         let output = bench(&["gate", path(&file)]);
@@ -163,6 +167,13 @@ fn bad_inputs_to_the_gate_exit_2_with_a_clear_message() {
     let output = bench(&["gate", path(&out), "--baseline", path(&dir.join("truncated.json"))]);
     assert_eq!(output.status.code(), Some(2), "{}", show(&output));
     assert!(text(&output.stderr).contains("is truncated"), "{}", show(&output));
+}
+
+/// `report` with `edit` made to its JSON.
+fn edited(report: &[u8], edit: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
+    let mut report: serde_json::Value = serde_json::from_slice(report).expect("a report");
+    edit(&mut report);
+    serde_json::to_vec_pretty(&report).expect("JSON")
 }
 
 /// `report` edited into a whole report of no games, consistent otherwise:

@@ -89,6 +89,12 @@ pub enum Problem {
     },
     /// The fields contradict each other.
     Inconsistent(String),
+    /// A field holds a value no run can produce (a count above the games
+    /// played, a share over 100 %): `field` is its dotted path.
+    Impossible {
+        field: String,
+        detail: String,
+    },
     /// A whole report of an interrupted run (`"complete": false`).
     Incomplete {
         played: u64,
@@ -131,6 +137,9 @@ impl fmt::Display for LoadError {
             }
             Problem::Inconsistent(detail) => {
                 write!(f, "{path} is not a consistent report ({detail}): it was edited or damaged")
+            }
+            Problem::Impossible { field, detail } => {
+                write!(f, "{path}: `{field}` {detail}, which no run can produce: the report was edited or damaged")
             }
             Problem::Incomplete { played, planned } => write!(
                 f,
@@ -199,13 +208,13 @@ pub fn parse(bytes: &[u8]) -> Result<AnyReport, Problem> {
         json::SCHEMA => {
             let report: Report = serde_json::from_value(value)
                 .map_err(|error| Problem::Invalid { schema: json::SCHEMA, detail: error.to_string() })?;
-            sim_report::check(&report).map_err(Problem::Inconsistent)?;
+            sim_report::check(&report)?;
             Ok(AnyReport::Sim(Box::new(report)))
         }
         hil::SCHEMA => {
             let report: HilReport = serde_json::from_value(value)
                 .map_err(|error| Problem::Invalid { schema: hil::SCHEMA, detail: error.to_string() })?;
-            hil_report::check(&report).map_err(Problem::Inconsistent)?;
+            hil_report::check(&report)?;
             Ok(AnyReport::Hil(Box::new(report)))
         }
         other if other.starts_with("bench.sim.report/") => {
@@ -216,4 +225,26 @@ pub fn parse(bytes: &[u8]) -> Result<AnyReport, Problem> {
         }
         other => Err(Problem::UnknownSchema(other.to_string())),
     }
+}
+
+/// `field` holds a value no run produces; `detail` says which, and why not.
+fn impossible(field: impl Into<String>, detail: impl Into<String>) -> Problem {
+    Problem::Impossible { field: field.into(), detail: detail.into() }
+}
+
+/// `field` (`value`) is at most `bound`, the value of `bounding` (a field,
+/// or an expression of fields).
+fn at_most(field: &str, value: u64, bound: u64, bounding: &str) -> Result<(), Problem> {
+    if value > bound {
+        return Err(impossible(field, format!("is {value}, more than {bounding} ({bound})")));
+    }
+    Ok(())
+}
+
+/// The sum of `values`, exactly: counts that add up beyond 64 bits are
+/// refused, not saturated (a saturated sum can equal a forged total).
+fn sum(field: &str, values: impl IntoIterator<Item = u64>) -> Result<u64, Problem> {
+    values.into_iter().try_fold(0u64, |total, value| {
+        total.checked_add(value).ok_or_else(|| impossible(field, "adds up to more than 2^64 - 1"))
+    })
 }

@@ -475,7 +475,11 @@ fn a_whole_report_parses_and_bad_ones_say_why() {
         ),
         ("wrong type", edited(|v| v["seed"] = "seven".into()), |p| matches!(p, Problem::Invalid { .. })),
         ("verdict flipped", edited(|v| v["verdict"] = "pass".into()), |p| matches!(p, Problem::Inconsistent(_))),
-        ("games", edited(|v| v["games"]["played"] = 99.into()), |p| matches!(p, Problem::Inconsistent(_))),
+        (
+            "games",
+            edited(|v| v["games"]["played"] = 99.into()),
+            |p| matches!(p, Problem::Impossible { field, .. } if field == "games.played"),
+        ),
         (
             "no games",
             edited(|v| {
@@ -499,19 +503,89 @@ fn a_whole_report_parses_and_bad_ones_say_why() {
             }
         }
     }
+    // The 6 games played of a run of 12, interrupted.
     let incomplete = edited(|v| {
         v["complete"] = false.into();
-        v["games"]["played"] = 3.into();
-        v["agreement"]["games"] = 3.into();
-        v["agreement"]["agreeing"] = 3.into();
-        v["games_failed"] = 3.into();
-        if let Some(failures) = v["failures"].as_array_mut() {
-            failures.truncate(3);
+        v["games"]["end"] = 12.into();
+        v["games"]["total"] = 12.into();
+        if let Some(checks) = v["checks"].as_array_mut() {
+            for check in checks.iter_mut().filter(|check| check["name"] == "all games of the run played") {
+                check["passed"] = false.into();
+            }
         }
     });
     let report = parse(&incomplete).expect("an incomplete report is a whole report");
     let error = require_complete(Path::new("r.json"), &report).expect_err("refused");
-    assert!(error.to_string().contains("interrupted run") && error.to_string().contains("3 of 6 games"));
+    assert!(error.to_string().contains("interrupted run") && error.to_string().contains("6 of 12 games"), "{error}");
+}
+
+/// Whether `bytes` are refused because `field` holds a value no run can
+/// produce, with a message that names it.
+fn refused_naming(bytes: &[u8], field: &str) -> Result<(), String> {
+    match parse(bytes) {
+        Ok(_) => Err("parsed".into()),
+        Err(problem) => {
+            let named = matches!(&problem, Problem::Impossible { field: named, .. } if named == field);
+            let message = LoadError { path: "r.json".into(), problem }.to_string();
+            if named && message.contains(&format!("`{field}`")) {
+                Ok(())
+            } else {
+                Err(message)
+            }
+        }
+    }
+}
+
+/// Counts larger than what they count from, shares over 100 %: refused,
+/// naming the field. (Each was accepted; `games_with_violations = 7` of 6
+/// games passed `max_oracle_violations = 10`.)
+#[test]
+fn a_sim_report_with_impossible_counts_is_refused_naming_the_field() {
+    type Edit = fn(&mut serde_json::Value);
+    let cases: Vec<(&str, Edit)> = vec![
+        ("games_with_violations", |v| v["games_with_violations"] = 7.into()),
+        ("games_failed", |v| v["games_failed"] = 7.into()),
+        ("nondeterministic_games", |v| v["nondeterministic_games"] = 7.into()),
+        ("agreement.agreeing", |v| v["agreement"]["agreeing"] = 7.into()),
+        ("outcomes.draw", |v| v["outcomes"]["draw"] = 7.into()),
+        ("outcomes.white + outcomes.black + outcomes.draw", |v| v["outcomes"]["white"] = 5.into()),
+        ("results.device.5.1", |v| v["results"]["device"]["5.1"] = 7.into()),
+        ("results.ideal.still-playing", |v| v["results"]["ideal"]["still-playing"] = 7.into()),
+        ("articles.6.10", |v| v["articles"]["6.10"] = 7.into()),
+        ("expected_classes[0].games", |v| v["expected_classes"][0]["games"] = 7.into()),
+        ("expected_classes[0].max_percent", |v| v["expected_classes"][0]["max_percent"] = 101.into()),
+        ("expected_classes[0].min_percent", |v| v["expected_classes"][0]["min_percent"] = 101.into()),
+        ("games.end", |v| v["games"]["start"] = 7.into()),
+        ("games.end", |v| v["games"]["total"] = 5.into()),
+        ("failures[2].game", |v| v["failures"][2]["game"] = 6.into()),
+        ("failures[2].game", |v| v["failures"][2]["game"] = 1.into()),
+        ("failures", |v| v["failures_kept_max"] = 5.into()),
+        // Counts of u64::MAX games each, whose sum does not fit in 64 bits.
+        ("results.device", |v| {
+            let max = serde_json::Value::from(u64::MAX);
+            for key in [&["games", "end"][..], &["games", "total"], &["games", "played"], &["agreement", "games"]] {
+                v[key[0]][key[1]] = max.clone();
+            }
+            v["results"]["device"]["5.1"] = max.clone();
+        }),
+    ];
+    for (field, edit) in cases {
+        refused_naming(&edited(edit), field).unwrap_or_else(|message| panic!("{field}: {message}"));
+    }
+    // Counts that are possible one by one but do not add up.
+    for (needle, edit) in [
+        ("results.device counts 5 games, 6 played", (|v| v["results"]["device"]["5.1"] = 1.into()) as Edit),
+        ("5 failing games listed, 6 failed", |v| {
+            if let Some(failures) = v["failures"].as_array_mut() {
+                failures.pop();
+            }
+        }),
+    ] {
+        match parse(&edited(edit)) {
+            Err(Problem::Inconsistent(detail)) => assert!(detail.contains(needle), "{detail}"),
+            other => panic!("{needle}: {other:?}"),
+        }
+    }
 }
 
 // ---- hardware-in-the-loop reports ----
@@ -612,6 +686,9 @@ fn hil_table() -> Vec<HilCase> {
             edit(|report| {
                 report.latency = None;
                 report.latency_histogram = hil::latency_bins(&[]);
+                for game in &mut report.games_detail {
+                    (game.presses_registered, game.latency) = (0, None);
+                }
             }),
             "max_latency_p99_us",
             Skip,
@@ -793,7 +870,11 @@ fn a_bad_hil_report_says_why() {
         ("mismatch totals", bytes(&edit(|report| report.mismatches.total = 3)), |p| {
             matches!(p, Problem::Inconsistent(_))
         }),
-        ("games", bytes(&edit(|report| report.games.played = 3)), |p| matches!(p, Problem::Inconsistent(_))),
+        (
+            "games",
+            bytes(&edit(|report| report.games.played = 3)),
+            |p| matches!(p, Problem::Impossible { field, .. } if field == "games.played"),
+        ),
         (
             "no games",
             bytes(&edit(|report| {
@@ -860,6 +941,76 @@ fn a_bad_hil_report_says_why() {
     let error = require_complete(Path::new("r.json"), &parsed).expect_err("refused");
     assert!(error.to_string().contains("2 of 3 games"), "{error}");
     assert!(parsed.into_hil().is_some());
+}
+
+/// A HIL report's counts: none larger than what it counts from, each total
+/// the sum of its games'.
+#[test]
+fn a_hil_report_with_impossible_counts_is_refused_naming_the_field() {
+    let bytes = |report: &HilReport| serde_json::to_vec(report).expect("serializes");
+    type Edit = fn(&mut HilReport);
+    let cases: Vec<(&str, Edit)> = vec![
+        ("games.complete", |report| report.games.complete = 3),
+        ("games.passed", |report| {
+            report.games.complete = 1;
+            report.games_detail[0].complete = false;
+        }),
+        ("drift.used", |report| report.drift.used = 121),
+        ("games_detail[1].mismatches", |report| {
+            let listed = with_mismatches(sample_report(), 1).games_detail[1].mismatches.clone();
+            report.games_detail[1].mismatches = listed;
+        }),
+        ("games_detail[0].first_of_each", |report| {
+            let first = with_mismatches(sample_report(), 1).games_detail[1].first_of_each.clone();
+            report.games_detail[0].first_of_each = first;
+        }),
+        ("mismatches.by_quantity", |report| {
+            for (game, count) in report.games_detail.iter_mut().zip([u64::MAX, 1]) {
+                game.mismatches_total = count;
+                game.mismatches_by_quantity = BTreeMap::from([("press.result".to_string(), count)]);
+            }
+        }),
+    ];
+    for (field, edit) in cases {
+        let mut report = sample_report();
+        edit(&mut report);
+        refused_naming(&bytes(&report), field).unwrap_or_else(|message| panic!("{field}: {message}"));
+    }
+    let mut farm = crate::report::hil::tests::farm_report();
+    if let Some(oscillator) = farm.boards[0].oscillator.as_mut() {
+        oscillator.used = oscillator.samples + 1;
+    }
+    refused_naming(&bytes(&farm), "boards[0].oscillator.used").unwrap_or_else(|message| panic!("{message}"));
+    for (needle, edit) in [
+        (
+            "games_detail[0].mismatches_total is 0, its mismatches_by_quantity add up to 2",
+            (|report| {
+                report.games_detail[0].mismatches_by_quantity = BTreeMap::from([("flag".to_string(), 2)]);
+            }) as Edit,
+        ),
+        ("by quantity", |report| {
+            *report = with_mismatches(sample_report(), 2);
+            report.mismatches.by_quantity = BTreeMap::from([("flag".to_string(), 2)]);
+        }),
+        ("records: 359 read", |report| report.records.total = 359),
+        ("records: 360 read and 1 lost", |report| report.records.lost = 1),
+        ("games_detail[0]: 41 presses registered, 40 latencies", |report| {
+            report.games_detail[0].presses_registered = 41;
+        }),
+        ("latency.count is 80, the games registered 81", |report| {
+            report.games_detail[0].presses_registered = 41;
+            if let Some(latency) = report.games_detail[0].latency.as_mut() {
+                latency.count = 41;
+            }
+        }),
+    ] {
+        let mut report = sample_report();
+        edit(&mut report);
+        match parse(&bytes(&report)) {
+            Err(Problem::Inconsistent(detail)) => assert!(detail.contains(needle), "{needle}: {detail}"),
+            other => panic!("{needle}: {other:?}"),
+        }
+    }
 }
 
 /// `bench hil`'s own gate, on a report folder as it writes it.

@@ -1,50 +1,25 @@
 //! What a whole hardware-in-the-loop report (`bench.hil.report/1`) always
-//! satisfies.
+//! satisfies: its games add up, no count is larger than what it counts
+//! from, and every total is the sum of what it totals.
 
-use crate::report::hil::{self, Report};
+use std::collections::BTreeMap;
+
+use super::{at_most, impossible, sum, Problem};
+use crate::report::hil::{self, Report, MISMATCHES_LISTED};
 
 /// What a whole hardware-in-the-loop report always satisfies.
-pub(super) fn check(report: &Report) -> Result<(), String> {
+pub(super) fn check(report: &Report) -> Result<(), Problem> {
     let all_passed = report.checks.iter().all(|check| check.passed);
     let expected = if report.complete && all_passed { "pass" } else { "fail" };
     if report.verdict != expected {
-        return Err(format!("verdict `{}` but the checks and completeness say `{expected}`", report.verdict));
+        return Err(Problem::Inconsistent(format!(
+            "verdict `{}` but the checks and completeness say `{expected}`",
+            report.verdict
+        )));
     }
-    let games = &report.games;
-    if games.played > games.requested
-        || games.complete > games.played
-        || games.passed > games.complete
-        || report.games_detail.len() as u64 != games.played
-    {
-        return Err(format!(
-            "games: {} requested, {} played, {} complete, {} passed, {} detailed do not add up",
-            games.requested,
-            games.played,
-            games.complete,
-            games.passed,
-            report.games_detail.len()
-        ));
-    }
-    let detail = |predicate: fn(&hil::GameInfo) -> bool| {
-        report.games_detail.iter().filter(|game| predicate(game)).count() as u64
-    };
-    if detail(|game| game.complete) != games.complete || detail(|game| game.passed) != games.passed {
-        return Err("games.complete or games.passed differ from games_detail".into());
-    }
-    if report.complete && games.requested == 0 {
-        return Err("complete, yet a run of no games".into());
-    }
-    if report.complete && (games.played != games.requested || games.complete != games.played) {
-        return Err(format!("complete, yet {} of {} games played to their end", games.complete, games.requested));
-    }
-    let per_game = report.games_detail.iter().map(|game| game.mismatches_total).fold(0u64, u64::saturating_add);
-    let by_quantity = report.mismatches.by_quantity.values().fold(0u64, |sum, count| sum.saturating_add(*count));
-    if report.mismatches.total != per_game || report.mismatches.total != by_quantity {
-        return Err(format!(
-            "mismatches.total {} but the games have {per_game} and by_quantity {by_quantity}",
-            report.mismatches.total
-        ));
-    }
+    games(report)?;
+    mismatches(report)?;
+    records_and_presses(report)?;
     let percentiles_in_order = |latency: &hil::LatencyInfo| {
         latency.min_us <= latency.p50_us
             && latency.p50_us <= latency.p90_us
@@ -52,26 +27,146 @@ pub(super) fn check(report: &Report) -> Result<(), String> {
             && latency.p99_us <= latency.max_us
     };
     if !report.latency.as_ref().is_none_or(percentiles_in_order) {
-        return Err("latency percentiles are not in order (min <= p50 <= p90 <= p99 <= max)".into());
+        return Err(Problem::Inconsistent(
+            "latency percentiles are not in order (min <= p50 <= p90 <= p99 <= max)".into(),
+        ));
     }
     if !report.drift.measured && report.drift.ppm.is_some() {
-        return Err("drift: not measured, yet a `ppm`".into());
+        return Err(Problem::Inconsistent("drift: not measured, yet a `ppm`".into()));
     }
-    // Empty in a report from before the histogram; else every fixed bin,
-    // holding every press the percentiles count.
-    if !report.latency_histogram.is_empty() {
-        let edges: Vec<u64> = report.latency_histogram.iter().map(|bin| bin.from_us).collect();
-        if edges != bench_hil::run::LATENCY_BIN_EDGES_US {
-            return Err(format!(
-                "latency_histogram: bins from {edges:?} µs, not bench's {:?}",
-                bench_hil::run::LATENCY_BIN_EDGES_US
+    at_most("drift.used", report.drift.used, report.drift.samples, "drift.samples")?;
+    for (index, board) in report.boards.iter().enumerate() {
+        if let Some(oscillator) = &board.oscillator {
+            let field = format!("boards[{index}].oscillator.used");
+            at_most(&field, oscillator.used, oscillator.samples, &format!("boards[{index}].oscillator.samples"))?;
+        }
+    }
+    histogram(report)
+}
+
+/// Games requested, played, complete and passed, and each game's entry.
+fn games(report: &Report) -> Result<(), Problem> {
+    let games = &report.games;
+    at_most("games.played", games.played, games.requested, "games.requested")?;
+    at_most("games.complete", games.complete, games.played, "games.played")?;
+    at_most("games.passed", games.passed, games.complete, "games.complete")?;
+    let detailed = u64::try_from(report.games_detail.len()).unwrap_or(u64::MAX);
+    if detailed != games.played {
+        return Err(Problem::Inconsistent(format!("{} games played, {detailed} in games_detail", games.played)));
+    }
+    let detail = |predicate: fn(&hil::GameInfo) -> bool| {
+        u64::try_from(report.games_detail.iter().filter(|game| predicate(game)).count()).unwrap_or(u64::MAX)
+    };
+    if detail(|game| game.complete) != games.complete || detail(|game| game.passed) != games.passed {
+        return Err(Problem::Inconsistent("games.complete or games.passed differ from games_detail".into()));
+    }
+    if report.complete && games.requested == 0 {
+        return Err(Problem::Inconsistent("complete, yet a run of no games".into()));
+    }
+    if report.complete && (games.played != games.requested || games.complete != games.played) {
+        return Err(Problem::Inconsistent(format!(
+            "complete, yet {} of {} games played to their end",
+            games.complete, games.requested
+        )));
+    }
+    Ok(())
+}
+
+/// Each game's mismatches add up by quantity, and the report's are the
+/// games' added up; a game lists no more of them than it has.
+fn mismatches(report: &Report) -> Result<(), Problem> {
+    let mut by_quantity: BTreeMap<String, u64> = BTreeMap::new();
+    for (index, game) in report.games_detail.iter().enumerate() {
+        let field = |key: &str| format!("games_detail[{index}].{key}");
+        let total = sum(&field("mismatches_by_quantity"), game.mismatches_by_quantity.values().copied())?;
+        if total != game.mismatches_total {
+            return Err(Problem::Inconsistent(format!(
+                "{} is {}, its mismatches_by_quantity add up to {total}",
+                field("mismatches_total"),
+                game.mismatches_total
+            )));
+        }
+        let listed = u64::try_from(game.mismatches.len()).unwrap_or(u64::MAX);
+        let listable = game.mismatches_total.min(MISMATCHES_LISTED as u64);
+        if listed > listable {
+            return Err(impossible(
+                field("mismatches"),
+                format!("lists {listed}, more than the {listable} its mismatches_total and the cap allow"),
             ));
         }
-        let binned = report.latency_histogram.iter().map(|bin| bin.presses).fold(0u64, u64::saturating_add);
-        let presses = report.latency.map_or(0, |latency| latency.count);
-        if binned != presses {
-            return Err(format!("latency_histogram holds {binned} presses, latency.count {presses}"));
+        let firsts = u64::try_from(game.first_of_each.len()).unwrap_or(u64::MAX);
+        let quantities = u64::try_from(game.mismatches_by_quantity.len()).unwrap_or(u64::MAX);
+        if firsts > quantities {
+            return Err(impossible(
+                field("first_of_each"),
+                format!("lists {firsts}, more than the {quantities} quantities that differ"),
+            ));
         }
+        for (quantity, count) in &game.mismatches_by_quantity {
+            let entry = by_quantity.entry(quantity.clone()).or_insert(0);
+            *entry = sum("mismatches.by_quantity", [*entry, *count])?;
+        }
+    }
+    let per_game = sum("mismatches.total", report.games_detail.iter().map(|game| game.mismatches_total))?;
+    if report.mismatches.total != per_game || report.mismatches.by_quantity != by_quantity {
+        return Err(Problem::Inconsistent(format!(
+            "mismatches.total {} and by_quantity {:?}, but the games have {per_game}, by quantity {by_quantity:?}",
+            report.mismatches.total, report.mismatches.by_quantity
+        )));
+    }
+    Ok(())
+}
+
+/// Records and registered presses: the report's totals are its games'.
+fn records_and_presses(report: &Report) -> Result<(), Problem> {
+    let detail = &report.games_detail;
+    let records = sum("records.total", detail.iter().map(|game| game.records))?;
+    let lost = sum("records.lost", detail.iter().map(|game| game.records_lost))?;
+    if (records, lost) != (report.records.total, report.records.lost) {
+        return Err(Problem::Inconsistent(format!(
+            "records: {} read and {} lost, but the games have {records} and {lost}",
+            report.records.total, report.records.lost
+        )));
+    }
+    // Every Press record has a latency, in its game's and in the report's.
+    for (index, game) in detail.iter().enumerate() {
+        let latencies = game.latency.map_or(0, |latency| latency.count);
+        if latencies != game.presses_registered {
+            return Err(Problem::Inconsistent(format!(
+                "games_detail[{index}]: {} presses registered, {latencies} latencies",
+                game.presses_registered
+            )));
+        }
+    }
+    let registered = sum("latency.count", detail.iter().map(|game| game.presses_registered))?;
+    let latencies = report.latency.map_or(0, |latency| latency.count);
+    if latencies != registered {
+        return Err(Problem::Inconsistent(format!(
+            "latency.count is {latencies}, the games registered {registered} presses"
+        )));
+    }
+    Ok(())
+}
+
+/// Empty in a report from before the histogram; else every fixed bin,
+/// holding every press the percentiles count.
+fn histogram(report: &Report) -> Result<(), Problem> {
+    if report.latency_histogram.is_empty() {
+        return Ok(());
+    }
+    let edges: Vec<u64> = report.latency_histogram.iter().map(|bin| bin.from_us).collect();
+    if edges != bench_hil::run::LATENCY_BIN_EDGES_US {
+        return Err(Problem::Inconsistent(format!(
+            "latency_histogram: bins from {edges:?} µs, not bench's {:?}",
+            bench_hil::run::LATENCY_BIN_EDGES_US
+        )));
+    }
+    let binned = sum("latency_histogram", report.latency_histogram.iter().map(|bin| bin.presses))?;
+    let presses = report.latency.map_or(0, |latency| latency.count);
+    if binned != presses {
+        return Err(Problem::Inconsistent(format!(
+            "latency_histogram holds {binned} presses, latency.count {presses}"
+        )));
     }
     Ok(())
 }

@@ -154,6 +154,15 @@ fn bad_inputs_to_the_gate_exit_2_with_a_clear_message() {
             write("impossible.json", &edited(&whole, |report| report["games_with_violations"] = 3.into())),
             "`games_with_violations` is 3, more than games.played (2), which no run can produce",
         ),
+        (
+            write(
+                "unphysical.json",
+                &edited(&whole, |report| {
+                    report["drift_ppb"] = serde_json::json!({"min": 0, "max": 2_000_000_000_000i64})
+                }),
+            ),
+            "`drift_ppb.max` is 2000000000000 ppb, beyond ±1e9 ppm",
+        ),
     ];
     for (file, needle) in cases {
         let output = bench(&["gate", path(&file)]);

@@ -206,12 +206,14 @@ pub fn parse(bytes: &[u8]) -> Result<AnyReport, Problem> {
     let schema = value.get("schema").and_then(serde_json::Value::as_str).ok_or(Problem::NoSchema)?;
     match schema {
         json::SCHEMA => {
+            refuse_negative(&value, &mut String::new(), &sim_report::signed)?;
             let report: Report = serde_json::from_value(value)
                 .map_err(|error| Problem::Invalid { schema: json::SCHEMA, detail: error.to_string() })?;
             sim_report::check(&report)?;
             Ok(AnyReport::Sim(Box::new(report)))
         }
         hil::SCHEMA => {
+            refuse_negative(&value, &mut String::new(), &hil_report::signed)?;
             let report: HilReport = serde_json::from_value(value)
                 .map_err(|error| Problem::Invalid { schema: hil::SCHEMA, detail: error.to_string() })?;
             hil_report::check(&report)?;
@@ -247,4 +249,63 @@ fn sum(field: &str, values: impl IntoIterator<Item = u64>) -> Result<u64, Proble
     values.into_iter().try_fold(0u64, |total, value| {
         total.checked_add(value).ok_or_else(|| impossible(field, "adds up to more than 2^64 - 1"))
     })
+}
+
+/// No drift is beyond this many ppm either way: a clock that runs a
+/// thousand times too fast, or backwards as fast, is no clock. Firmware
+/// with its clock in the wrong unit (nanoseconds counted as µs:
+/// +999 000 000 ppm) stays within it, so bench's own report of such a board
+/// still loads, and fails the gate. Past it a number is an edit; the gate
+/// counts ppb in 64 bits, which 1e308 ppm does not fit (it made the drift
+/// rules skip).
+const DRIFT_PPM_MAX: f64 = 1e9;
+/// [`DRIFT_PPM_MAX`] in parts per billion, for the integer drift of a
+/// simulation report.
+const DRIFT_PPB_MAX: u64 = 1_000_000_000_000;
+
+/// A drift of `ppm` in `field`: a number, and one a clock can have.
+fn drift_ppm(field: &str, ppm: f64) -> Result<(), Problem> {
+    if !(ppm.is_finite() && ppm.abs() <= DRIFT_PPM_MAX) {
+        return Err(impossible(
+            field,
+            format!("is {ppm:e} ppm, beyond ±{DRIFT_PPM_MAX:e} ppm: no clock drifts that far"),
+        ));
+    }
+    Ok(())
+}
+
+/// A number that is non-negative by nature (a width, a deviation, a span).
+fn non_negative(field: &str, value: f64) -> Result<(), Problem> {
+    if !(value.is_finite() && value >= 0.0) {
+        return Err(impossible(field, format!("is {value}, not a finite number of 0 or more")));
+    }
+    Ok(())
+}
+
+/// The first negative number in `value` (at `path`, dotted) where `signed`
+/// does not allow one: serde would refuse it in an unsigned field too, but
+/// without saying which field.
+fn refuse_negative(value: &serde_json::Value, path: &mut String, signed: &dyn Fn(&str) -> bool) -> Result<(), Problem> {
+    let length = path.len();
+    let result = match value {
+        serde_json::Value::Number(number) if number.as_f64().is_some_and(|number| number < 0.0) && !signed(path) => {
+            Err(impossible(path.as_str(), format!("is {number}: no count, time or width is negative")))
+        }
+        serde_json::Value::Array(items) => items.iter().enumerate().try_for_each(|(index, item)| {
+            path.truncate(length);
+            path.push_str(&format!("[{index}]"));
+            refuse_negative(item, path, signed)
+        }),
+        serde_json::Value::Object(fields) => fields.iter().try_for_each(|(key, field)| {
+            path.truncate(length);
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(key);
+            refuse_negative(field, path, signed)
+        }),
+        _ => Ok(()),
+    };
+    path.truncate(length);
+    result
 }

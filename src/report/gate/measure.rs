@@ -111,7 +111,8 @@ pub(super) fn sim_measurements(report: &Report) -> Measurements {
 }
 
 /// `ppm` as a whole number of parts per billion, its absolute value rounded
-/// to the nearest (None: not a finite number).
+/// to the nearest (None: not a finite number, or beyond 64 bits of ppb; the
+/// loader refuses a drift beyond ±1e9 ppm, so a loaded report's converts).
 fn abs_ppb(ppm: f64) -> Option<u64> {
     let ppb = (ppm * 1_000.0).abs().round();
     // A float-to-integer cast saturates; u64::MAX ppb is not a drift.

@@ -588,6 +588,37 @@ fn a_sim_report_with_impossible_counts_is_refused_naming_the_field() {
     }
 }
 
+/// Numbers outside what a clock or a count can be: refused, naming the
+/// field (a negative count was refused without saying which).
+#[test]
+fn a_sim_report_with_unphysical_numbers_is_refused_naming_the_field() {
+    type Edit = fn(&mut serde_json::Value);
+    let cases: Vec<(&str, Edit)> = vec![
+        ("drift_ppb.max", |v| v["drift_ppb"]["max"] = 1_000_000_000_001i64.into()),
+        ("drift_ppb.min", |v| v["drift_ppb"]["min"] = (-1_000_000_000_001i64).into()),
+        ("drift_ppb.min", |v| v["drift_ppb"]["min"] = 2_000_001.into()),
+        ("games_failed", |v| v["games_failed"] = (-1).into()),
+        ("defects.bounces", |v| v["defects"]["bounces"] = (-3).into()),
+        ("drift_envelope.buckets[0].samples", |v| v["drift_envelope"]["buckets"][0]["samples"] = (-1).into()),
+        ("drift_envelope.buckets[0].offset_min_us", |v| {
+            v["drift_envelope"]["buckets"][0]["offset_min_us"] = 9_905.into();
+        }),
+        ("drift_envelope.buckets[0].error_min_us.black", |v| {
+            v["drift_envelope"]["buckets"][0]["error_min_us"]["black"] = 1.into();
+        }),
+        ("drift_envelope.buckets[0].index", |v| v["drift_envelope"]["buckets"][0]["index"] = 64.into()),
+    ];
+    for (field, edit) in cases {
+        refused_naming(&edited(edit), field).unwrap_or_else(|message| panic!("{field}: {message}"));
+    }
+    // What may be negative loads: a slow time base, the envelope's errors.
+    let slow = edited(|v| {
+        v["drift_ppb"]["min"] = (-1_000_000_000_000i64).into();
+        v["drift_envelope"]["buckets"][0]["offset_min_us"] = (-5).into();
+    });
+    parse(&slow).expect("a slow drift loads");
+}
+
 // ---- hardware-in-the-loop reports ----
 
 use crate::report::hil::tests::{sample_report, with_mismatches};
@@ -621,8 +652,12 @@ fn p99(us: u64) -> HilReport {
     })
 }
 
+/// [`sample_report`] with its accounting drift at `ppm` (± 0.1).
 fn drift_ppm(ppm: f64) -> HilReport {
-    edit(|report| report.drift.ppm = Some(ppm))
+    edit(|report| {
+        let drift = &mut report.drift;
+        (drift.ppm, drift.ci_low_ppm, drift.ci_high_ppm) = (Some(ppm), Some(ppm - 0.1), Some(ppm + 0.1));
+    })
 }
 
 struct HilCase {
@@ -893,7 +928,7 @@ fn a_bad_hil_report_says_why() {
                     latency.p50_us = 10_000;
                 }
             })),
-            |p| matches!(p, Problem::Inconsistent(_)),
+            |p| matches!(p, Problem::Impossible { field, .. } if field == "latency.p50_us"),
         ),
         (
             "a press binned twice",
@@ -1010,6 +1045,84 @@ fn a_hil_report_with_impossible_counts_is_refused_naming_the_field() {
             Err(Problem::Inconsistent(detail)) => assert!(detail.contains(needle), "{needle}: {detail}"),
             other => panic!("{needle}: {other:?}"),
         }
+    }
+}
+
+/// Numbers no board produces: refused, naming the field. (`drift.ppm =
+/// 1e308` made `max_abs_drift_ppm` skip, and the gate passed.)
+#[test]
+fn a_hil_report_with_unphysical_numbers_is_refused_naming_the_field() {
+    let bytes = |report: &HilReport| serde_json::to_vec(report).expect("serializes");
+    let rules = Rules::parse("[rules]\nmax_abs_drift_ppm = 20").expect("rules");
+    refused_naming(&bytes(&drift_ppm(1e308)), "drift.ppm").unwrap_or_else(|message| panic!("{message}"));
+    refused_naming(&bytes(&drift_ppm(-1.000_001e9)), "drift.ppm").unwrap_or_else(|message| panic!("{message}"));
+    // A board whose clock counts nanoseconds as µs is a board bench can
+    // measure: its report loads, and the rule fails it.
+    let verdicts = evaluate(&hil_report(&drift_ppm(999e6)), &rules, None).expect("evaluates");
+    assert!(!passed(&verdicts), "{verdicts:?}");
+    type Edit = fn(&mut HilReport);
+    let cases: Vec<(&str, Edit)> = vec![
+        ("drift.ci_half_ppm", |report| report.drift.ci_half_ppm = Some(-0.1)),
+        ("drift.tolerance_ppm", |report| report.drift.tolerance_ppm = -5.0),
+        ("drift.confidence", |report| report.drift.confidence = Some(1.5)),
+        ("drift.confidence", |report| report.drift.confidence = Some(0.0)),
+        ("drift.ppm", |report| report.drift.ci_high_ppm = Some(-0.55)),
+        ("drift.residual_sd_us", |report| report.drift.residual_sd_us = Some(-2.5)),
+        ("drift.span_s", |report| report.drift.span_s = Some(-1.0)),
+        ("boards[0].accounting_drift_ppm", |report| report.boards[0].accounting_drift_ppm = Some(2e9)),
+        ("games_detail[1].latency.p90_us", |report| {
+            if let Some(latency) = report.games_detail[1].latency.as_mut() {
+                latency.p90_us = 3_001;
+            }
+        }),
+    ];
+    for (field, edit) in cases {
+        let mut report = sample_report();
+        edit(&mut report);
+        refused_naming(&bytes(&report), field).unwrap_or_else(|message| panic!("{field}: {message}"));
+    }
+    let farm_cases: Vec<(&str, Edit)> = vec![
+        ("boards[0].oscillator.ppm", |report| {
+            if let Some(oscillator) = report.boards[0].oscillator.as_mut() {
+                (oscillator.ppm, oscillator.ci_low_ppm, oscillator.ci_high_ppm) = (Some(1e300), None, None);
+            }
+        }),
+        ("boards[1].oscillator.round_trip.p50_us", |report| {
+            if let Some(trip) =
+                report.boards[1].oscillator.as_mut().and_then(|oscillator| oscillator.round_trip.as_mut())
+            {
+                trip.p50_us = 9_500;
+            }
+        }),
+        ("boards[0].oscillator.round_trip_margin_us", |report| {
+            if let Some(oscillator) = report.boards[0].oscillator.as_mut() {
+                oscillator.round_trip_margin_us = Some(-100.0);
+            }
+        }),
+        ("board_latency.bracket.p99_us", |report| {
+            if let Some(board) = report.board_latency.as_mut() {
+                board.bracket.p99_us = 501;
+            }
+        }),
+    ];
+    for (field, edit) in farm_cases {
+        let mut report = crate::report::hil::tests::farm_report();
+        edit(&mut report);
+        refused_naming(&bytes(&report), field).unwrap_or_else(|message| panic!("{field}: {message}"));
+    }
+    // Negative latencies cannot be read into a count of µs; the message
+    // says which field they are in.
+    let value = |edit: fn(&mut serde_json::Value)| {
+        let mut value = serde_json::to_value(sample_report()).expect("serializes");
+        edit(&mut value);
+        serde_json::to_vec(&value).expect("bytes")
+    };
+    for (field, edit) in [
+        ("latency.p99_us", (|v| v["latency"]["p99_us"] = (-5).into()) as fn(&mut serde_json::Value)),
+        ("games_detail[0].latency.min_us", |v| v["games_detail"][0]["latency"]["min_us"] = (-1).into()),
+        ("latency_histogram[3].presses", |v| v["latency_histogram"][3]["presses"] = (-1).into()),
+    ] {
+        refused_naming(&value(edit), field).unwrap_or_else(|message| panic!("{field}: {message}"));
     }
 }
 

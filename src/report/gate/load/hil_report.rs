@@ -4,8 +4,16 @@
 
 use std::collections::BTreeMap;
 
-use super::{at_most, impossible, sum, Problem};
-use crate::report::hil::{self, Report, MISMATCHES_LISTED};
+use super::{at_most, drift_ppm, impossible, non_negative, sum, Problem};
+use crate::report::hil::{self, LatencyInfo, Report, MISMATCHES_LISTED};
+
+/// Whether the field at `path` may be negative: a drift or a bound of its
+/// interval (`ppm`, `ci_low_ppm`, `accounting_drift_ppm`, …); that
+/// `ci_half_ppm` and `tolerance_ppm` are not is checked by name.
+pub(super) fn signed(path: &str) -> bool {
+    let key = path.rsplit('.').next().unwrap_or(path);
+    key == "ppm" || key.ends_with("_ppm")
+}
 
 /// What a whole hardware-in-the-loop report always satisfies.
 pub(super) fn check(report: &Report) -> Result<(), Problem> {
@@ -20,17 +28,8 @@ pub(super) fn check(report: &Report) -> Result<(), Problem> {
     games(report)?;
     mismatches(report)?;
     records_and_presses(report)?;
-    let percentiles_in_order = |latency: &hil::LatencyInfo| {
-        latency.min_us <= latency.p50_us
-            && latency.p50_us <= latency.p90_us
-            && latency.p90_us <= latency.p99_us
-            && latency.p99_us <= latency.max_us
-    };
-    if !report.latency.as_ref().is_none_or(percentiles_in_order) {
-        return Err(Problem::Inconsistent(
-            "latency percentiles are not in order (min <= p50 <= p90 <= p99 <= max)".into(),
-        ));
-    }
+    drifts(report)?;
+    latencies(report)?;
     if !report.drift.measured && report.drift.ppm.is_some() {
         return Err(Problem::Inconsistent("drift: not measured, yet a `ppm`".into()));
     }
@@ -167,6 +166,130 @@ fn histogram(report: &Report) -> Result<(), Problem> {
         return Err(Problem::Inconsistent(format!(
             "latency_histogram holds {binned} presses, latency.count {presses}"
         )));
+    }
+    Ok(())
+}
+
+/// A fitted drift's numbers, as both fits (accounting, oscillator) have them.
+struct FitNumbers<'a> {
+    /// Where it is: `drift`, `boards[0].oscillator`.
+    at: String,
+    ppm: Option<f64>,
+    ci_low_ppm: Option<f64>,
+    ci_high_ppm: Option<f64>,
+    confidence: Option<f64>,
+    /// Widths, deviations, spans and margins: 0 or more by nature.
+    non_negative: Vec<(&'a str, Option<f64>)>,
+}
+
+impl FitNumbers<'_> {
+    fn check(&self) -> Result<(), Problem> {
+        let field = |key: &str| format!("{}.{key}", self.at);
+        let bounds = [("ppm", self.ppm), ("ci_low_ppm", self.ci_low_ppm), ("ci_high_ppm", self.ci_high_ppm)];
+        for (key, value) in bounds {
+            // An interval may be wide (few samples), but its bounds are numbers.
+            if let Some(value) = value.filter(|value| key == "ppm" || !value.is_finite()) {
+                drift_ppm(&field(key), value)?;
+            }
+        }
+        for (key, value) in &self.non_negative {
+            if let Some(value) = value {
+                non_negative(&field(key), *value)?;
+            }
+        }
+        if let Some(confidence) = self.confidence.filter(|confidence| !(*confidence > 0.0 && *confidence < 1.0)) {
+            return Err(impossible(field("confidence"), format!("is {confidence}, not a probability between 0 and 1")));
+        }
+        if let (Some(low), Some(ppm), Some(high)) = (self.ci_low_ppm, self.ppm, self.ci_high_ppm) {
+            if !(low <= ppm && ppm <= high) {
+                return Err(impossible(field("ppm"), format!("is {ppm}, outside its own interval {low} to {high}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The accounting drift, each board's, and each board's oscillator.
+fn drifts(report: &Report) -> Result<(), Problem> {
+    let drift = &report.drift;
+    FitNumbers {
+        at: "drift".into(),
+        ppm: drift.ppm,
+        ci_low_ppm: drift.ci_low_ppm,
+        ci_high_ppm: drift.ci_high_ppm,
+        confidence: drift.confidence,
+        non_negative: vec![
+            ("ci_half_ppm", drift.ci_half_ppm),
+            ("residual_sd_us", drift.residual_sd_us),
+            ("residual_max_us", drift.residual_max_us),
+            ("span_s", drift.span_s),
+            ("tolerance_ppm", Some(drift.tolerance_ppm)),
+        ],
+    }
+    .check()?;
+    for (index, board) in report.boards.iter().enumerate() {
+        if let Some(ppm) = board.accounting_drift_ppm {
+            drift_ppm(&format!("boards[{index}].accounting_drift_ppm"), ppm)?;
+        }
+        let Some(oscillator) = &board.oscillator else { continue };
+        let at = format!("boards[{index}].oscillator");
+        if let Some(round_trip) = &oscillator.round_trip {
+            percentiles(&format!("{at}.round_trip"), round_trip)?;
+        }
+        FitNumbers {
+            at,
+            ppm: oscillator.ppm,
+            ci_low_ppm: oscillator.ci_low_ppm,
+            ci_high_ppm: oscillator.ci_high_ppm,
+            confidence: oscillator.confidence,
+            non_negative: vec![
+                ("ci_half_ppm", oscillator.ci_half_ppm),
+                ("residual_sd_us", oscillator.residual_sd_us),
+                ("span_s", oscillator.span_s),
+                ("round_trip_margin_us", oscillator.round_trip_margin_us),
+            ],
+        }
+        .check()?;
+    }
+    Ok(())
+}
+
+/// Every set of latency percentiles: of some press, and in order.
+fn latencies(report: &Report) -> Result<(), Problem> {
+    if let Some(latency) = &report.latency {
+        percentiles("latency", latency)?;
+    }
+    for (index, game) in report.games_detail.iter().enumerate() {
+        if let Some(latency) = &game.latency {
+            percentiles(&format!("games_detail[{index}].latency"), latency)?;
+        }
+    }
+    if let Some(board) = &report.board_latency {
+        percentiles("board_latency.latency", &board.latency)?;
+        percentiles("board_latency.bracket", &board.bracket)?;
+    }
+    Ok(())
+}
+
+/// `min <= p50 <= p90 <= p99 <= max`, of at least one value.
+fn percentiles(at: &str, latency: &LatencyInfo) -> Result<(), Problem> {
+    if latency.count == 0 {
+        return Err(impossible(format!("{at}.count"), "is 0, yet there are percentiles"));
+    }
+    let ranks = [
+        ("min_us", latency.min_us),
+        ("p50_us", latency.p50_us),
+        ("p90_us", latency.p90_us),
+        ("p99_us", latency.p99_us),
+        ("max_us", latency.max_us),
+    ];
+    for ((low_key, low), (high_key, high)) in ranks.iter().zip(ranks.iter().skip(1)) {
+        if low > high {
+            return Err(impossible(
+                format!("{at}.{low_key}"),
+                format!("is {low} µs, above {at}.{high_key} ({high} µs): percentiles are in order"),
+            ));
+        }
     }
     Ok(())
 }

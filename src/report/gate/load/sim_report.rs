@@ -1,10 +1,18 @@
 //! What a whole simulation report (`bench.sim.report/1`) always satisfies:
 //! its games add up, and no count is larger than what it counts from.
 
-use super::{at_most, impossible, sum, Problem};
+use super::{at_most, impossible, sum, Problem, DRIFT_PPB_MAX, DRIFT_PPM_MAX};
 use crate::report::json::Report;
 
 const PLAYED: &str = "games.played";
+
+/// Whether the field at `path` may be negative: the drift, and the
+/// envelope's offsets and errors; every other number is a count, a time or
+/// a hash.
+pub(super) fn signed(path: &str) -> bool {
+    path.starts_with("drift_ppb.")
+        || (path.starts_with("drift_envelope.buckets[") && (path.contains(".offset_") || path.contains(".error_")))
+}
 
 /// What a whole simulation report always satisfies.
 pub(super) fn check(report: &Report) -> Result<(), Problem> {
@@ -16,6 +24,7 @@ pub(super) fn check(report: &Report) -> Result<(), Problem> {
     games(report)?;
     counts(report)?;
     failures(report)?;
+    drift(report)?;
     if report.run_hash.len() != 16 || u64::from_str_radix(&report.run_hash, 16).is_err() {
         return Err(Problem::Inconsistent(format!("run_hash `{}` is not 16 hex digits", report.run_hash)));
     }
@@ -123,6 +132,44 @@ fn failures(report: &Report) -> Result<(), Problem> {
             return Err(impossible(field, format!("is {}, after a later game or again", failure.game)));
         }
         previous = Some(failure.game);
+    }
+    Ok(())
+}
+
+/// The device time base's rate error, a range of ppb, and its envelope.
+fn drift(report: &Report) -> Result<(), Problem> {
+    if let Some(range) = report.drift_ppb {
+        if range.min > range.max {
+            return Err(impossible("drift_ppb.min", format!("is {}, above drift_ppb.max ({})", range.min, range.max)));
+        }
+        for (field, ppb) in [("drift_ppb.min", range.min), ("drift_ppb.max", range.max)] {
+            if ppb.unsigned_abs() > DRIFT_PPB_MAX {
+                return Err(impossible(
+                    field,
+                    format!("is {ppb} ppb, beyond ±{DRIFT_PPM_MAX:e} ppm: no clock drifts that far"),
+                ));
+            }
+        }
+    }
+    let envelope = &report.drift_envelope;
+    for (index, bucket) in envelope.buckets.iter().enumerate() {
+        let field = |key: &str| format!("drift_envelope.buckets[{index}].{key}");
+        if bucket.index >= envelope.buckets_total {
+            return Err(impossible(
+                field("index"),
+                format!("is {}, not one of drift_envelope.buckets_total ({})", bucket.index, envelope.buckets_total),
+            ));
+        }
+        let ranges = [
+            ("offset_min_us", bucket.offset_min_us, bucket.offset_max_us),
+            ("error_min_us.white", bucket.error_min_us.white, bucket.error_max_us.white),
+            ("error_min_us.black", bucket.error_min_us.black, bucket.error_max_us.black),
+        ];
+        for (key, min, max) in ranges {
+            if min > max {
+                return Err(impossible(field(key), format!("is {min}, above its maximum ({max})")));
+            }
+        }
     }
     Ok(())
 }

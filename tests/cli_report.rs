@@ -173,6 +173,14 @@ fn bad_inputs_to_the_gate_exit_2_with_a_clear_message() {
     }
     let output = bench(&["gate", path(&out), "--rules", path(&dir.join("no-rules.toml"))]);
     assert_eq!(output.status.code(), Some(2), "{}", show(&output));
+    let switched_off = write("off.toml", b"[rules]\nevery_check_passes = false\n");
+    let output = bench(&["gate", path(&out), "--rules", path(&switched_off)]);
+    assert_eq!(output.status.code(), Some(2), "{}", show(&output));
+    assert!(
+        text(&output.stderr).contains("no rule of the file can fail (every_check_passes = false)"),
+        "{}",
+        show(&output)
+    );
     let output = bench(&["gate", path(&out), "--baseline", path(&dir.join("truncated.json"))]);
     assert_eq!(output.status.code(), Some(2), "{}", show(&output));
     assert!(text(&output.stderr).contains("is truncated"), "{}", show(&output));

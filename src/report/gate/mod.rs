@@ -81,8 +81,15 @@ pub struct Verdict {
 
 /// Applies `rules` to `report` (and, with a baseline, the baseline
 /// tolerances). Errors are bad inputs: a baseline of another scenario or
-/// kind, or a baseline without baseline rules.
+/// kind, a baseline without baseline rules, or no baseline and no rule of
+/// `[rules]` that can fail.
 pub fn evaluate(report: &Measurements, rules: &Rules, baseline: Option<&Measurements>) -> Result<Vec<Verdict>, String> {
+    if baseline.is_none() && !rules.rules.can_fail() {
+        // A file of [baseline] rules only passed any report without one.
+        return Err("no rule of the rules file's [rules] table can fail, and no --baseline was given to apply its \
+                    [baseline] table: a gate that checks nothing would always pass"
+            .into());
+    }
     let mut verdicts = thresholds(report, &rules.rules);
     if let Some(baseline) = baseline {
         if baseline.kind != report.kind {

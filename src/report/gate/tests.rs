@@ -325,7 +325,9 @@ fn the_agreement_drop_is_exact_at_any_game_count() {
         ("0.5", ratio(3, 4), ratio(max / 4 * 3 - max / 200 + 2, max), Status::Fail, "-0.50 points"),
         ("0.5", ratio(3, 4), ratio(max / 4 * 3 - max / 200 + 3, max), Status::Pass, "-0.49 points"),
     ] {
-        let rules = Rules::parse(&format!("[baseline]\nmax_agreement_drop_percent = {limit}")).expect("rules");
+        // The table alone: a file of only `= 100` is refused (it cannot fail).
+        let tolerances: Tolerances = toml::from_str(&format!("max_agreement_drop_percent = {limit}")).expect("a limit");
+        let rules = Rules { rules: Thresholds::default(), baseline: Some(tolerances) };
         let baseline = with(sim(), Metric::Agreement, before.clone());
         let report = with(sim(), Metric::Agreement, now.clone());
         let verdicts = evaluate(&report, &rules, Some(&baseline)).expect("evaluates");
@@ -405,10 +407,40 @@ fn bad_rules_files_are_refused_with_the_reason() {
         ("[rules]\nmax_abs_drift_ppm = nan", "not a number from 0"),
         ("", "sets no rule"),
         ("[rules]\n", "sets no rule"),
+        // Rules set so that they cannot fail: the gate would always pass.
+        ("[rules]\nevery_check_passes = false", "no rule of the file can fail (every_check_passes = false)"),
+        ("[rules]\nmin_agreement_percent = 0", "no rule of the file can fail (min_agreement_percent = 0)"),
+        (
+            "[rules]\nevery_check_passes = false\n[baseline]\nmax_agreement_drop_percent = 100",
+            "(every_check_passes = false, max_agreement_drop_percent = 100): a gate that checks nothing",
+        ),
+        ("[rules]\n[baseline]\n", "sets no rule"),
         ("[rules\nx = 1", "line 1"),
     ] {
         let error = Rules::parse(text).expect_err(text);
         assert!(error.contains(needle), "{text:?}: {error}");
+    }
+}
+
+/// A file with one rule that can fail is a gate; without `--baseline`,
+/// only its `[rules]` can fail a report.
+#[test]
+fn a_rules_file_needs_a_rule_that_can_fail_a_report() {
+    for text in [
+        "[rules]\nevery_check_passes = false\nmax_oracle_violations = 0",
+        "[rules]\nmin_agreement_percent = 0.0001",
+        "[baseline]\nmax_agreement_drop_percent = 99.9999",
+    ] {
+        Rules::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"));
+    }
+    for text in [
+        "[baseline]\nmax_new_failing_checks = 0",
+        "[rules]\nevery_check_passes = false\n[baseline]\nmax_failed_games_growth = 0",
+    ] {
+        let rules = Rules::parse(text).expect("parses");
+        let error = evaluate(&sim(), &rules, None).expect_err("nothing to check without a baseline");
+        assert!(error.contains("no --baseline") && error.contains("checks nothing"), "{error}");
+        evaluate(&sim(), &rules, Some(&sim())).expect("with a baseline, it checks");
     }
 }
 

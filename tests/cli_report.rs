@@ -163,6 +163,10 @@ fn bad_inputs_to_the_gate_exit_2_with_a_clear_message() {
             ),
             "`drift_ppb.max` is 2000000000000 ppb, beyond ±1e9 ppm",
         ),
+        (
+            write("contradiction.json", &edited(&whole, |report| report["games_with_violations"] = 1.into())),
+            "check `no oracle violations` passed, but the report's numbers fail it",
+        ),
     ];
     for (file, needle) in cases {
         let output = bench(&["gate", path(&file)]);

@@ -1,5 +1,6 @@
-//! Reading a report back: its kind, its schema version, and the consistency
-//! of its fields, with what is wrong said in words (exit code 2).
+//! Reading a report back: its kind, its schema version, numbers that a run
+//! can produce, and the consistency of its fields and checks, with what is
+//! wrong said in words, naming the field (exit code 2).
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -651,6 +651,80 @@ fn a_sim_report_with_unphysical_numbers_is_refused_naming_the_field() {
     parse(&slow).expect("a slow drift loads");
 }
 
+/// A check that says one thing next to the numbers it summarises saying
+/// another: refused. (`games_with_violations = 3` next to a passed `no
+/// oracle violations` check got through.)
+#[test]
+fn a_sim_report_whose_checks_contradict_its_numbers_is_refused() {
+    type Edit = fn(&mut serde_json::Value);
+    let cases: Vec<(&str, Edit)> = vec![
+        ("check `no oracle violations` passed, but the report's numbers fail it", |v| {
+            v["games_with_violations"] = 3.into();
+        }),
+        ("check `games in class `6.3`` failed, but the report's numbers pass it", |v| {
+            v["expected_classes"][0]["games"] = 1.into();
+        }),
+        ("check `device and ideal clock agree on the result` failed", |v| v["agreement"]["agreeing"] = 6.into()),
+        ("check `largest device-ideal time error` failed", |v| v["max_time_error_us"] = 5_000.into()),
+        ("check `all games of the run played` failed", |v| v["checks"][4]["passed"] = false.into()),
+        ("check `no oracle violations` failed, but the report's numbers pass it", |v| {
+            v["checks"][0]["passed"] = false.into();
+        }),
+        ("check `all good` is not one a run makes", |v| {
+            if let Some(checks) = v["checks"].as_array_mut() {
+                checks.push(serde_json::json!({"name": "all good", "passed": false, "measured": "", "expected": ""}));
+            }
+        }),
+        ("check `games in class `5.1`` is not one a run makes, or not in its place", |v| {
+            v["checks"][1]["name"] = "games in class `5.1`".into();
+        }),
+        ("no check `no oracle violations`", |v| {
+            if let Some(checks) = v["checks"].as_array_mut() {
+                checks.remove(0);
+            }
+        }),
+        ("check `no oracle violations` is there twice", |v| {
+            if let Some(checks) = v["checks"].as_array_mut() {
+                let first = checks[0].clone();
+                checks.push(first);
+            }
+        }),
+        ("no check `every game plays the same twice`", |v| v["options"]["check_determinism"] = true.into()),
+        ("check `every game plays the same twice`, yet no --check-determinism", |v| {
+            if let Some(checks) = v["checks"].as_array_mut() {
+                let name = bench_sim::run::DETERMINISM_CHECK;
+                checks.push(serde_json::json!({"name": name, "passed": true, "measured": "", "expected": "0"}));
+            }
+        }),
+        ("1 nondeterministic games without --check-determinism", |v| v["nondeterministic_games"] = 1.into()),
+        ("check `device and ideal clock agree on the result` expects `>= all`, not `>= N %`", |v| {
+            v["checks"][2]["expected"] = ">= all".into();
+        }),
+        // Each game with a violation, and (all must agree) each game whose
+        // result differs from the ideal clock's, failed.
+        ("games_failed is 2, yet 3 games had an oracle violation", |v| {
+            (v["games_with_violations"], v["checks"][0]["passed"]) = (3.into(), false.into());
+            (v["games_failed"], v["agreement"]["agreeing"]) = (2.into(), 6.into());
+            v["checks"][2]["passed"] = true.into();
+            if let Some(failures) = v["failures"].as_array_mut() {
+                failures.truncate(2);
+            }
+        }),
+        ("games_failed is 1, yet 2 games had a result unlike the ideal clock's", |v| {
+            v["games_failed"] = 1.into();
+            if let Some(failures) = v["failures"].as_array_mut() {
+                failures.truncate(1);
+            }
+        }),
+    ];
+    for (needle, edit) in cases {
+        match parse(&edited(edit)) {
+            Err(Problem::Inconsistent(detail)) => assert!(detail.contains(needle), "{needle}: {detail}"),
+            other => panic!("{needle}: {other:?}"),
+        }
+    }
+}
+
 // ---- hardware-in-the-loop reports ----
 
 use crate::report::hil::tests::{sample_report, with_mismatches};
@@ -684,11 +758,34 @@ fn p99(us: u64) -> HilReport {
     })
 }
 
-/// [`sample_report`] with its accounting drift at `ppm` (± 0.1).
+/// [`sample_report`] with its accounting drift at `ppm` (± 0.1), and the
+/// drift check and verdict that follow.
 fn drift_ppm(ppm: f64) -> HilReport {
     edit(|report| {
         let drift = &mut report.drift;
         (drift.ppm, drift.ci_low_ppm, drift.ci_high_ppm) = (Some(ppm), Some(ppm - 0.1), Some(ppm + 0.1));
+        drift.within_tolerance = ppm - 0.1 <= drift.tolerance_ppm && ppm + 0.1 >= -drift.tolerance_ppm;
+        let within = drift.within_tolerance;
+        for check in report.checks.iter_mut().filter(|check| check.name == hil::DRIFT_CHECK) {
+            check.passed = within;
+        }
+        report.verdict = if within { "pass" } else { "fail" }.into();
+    })
+}
+
+/// [`sample_report`] with no game compared with the clock model: a
+/// report of games that did not play to their end.
+fn uncompared() -> HilReport {
+    edit(|report| {
+        for game in &mut report.games_detail {
+            (game.model, game.firmware, game.result_agrees) = (None, None, false);
+            (game.complete, game.passed, game.error) = (false, false, Some("the firmware went silent".into()));
+        }
+        (report.games.complete, report.games.passed, report.complete) = (0, 0, false);
+        for check in report.checks.iter_mut().filter(|check| check.name != hil::DRIFT_CHECK) {
+            check.passed = false;
+        }
+        report.verdict = "fail".into();
     })
 }
 
@@ -735,17 +832,7 @@ fn hil_table() -> Vec<HilCase> {
             "max_rule_mismatches",
             Fail,
         ),
-        hil_case(
-            "[rules]\nmax_rule_mismatches = 0",
-            edit(|report| {
-                for game in &mut report.games_detail {
-                    game.model = None;
-                    game.firmware = None;
-                }
-            }),
-            "max_rule_mismatches",
-            Skip,
-        ),
+        hil_case("[rules]\nmax_rule_mismatches = 0", uncompared(), "max_rule_mismatches", Skip),
         hil_case("[rules]\nmax_latency_p99_us = 5000", p99(5_000), "max_latency_p99_us", Pass),
         hil_case("[rules]\nmax_latency_p99_us = 5000", p99(5_001), "max_latency_p99_us", Fail),
         hil_case(
@@ -771,6 +858,11 @@ fn hil_table() -> Vec<HilCase> {
             edit(|report| {
                 let drift = &mut report.drift;
                 (drift.measured, drift.error, drift.ppm) = (false, Some("2 usable samples".into()), None);
+                (drift.ci_low_ppm, drift.ci_high_ppm, drift.within_tolerance) = (None, None, false);
+                for check in report.checks.iter_mut().filter(|check| check.name == hil::DRIFT_CHECK) {
+                    check.passed = false;
+                }
+                report.verdict = "fail".into();
             }),
             "max_abs_drift_ppm",
             Skip,
@@ -783,6 +875,9 @@ fn hil_table() -> Vec<HilCase> {
             edit(|report| {
                 if let Some(game) = report.games_detail.last_mut() {
                     game.result_agrees = false;
+                    if let Some(firmware) = game.firmware.as_mut() {
+                        firmware.result = "1-0 (6.9)".into();
+                    }
                 }
             }),
             "min_agreement_percent",
@@ -1155,6 +1250,81 @@ fn a_hil_report_with_unphysical_numbers_is_refused_naming_the_field() {
         ("latency_histogram[3].presses", |v| v["latency_histogram"][3]["presses"] = (-1).into()),
     ] {
         refused_naming(&value(edit), field).unwrap_or_else(|message| panic!("{field}: {message}"));
+    }
+}
+
+/// A HIL report's checks and each game's verdicts against the numbers
+/// they summarise.
+#[test]
+fn a_hil_report_whose_checks_contradict_its_numbers_is_refused() {
+    let bytes = |report: &HilReport| serde_json::to_vec(report).expect("serializes");
+    type Edit = fn(&mut HilReport);
+    let cases: Vec<(&str, Edit)> = vec![
+        ("check `the firmware matches the clock model` passed, but the report's numbers fail it", |report| {
+            *report = with_mismatches(sample_report(), 3);
+            report.checks[1].passed = true;
+            report.verdict = "pass".into();
+        }),
+        ("check `every game played to its end` failed, but the report's numbers pass it", |report| {
+            report.checks[0].passed = false;
+            report.verdict = "fail".into();
+        }),
+        ("check `accounting drift within tolerance` passed, but the report's numbers fail it", |report| {
+            report.drift.within_tolerance = false;
+        }),
+        ("drift.within_tolerance is true, but the interval 19.9 to 20.1 ppm misses ±5 ppm", |report| {
+            let drift = &mut report.drift;
+            (drift.ppm, drift.ci_low_ppm, drift.ci_high_ppm) = (Some(20.0), Some(19.9), Some(20.1));
+        }),
+        ("drift.within_tolerance is false, but the interval -0.6 to -0.4 ppm reaches ±5 ppm", |report| {
+            report.drift.within_tolerance = false;
+            report.checks[2].passed = false;
+            report.verdict = "fail".into();
+        }),
+        ("drift within tolerance, yet not measured", |report| {
+            let drift = &mut report.drift;
+            (drift.measured, drift.ppm, drift.ci_low_ppm, drift.ci_high_ppm) = (false, None, None, None);
+        }),
+        ("check `latency within 5 ms` is not one a HIL run makes", |report| {
+            let mut extra = report.checks[0].clone();
+            extra.name = "latency within 5 ms".into();
+            report.checks.push(extra);
+        }),
+        ("check `every game played to its end` is there twice", |report| {
+            let first = report.checks[0].clone();
+            report.checks.push(first);
+        }),
+        ("no check `accounting drift within tolerance`", |report| {
+            report.checks.pop();
+        }),
+        ("games_detail[1]: passed, yet incomplete or with mismatches", |report| {
+            *report = with_mismatches(sample_report(), 3);
+            report.games_detail[1].passed = true;
+            report.games.passed = 2;
+        }),
+        ("games_detail[0]: complete is not: played to its end", |report| {
+            report.games_detail[0].error = Some("QEMU exited".into());
+        }),
+        ("games_detail[0]: complete is not: played to its end", |report| {
+            (report.games_detail[0].records_lost, report.records.lost) = (2, 2);
+        }),
+        ("games_detail[1]: result_agrees is not whether", |report| {
+            if let Some(firmware) = report.games_detail[1].firmware.as_mut() {
+                firmware.result = "1-0 (6.9)".into();
+            }
+        }),
+        ("games_detail[0]: a model side without a firmware side", |report| report.games_detail[0].firmware = None),
+        ("games_detail[0]: compared, yet a comparison_error", |report| {
+            report.games_detail[0].comparison_error = Some("no Hello record".into());
+        }),
+    ];
+    for (needle, edit) in cases {
+        let mut report = sample_report();
+        edit(&mut report);
+        match parse(&bytes(&report)) {
+            Err(Problem::Inconsistent(detail)) => assert!(detail.contains(needle), "{needle}: {detail}"),
+            other => panic!("{needle}: {other:?}"),
+        }
     }
 }
 

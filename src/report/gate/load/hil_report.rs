@@ -1,11 +1,14 @@
 //! What a whole hardware-in-the-loop report (`bench.hil.report/1`) always
 //! satisfies: its games add up, no count is larger than what it counts
-//! from, and every total is the sum of what it totals.
+//! from, every total is the sum of what it totals, its measurements are a
+//! board's, and each check and game verdict is what its numbers give.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{at_most, drift_ppm, impossible, non_negative, sum, Problem};
-use crate::report::hil::{self, LatencyInfo, Report, MISMATCHES_LISTED};
+use crate::report::hil::{
+    self, DriftInfo, LatencyInfo, Report, COMPLETE_CHECK, DRIFT_CHECK, MATCH_CHECK, MISMATCHES_LISTED,
+};
 
 /// Whether the field at `path` may be negative: a drift or a bound of its
 /// interval (`ppm`, `ci_low_ppm`, `accounting_drift_ppm`, …); that
@@ -30,6 +33,8 @@ pub(super) fn check(report: &Report) -> Result<(), Problem> {
     records_and_presses(report)?;
     drifts(report)?;
     latencies(report)?;
+    checks(report)?;
+    game_verdicts(report)?;
     if !report.drift.measured && report.drift.ppm.is_some() {
         return Err(Problem::Inconsistent("drift: not measured, yet a `ppm`".into()));
     }
@@ -289,6 +294,88 @@ fn percentiles(at: &str, latency: &LatencyInfo) -> Result<(), Problem> {
                 format!("{at}.{low_key}"),
                 format!("is {low} µs, above {at}.{high_key} ({high} µs): percentiles are in order"),
             ));
+        }
+    }
+    Ok(())
+}
+
+/// Every check agrees with the numbers it summarises, judged again as
+/// `report::hil::build` judges; each of the three is there, once.
+fn checks(report: &Report) -> Result<(), Problem> {
+    let detail = &report.games_detail;
+    let compared = detail.iter().filter(|game| game.model.is_some()).count();
+    let mut names = BTreeSet::new();
+    for check in &report.checks {
+        if !names.insert(check.name.as_str()) {
+            return Err(Problem::Inconsistent(format!("check `{}` is there twice", check.name)));
+        }
+        let judged = match check.name.as_str() {
+            COMPLETE_CHECK => report.complete,
+            MATCH_CHECK => report.mismatches.total == 0 && compared > 0 && compared == detail.len(),
+            DRIFT_CHECK => report.drift.within_tolerance,
+            name => return Err(Problem::Inconsistent(format!("check `{name}` is not one a HIL run makes"))),
+        };
+        if judged != check.passed {
+            return Err(Problem::Inconsistent(format!(
+                "check `{}` {}, but the report's numbers {} it",
+                check.name,
+                if check.passed { "passed" } else { "failed" },
+                if judged { "pass" } else { "fail" }
+            )));
+        }
+    }
+    if let Some(missing) = [COMPLETE_CHECK, MATCH_CHECK, DRIFT_CHECK].into_iter().find(|name| !names.contains(name)) {
+        return Err(Problem::Inconsistent(format!("no check `{missing}`")));
+    }
+    drift_verdict(&report.drift)
+}
+
+/// `within_tolerance` is what the interval says: the drift was measured,
+/// and the interval reaches ±tolerance exactly when it says so.
+fn drift_verdict(drift: &DriftInfo) -> Result<(), Problem> {
+    if drift.within_tolerance && !drift.measured {
+        return Err(Problem::Inconsistent("drift within tolerance, yet not measured".into()));
+    }
+    let (Some(low), Some(high)) = (drift.ci_low_ppm, drift.ci_high_ppm) else { return Ok(()) };
+    let tolerance = drift.tolerance_ppm;
+    // The bounds went through JSON as decimals: allow far more than their
+    // last bit, far less than any drift.
+    let slack = 1e-9 * (1.0 + tolerance.abs() + low.abs() + high.abs());
+    let surely_within = low <= tolerance - slack && high >= -tolerance + slack;
+    let surely_outside = low > tolerance + slack || high < -tolerance - slack;
+    if (drift.within_tolerance && surely_outside) || (!drift.within_tolerance && surely_within) {
+        return Err(Problem::Inconsistent(format!(
+            "drift.within_tolerance is {}, but the interval {low} to {high} ppm {} ±{tolerance} ppm",
+            drift.within_tolerance,
+            if surely_within { "reaches" } else { "misses" }
+        )));
+    }
+    Ok(())
+}
+
+/// Each game's `complete`, `passed` and `result_agrees` against its own
+/// numbers, as `bench_hil::run::GameRun` decides them.
+fn game_verdicts(report: &Report) -> Result<(), Problem> {
+    for (index, game) in report.games_detail.iter().enumerate() {
+        let compared = game.model.is_some();
+        let contradiction = if compared != game.firmware.is_some() {
+            Some("a model side without a firmware side, or the reverse")
+        } else if compared && game.comparison_error.is_some() {
+            Some("compared, yet a comparison_error")
+        } else if game.complete != (game.error.is_none() && compared && game.records_lost == 0) {
+            Some("complete is not: played to its end, compared, no record lost")
+        } else if game.passed && !(game.complete && game.mismatches_total == 0) {
+            Some("passed, yet incomplete or with mismatches")
+        } else if game.result_agrees
+            != (compared
+                && game.model.as_ref().map(|side| &side.result) == game.firmware.as_ref().map(|side| &side.result))
+        {
+            Some("result_agrees is not whether the model's and the firmware's results are the same")
+        } else {
+            None
+        };
+        if let Some(contradiction) = contradiction {
+            return Err(Problem::Inconsistent(format!("games_detail[{index}]: {contradiction}")));
         }
     }
     Ok(())

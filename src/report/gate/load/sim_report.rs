@@ -1,8 +1,13 @@
 //! What a whole simulation report (`bench.sim.report/1`) always satisfies:
-//! its games add up, and no count is larger than what it counts from.
+//! its games add up, no count is larger than what it counts from, its drift
+//! is a clock's, and each check is what its numbers give.
+
+use std::collections::BTreeSet;
+
+use bench_sim::run::{class_check, AGREEMENT_CHECK, DETERMINISM_CHECK, ORACLE_CHECK, TIME_ERROR_CHECK};
 
 use super::{at_most, impossible, sum, Problem, DRIFT_PPB_MAX, DRIFT_PPM_MAX};
-use crate::report::json::Report;
+use crate::report::json::{CheckInfo, Report, COMPLETE_CHECK};
 
 const PLAYED: &str = "games.played";
 
@@ -25,6 +30,8 @@ pub(super) fn check(report: &Report) -> Result<(), Problem> {
     counts(report)?;
     failures(report)?;
     drift(report)?;
+    checks(report)?;
+    failed_games(report)?;
     if report.run_hash.len() != 16 || u64::from_str_radix(&report.run_hash, 16).is_err() {
         return Err(Problem::Inconsistent(format!("run_hash `{}` is not 16 hex digits", report.run_hash)));
     }
@@ -170,6 +177,114 @@ fn drift(report: &Report) -> Result<(), Problem> {
                 return Err(impossible(field(key), format!("is {min}, above its maximum ({max})")));
             }
         }
+    }
+    Ok(())
+}
+
+/// Every check agrees with the numbers it summarises: judged again from
+/// them as `bench_sim::run::judge` judges, it passes or fails as the report
+/// says. The checks are the ones a run makes, each once; the expected
+/// classes' checks in the classes' order.
+fn checks(report: &Report) -> Result<(), Problem> {
+    let mut names = BTreeSet::new();
+    let mut classes = report.expected_classes.iter();
+    for check in &report.checks {
+        // Two expectations may share a class; the other checks are made once.
+        let is_class = classes.as_slice().first().is_some_and(|class| class_check(&class.class) == check.name);
+        if !names.insert(check.name.as_str()) && !is_class {
+            return Err(Problem::Inconsistent(format!("check `{}` is there twice", check.name)));
+        }
+        let judged = match check.name.as_str() {
+            ORACLE_CHECK => report.games_with_violations == 0,
+            AGREEMENT_CHECK => {
+                let minimum = u128::from(expected_number(check, ">= ", " %")?);
+                u128::from(report.agreement.agreeing) * 100 >= minimum * u128::from(report.games.played)
+            }
+            TIME_ERROR_CHECK => report.max_time_error_us <= expected_number(check, "<= ", " us")?,
+            COMPLETE_CHECK => {
+                report.complete && Some(report.games.played) == report.games.end.checked_sub(report.games.start)
+            }
+            DETERMINISM_CHECK => report.nondeterministic_games == 0,
+            name => {
+                let class = classes.next().filter(|class| class_check(&class.class) == name).ok_or_else(|| {
+                    Problem::Inconsistent(format!("check `{name}` is not one a run makes, or not in its place"))
+                })?;
+                let (count, played) = (u128::from(class.games), u128::from(report.games.played));
+                count * 100 >= u128::from(class.min_percent) * played
+                    && count * 100 <= u128::from(class.max_percent) * played
+            }
+        };
+        if judged != check.passed {
+            return Err(Problem::Inconsistent(format!(
+                "check `{}` {}, but the report's numbers {} it",
+                check.name,
+                if check.passed { "passed" } else { "failed" },
+                if judged { "pass" } else { "fail" }
+            )));
+        }
+    }
+    let mut required = vec![ORACLE_CHECK, AGREEMENT_CHECK, COMPLETE_CHECK];
+    if report.options.check_determinism {
+        required.push(DETERMINISM_CHECK);
+    }
+    let missing: Vec<String> = required
+        .into_iter()
+        .filter(|name| !names.contains(name))
+        .map(str::to_string)
+        .chain(classes.map(|class| class_check(&class.class)))
+        .collect();
+    if !missing.is_empty() {
+        return Err(Problem::Inconsistent(format!("no check `{}`", missing.join("`, `"))));
+    }
+    if names.contains(DETERMINISM_CHECK) && !report.options.check_determinism {
+        return Err(Problem::Inconsistent(format!("check `{DETERMINISM_CHECK}`, yet no --check-determinism")));
+    }
+    Ok(())
+}
+
+/// The number in a check's `expected`, written `{prefix}N{suffix}` by
+/// `bench_sim::run::judge`.
+fn expected_number(check: &CheckInfo, prefix: &str, suffix: &str) -> Result<u64, Problem> {
+    check
+        .expected
+        .strip_prefix(prefix)
+        .and_then(|rest| rest.strip_suffix(suffix))
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| {
+            Problem::Inconsistent(format!(
+                "check `{}` expects `{}`, not `{prefix}N{suffix}`",
+                check.name, check.expected
+            ))
+        })
+}
+
+/// The games that failed against what fails a game: each game with an
+/// oracle violation, a time error beyond the bound, and (when full
+/// agreement is expected) a result unlike the ideal clock's.
+fn failed_games(report: &Report) -> Result<(), Problem> {
+    let failed = report.games_failed;
+    if report.nondeterministic_games > 0 && !report.options.check_determinism {
+        return Err(Problem::Inconsistent(format!(
+            "{} nondeterministic games without --check-determinism",
+            report.nondeterministic_games
+        )));
+    }
+    let mut at_least = vec![("an oracle violation (games_with_violations)", report.games_with_violations)];
+    for check in &report.checks {
+        match check.name.as_str() {
+            TIME_ERROR_CHECK if !check.passed => {
+                at_least.push(("a time error beyond the bound (max_time_error_us)", 1));
+            }
+            AGREEMENT_CHECK if expected_number(check, ">= ", " %")? == 100 => {
+                // counts() has refused agreeing above games: never clamps.
+                let disagreeing = report.agreement.games.saturating_sub(report.agreement.agreeing);
+                at_least.push(("a result unlike the ideal clock's, where all must agree (agreement)", disagreeing));
+            }
+            _ => {}
+        }
+    }
+    if let Some((why, count)) = at_least.into_iter().find(|(_, count)| *count > failed) {
+        return Err(Problem::Inconsistent(format!("games_failed is {failed}, yet {count} games had {why}")));
     }
     Ok(())
 }

@@ -283,36 +283,31 @@ fn regressions(report: &Measurements, baseline: &Measurements, tolerances: &Tole
         });
     }
     if let Some(limit) = tolerances.max_agreement_drop_percent {
-        let rule = "max_agreement_drop_percent";
-        let allowed = format!("drops by {} points at most", decimal(limit.0, 4));
-        let now = metric(report, Metric::Agreement);
-        let before = metric(baseline, Metric::Agreement).map_err(|why| format!("baseline {why}"));
-        verdicts.push(match (now, before) {
-            (Ok(now), Ok(before)) => match (ratio(now), ratio(before)) {
-                (Some(now_ratio), Some(before_ratio)) => {
-                    let drop = AgreementDrop::new(before_ratio, now_ratio);
-                    let hundredths = drop.points_hundredths();
-                    // By the exact movement: a drop too small to show is still one.
-                    let sign = if drop.rose || drop.magnitude == 0 { "+" } else { "-" };
-                    with_table(verdict(
-                        rule,
-                        drop.at_most(limit),
-                        format!(
-                            "{} → {} ({sign}{}.{:02} points)",
-                            show(before),
-                            show(now),
-                            hundredths / 100,
-                            hundredths % 100
-                        ),
-                        allowed,
-                    ))
-                }
-                _ => skip(table, rule, "not a ratio".into(), allowed),
-            },
-            (Err(why), _) | (_, Err(why)) => skip(table, rule, why, allowed),
-        });
+        verdicts.push(agreement_drop(report, baseline, limit));
     }
     verdicts
+}
+
+/// `max_agreement_drop_percent`: agreement fell by at most `limit` points.
+fn agreement_drop(report: &Measurements, baseline: &Measurements, limit: Percent) -> Verdict {
+    let (table, rule) = ("baseline", "max_agreement_drop_percent");
+    let allowed = format!("drops by {} points at most", decimal(limit.0, 4));
+    let now = metric(report, Metric::Agreement);
+    let before = metric(baseline, Metric::Agreement).map_err(|why| format!("baseline {why}"));
+    let (now, before) = match (now, before) {
+        (Ok(now), Ok(before)) => (now, before),
+        (Err(why), _) | (_, Err(why)) => return skip(table, rule, why, allowed),
+    };
+    let (Some(now_ratio), Some(before_ratio)) = (ratio(now), ratio(before)) else {
+        return skip(table, rule, "not a ratio".into(), allowed);
+    };
+    let drop = AgreementDrop::new(before_ratio, now_ratio);
+    let hundredths = drop.points_hundredths();
+    // By the exact movement: a drop too small to show is still one.
+    let sign = if drop.rose || drop.magnitude == 0 { "+" } else { "-" };
+    let measured =
+        format!("{} → {} ({sign}{}.{:02} points)", show(before), show(now), hundredths / 100, hundredths % 100);
+    Verdict { table, ..verdict(rule, drop.at_most(limit), measured, allowed) }
 }
 
 /// How far agreement moved from `before` to `now` (each `part` of `whole`,

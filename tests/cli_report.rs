@@ -150,6 +150,23 @@ fn bad_inputs_to_the_gate_exit_2_with_a_clear_message() {
             "not a valid `bench.sim.report/1` report: missing field",
         ),
         (write("no-games.json", &no_games(&whole)), "a run of no games"),
+        (
+            write("impossible.json", &edited(&whole, |report| report["games_with_violations"] = 3.into())),
+            "`games_with_violations` is 3, more than games.played (2), which no run can produce",
+        ),
+        (
+            write(
+                "unphysical.json",
+                &edited(&whole, |report| {
+                    report["drift_ppb"] = serde_json::json!({"min": 0, "max": 2_000_000_000_000i64})
+                }),
+            ),
+            "`drift_ppb.max` is 2000000000000 ppb, beyond ±1e9 ppm",
+        ),
+        (
+            write("contradiction.json", &edited(&whole, |report| report["games_with_violations"] = 1.into())),
+            "check `no oracle violations` passed, but the report's numbers fail it",
+        ),
     ];
     for (file, needle) in cases {
         let output = bench(&["gate", path(&file)]);
@@ -160,9 +177,24 @@ fn bad_inputs_to_the_gate_exit_2_with_a_clear_message() {
     }
     let output = bench(&["gate", path(&out), "--rules", path(&dir.join("no-rules.toml"))]);
     assert_eq!(output.status.code(), Some(2), "{}", show(&output));
+    let switched_off = write("off.toml", b"[rules]\nevery_check_passes = false\n");
+    let output = bench(&["gate", path(&out), "--rules", path(&switched_off)]);
+    assert_eq!(output.status.code(), Some(2), "{}", show(&output));
+    assert!(
+        text(&output.stderr).contains("no rule of the file can fail (every_check_passes = false)"),
+        "{}",
+        show(&output)
+    );
     let output = bench(&["gate", path(&out), "--baseline", path(&dir.join("truncated.json"))]);
     assert_eq!(output.status.code(), Some(2), "{}", show(&output));
     assert!(text(&output.stderr).contains("is truncated"), "{}", show(&output));
+}
+
+/// `report` with `edit` made to its JSON.
+fn edited(report: &[u8], edit: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
+    let mut report: serde_json::Value = serde_json::from_slice(report).expect("a report");
+    edit(&mut report);
+    serde_json::to_vec_pretty(&report).expect("JSON")
 }
 
 /// `report` edited into a whole report of no games, consistent otherwise:

@@ -432,11 +432,24 @@ pub fn run_with(scenario: &Scenario, options: &RunOptions, controls: &Controls<'
     total.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// The names of the checks [`judge`] and [`determinism_check`] make: stable
+/// for readers (the gate judges each check of a report again from its
+/// numbers).
+pub const ORACLE_CHECK: &str = "no oracle violations";
+pub const AGREEMENT_CHECK: &str = "device and ideal clock agree on the result";
+pub const TIME_ERROR_CHECK: &str = "largest device-ideal time error";
+pub const DETERMINISM_CHECK: &str = "every game plays the same twice";
+
+/// The name of the check of an `[[expect.result]]` class.
+pub fn class_check(class: &str) -> String {
+    format!("games in class `{class}`")
+}
+
 /// The check that `--check-determinism` adds: every game played the same
 /// twice.
 pub fn determinism_check(summary: &Summary) -> Check {
     Check {
-        name: "every game plays the same twice".into(),
+        name: DETERMINISM_CHECK.into(),
         passed: summary.nondeterministic_games == 0,
         measured: format!("{} games differed", summary.nondeterministic_games),
         expected: "0".into(),
@@ -457,7 +470,7 @@ pub struct Check {
 pub fn judge(scenario: &Scenario, summary: &Summary) -> Vec<Check> {
     let mut checks = Vec::new();
     checks.push(Check {
-        name: "no oracle violations".into(),
+        name: ORACLE_CHECK.into(),
         passed: summary.games_with_violations == 0,
         measured: format!("{} games with violations", summary.games_with_violations),
         expected: "0".into(),
@@ -472,7 +485,7 @@ pub fn judge(scenario: &Scenario, summary: &Summary) -> Vec<Check> {
         let low_ok = u128::from(*count) * 100 >= u128::from(share.min_percent) * u128::from(summary.games);
         let high_ok = u128::from(*count) * 100 <= u128::from(share.max_percent) * u128::from(summary.games);
         checks.push(Check {
-            name: format!("games in class `{}`", share.class),
+            name: class_check(&share.class),
             passed: low_ok && high_ok,
             measured: format!("{count} of {} ({} %)", summary.games, tenths(*count)),
             expected: format!("{} % to {} %", share.min_percent, share.max_percent),
@@ -481,14 +494,14 @@ pub fn judge(scenario: &Scenario, summary: &Summary) -> Vec<Check> {
     let agreement_ok = u128::from(summary.agreeing) * 100
         >= u128::from(scenario.expect.agreement_min_percent) * u128::from(summary.games);
     checks.push(Check {
-        name: "device and ideal clock agree on the result".into(),
+        name: AGREEMENT_CHECK.into(),
         passed: agreement_ok,
         measured: format!("{} of {} ({} %)", summary.agreeing, summary.games, percent(summary.agreeing)),
         expected: format!(">= {} %", scenario.expect.agreement_min_percent),
     });
     if let Some(bound) = scenario.expect.time_error_max_us {
         checks.push(Check {
-            name: "largest device-ideal time error".into(),
+            name: TIME_ERROR_CHECK.into(),
             passed: summary.max_time_error_us <= bound,
             measured: format!("{} us", summary.max_time_error_us),
             expected: format!("<= {bound} us"),

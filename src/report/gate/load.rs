@@ -1,5 +1,6 @@
-//! Reading a report back: its kind, its schema version, and the consistency
-//! of its fields, with what is wrong said in words (exit code 2).
+//! Reading a report back: its kind, its schema version, numbers that a run
+//! can produce, and the consistency of its fields and checks, with what is
+//! wrong said in words, naming the field (exit code 2).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -9,6 +10,9 @@ use super::super::json::{self, Report};
 use super::super::REPORT_JSON;
 use super::measure::{hil_measurements, sim_measurements};
 use super::Measurements;
+
+mod hil_report;
+mod sim_report;
 
 /// A report of any kind bench writes, loaded and checked for consistency.
 #[derive(Clone, Debug)]
@@ -86,6 +90,12 @@ pub enum Problem {
     },
     /// The fields contradict each other.
     Inconsistent(String),
+    /// A field holds a value no run can produce (a count above the games
+    /// played, a share over 100 %): `field` is its dotted path.
+    Impossible {
+        field: String,
+        detail: String,
+    },
     /// A whole report of an interrupted run (`"complete": false`).
     Incomplete {
         played: u64,
@@ -128,6 +138,9 @@ impl fmt::Display for LoadError {
             }
             Problem::Inconsistent(detail) => {
                 write!(f, "{path} is not a consistent report ({detail}): it was edited or damaged")
+            }
+            Problem::Impossible { field, detail } => {
+                write!(f, "{path}: `{field}` {detail}, which no run can produce: the report was edited or damaged")
             }
             Problem::Incomplete { played, planned } => write!(
                 f,
@@ -194,15 +207,17 @@ pub fn parse(bytes: &[u8]) -> Result<AnyReport, Problem> {
     let schema = value.get("schema").and_then(serde_json::Value::as_str).ok_or(Problem::NoSchema)?;
     match schema {
         json::SCHEMA => {
+            refuse_negative(&value, &mut String::new(), &sim_report::signed)?;
             let report: Report = serde_json::from_value(value)
                 .map_err(|error| Problem::Invalid { schema: json::SCHEMA, detail: error.to_string() })?;
-            check_sim(&report).map_err(Problem::Inconsistent)?;
+            sim_report::check(&report)?;
             Ok(AnyReport::Sim(Box::new(report)))
         }
         hil::SCHEMA => {
+            refuse_negative(&value, &mut String::new(), &hil_report::signed)?;
             let report: HilReport = serde_json::from_value(value)
                 .map_err(|error| Problem::Invalid { schema: hil::SCHEMA, detail: error.to_string() })?;
-            check_hil(&report).map_err(Problem::Inconsistent)?;
+            hil_report::check(&report)?;
             Ok(AnyReport::Hil(Box::new(report)))
         }
         other if other.starts_with("bench.sim.report/") => {
@@ -215,117 +230,83 @@ pub fn parse(bytes: &[u8]) -> Result<AnyReport, Problem> {
     }
 }
 
-/// What a whole simulation report always satisfies.
-fn check_sim(report: &Report) -> Result<(), String> {
-    let all_passed = report.checks.iter().all(|check| check.passed);
-    let expected = if all_passed { "pass" } else { "fail" };
-    if report.verdict != expected {
-        return Err(format!("verdict `{}` but the checks say `{expected}`", report.verdict));
-    }
-    let games = &report.games;
-    let planned = games.end.checked_sub(games.start).ok_or("games.end is before games.start")?;
-    if games.played > planned || games.end > games.total {
-        return Err(format!(
-            "games {}..{} of {} with {} played do not add up",
-            games.start, games.end, games.total, games.played
-        ));
-    }
-    if report.complete && games.played != planned {
-        return Err(format!("complete, yet {} of {planned} games played", games.played));
-    }
-    if report.complete && planned == 0 {
-        // bench never writes one: a gate on it would pass having checked nothing.
-        return Err("complete, yet a run of no games".into());
-    }
-    if report.agreement.games != games.played || report.agreement.agreeing > report.agreement.games {
-        return Err(format!(
-            "agreement {} of {} over {} games played",
-            report.agreement.agreeing, report.agreement.games, games.played
-        ));
-    }
-    if report.games_failed < report.failures.len() as u64 || report.games_failed > games.played {
-        return Err(format!(
-            "{} failing games listed, {} failed, {} played",
-            report.failures.len(),
-            report.games_failed,
-            games.played
-        ));
-    }
-    if report.run_hash.len() != 16 || u64::from_str_radix(&report.run_hash, 16).is_err() {
-        return Err(format!("run_hash `{}` is not 16 hex digits", report.run_hash));
+/// `field` holds a value no run produces; `detail` says which, and why not.
+fn impossible(field: impl Into<String>, detail: impl Into<String>) -> Problem {
+    Problem::Impossible { field: field.into(), detail: detail.into() }
+}
+
+/// `field` (`value`) is at most `bound`, the value of `bounding` (a field,
+/// or an expression of fields).
+fn at_most(field: &str, value: u64, bound: u64, bounding: &str) -> Result<(), Problem> {
+    if value > bound {
+        return Err(impossible(field, format!("is {value}, more than {bounding} ({bound})")));
     }
     Ok(())
 }
 
-/// What a whole hardware-in-the-loop report always satisfies.
-fn check_hil(report: &HilReport) -> Result<(), String> {
-    let all_passed = report.checks.iter().all(|check| check.passed);
-    let expected = if report.complete && all_passed { "pass" } else { "fail" };
-    if report.verdict != expected {
-        return Err(format!("verdict `{}` but the checks and completeness say `{expected}`", report.verdict));
-    }
-    let games = &report.games;
-    if games.played > games.requested
-        || games.complete > games.played
-        || games.passed > games.complete
-        || report.games_detail.len() as u64 != games.played
-    {
-        return Err(format!(
-            "games: {} requested, {} played, {} complete, {} passed, {} detailed do not add up",
-            games.requested,
-            games.played,
-            games.complete,
-            games.passed,
-            report.games_detail.len()
+/// The sum of `values`, exactly: counts that add up beyond 64 bits are
+/// refused, not saturated (a saturated sum can equal a forged total).
+fn sum(field: &str, values: impl IntoIterator<Item = u64>) -> Result<u64, Problem> {
+    values.into_iter().try_fold(0u64, |total, value| {
+        total.checked_add(value).ok_or_else(|| impossible(field, "adds up to more than 2^64 - 1"))
+    })
+}
+
+/// No drift is beyond this many ppm either way: a clock that runs a
+/// thousand times too fast, or backwards as fast, is no clock. Firmware
+/// with its clock in the wrong unit (nanoseconds counted as µs:
+/// +999 000 000 ppm) stays within it, so bench's own report of such a board
+/// still loads, and fails the gate. Past it a number is an edit; the gate
+/// counts ppb in 64 bits, which 1e308 ppm does not fit (it made the drift
+/// rules skip).
+const DRIFT_PPM_MAX: f64 = 1e9;
+/// [`DRIFT_PPM_MAX`] in parts per billion, for the integer drift of a
+/// simulation report.
+const DRIFT_PPB_MAX: u64 = 1_000_000_000_000;
+
+/// A drift of `ppm` in `field`: a number, and one a clock can have.
+fn drift_ppm(field: &str, ppm: f64) -> Result<(), Problem> {
+    if !(ppm.is_finite() && ppm.abs() <= DRIFT_PPM_MAX) {
+        return Err(impossible(
+            field,
+            format!("is {ppm:e} ppm, beyond ±{DRIFT_PPM_MAX:e} ppm: no clock drifts that far"),
         ));
-    }
-    let detail = |predicate: fn(&hil::GameInfo) -> bool| {
-        report.games_detail.iter().filter(|game| predicate(game)).count() as u64
-    };
-    if detail(|game| game.complete) != games.complete || detail(|game| game.passed) != games.passed {
-        return Err("games.complete or games.passed differ from games_detail".into());
-    }
-    if report.complete && games.requested == 0 {
-        return Err("complete, yet a run of no games".into());
-    }
-    if report.complete && (games.played != games.requested || games.complete != games.played) {
-        return Err(format!("complete, yet {} of {} games played to their end", games.complete, games.requested));
-    }
-    let per_game = report.games_detail.iter().map(|game| game.mismatches_total).fold(0u64, u64::saturating_add);
-    let by_quantity = report.mismatches.by_quantity.values().fold(0u64, |sum, count| sum.saturating_add(*count));
-    if report.mismatches.total != per_game || report.mismatches.total != by_quantity {
-        return Err(format!(
-            "mismatches.total {} but the games have {per_game} and by_quantity {by_quantity}",
-            report.mismatches.total
-        ));
-    }
-    let percentiles_in_order = |latency: &hil::LatencyInfo| {
-        latency.min_us <= latency.p50_us
-            && latency.p50_us <= latency.p90_us
-            && latency.p90_us <= latency.p99_us
-            && latency.p99_us <= latency.max_us
-    };
-    if !report.latency.as_ref().is_none_or(percentiles_in_order) {
-        return Err("latency percentiles are not in order (min <= p50 <= p90 <= p99 <= max)".into());
-    }
-    if !report.drift.measured && report.drift.ppm.is_some() {
-        return Err("drift: not measured, yet a `ppm`".into());
-    }
-    // Empty in a report from before the histogram; else every fixed bin,
-    // holding every press the percentiles count.
-    if !report.latency_histogram.is_empty() {
-        let edges: Vec<u64> = report.latency_histogram.iter().map(|bin| bin.from_us).collect();
-        if edges != bench_hil::run::LATENCY_BIN_EDGES_US {
-            return Err(format!(
-                "latency_histogram: bins from {edges:?} µs, not bench's {:?}",
-                bench_hil::run::LATENCY_BIN_EDGES_US
-            ));
-        }
-        let binned = report.latency_histogram.iter().map(|bin| bin.presses).fold(0u64, u64::saturating_add);
-        let presses = report.latency.map_or(0, |latency| latency.count);
-        if binned != presses {
-            return Err(format!("latency_histogram holds {binned} presses, latency.count {presses}"));
-        }
     }
     Ok(())
+}
+
+/// A number that is non-negative by nature (a width, a deviation, a span).
+fn non_negative(field: &str, value: f64) -> Result<(), Problem> {
+    if !(value.is_finite() && value >= 0.0) {
+        return Err(impossible(field, format!("is {value}, not a finite number of 0 or more")));
+    }
+    Ok(())
+}
+
+/// The first negative number in `value` (at `path`, dotted) where `signed`
+/// does not allow one: serde would refuse it in an unsigned field too, but
+/// without saying which field.
+fn refuse_negative(value: &serde_json::Value, path: &mut String, signed: &dyn Fn(&str) -> bool) -> Result<(), Problem> {
+    let length = path.len();
+    let result = match value {
+        serde_json::Value::Number(number) if number.as_f64().is_some_and(|number| number < 0.0) && !signed(path) => {
+            Err(impossible(path.as_str(), format!("is {number}: no count, time or width is negative")))
+        }
+        serde_json::Value::Array(items) => items.iter().enumerate().try_for_each(|(index, item)| {
+            path.truncate(length);
+            path.push_str(&format!("[{index}]"));
+            refuse_negative(item, path, signed)
+        }),
+        serde_json::Value::Object(fields) => fields.iter().try_for_each(|(key, field)| {
+            path.truncate(length);
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(key);
+            refuse_negative(field, path, signed)
+        }),
+        _ => Ok(()),
+    };
+    path.truncate(length);
+    result
 }

@@ -103,6 +103,7 @@ pub(super) fn sim_measurements(report: &Report) -> Measurements {
         scenario: report.scenario.name.clone(),
         complete: report.complete,
         played: games.played,
+        // The loader refuses games.end before games.start: never saturates.
         planned: games.end.saturating_sub(games.start),
         checks: report.checks.clone(),
         metrics,
@@ -110,7 +111,8 @@ pub(super) fn sim_measurements(report: &Report) -> Measurements {
 }
 
 /// `ppm` as a whole number of parts per billion, its absolute value rounded
-/// to the nearest (None: not a finite number).
+/// to the nearest (None: not a finite number, or beyond 64 bits of ppb; the
+/// loader refuses a drift beyond ±1e9 ppm, so a loaded report's converts).
 fn abs_ppb(ppm: f64) -> Option<u64> {
     let ppb = (ppm * 1_000.0).abs().round();
     // A float-to-integer cast saturates; u64::MAX ppb is not a drift.
@@ -123,7 +125,10 @@ pub(super) fn hil_measurements(report: &HilReport) -> Measurements {
         report.games_detail.iter().filter(|game| game.model.is_some() && game.firmware.is_some()).collect();
     let agreeing = compared.iter().filter(|game| game.result_agrees).count() as u64;
     let mut metrics = BTreeMap::new();
-    metrics.insert(Metric::FailedGames, Value::Count(games.played.saturating_sub(games.passed)));
+    // Counted, not subtracted: games.played − games.passed, which the loader
+    // checks against games_detail, without a subtraction that could clamp.
+    let failed = report.games_detail.iter().filter(|game| !game.passed).count();
+    metrics.insert(Metric::FailedGames, Value::Count(u64::try_from(failed).unwrap_or(u64::MAX)));
     metrics.insert(
         Metric::RuleMismatches,
         if compared.is_empty() {

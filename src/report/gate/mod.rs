@@ -27,7 +27,8 @@
 //! A rule on a metric a kind has not (—) is skipped for it, and so is one
 //! on a metric with nothing to measure it from.
 //!
-//! Files: `load.rs` (reading a report back, its consistency), `measure.rs`
+//! Files: `load.rs` (reading a report back; what each kind always
+//! satisfies in `load/sim_report.rs` and `load/hil_report.rs`), `measure.rs`
 //! (its [`Measurements`]), `rules.rs` (the rules file), this one (applying
 //! the rules and printing the verdicts), `tests.rs`.
 //!
@@ -80,8 +81,15 @@ pub struct Verdict {
 
 /// Applies `rules` to `report` (and, with a baseline, the baseline
 /// tolerances). Errors are bad inputs: a baseline of another scenario or
-/// kind, or a baseline without baseline rules.
+/// kind, a baseline without baseline rules, or no baseline and no rule of
+/// `[rules]` that can fail.
 pub fn evaluate(report: &Measurements, rules: &Rules, baseline: Option<&Measurements>) -> Result<Vec<Verdict>, String> {
+    if baseline.is_none() && !rules.rules.can_fail() {
+        // A file of [baseline] rules only passed any report without one.
+        return Err("no rule of the rules file's [rules] table can fail, and no --baseline was given to apply its \
+                    [baseline] table: a gate that checks nothing would always pass"
+            .into());
+    }
     let mut verdicts = thresholds(report, &rules.rules);
     if let Some(baseline) = baseline {
         if baseline.kind != report.kind {
@@ -275,35 +283,100 @@ fn regressions(report: &Measurements, baseline: &Measurements, tolerances: &Tole
         });
     }
     if let Some(limit) = tolerances.max_agreement_drop_percent {
-        let rule = "max_agreement_drop_percent";
-        let allowed = format!("drops by {} points at most", decimal(limit.0, 4));
-        let now = metric(report, Metric::Agreement);
-        let before = metric(baseline, Metric::Agreement).map_err(|why| format!("baseline {why}"));
-        verdicts.push(match (now, before) {
-            (Ok(now), Ok(before)) => match (ratio(now), ratio(before)) {
-                (Some((now_part, now_whole)), Some((before_part, before_whole))) => {
-                    // drop = before − now, in millionths (of 100 %):
-                    // (bp·nw − np·bw) / (bw·nw) · 10^6 <= limit.
-                    let cross = i128::from(before_part) * i128::from(now_whole)
-                        - i128::from(now_part) * i128::from(before_whole);
-                    let denominator = i128::from(before_whole) * i128::from(now_whole);
-                    let passed = cross * 1_000_000 <= i128::from(limit.0) * denominator;
-                    let hundredths = cross * 10_000 / denominator;
-                    let sign = if hundredths > 0 { "-" } else { "+" };
-                    let points = hundredths.unsigned_abs();
-                    with_table(verdict(
-                        rule,
-                        passed,
-                        format!("{} → {} ({sign}{}.{:02} points)", show(before), show(now), points / 100, points % 100),
-                        allowed,
-                    ))
-                }
-                _ => skip(table, rule, "not a ratio".into(), allowed),
-            },
-            (Err(why), _) | (_, Err(why)) => skip(table, rule, why, allowed),
-        });
+        verdicts.push(agreement_drop(report, baseline, limit));
     }
     verdicts
+}
+
+/// `max_agreement_drop_percent`: agreement fell by at most `limit` points.
+fn agreement_drop(report: &Measurements, baseline: &Measurements, limit: Percent) -> Verdict {
+    let (table, rule) = ("baseline", "max_agreement_drop_percent");
+    let allowed = format!("drops by {} points at most", decimal(limit.0, 4));
+    let now = metric(report, Metric::Agreement);
+    let before = metric(baseline, Metric::Agreement).map_err(|why| format!("baseline {why}"));
+    let (now, before) = match (now, before) {
+        (Ok(now), Ok(before)) => (now, before),
+        (Err(why), _) | (_, Err(why)) => return skip(table, rule, why, allowed),
+    };
+    let (Some(now_ratio), Some(before_ratio)) = (ratio(now), ratio(before)) else {
+        return skip(table, rule, "not a ratio".into(), allowed);
+    };
+    let drop = AgreementDrop::new(before_ratio, now_ratio);
+    let hundredths = drop.points_hundredths();
+    // By the exact movement: a drop too small to show is still one.
+    let sign = if drop.rose || drop.magnitude == 0 { "+" } else { "-" };
+    let measured =
+        format!("{} → {} ({sign}{}.{:02} points)", show(before), show(now), hundredths / 100, hundredths % 100);
+    Verdict { table, ..verdict(rule, drop.at_most(limit), measured, allowed) }
+}
+
+/// How far agreement moved from `before` to `now` (each `part` of `whole`,
+/// `whole` > 0), exactly: `before − now` is `magnitude / denominator`,
+/// a drop unless `rose`. The cross-products are of two 64-bit numbers, so
+/// they fit in 128 bits; scaling them to a percentage does not, and is done
+/// in 256 bits ([`wide_mul`]): with 2^54 games an i128 wrapped.
+struct AgreementDrop {
+    rose: bool,
+    magnitude: u128,
+    denominator: u128,
+}
+
+impl AgreementDrop {
+    fn new((before_part, before_whole): (u64, u64), (now_part, now_whole): (u64, u64)) -> AgreementDrop {
+        let before = u128::from(before_part) * u128::from(now_whole);
+        let now = u128::from(now_part) * u128::from(before_whole);
+        AgreementDrop {
+            rose: now > before,
+            magnitude: before.abs_diff(now),
+            denominator: u128::from(before_whole) * u128::from(now_whole),
+        }
+    }
+
+    /// Whether it dropped by at most `limit` (a rise always passes).
+    fn at_most(&self, limit: Percent) -> bool {
+        // magnitude / denominator <= limit / 10^6 (a Percent counts millionths of 1).
+        self.rose || wide_mul(self.magnitude, 1_000_000) <= wide_mul(u128::from(limit.0), self.denominator)
+    }
+
+    /// The movement in hundredths of a percentage point, rounded toward zero.
+    fn points_hundredths(&self) -> u128 {
+        mul_div_floor(self.magnitude, 10_000, self.denominator)
+    }
+}
+
+/// `a · b` exactly, as the (high, low) halves of 256 bits; tuples compare
+/// high half first, so products compare as numbers.
+fn wide_mul(a: u128, b: u128) -> (u128, u128) {
+    const LOW: u128 = u64::MAX as u128;
+    let (a_high, a_low, b_high, b_low) = (a >> 64, a & LOW, b >> 64, b & LOW);
+    // Each partial product of two 64-bit halves fits in 128 bits.
+    let low_low = a_low * b_low;
+    let high_low = a_high * b_low;
+    let low_high = a_low * b_high;
+    let high_high = a_high * b_high;
+    let middle = (low_low >> 64) + (high_low & LOW) + (low_high & LOW);
+    let low = (low_low & LOW) | (middle << 64);
+    let high = high_high + (high_low >> 64) + (low_high >> 64) + (middle >> 64);
+    (high, low)
+}
+
+/// `a · b / d` rounded down (`u128::MAX` if larger; 0 when `d` is 0): the
+/// largest `q` with `q · d <= a · b`, found by bisection on exact products.
+fn mul_div_floor(a: u128, b: u128, d: u128) -> u128 {
+    if d == 0 {
+        return 0;
+    }
+    let target = wide_mul(a, b);
+    let (mut low, mut high) = (0u128, u128::MAX);
+    while low < high {
+        let middle = low + (high - low).div_ceil(2);
+        if wide_mul(middle, d) <= target {
+            low = middle;
+        } else {
+            high = middle - 1;
+        }
+    }
+    low
 }
 
 fn signed_growth(which: Metric, growth: i128) -> String {

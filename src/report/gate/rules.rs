@@ -81,10 +81,75 @@ impl Rules {
 
     pub fn parse(text: &str) -> Result<Rules, String> {
         let rules: Rules = toml::from_str(text).map_err(|error| error.to_string().trim_end().to_string())?;
-        if rules.rules == Thresholds::default() && rules.baseline.as_ref().is_none_or(|b| *b == Tolerances::default()) {
+        let set: Vec<(String, bool)> = rules
+            .rules
+            .set()
+            .into_iter()
+            .chain(rules.baseline.as_ref().map(Tolerances::set).unwrap_or_default())
+            .collect();
+        if set.is_empty() {
             return Err("the file sets no rule (a gate that checks nothing would always pass)".into());
         }
+        if set.iter().all(|(_, can_fail)| !can_fail) {
+            let off: Vec<&str> = set.iter().map(|(rule, _)| rule.as_str()).collect();
+            return Err(format!(
+                "no rule of the file can fail ({}): a gate that checks nothing would always pass",
+                off.join(", ")
+            ));
+        }
         Ok(rules)
+    }
+}
+
+impl Thresholds {
+    /// Each rule set, as `key = value`, and whether it can fail a report.
+    /// Two settings switch their rule off: `every_check_passes = false`,
+    /// and `min_agreement_percent = 0` (no agreement is below 0 %).
+    fn set(&self) -> Vec<(String, bool)> {
+        let mut set = Vec::new();
+        if let Some(on) = self.every_check_passes {
+            set.push((format!("every_check_passes = {on}"), on));
+        }
+        if let Some(minimum) = self.min_agreement_percent {
+            set.push((format!("min_agreement_percent = {}", decimal(minimum.0, 4)), minimum.0 > 0));
+        }
+        let limits = [
+            ("max_oracle_violations", self.max_oracle_violations.map(|n| n.to_string())),
+            ("max_failed_games", self.max_failed_games.map(|n| n.to_string())),
+            ("max_time_error_us", self.max_time_error_us.map(|us| us.to_string())),
+            ("max_abs_drift_ppm", self.max_abs_drift_ppm.map(|ppm| decimal(ppm.0, 3))),
+            ("max_rule_mismatches", self.max_rule_mismatches.map(|n| n.to_string())),
+            ("max_latency_p99_us", self.max_latency_p99_us.map(|us| us.to_string())),
+        ];
+        set.extend(limits.into_iter().filter_map(|(key, value)| Some((format!("{key} = {}", value?), true))));
+        set
+    }
+
+    /// Whether any rule set can fail a report.
+    pub(super) fn can_fail(&self) -> bool {
+        self.set().iter().any(|(_, can_fail)| *can_fail)
+    }
+}
+
+impl Tolerances {
+    /// Each tolerance set, as `key = value`, and whether it can fail a
+    /// report: `max_agreement_drop_percent = 100` cannot (agreement drops
+    /// by 100 points at most).
+    fn set(&self) -> Vec<(String, bool)> {
+        let mut set = Vec::new();
+        if let Some(limit) = self.max_agreement_drop_percent {
+            set.push((format!("max_agreement_drop_percent = {}", decimal(limit.0, 4)), limit.0 < 1_000_000));
+        }
+        let limits = [
+            ("max_new_failing_checks", self.max_new_failing_checks.map(|n| n.to_string())),
+            ("max_failed_games_growth", self.max_failed_games_growth.map(|n| n.to_string())),
+            ("max_time_error_growth_us", self.max_time_error_growth_us.map(|us| us.to_string())),
+            ("max_drift_growth_ppm", self.max_drift_growth_ppm.map(|ppm| decimal(ppm.0, 3))),
+            ("max_rule_mismatches_growth", self.max_rule_mismatches_growth.map(|n| n.to_string())),
+            ("max_latency_p99_growth_us", self.max_latency_p99_growth_us.map(|us| us.to_string())),
+        ];
+        set.extend(limits.into_iter().filter_map(|(key, value)| Some((format!("{key} = {}", value?), true))));
+        set
     }
 }
 

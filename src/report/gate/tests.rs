@@ -301,6 +301,55 @@ fn every_rule_fails_when_it_should_and_passes_when_it_should() {
     }
 }
 
+/// Agreement over any number of games a report can count: the drop is
+/// compared exactly, not in an i128 that wraps (2^54 games from 100 % to
+/// 0 % passed a 0.5-point limit; u64::MAX games from 0 % to 100 % failed).
+#[test]
+fn the_agreement_drop_is_exact_at_any_game_count() {
+    let huge = 1u64 << 54;
+    let max = u64::MAX;
+    let ratio = |part, whole| Value::Ratio { part, whole };
+    for (limit, before, now, expect, shown) in [
+        ("0.5", ratio(huge, huge), ratio(0, huge), Status::Fail, "-100.00 points"),
+        ("100", ratio(huge, huge), ratio(0, huge), Status::Pass, "-100.00 points"),
+        ("0", ratio(0, max), ratio(max, max), Status::Pass, "+100.00 points"),
+        ("0.5", ratio(max, max), ratio(0, max), Status::Fail, "-100.00 points"),
+        ("0", ratio(max, max), ratio(max - 1, max), Status::Fail, "-0.00 points"),
+        ("0.0001", ratio(max, max), ratio(max - 1, max), Status::Pass, "-0.00 points"),
+        // 50 % of u64::MAX games against 50 % of 2^54 + 1: a drop of
+        // about 2^-55, more than 0 and less than a millionth.
+        ("0", ratio(huge / 2 + 1, huge + 1), ratio(max / 2, max), Status::Fail, "-0.00 points"),
+        ("0.0001", ratio(huge / 2 + 1, huge + 1), ratio(max / 2, max), Status::Pass, "-0.00 points"),
+        // 75 % to 74.5 % of u64::MAX games, up to rounding: just over and
+        // just under half a point.
+        ("0.5", ratio(3, 4), ratio(max / 4 * 3 - max / 200 + 2, max), Status::Fail, "-0.50 points"),
+        ("0.5", ratio(3, 4), ratio(max / 4 * 3 - max / 200 + 3, max), Status::Pass, "-0.49 points"),
+    ] {
+        // The table alone: a file of only `= 100` is refused (it cannot fail).
+        let tolerances: Tolerances = toml::from_str(&format!("max_agreement_drop_percent = {limit}")).expect("a limit");
+        let rules = Rules { rules: Thresholds::default(), baseline: Some(tolerances) };
+        let baseline = with(sim(), Metric::Agreement, before.clone());
+        let report = with(sim(), Metric::Agreement, now.clone());
+        let verdicts = evaluate(&report, &rules, Some(&baseline)).expect("evaluates");
+        let verdict = verdicts.iter().find(|verdict| verdict.rule == "max_agreement_drop_percent").expect("a verdict");
+        assert_eq!(verdict.status, expect, "limit {limit}, {before:?} → {now:?}: {verdict:?}");
+        assert!(verdict.measured.ends_with(&format!("({shown})")), "{before:?} → {now:?}: {}", verdict.measured);
+    }
+}
+
+#[test]
+fn wide_products_and_quotients_are_exact() {
+    assert_eq!(wide_mul(u128::MAX, u128::MAX), (u128::MAX - 1, 1));
+    assert_eq!(wide_mul(1 << 64, 1 << 64), (1, 0));
+    assert_eq!(wide_mul(u128::from(u64::MAX), u128::from(u64::MAX)), (0, u128::from(u64::MAX) * u128::from(u64::MAX)));
+    assert_eq!(wide_mul(0, u128::MAX), (0, 0));
+    assert_eq!(mul_div_floor(u128::MAX, 10_000, u128::MAX), 10_000);
+    assert_eq!(mul_div_floor(u128::MAX - 1, 10_000, u128::MAX), 9_999);
+    assert_eq!(mul_div_floor(7, 3, 2), 10);
+    assert_eq!(mul_div_floor(u128::MAX, u128::MAX, 1), u128::MAX, "saturates");
+    assert_eq!(mul_div_floor(5, 5, 0), 0);
+}
+
 #[test]
 fn the_failure_lines_say_measured_and_allowed() {
     let rules = Rules::parse("[rules]\nevery_check_passes = true\nmax_time_error_us = 999").expect("rules");
@@ -358,10 +407,40 @@ fn bad_rules_files_are_refused_with_the_reason() {
         ("[rules]\nmax_abs_drift_ppm = nan", "not a number from 0"),
         ("", "sets no rule"),
         ("[rules]\n", "sets no rule"),
+        // Rules set so that they cannot fail: the gate would always pass.
+        ("[rules]\nevery_check_passes = false", "no rule of the file can fail (every_check_passes = false)"),
+        ("[rules]\nmin_agreement_percent = 0", "no rule of the file can fail (min_agreement_percent = 0)"),
+        (
+            "[rules]\nevery_check_passes = false\n[baseline]\nmax_agreement_drop_percent = 100",
+            "(every_check_passes = false, max_agreement_drop_percent = 100): a gate that checks nothing",
+        ),
+        ("[rules]\n[baseline]\n", "sets no rule"),
         ("[rules\nx = 1", "line 1"),
     ] {
         let error = Rules::parse(text).expect_err(text);
         assert!(error.contains(needle), "{text:?}: {error}");
+    }
+}
+
+/// A file with one rule that can fail is a gate; without `--baseline`,
+/// only its `[rules]` can fail a report.
+#[test]
+fn a_rules_file_needs_a_rule_that_can_fail_a_report() {
+    for text in [
+        "[rules]\nevery_check_passes = false\nmax_oracle_violations = 0",
+        "[rules]\nmin_agreement_percent = 0.0001",
+        "[baseline]\nmax_agreement_drop_percent = 99.9999",
+    ] {
+        Rules::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"));
+    }
+    for text in [
+        "[baseline]\nmax_new_failing_checks = 0",
+        "[rules]\nevery_check_passes = false\n[baseline]\nmax_failed_games_growth = 0",
+    ] {
+        let rules = Rules::parse(text).expect("parses");
+        let error = evaluate(&sim(), &rules, None).expect_err("nothing to check without a baseline");
+        assert!(error.contains("no --baseline") && error.contains("checks nothing"), "{error}");
+        evaluate(&sim(), &rules, Some(&sim())).expect("with a baseline, it checks");
     }
 }
 
@@ -428,7 +507,11 @@ fn a_whole_report_parses_and_bad_ones_say_why() {
         ),
         ("wrong type", edited(|v| v["seed"] = "seven".into()), |p| matches!(p, Problem::Invalid { .. })),
         ("verdict flipped", edited(|v| v["verdict"] = "pass".into()), |p| matches!(p, Problem::Inconsistent(_))),
-        ("games", edited(|v| v["games"]["played"] = 99.into()), |p| matches!(p, Problem::Inconsistent(_))),
+        (
+            "games",
+            edited(|v| v["games"]["played"] = 99.into()),
+            |p| matches!(p, Problem::Impossible { field, .. } if field == "games.played"),
+        ),
         (
             "no games",
             edited(|v| {
@@ -452,19 +535,194 @@ fn a_whole_report_parses_and_bad_ones_say_why() {
             }
         }
     }
+    // The 6 games played of a run of 12, interrupted.
     let incomplete = edited(|v| {
         v["complete"] = false.into();
-        v["games"]["played"] = 3.into();
-        v["agreement"]["games"] = 3.into();
-        v["agreement"]["agreeing"] = 3.into();
-        v["games_failed"] = 3.into();
-        if let Some(failures) = v["failures"].as_array_mut() {
-            failures.truncate(3);
+        v["games"]["end"] = 12.into();
+        v["games"]["total"] = 12.into();
+        if let Some(checks) = v["checks"].as_array_mut() {
+            for check in checks.iter_mut().filter(|check| check["name"] == "all games of the run played") {
+                check["passed"] = false.into();
+            }
         }
     });
     let report = parse(&incomplete).expect("an incomplete report is a whole report");
     let error = require_complete(Path::new("r.json"), &report).expect_err("refused");
-    assert!(error.to_string().contains("interrupted run") && error.to_string().contains("3 of 6 games"));
+    assert!(error.to_string().contains("interrupted run") && error.to_string().contains("6 of 12 games"), "{error}");
+}
+
+/// Whether `bytes` are refused because `field` holds a value no run can
+/// produce, with a message that names it.
+fn refused_naming(bytes: &[u8], field: &str) -> Result<(), String> {
+    match parse(bytes) {
+        Ok(_) => Err("parsed".into()),
+        Err(problem) => {
+            let named = matches!(&problem, Problem::Impossible { field: named, .. } if named == field);
+            let message = LoadError { path: "r.json".into(), problem }.to_string();
+            if named && message.contains(&format!("`{field}`")) {
+                Ok(())
+            } else {
+                Err(message)
+            }
+        }
+    }
+}
+
+/// Counts larger than what they count from, shares over 100 %: refused,
+/// naming the field. (Each was accepted; `games_with_violations = 7` of 6
+/// games passed `max_oracle_violations = 10`.)
+#[test]
+fn a_sim_report_with_impossible_counts_is_refused_naming_the_field() {
+    type Edit = fn(&mut serde_json::Value);
+    let cases: Vec<(&str, Edit)> = vec![
+        ("games_with_violations", |v| v["games_with_violations"] = 7.into()),
+        ("games_failed", |v| v["games_failed"] = 7.into()),
+        ("nondeterministic_games", |v| v["nondeterministic_games"] = 7.into()),
+        ("agreement.agreeing", |v| v["agreement"]["agreeing"] = 7.into()),
+        ("outcomes.draw", |v| v["outcomes"]["draw"] = 7.into()),
+        ("outcomes.white + outcomes.black + outcomes.draw", |v| v["outcomes"]["white"] = 5.into()),
+        ("results.device.5.1", |v| v["results"]["device"]["5.1"] = 7.into()),
+        ("results.ideal.still-playing", |v| v["results"]["ideal"]["still-playing"] = 7.into()),
+        ("articles.6.10", |v| v["articles"]["6.10"] = 7.into()),
+        ("expected_classes[0].games", |v| v["expected_classes"][0]["games"] = 7.into()),
+        ("expected_classes[0].max_percent", |v| v["expected_classes"][0]["max_percent"] = 101.into()),
+        ("expected_classes[0].min_percent", |v| v["expected_classes"][0]["min_percent"] = 101.into()),
+        ("games.end", |v| v["games"]["start"] = 7.into()),
+        ("games.end", |v| v["games"]["total"] = 5.into()),
+        ("failures[2].game", |v| v["failures"][2]["game"] = 6.into()),
+        ("failures[2].game", |v| v["failures"][2]["game"] = 1.into()),
+        ("failures", |v| v["failures_kept_max"] = 5.into()),
+        // Counts of u64::MAX games each, whose sum does not fit in 64 bits.
+        ("results.device", |v| {
+            let max = serde_json::Value::from(u64::MAX);
+            for key in [&["games", "end"][..], &["games", "total"], &["games", "played"], &["agreement", "games"]] {
+                v[key[0]][key[1]] = max.clone();
+            }
+            v["results"]["device"]["5.1"] = max.clone();
+        }),
+    ];
+    for (field, edit) in cases {
+        refused_naming(&edited(edit), field).unwrap_or_else(|message| panic!("{field}: {message}"));
+    }
+    // Counts that are possible one by one but do not add up.
+    for (needle, edit) in [
+        ("results.device counts 5 games, 6 played", (|v| v["results"]["device"]["5.1"] = 1.into()) as Edit),
+        ("5 failing games listed, 6 failed", |v| {
+            if let Some(failures) = v["failures"].as_array_mut() {
+                failures.pop();
+            }
+        }),
+    ] {
+        match parse(&edited(edit)) {
+            Err(Problem::Inconsistent(detail)) => assert!(detail.contains(needle), "{detail}"),
+            other => panic!("{needle}: {other:?}"),
+        }
+    }
+}
+
+/// Numbers outside what a clock or a count can be: refused, naming the
+/// field (a negative count was refused without saying which).
+#[test]
+fn a_sim_report_with_unphysical_numbers_is_refused_naming_the_field() {
+    type Edit = fn(&mut serde_json::Value);
+    let cases: Vec<(&str, Edit)> = vec![
+        ("drift_ppb.max", |v| v["drift_ppb"]["max"] = 1_000_000_000_001i64.into()),
+        ("drift_ppb.min", |v| v["drift_ppb"]["min"] = (-1_000_000_000_001i64).into()),
+        ("drift_ppb.min", |v| v["drift_ppb"]["min"] = 2_000_001.into()),
+        ("games_failed", |v| v["games_failed"] = (-1).into()),
+        ("defects.bounces", |v| v["defects"]["bounces"] = (-3).into()),
+        ("drift_envelope.buckets[0].samples", |v| v["drift_envelope"]["buckets"][0]["samples"] = (-1).into()),
+        ("drift_envelope.buckets[0].offset_min_us", |v| {
+            v["drift_envelope"]["buckets"][0]["offset_min_us"] = 9_905.into();
+        }),
+        ("drift_envelope.buckets[0].error_min_us.black", |v| {
+            v["drift_envelope"]["buckets"][0]["error_min_us"]["black"] = 1.into();
+        }),
+        ("drift_envelope.buckets[0].index", |v| v["drift_envelope"]["buckets"][0]["index"] = 64.into()),
+    ];
+    for (field, edit) in cases {
+        refused_naming(&edited(edit), field).unwrap_or_else(|message| panic!("{field}: {message}"));
+    }
+    // What may be negative loads: a slow time base, the envelope's errors.
+    let slow = edited(|v| {
+        v["drift_ppb"]["min"] = (-1_000_000_000_000i64).into();
+        v["drift_envelope"]["buckets"][0]["offset_min_us"] = (-5).into();
+    });
+    parse(&slow).expect("a slow drift loads");
+}
+
+/// A check that says one thing next to the numbers it summarises saying
+/// another: refused. (`games_with_violations = 3` next to a passed `no
+/// oracle violations` check got through.)
+#[test]
+fn a_sim_report_whose_checks_contradict_its_numbers_is_refused() {
+    type Edit = fn(&mut serde_json::Value);
+    let cases: Vec<(&str, Edit)> = vec![
+        ("check `no oracle violations` passed, but the report's numbers fail it", |v| {
+            v["games_with_violations"] = 3.into();
+        }),
+        ("check `games in class `6.3`` failed, but the report's numbers pass it", |v| {
+            v["expected_classes"][0]["games"] = 1.into();
+        }),
+        ("check `device and ideal clock agree on the result` failed", |v| v["agreement"]["agreeing"] = 6.into()),
+        ("check `largest device-ideal time error` failed", |v| v["max_time_error_us"] = 5_000.into()),
+        ("check `all games of the run played` failed", |v| v["checks"][4]["passed"] = false.into()),
+        ("check `no oracle violations` failed, but the report's numbers pass it", |v| {
+            v["checks"][0]["passed"] = false.into();
+        }),
+        ("check `all good` is not one a run makes", |v| {
+            if let Some(checks) = v["checks"].as_array_mut() {
+                checks.push(serde_json::json!({"name": "all good", "passed": false, "measured": "", "expected": ""}));
+            }
+        }),
+        ("check `games in class `5.1`` is not one a run makes, or not in its place", |v| {
+            v["checks"][1]["name"] = "games in class `5.1`".into();
+        }),
+        ("no check `no oracle violations`", |v| {
+            if let Some(checks) = v["checks"].as_array_mut() {
+                checks.remove(0);
+            }
+        }),
+        ("check `no oracle violations` is there twice", |v| {
+            if let Some(checks) = v["checks"].as_array_mut() {
+                let first = checks[0].clone();
+                checks.push(first);
+            }
+        }),
+        ("no check `every game plays the same twice`", |v| v["options"]["check_determinism"] = true.into()),
+        ("check `every game plays the same twice`, yet no --check-determinism", |v| {
+            if let Some(checks) = v["checks"].as_array_mut() {
+                let name = bench_sim::run::DETERMINISM_CHECK;
+                checks.push(serde_json::json!({"name": name, "passed": true, "measured": "", "expected": "0"}));
+            }
+        }),
+        ("1 nondeterministic games without --check-determinism", |v| v["nondeterministic_games"] = 1.into()),
+        ("check `device and ideal clock agree on the result` expects `>= all`, not `>= N %`", |v| {
+            v["checks"][2]["expected"] = ">= all".into();
+        }),
+        // Each game with a violation, and (all must agree) each game whose
+        // result differs from the ideal clock's, failed.
+        ("games_failed is 2, yet 3 games had an oracle violation", |v| {
+            (v["games_with_violations"], v["checks"][0]["passed"]) = (3.into(), false.into());
+            (v["games_failed"], v["agreement"]["agreeing"]) = (2.into(), 6.into());
+            v["checks"][2]["passed"] = true.into();
+            if let Some(failures) = v["failures"].as_array_mut() {
+                failures.truncate(2);
+            }
+        }),
+        ("games_failed is 1, yet 2 games had a result unlike the ideal clock's", |v| {
+            v["games_failed"] = 1.into();
+            if let Some(failures) = v["failures"].as_array_mut() {
+                failures.truncate(1);
+            }
+        }),
+    ];
+    for (needle, edit) in cases {
+        match parse(&edited(edit)) {
+            Err(Problem::Inconsistent(detail)) => assert!(detail.contains(needle), "{needle}: {detail}"),
+            other => panic!("{needle}: {other:?}"),
+        }
+    }
 }
 
 // ---- hardware-in-the-loop reports ----
@@ -500,8 +758,35 @@ fn p99(us: u64) -> HilReport {
     })
 }
 
+/// [`sample_report`] with its accounting drift at `ppm` (± 0.1), and the
+/// drift check and verdict that follow.
 fn drift_ppm(ppm: f64) -> HilReport {
-    edit(|report| report.drift.ppm = Some(ppm))
+    edit(|report| {
+        let drift = &mut report.drift;
+        (drift.ppm, drift.ci_low_ppm, drift.ci_high_ppm) = (Some(ppm), Some(ppm - 0.1), Some(ppm + 0.1));
+        drift.within_tolerance = ppm - 0.1 <= drift.tolerance_ppm && ppm + 0.1 >= -drift.tolerance_ppm;
+        let within = drift.within_tolerance;
+        for check in report.checks.iter_mut().filter(|check| check.name == hil::DRIFT_CHECK) {
+            check.passed = within;
+        }
+        report.verdict = if within { "pass" } else { "fail" }.into();
+    })
+}
+
+/// [`sample_report`] with no game compared with the clock model: a
+/// report of games that did not play to their end.
+fn uncompared() -> HilReport {
+    edit(|report| {
+        for game in &mut report.games_detail {
+            (game.model, game.firmware, game.result_agrees) = (None, None, false);
+            (game.complete, game.passed, game.error) = (false, false, Some("the firmware went silent".into()));
+        }
+        (report.games.complete, report.games.passed, report.complete) = (0, 0, false);
+        for check in report.checks.iter_mut().filter(|check| check.name != hil::DRIFT_CHECK) {
+            check.passed = false;
+        }
+        report.verdict = "fail".into();
+    })
 }
 
 struct HilCase {
@@ -547,17 +832,7 @@ fn hil_table() -> Vec<HilCase> {
             "max_rule_mismatches",
             Fail,
         ),
-        hil_case(
-            "[rules]\nmax_rule_mismatches = 0",
-            edit(|report| {
-                for game in &mut report.games_detail {
-                    game.model = None;
-                    game.firmware = None;
-                }
-            }),
-            "max_rule_mismatches",
-            Skip,
-        ),
+        hil_case("[rules]\nmax_rule_mismatches = 0", uncompared(), "max_rule_mismatches", Skip),
         hil_case("[rules]\nmax_latency_p99_us = 5000", p99(5_000), "max_latency_p99_us", Pass),
         hil_case("[rules]\nmax_latency_p99_us = 5000", p99(5_001), "max_latency_p99_us", Fail),
         hil_case(
@@ -565,6 +840,9 @@ fn hil_table() -> Vec<HilCase> {
             edit(|report| {
                 report.latency = None;
                 report.latency_histogram = hil::latency_bins(&[]);
+                for game in &mut report.games_detail {
+                    (game.presses_registered, game.latency) = (0, None);
+                }
             }),
             "max_latency_p99_us",
             Skip,
@@ -580,6 +858,11 @@ fn hil_table() -> Vec<HilCase> {
             edit(|report| {
                 let drift = &mut report.drift;
                 (drift.measured, drift.error, drift.ppm) = (false, Some("2 usable samples".into()), None);
+                (drift.ci_low_ppm, drift.ci_high_ppm, drift.within_tolerance) = (None, None, false);
+                for check in report.checks.iter_mut().filter(|check| check.name == hil::DRIFT_CHECK) {
+                    check.passed = false;
+                }
+                report.verdict = "fail".into();
             }),
             "max_abs_drift_ppm",
             Skip,
@@ -592,6 +875,9 @@ fn hil_table() -> Vec<HilCase> {
             edit(|report| {
                 if let Some(game) = report.games_detail.last_mut() {
                     game.result_agrees = false;
+                    if let Some(firmware) = game.firmware.as_mut() {
+                        firmware.result = "1-0 (6.9)".into();
+                    }
                 }
             }),
             "min_agreement_percent",
@@ -746,7 +1032,11 @@ fn a_bad_hil_report_says_why() {
         ("mismatch totals", bytes(&edit(|report| report.mismatches.total = 3)), |p| {
             matches!(p, Problem::Inconsistent(_))
         }),
-        ("games", bytes(&edit(|report| report.games.played = 3)), |p| matches!(p, Problem::Inconsistent(_))),
+        (
+            "games",
+            bytes(&edit(|report| report.games.played = 3)),
+            |p| matches!(p, Problem::Impossible { field, .. } if field == "games.played"),
+        ),
         (
             "no games",
             bytes(&edit(|report| {
@@ -765,7 +1055,7 @@ fn a_bad_hil_report_says_why() {
                     latency.p50_us = 10_000;
                 }
             })),
-            |p| matches!(p, Problem::Inconsistent(_)),
+            |p| matches!(p, Problem::Impossible { field, .. } if field == "latency.p50_us"),
         ),
         (
             "a press binned twice",
@@ -815,6 +1105,229 @@ fn a_bad_hil_report_says_why() {
     assert!(parsed.into_hil().is_some());
 }
 
+/// A HIL report's counts: none larger than what it counts from, each total
+/// the sum of its games'.
+#[test]
+fn a_hil_report_with_impossible_counts_is_refused_naming_the_field() {
+    let bytes = |report: &HilReport| serde_json::to_vec(report).expect("serializes");
+    type Edit = fn(&mut HilReport);
+    let cases: Vec<(&str, Edit)> = vec![
+        ("games.complete", |report| report.games.complete = 3),
+        ("games.passed", |report| {
+            report.games.complete = 1;
+            report.games_detail[0].complete = false;
+        }),
+        ("drift.used", |report| report.drift.used = 121),
+        ("games_detail[1].mismatches", |report| {
+            let listed = with_mismatches(sample_report(), 1).games_detail[1].mismatches.clone();
+            report.games_detail[1].mismatches = listed;
+        }),
+        ("games_detail[0].first_of_each", |report| {
+            let first = with_mismatches(sample_report(), 1).games_detail[1].first_of_each.clone();
+            report.games_detail[0].first_of_each = first;
+        }),
+        ("mismatches.by_quantity", |report| {
+            for (game, count) in report.games_detail.iter_mut().zip([u64::MAX, 1]) {
+                game.mismatches_total = count;
+                game.mismatches_by_quantity = BTreeMap::from([("press.result".to_string(), count)]);
+            }
+        }),
+    ];
+    for (field, edit) in cases {
+        let mut report = sample_report();
+        edit(&mut report);
+        refused_naming(&bytes(&report), field).unwrap_or_else(|message| panic!("{field}: {message}"));
+    }
+    let mut farm = crate::report::hil::tests::farm_report();
+    if let Some(oscillator) = farm.boards[0].oscillator.as_mut() {
+        oscillator.used = oscillator.samples + 1;
+    }
+    refused_naming(&bytes(&farm), "boards[0].oscillator.used").unwrap_or_else(|message| panic!("{message}"));
+    for (needle, edit) in [
+        (
+            "games_detail[0].mismatches_total is 0, its mismatches_by_quantity add up to 2",
+            (|report| {
+                report.games_detail[0].mismatches_by_quantity = BTreeMap::from([("flag".to_string(), 2)]);
+            }) as Edit,
+        ),
+        ("by quantity", |report| {
+            *report = with_mismatches(sample_report(), 2);
+            report.mismatches.by_quantity = BTreeMap::from([("flag".to_string(), 2)]);
+        }),
+        ("records: 359 read", |report| report.records.total = 359),
+        ("records: 360 read and 1 lost", |report| report.records.lost = 1),
+        ("games_detail[0]: 41 presses registered, 40 latencies", |report| {
+            report.games_detail[0].presses_registered = 41;
+        }),
+        ("latency.count is 80, the games registered 81", |report| {
+            report.games_detail[0].presses_registered = 41;
+            if let Some(latency) = report.games_detail[0].latency.as_mut() {
+                latency.count = 41;
+            }
+        }),
+    ] {
+        let mut report = sample_report();
+        edit(&mut report);
+        match parse(&bytes(&report)) {
+            Err(Problem::Inconsistent(detail)) => assert!(detail.contains(needle), "{needle}: {detail}"),
+            other => panic!("{needle}: {other:?}"),
+        }
+    }
+}
+
+/// Numbers no board produces: refused, naming the field. (`drift.ppm =
+/// 1e308` made `max_abs_drift_ppm` skip, and the gate passed.)
+#[test]
+fn a_hil_report_with_unphysical_numbers_is_refused_naming_the_field() {
+    let bytes = |report: &HilReport| serde_json::to_vec(report).expect("serializes");
+    let rules = Rules::parse("[rules]\nmax_abs_drift_ppm = 20").expect("rules");
+    refused_naming(&bytes(&drift_ppm(1e308)), "drift.ppm").unwrap_or_else(|message| panic!("{message}"));
+    refused_naming(&bytes(&drift_ppm(-1.000_001e9)), "drift.ppm").unwrap_or_else(|message| panic!("{message}"));
+    // A board whose clock counts nanoseconds as µs is a board bench can
+    // measure: its report loads, and the rule fails it.
+    let verdicts = evaluate(&hil_report(&drift_ppm(999e6)), &rules, None).expect("evaluates");
+    assert!(!passed(&verdicts), "{verdicts:?}");
+    type Edit = fn(&mut HilReport);
+    let cases: Vec<(&str, Edit)> = vec![
+        ("drift.ci_half_ppm", |report| report.drift.ci_half_ppm = Some(-0.1)),
+        ("drift.tolerance_ppm", |report| report.drift.tolerance_ppm = -5.0),
+        ("drift.confidence", |report| report.drift.confidence = Some(1.5)),
+        ("drift.confidence", |report| report.drift.confidence = Some(0.0)),
+        ("drift.ppm", |report| report.drift.ci_high_ppm = Some(-0.55)),
+        ("drift.residual_sd_us", |report| report.drift.residual_sd_us = Some(-2.5)),
+        ("drift.span_s", |report| report.drift.span_s = Some(-1.0)),
+        ("boards[0].accounting_drift_ppm", |report| report.boards[0].accounting_drift_ppm = Some(2e9)),
+        ("games_detail[1].latency.p90_us", |report| {
+            if let Some(latency) = report.games_detail[1].latency.as_mut() {
+                latency.p90_us = 3_001;
+            }
+        }),
+    ];
+    for (field, edit) in cases {
+        let mut report = sample_report();
+        edit(&mut report);
+        refused_naming(&bytes(&report), field).unwrap_or_else(|message| panic!("{field}: {message}"));
+    }
+    let farm_cases: Vec<(&str, Edit)> = vec![
+        ("boards[0].oscillator.ppm", |report| {
+            if let Some(oscillator) = report.boards[0].oscillator.as_mut() {
+                (oscillator.ppm, oscillator.ci_low_ppm, oscillator.ci_high_ppm) = (Some(1e300), None, None);
+            }
+        }),
+        ("boards[1].oscillator.round_trip.p50_us", |report| {
+            if let Some(trip) =
+                report.boards[1].oscillator.as_mut().and_then(|oscillator| oscillator.round_trip.as_mut())
+            {
+                trip.p50_us = 9_500;
+            }
+        }),
+        ("boards[0].oscillator.round_trip_margin_us", |report| {
+            if let Some(oscillator) = report.boards[0].oscillator.as_mut() {
+                oscillator.round_trip_margin_us = Some(-100.0);
+            }
+        }),
+        ("board_latency.bracket.p99_us", |report| {
+            if let Some(board) = report.board_latency.as_mut() {
+                board.bracket.p99_us = 501;
+            }
+        }),
+    ];
+    for (field, edit) in farm_cases {
+        let mut report = crate::report::hil::tests::farm_report();
+        edit(&mut report);
+        refused_naming(&bytes(&report), field).unwrap_or_else(|message| panic!("{field}: {message}"));
+    }
+    // Negative latencies cannot be read into a count of µs; the message
+    // says which field they are in.
+    let value = |edit: fn(&mut serde_json::Value)| {
+        let mut value = serde_json::to_value(sample_report()).expect("serializes");
+        edit(&mut value);
+        serde_json::to_vec(&value).expect("bytes")
+    };
+    for (field, edit) in [
+        ("latency.p99_us", (|v| v["latency"]["p99_us"] = (-5).into()) as fn(&mut serde_json::Value)),
+        ("games_detail[0].latency.min_us", |v| v["games_detail"][0]["latency"]["min_us"] = (-1).into()),
+        ("latency_histogram[3].presses", |v| v["latency_histogram"][3]["presses"] = (-1).into()),
+    ] {
+        refused_naming(&value(edit), field).unwrap_or_else(|message| panic!("{field}: {message}"));
+    }
+}
+
+/// A HIL report's checks and each game's verdicts against the numbers
+/// they summarise.
+#[test]
+fn a_hil_report_whose_checks_contradict_its_numbers_is_refused() {
+    let bytes = |report: &HilReport| serde_json::to_vec(report).expect("serializes");
+    type Edit = fn(&mut HilReport);
+    let cases: Vec<(&str, Edit)> = vec![
+        ("check `the firmware matches the clock model` passed, but the report's numbers fail it", |report| {
+            *report = with_mismatches(sample_report(), 3);
+            report.checks[1].passed = true;
+            report.verdict = "pass".into();
+        }),
+        ("check `every game played to its end` failed, but the report's numbers pass it", |report| {
+            report.checks[0].passed = false;
+            report.verdict = "fail".into();
+        }),
+        ("check `accounting drift within tolerance` passed, but the report's numbers fail it", |report| {
+            report.drift.within_tolerance = false;
+        }),
+        ("drift.within_tolerance is true, but the interval 19.9 to 20.1 ppm misses ±5 ppm", |report| {
+            let drift = &mut report.drift;
+            (drift.ppm, drift.ci_low_ppm, drift.ci_high_ppm) = (Some(20.0), Some(19.9), Some(20.1));
+        }),
+        ("drift.within_tolerance is false, but the interval -0.6 to -0.4 ppm reaches ±5 ppm", |report| {
+            report.drift.within_tolerance = false;
+            report.checks[2].passed = false;
+            report.verdict = "fail".into();
+        }),
+        ("drift within tolerance, yet not measured", |report| {
+            let drift = &mut report.drift;
+            (drift.measured, drift.ppm, drift.ci_low_ppm, drift.ci_high_ppm) = (false, None, None, None);
+        }),
+        ("check `latency within 5 ms` is not one a HIL run makes", |report| {
+            let mut extra = report.checks[0].clone();
+            extra.name = "latency within 5 ms".into();
+            report.checks.push(extra);
+        }),
+        ("check `every game played to its end` is there twice", |report| {
+            let first = report.checks[0].clone();
+            report.checks.push(first);
+        }),
+        ("no check `accounting drift within tolerance`", |report| {
+            report.checks.pop();
+        }),
+        ("games_detail[1]: passed, yet incomplete or with mismatches", |report| {
+            *report = with_mismatches(sample_report(), 3);
+            report.games_detail[1].passed = true;
+            report.games.passed = 2;
+        }),
+        ("games_detail[0]: complete is not: played to its end", |report| {
+            report.games_detail[0].error = Some("QEMU exited".into());
+        }),
+        ("games_detail[0]: complete is not: played to its end", |report| {
+            (report.games_detail[0].records_lost, report.records.lost) = (2, 2);
+        }),
+        ("games_detail[1]: result_agrees is not whether", |report| {
+            if let Some(firmware) = report.games_detail[1].firmware.as_mut() {
+                firmware.result = "1-0 (6.9)".into();
+            }
+        }),
+        ("games_detail[0]: a model side without a firmware side", |report| report.games_detail[0].firmware = None),
+        ("games_detail[0]: compared, yet a comparison_error", |report| {
+            report.games_detail[0].comparison_error = Some("no Hello record".into());
+        }),
+    ];
+    for (needle, edit) in cases {
+        let mut report = sample_report();
+        edit(&mut report);
+        match parse(&bytes(&report)) {
+            Err(Problem::Inconsistent(detail)) => assert!(detail.contains(needle), "{needle}: {detail}"),
+            other => panic!("{needle}: {other:?}"),
+        }
+    }
+}
+
 /// `bench hil`'s own gate, on a report folder as it writes it.
 #[test]
 fn apply_defaults_reads_the_written_report_back() {
@@ -848,7 +1361,8 @@ mod properties {
             }
             Metric::TimeError | Metric::LatencyP99 => number.prop_map(Value::Micros).boxed(),
             Metric::Drift => number.prop_map(|ppm| Value::Ppb(ppm * 37)).boxed(),
-            Metric::Agreement => (1..500u64)
+            // Game counts of every size: exactness must not depend on them.
+            Metric::Agreement => prop_oneof![1..500u64, 1..=u64::MAX]
                 .prop_flat_map(|whole| (0..=whole, Just(whole)))
                 .prop_map(|(part, whole)| Value::Ratio { part, whole })
                 .boxed(),

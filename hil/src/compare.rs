@@ -40,6 +40,10 @@ use chessclock::{
     TimeControl,
 };
 
+/// How long after a flag fell the firmware may notice it (its Flag
+/// record's `observed_at_us`), µs; two ticks if those are longer.
+pub const FLAG_NOTICE_MAX_US: u64 = 10_000;
+
 /// Mismatches kept with their values; the rest are counted.
 pub const MISMATCHES_KEPT: usize = 200;
 
@@ -78,6 +82,8 @@ pub enum Quantity {
     /// A flag one side reported and the other did not.
     Flag,
     FlagInstant,
+    /// When the firmware noticed (showed) a flag, against when it fell.
+    FlagNotice,
     FlagPeriod,
     FlagSequence,
     FlagMoves,
@@ -116,6 +122,7 @@ impl Quantity {
             Quantity::Delay => "snapshot.delay_us",
             Quantity::Flag => "flag",
             Quantity::FlagInstant => "flag.at_us",
+            Quantity::FlagNotice => "flag.observed_at_us",
             Quantity::FlagPeriod => "flag.period",
             Quantity::FlagSequence => "flag.sequence",
             Quantity::FlagMoves => "flag.moves",
@@ -993,6 +1000,11 @@ impl Checker<'_> {
                         let model_text =
                             flag_text(side, model.flag.at.as_us(), model.flag.period, model.flag.sequence, model.moves);
                         let firmware_text = flag_text(side, record.at_us, flag.period, flag.sequence, flag.moves);
+                        // Noticed when it fell, or a little after: a clock whose
+                        // display shows the flag late lets a lost game go on.
+                        let noticed_late = flag.observed_at_us
+                            > model.flag.at.as_us().saturating_add(FLAG_NOTICE_MAX_US.max(2 * self.tick_us));
+                        let noticed_early = flag.observed_at_us.saturating_add(self.tick_us) < model.flag.at.as_us();
                         let checks = [
                             (Quantity::FlagInstant, !self.close(model.flag.at.as_us(), record.at_us)),
                             (Quantity::FlagPeriod, model.flag.period != flag.period),
@@ -1010,6 +1022,21 @@ impl Checker<'_> {
                                     firmware: firmware_text.clone(),
                                 });
                             }
+                        }
+                        if noticed_late || noticed_early {
+                            let bound_us = FLAG_NOTICE_MAX_US.max(2 * self.tick_us);
+                            self.push(Mismatch {
+                                quantity: Quantity::FlagNotice,
+                                press_index,
+                                at_us: model.flag.at.as_us(),
+                                seq: Some(record.seq),
+                                model: format!(
+                                    "{side}'s flag fell at {}, shown within {}",
+                                    seconds(model.flag.at.as_us()),
+                                    millis(bound_us)
+                                ),
+                                firmware: format!("noticed at {}", seconds(flag.observed_at_us)),
+                            });
                         }
                     }
                     (Some(model), None) => {
@@ -1325,6 +1352,27 @@ mod tests {
 
     fn keys_of(comparison: &Comparison) -> Vec<&'static str> {
         keys(comparison)
+    }
+
+    /// 6.3: a sudden-death game of 3 s started at 1 s; White's flag falls
+    /// at 4 s, and the firmware reports it noticed at `observed_at_us`.
+    fn flag_game(observed_at_us: u64) -> Vec<Record> {
+        let flag = contract::Flag { side: contract::Side::White, period: 0, sequence: 1, observed_at_us, moves: 0 };
+        vec![
+            header(0, 900_000, ack(CommandCode::TimeControl, 3_000_000)),
+            header(1, 1_000_000, ack(CommandCode::Start, 3_000_000)),
+            header(2, 4_000_000, Body::Flag(flag)),
+        ]
+    }
+
+    #[test]
+    fn a_flag_noticed_late_is_caught_on_its_notice_time() {
+        let on_time = compare("3", 1_000, &flag_game(4_000_040)).expect("parses");
+        assert!(!keys(&on_time).contains(&"flag.observed_at_us"), "{:#?}", on_time.mismatches);
+        let late = compare("3", 1_000, &flag_game(4_500_000)).expect("parses");
+        assert_eq!(late.by_quantity.get("flag.observed_at_us"), Some(&1), "{:#?}", late.mismatches);
+        let early = compare("3", 1_000, &flag_game(3_500_000)).expect("parses");
+        assert_eq!(early.by_quantity.get("flag.observed_at_us"), Some(&1), "{:#?}", early.mismatches);
     }
 
     /// The flag decided on the display rounded to the second: up to 0.5 s early.

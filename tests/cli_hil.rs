@@ -398,6 +398,30 @@ fn a_terminated_run_stops_its_emulator_and_leaves_an_incomplete_report() {
     assert_eq!(report["complete"], false);
 }
 
+/// bench killed outright (SIGKILL: no handler runs, no Drop): its emulator
+/// dies with it rather than spinning on as an orphan.
+#[test]
+fn a_killed_bench_takes_its_emulator_with_it() {
+    let _serial = serial();
+    let dir = temp_dir("killed-bench");
+    let out = dir.join("report");
+    let (mut child, qemu, _) = start_long_run(&dir, &out);
+    child.kill().expect("SIGKILL bench");
+    child.wait().expect("bench reaped");
+    let qemu_status = format!("/proc/{qemu}/status");
+    let gone = (0..100).any(|_| {
+        let alive = std::fs::read_to_string(&qemu_status).is_ok_and(|status| !status.contains("State:\tZ"));
+        if alive {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        !alive
+    });
+    if !gone {
+        let _ = Command::new("kill").args(["-KILL", &qemu]).status();
+    }
+    assert!(gone, "QEMU {qemu} outlived a killed bench hil");
+}
+
 /// Busy loops on every core for as long as it lives (child processes, as
 /// other work on the machine would be); they are killed on drop.
 struct BusyCores(Vec<std::process::Child>);

@@ -180,6 +180,27 @@ fn check_elf(elf: &Path) -> Result<(), TargetError> {
     Ok(())
 }
 
+/// The child is killed when the thread that started it ends, however it
+/// ends (a crash, SIGKILL, the OOM killer): an emulator never outlives the
+/// run that started it. bench starts QEMU from the thread that plays.
+#[cfg(target_os = "linux")]
+fn die_with_parent(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the closure runs in the child between fork and exec and only
+    // makes one async-signal-safe system call.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_command: &mut Command) {}
+
 /// A TCP port that was free a moment ago.
 fn free_port() -> Result<u16, TargetError> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
@@ -502,19 +523,16 @@ impl QemuTarget {
         let args = self.arguments(elf, gdb_port);
         let stderr = File::create(self.stderr_path())
             .map_err(|source| (TargetError::Io { what: "QEMU's stderr file".to_string(), source }, false))?;
-        let mut child = Command::new(&self.program)
-            .args(&args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(stderr)
-            .spawn()
-            .map_err(|source| {
-                if source.kind() == std::io::ErrorKind::NotFound {
-                    (tool_missing(&self.program), false)
-                } else {
-                    (TargetError::Io { what: format!("starting {}", self.program.display()), source }, false)
-                }
-            })?;
+        let mut command = Command::new(&self.program);
+        command.args(&args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(stderr);
+        die_with_parent(&mut command);
+        let mut child = command.spawn().map_err(|source| {
+            if source.kind() == std::io::ErrorKind::NotFound {
+                (tool_missing(&self.program), false)
+            } else {
+                (TargetError::Io { what: format!("starting {}", self.program.display()), source }, false)
+            }
+        })?;
         let pid = child.id();
         let mut command_line = vec![self.program.display().to_string()];
         command_line.extend(args);

@@ -351,6 +351,18 @@ fn start_long_run(dir: &Path, out: &Path) -> (std::process::Child, String, std::
     (child, qemu, started)
 }
 
+/// Whether process `pid` has ended (gone, or a zombie) within 5 s.
+fn gone_within_5_s(pid: &str) -> bool {
+    let status = format!("/proc/{pid}/status");
+    (0..100).any(|_| {
+        let alive = std::fs::read_to_string(&status).is_ok_and(|status| !status.contains("State:\tZ"));
+        if alive {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        !alive
+    })
+}
+
 /// The emulator killed mid-game: the run ends at once with exit 3 and a
 /// report marked incomplete that still holds what was seen.
 #[test]
@@ -385,15 +397,7 @@ fn a_terminated_run_stops_its_emulator_and_leaves_an_incomplete_report() {
     assert!(started.elapsed().as_secs() < 60, "the run ended soon after SIGTERM");
     assert_eq!(output.status.code(), Some(3), "{}", text(&output));
     // The emulator is gone (reaped by bench, so no /proc entry remains).
-    let qemu_status = format!("/proc/{qemu}/status");
-    let gone = (0..100).any(|_| {
-        let alive = std::fs::read_to_string(&qemu_status).is_ok_and(|status| !status.contains("State:\tZ"));
-        if alive {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        !alive
-    });
-    assert!(gone, "QEMU {qemu} outlived a terminated bench hil");
+    assert!(gone_within_5_s(&qemu), "QEMU {qemu} outlived a terminated bench hil");
     let report = report(&out);
     assert_eq!(report["complete"], false);
 }
@@ -408,14 +412,7 @@ fn a_killed_bench_takes_its_emulator_with_it() {
     let (mut child, qemu, _) = start_long_run(&dir, &out);
     child.kill().expect("SIGKILL bench");
     child.wait().expect("bench reaped");
-    let qemu_status = format!("/proc/{qemu}/status");
-    let gone = (0..100).any(|_| {
-        let alive = std::fs::read_to_string(&qemu_status).is_ok_and(|status| !status.contains("State:\tZ"));
-        if alive {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        !alive
-    });
+    let gone = gone_within_5_s(&qemu);
     if !gone {
         let _ = Command::new("kill").args(["-KILL", &qemu]).status();
     }

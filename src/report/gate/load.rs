@@ -310,3 +310,12 @@ fn refuse_negative(value: &serde_json::Value, path: &mut String, signed: &dyn Fn
     path.truncate(length);
     result
 }
+
+/// A check whose verdict the report's own numbers contradict.
+fn contradicted(name: &str, passed: bool) -> Problem {
+    Problem::Inconsistent(format!(
+        "check `{name}` {}, but the report's numbers {} it",
+        if passed { "passed" } else { "failed" },
+        if passed { "fail" } else { "pass" }
+    ))
+}

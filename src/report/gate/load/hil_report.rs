@@ -316,12 +316,7 @@ fn checks(report: &Report) -> Result<(), Problem> {
             name => return Err(Problem::Inconsistent(format!("check `{name}` is not one a HIL run makes"))),
         };
         if judged != check.passed {
-            return Err(Problem::Inconsistent(format!(
-                "check `{}` {}, but the report's numbers {} it",
-                check.name,
-                if check.passed { "passed" } else { "failed" },
-                if judged { "pass" } else { "fail" }
-            )));
+            return Err(super::contradicted(&check.name, check.passed));
         }
     }
     if let Some(missing) = [COMPLETE_CHECK, MATCH_CHECK, DRIFT_CHECK].into_iter().find(|name| !names.contains(name)) {

@@ -215,12 +215,7 @@ fn checks(report: &Report) -> Result<(), Problem> {
             }
         };
         if judged != check.passed {
-            return Err(Problem::Inconsistent(format!(
-                "check `{}` {}, but the report's numbers {} it",
-                check.name,
-                if check.passed { "passed" } else { "failed" },
-                if judged { "pass" } else { "fail" }
-            )));
+            return Err(super::contradicted(&check.name, check.passed));
         }
     }
     let mut required = vec![ORACLE_CHECK, AGREEMENT_CHECK, COMPLETE_CHECK];

@@ -35,6 +35,8 @@ fn usage_errors_exit_2_before_anything_runs() {
         vec!["hil", "--firmware", missing.to_str().expect("utf-8")],
         vec!["hil", "--drift-tolerance-ppm", "-1"],
         vec!["hil", "--scenario", "correspondence-first-overstep"],
+        vec!["hil", "--records", "/nonexistent-folder/records.jsonl"],
+        vec!["hil", "--records", a_file.rsplit_once('/').map_or(".", |(folder, _)| folder)],
     ] {
         let output = bench(&args);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {}", text(&output));
@@ -452,16 +454,29 @@ fn a_run_gives_the_same_report_whatever_the_host_load() {
     let scenario = scenario.to_str().expect("utf-8");
     let run = |name: &str| {
         let out = dir.join(name);
-        let (code, output, _) = hil("normal", scenario, &out, &["--games", "2", "--seed", "7"]);
+        let records = dir.join(format!("{name}.jsonl"));
+        let records_arg = records.to_str().expect("utf-8").to_string();
+        let (code, output, _) =
+            hil("normal", scenario, &out, &["--games", "2", "--seed", "7", "--records", &records_arg]);
         assert_eq!(code, Some(0), "{output}");
-        std::fs::read(out.join("report.json")).expect("report.json")
+        let report = std::fs::read(out.join("report.json")).expect("report.json");
+        (report, std::fs::read_to_string(records).expect("--records written"))
     };
-    let idle = run("idle");
-    let loaded = {
+    let (idle, idle_records) = run("idle");
+    let (loaded, loaded_records) = {
         let _busy = BusyCores::start();
         run("loaded")
     };
     let report: serde_json::Value = serde_json::from_slice(&idle).expect("json");
     assert!(report["games_detail"].as_array().is_some_and(|games| games.len() == 2), "{report}");
     assert!(idle == loaded, "report.json differs between an idle and a loaded host");
+    assert!(idle_records == loaded_records, "the records differ between an idle and a loaded host");
+    // --records holds every record: as many Press records as presses registered.
+    let lines: Vec<serde_json::Value> =
+        idle_records.lines().map(|line| serde_json::from_str(line).expect("a JSON line")).collect();
+    let presses = lines.iter().filter(|line| line["record"]["body"]["Press"].is_object()).count() as u64;
+    let registered: u64 =
+        (0..2).map(|game| report["games_detail"][game]["presses_registered"].as_u64().expect("a count")).sum();
+    assert_eq!(presses, registered, "{}", lines.first().map(ToString::to_string).unwrap_or_default());
+    assert!(lines.iter().all(|line| line["game"].is_u64() && line["record"]["seq"].is_u64()));
 }

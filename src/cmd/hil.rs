@@ -118,6 +118,11 @@ pub struct Cmd {
     /// Print the board's jumper list (drive pin -> button pin) and exit.
     #[arg(long)]
     wiring: bool,
+    /// Also write every record the firmware sent, decoded, to FILE as JSON
+    /// Lines: one object a line, `{"game": G, "record": {...}}`, in the
+    /// firmware's order, for reading what the firmware did.
+    #[arg(long, value_name = "FILE")]
+    records: Option<PathBuf>,
     /// The debug probe, VID:PID[:SERIAL] in hex; with one probe attached
     /// it is used without this. Repeat it for a board farm: game g is
     /// played on the (g mod N)-th probe named, all boards at once; a board
@@ -271,6 +276,9 @@ impl Cmd {
         let seed = self.seed.unwrap_or(scenario.seed);
         let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(&scenario, seed));
         super::refuse_a_file_as_out_dir(&out_dir)?;
+        if let Some(path) = &self.records {
+            check_records_path(path)?;
+        }
         let schedules = (0..self.games)
             .map(|game| schedule::schedule(&scenario, seed, game))
             .collect::<std::result::Result<Vec<Schedule>, _>>()
@@ -323,6 +331,7 @@ impl Cmd {
             boards: played.boards.clone(),
         };
         let written = hil_report::write_hil_report(&out_dir, &input);
+        let records_written = self.records.as_ref().map(|path| write_records(path, &played.runs));
         let guest_us: u64 = played.runs.iter().map(|run| run.guest_us).sum();
         let facts = HilRunFacts {
             schema: hil_report::RUN_SCHEMA.into(),
@@ -359,6 +368,7 @@ impl Cmd {
         super::print(&out)?;
         written.map_err(Failure::infrastructure)?;
         facts_written.map_err(Failure::infrastructure)?;
+        records_written.transpose().map_err(Failure::infrastructure)?;
         let firmware_failure =
             played.runs.iter().any(|run| run.error.as_ref().is_some_and(|e| e.is_firmware_failure()));
         match gated {
@@ -583,6 +593,34 @@ impl Cmd {
         }];
         Played { description, hello: Some(hello), runs, drift, drift_samples, error, boards }
     }
+}
+
+/// `--records FILE` must name a file in an existing folder; checked before
+/// anything runs.
+fn check_records_path(path: &Path) -> Result<()> {
+    if path.is_dir() || path.file_name().and_then(|name| name.to_str()).is_none() {
+        return Err(Failure::usage(anyhow!("--records {}: give a file name (UTF-8), not a folder", path.display())));
+    }
+    let parent = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        return Err(Failure::usage(anyhow!("--records {}: no such folder {}", path.display(), parent.display())));
+    }
+    Ok(())
+}
+
+/// Every game's records as JSON Lines, written whole or not at all.
+fn write_records(path: &Path, runs: &[GameRun]) -> anyhow::Result<()> {
+    let mut text = String::new();
+    for run in runs {
+        for record in &run.records {
+            let line = serde_json::json!({ "game": run.schedule.game, "record": record });
+            let _ = writeln!(text, "{line}");
+        }
+    }
+    let folder = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("records.jsonl");
+    crate::report::atomic::write_bytes(folder, name, text.as_bytes())?;
+    Ok(())
 }
 
 fn progress_bar(total: u64) -> indicatif::ProgressBar {

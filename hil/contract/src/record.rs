@@ -40,6 +40,7 @@ const SIDE_NONE: u8 = 0xFF;
 
 /// A player, as the records name one (the firmware maps its own type to it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum Side {
     White,
     Black,
@@ -47,6 +48,7 @@ pub enum Side {
 
 /// A button of the clock: a player's, or the optional pause button.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum Button {
     White,
     Black,
@@ -64,6 +66,7 @@ pub const BUTTONS_PAUSE: u8 = BUTTONS_PLAYERS | BUTTON_PAUSE;
 
 /// The record kinds, by their code at offset 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum Kind {
     Hello = 1,
     Press = 2,
@@ -89,6 +92,7 @@ impl Kind {
 
 /// One record: the header fields and the kind-specific body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Record {
     pub seq: u32,
     /// Records the firmware dropped so far because the up buffer was full,
@@ -100,6 +104,7 @@ pub struct Record {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum Body {
     Hello(Hello),
     Press(Press),
@@ -132,6 +137,7 @@ impl Body {
 ///                                                   30 u16 reserved          40 u8[8] firmware_name
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Hello {
     /// [`crate::CONTRACT_VERSION`].
     pub contract_version: u16,
@@ -155,6 +161,7 @@ pub struct Hello {
 
 /// What the clock made of a press.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum PressResult {
     /// The move is complete; the opponent's clock runs (6.8a).
     Accepted = 0,
@@ -180,6 +187,7 @@ pub enum PressResult {
 ///
 /// Presses while no game is started are not registered and not recorded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Press {
     pub button: Button,
     pub result: PressResult,
@@ -208,6 +216,7 @@ pub struct Press {
 /// 20 u32 sequence   32 u32 moves            40 u64 reserved
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Flag {
     pub side: Side,
     /// The period the flag fell in (stage index; byo-yomi/Canadian period).
@@ -222,6 +231,7 @@ pub struct Flag {
 
 /// Why a side's period changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum PeriodCause {
     /// The stage's moves are made: the next stage's time is added (6.2b), at
     /// a press; only for the side that pressed.
@@ -242,6 +252,7 @@ pub enum PeriodCause {
 /// 20 u32 to     25 u8[3] reserved  32 u64 remaining_us
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct PeriodChange {
     pub side: Side,
     pub from: u32,
@@ -255,6 +266,7 @@ pub struct PeriodChange {
 
 /// Where the clock is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum Phase {
     NotStarted = 0,
     Running = 1,
@@ -274,6 +286,7 @@ pub enum Phase {
 ///
 /// `flags`: bit 0 White's flag shows, bit 1 Black's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Snapshot {
     pub phase: Phase,
     pub side: Option<Side>,
@@ -305,6 +318,7 @@ pub struct Snapshot {
 /// `hw_counter` (to within the firmware's loop latency). Coarse counters
 /// (the emulator's 1 Hz real-time counter) are only useful sampled this way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct TimeBase {
     /// The counter as the firmware read it, zero-extended; the host unwraps
     /// it with [`Hello::hw_counter_bits`].
@@ -318,6 +332,7 @@ pub struct TimeBase {
 
 /// Which command an [`Ack`] answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum CommandCode {
     /// The line was not a command.
     Unknown = 0,
@@ -329,6 +344,7 @@ pub enum CommandCode {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum AckStatus {
     Ok = 0,
     UnknownCommand = 1,
@@ -348,6 +364,7 @@ pub enum AckStatus {
 /// 17 u8  status    20 u32 commands         32 u32 final_period
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Ack {
     pub command: CommandCode,
     pub status: AckStatus,
@@ -362,6 +379,7 @@ pub struct Ack {
 
 /// Why bytes are not a valid record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum DecodeError {
     /// Offset 0 holds no known kind.
     UnknownKind { code: u8 },

@@ -738,7 +738,8 @@ impl Session {
         Err(TargetError::Protocol {
             what: "emulator".to_string(),
             detail: format!(
-                "the firmware's tick handler did not return to thread mode within {HANDLER_STEPS_MAX} instructions"
+                "the firmware's tick handler did not return to thread mode within {HANDLER_STEPS_MAX} \
+                 instructions; `--icount none` plays without lockstep (host-timed, not reproducible)"
             ),
         })
     }
@@ -814,7 +815,8 @@ impl Session {
         if address == 0 {
             return Err(TargetError::Image {
                 path: "the loaded image".to_string(),
-                detail: "its vector table has no SysTick handler (entry 15), the tick a lockstep run stops on"
+                detail: "its vector table has no SysTick handler (entry 15), the tick a lockstep run stops on; \
+                         `--icount none` plays without lockstep (host-timed, not reproducible)"
                     .to_string(),
             });
         }

@@ -36,6 +36,8 @@ fn usage_errors_exit_2_before_anything_runs() {
         vec!["hil", "--drift-tolerance-ppm", "-1"],
         vec!["hil", "--scenario", "correspondence-first-overstep"],
         vec!["hil", "--records", "/nonexistent-folder/records.jsonl"],
+        vec!["hil", "--suite", "release", "--scenario", "blitz-3-2"],
+        vec!["hil", "--suite", "no-such-suite"],
         vec!["hil", "--records", a_file.rsplit_once('/').map_or(".", |(folder, _)| folder)],
     ] {
         let output = bench(&args);
@@ -479,4 +481,50 @@ fn a_run_gives_the_same_report_whatever_the_host_load() {
         (0..2).map(|game| report["games_detail"][game]["presses_registered"].as_u64().expect("a count")).sum();
     assert_eq!(presses, registered, "{}", lines.first().map(ToString::to_string).unwrap_or_default());
     assert!(lines.iter().all(|line| line["game"].is_u64() && line["record"]["seq"].is_u64()));
+}
+
+/// `bench hil --suite release` (scenarios/release/): the reference firmware
+/// passes every scenario, and every shipped defect image fails, each on
+/// what its defect breaks, found in one of the suite's reports.
+#[test]
+fn the_release_suite_passes_the_reference_and_fails_every_defect_image() {
+    let _serial = serial();
+    let dir = temp_dir("suite");
+    // (image, a mismatch quantity its reports must hold, or "drift").
+    let cases = [
+        ("normal", ""),
+        ("defect-no-debounce", "press.bounce"),
+        ("defect-systick-off-by-one", "drift"),
+        ("defect-lost-ticks", "drift"),
+        ("defect-delay-as-bronstein", "snapshot.delay_us"),
+        ("defect-late-stage-switch", "period_change.moves"),
+        ("defect-increment-before-flag-check", "snapshot.flag.black"),
+        ("defect-display-rounding-flag", "snapshot.flag.black"),
+    ];
+    let suite: Vec<String> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/release"))
+        .expect("scenarios/release")
+        .filter_map(|entry| entry.ok()?.path().file_stem().map(|stem| stem.to_string_lossy().into_owned()))
+        .collect();
+    assert!(suite.len() >= 6, "{suite:?}");
+    for (image, broken) in cases {
+        let out = dir.join(image);
+        let elf = images().join(format!("{image}.elf"));
+        let args = ["hil", "--suite", "release", "--firmware", elf.to_str().expect("utf-8")];
+        let output = bench(&[&args[..], &["--out", out.to_str().expect("utf-8")]].concat());
+        let reports: Vec<serde_json::Value> = suite.iter().map(|name| report(&out.join(name))).collect();
+        assert!(reports.iter().all(|report| report["complete"] == true), "{image}: {}", text(&output));
+        if broken.is_empty() {
+            assert_eq!(output.status.code(), Some(0), "{image}: {}", text(&output));
+            continue;
+        }
+        assert_eq!(output.status.code(), Some(1), "{image}: {}", text(&output));
+        let found = reports.iter().any(|report| {
+            if broken == "drift" {
+                report["drift"]["within_tolerance"] == false
+            } else {
+                report["mismatches"]["by_quantity"][broken].as_u64().is_some_and(|count| count > 0)
+            }
+        });
+        assert!(found, "{image}: no report of the suite names {broken}:\n{}", text(&output));
+    }
 }

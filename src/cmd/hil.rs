@@ -73,7 +73,34 @@ impl BoardKind {
     }
 }
 
-#[derive(Debug, clap::Args)]
+/// A set of short scenarios played one after another, each to its own
+/// report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Suite {
+    /// Short games that exercise every kind of time control the clock core
+    /// knows: Fischer with contact bounce, delay, a stage switch, flags,
+    /// byo-yomi, Canadian (`scenarios/release/`).
+    Release,
+}
+
+impl Suite {
+    /// The suite's scenario files, in order.
+    fn files(self) -> anyhow::Result<Vec<PathBuf>> {
+        let dir = catalog::scenario_dir().join("release");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .with_context(|| format!("reading the release suite's scenarios in {}", dir.display()))?
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .filter(|path| path.extension().is_some_and(|extension| extension == "toml"))
+            .collect();
+        files.sort();
+        if files.is_empty() {
+            anyhow::bail!("no scenario files in {}", dir.display());
+        }
+        Ok(files)
+    }
+}
+
+#[derive(Clone, Debug, clap::Args)]
 pub struct Cmd {
     /// The board to run on.
     #[arg(long, value_enum, default_value = "qemu")]
@@ -81,6 +108,11 @@ pub struct Cmd {
     /// A scenario name (see `bench scenarios`) or a path to a scenario file.
     #[arg(long, short, value_name = "NAME|PATH", default_value = DEFAULT_SCENARIO)]
     scenario: String,
+    /// Play a suite of scenarios instead, each to its own report folder in
+    /// --out [default: reports/hil-suite-release]; the exit code is the
+    /// worst of them. `release` exercises every kind of time control.
+    #[arg(long, value_enum, value_name = "SUITE", conflicts_with = "scenario")]
+    suite: Option<Suite>,
     /// The seed [default: the scenario's `seed`]; the same seed gives the
     /// same think times as `bench sim`.
     #[arg(long)]
@@ -252,6 +284,9 @@ impl Cmd {
     /// `bench hil` with `probes` as the host's debug probes (used for
     /// `--board stm32`; the emulator needs none).
     pub fn run_with<B: ProbeBackend>(self, probes: &B) -> Result {
+        if let Some(suite) = self.suite {
+            return self.run_suite(suite, probes);
+        }
         if self.wiring {
             let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
             super::print(&profile.wiring_text())?;
@@ -295,9 +330,7 @@ impl Cmd {
         // Ctrl-C, SIGTERM and SIGHUP (ctrlc's `termination` feature): a
         // cancelled CI job or a closed terminal ends the run incomplete, and
         // the emulator goes with it (the target kills it on drop).
-        let stop = Arc::new(AtomicBool::new(false));
-        let handler_stop = Arc::clone(&stop);
-        let _ = ctrlc::set_handler(move || handler_stop.store(true, Ordering::Relaxed));
+        let stop = stop_flag();
         let options = RunOptions {
             silence_timeout: Duration::from_secs_f64(self.silence_timeout),
             bounce: !self.no_bounce,
@@ -387,6 +420,36 @@ impl Cmd {
                 Err(Failure::infrastructure(anyhow!("{why}")))
             }
         }
+    }
+
+    /// Each scenario of `suite` in turn, as `bench hil --scenario FILE` with
+    /// the same options, reports in `--out`/NAME. Stops at an
+    /// infrastructure failure; otherwise exits with the worst verdict.
+    fn run_suite<B: ProbeBackend>(self, suite: Suite, probes: &B) -> Result {
+        let files = suite.files().map_err(Failure::infrastructure)?;
+        let base = self.out.clone().unwrap_or_else(|| PathBuf::from("reports").join("hil-suite-release"));
+        super::refuse_a_file_as_out_dir(&base)?;
+        let mut verdicts = Vec::new();
+        for file in &files {
+            let name = file.file_stem().map_or_else(String::new, |stem| stem.to_string_lossy().into_owned());
+            let one =
+                Cmd { suite: None, scenario: file.display().to_string(), out: Some(base.join(&name)), ..self.clone() };
+            let exit = one.run_with(probes)?;
+            verdicts.push((name, exit));
+        }
+        let failed: Vec<&str> =
+            verdicts.iter().filter(|(_, exit)| *exit != Exit::Pass).map(|(name, _)| name.as_str()).collect();
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "suite release: {} of {} scenarios passed{}; reports in {}",
+            verdicts.len() - failed.len(),
+            verdicts.len(),
+            if failed.is_empty() { String::new() } else { format!(" (failed: {})", failed.join(", ")) },
+            base.display()
+        );
+        super::print(&out)?;
+        Ok(if failed.is_empty() { Exit::Pass } else { Exit::GateFailed })
     }
 
     /// Boards on probes, chosen before anything runs: the profile, an
@@ -593,6 +656,18 @@ impl Cmd {
         }];
         Played { description, hello: Some(hello), runs, drift, drift_samples, error, boards }
     }
+}
+
+/// The flag Ctrl-C, SIGTERM and SIGHUP set: one per process, since ctrlc
+/// takes one handler (a suite plays several runs).
+fn stop_flag() -> Arc<AtomicBool> {
+    static STOP: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
+    Arc::clone(STOP.get_or_init(|| {
+        let stop = Arc::new(AtomicBool::new(false));
+        let handler_stop = Arc::clone(&stop);
+        let _ = ctrlc::set_handler(move || handler_stop.store(true, Ordering::Relaxed));
+        stop
+    }))
 }
 
 /// `--records FILE` must name a file in an existing folder; checked before

@@ -35,6 +35,7 @@
 use crate::control::{Bonus, TimeControl, PERIODS_MAX, STAGES_MAX};
 use crate::side::{BySide, Side};
 use crate::time::{Duration, Instant, TimeAdjustment};
+use crate::transitions::{Transition, Transitions};
 
 /// Where the clock is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -291,6 +292,7 @@ pub struct Clock {
     settled_at: Instant,
     displays: BySide<Display>,
     flags_fallen: u32,
+    transitions: Transitions,
 }
 
 impl Clock {
@@ -302,6 +304,7 @@ impl Clock {
             settled_at: Instant::EPOCH,
             displays: BySide::both(Display::new(initial)),
             flags_fallen: 0,
+            transitions: Transitions::default(),
         }
     }
 
@@ -381,6 +384,11 @@ impl Clock {
         &self.displays.get(side).ledger
     }
 
+    /// The rules this clock applied so far, counted (rule coverage).
+    pub fn transitions(&self) -> &Transitions {
+        &self.transitions
+    }
+
     /// 6.5: at the time set for the start, White's clock is started.
     pub fn start(&mut self, at: Instant) -> Result<(), ClockError> {
         self.transaction(|clock| {
@@ -392,6 +400,7 @@ impl Clock {
             clock.settle(at)?;
             clock.phase = Phase::Running(Side::White);
             clock.begin_move(Side::White);
+            clock.transitions.note(Transition::Start);
             clock.settle(at)
         })
     }
@@ -407,6 +416,7 @@ impl Clock {
             Phase::Finished => return Err(ClockError::Finished),
         }
         self.settle(at)?;
+        self.transitions.note(Transition::Press);
         self.complete_move(side);
         self.phase = Phase::Running(side.opponent());
         self.begin_move(side.opponent());
@@ -425,6 +435,7 @@ impl Clock {
         };
         self.settle(at)?;
         self.phase = Phase::Paused(side);
+        self.transitions.note(Transition::Pause);
         Ok(())
     }
 
@@ -438,6 +449,7 @@ impl Clock {
         };
         self.settle(at)?;
         self.phase = Phase::Running(side);
+        self.transitions.note(Transition::Resume);
         self.settle(at)
     }
 
@@ -549,6 +561,7 @@ impl Clock {
         self.settle(at)?;
         let control = self.control;
         self.displays.get_mut(side).set_shown(&control, main);
+        self.transitions.note(Transition::SetTime);
         self.settle(at)
     }
 
@@ -566,6 +579,7 @@ impl Clock {
             };
             check_arbiter_time(adjusted)?;
             clock.displays.get_mut(side).set_shown(&control, adjusted);
+            clock.transitions.note(Transition::AdjustTime);
             clock.settle(at)
         })
     }
@@ -575,6 +589,7 @@ impl Clock {
     pub fn set_moves(&mut self, side: Side, moves: u32, at: Instant) -> Result<(), ClockError> {
         self.settle(at)?;
         self.displays.get_mut(side).moves = moves;
+        self.transitions.note(Transition::SetMoves);
         Ok(())
     }
 
@@ -616,6 +631,7 @@ impl Clock {
         if let Phase::Running(side) | Phase::Paused(side) = self.phase {
             self.begin_move(side);
         }
+        self.transitions.note(Transition::Replacement);
         self.settle(at)
     }
 
@@ -687,20 +703,40 @@ impl Clock {
         let display = self.displays.get_mut(side);
         display.moves = display.moves.saturating_add(1);
         if !display.frozen {
+            let transitions = &mut self.transitions;
             match bonus {
-                Bonus::Increment(increment) => display.credit(increment),
-                Bonus::Bronstein(delay) => display.credit(display.move_elapsed.min(delay)),
+                Bonus::Increment(increment) => {
+                    display.credit(increment);
+                    transitions.note(Transition::Increment);
+                }
+                Bonus::Bronstein(delay) => {
+                    let whole_move = display.move_elapsed <= delay;
+                    display.credit(display.move_elapsed.min(delay));
+                    transitions.note(if whole_move {
+                        Transition::BronsteinWholeMove
+                    } else {
+                        Transition::BronsteinCapped
+                    });
+                }
                 // 6.2b: unused extra time is not banked.
+                Bonus::Delay(_) if !display.delay_left.is_zero() => transitions.note(Transition::DelayUnused),
                 Bonus::Delay(_) | Bonus::None => {}
             }
             match *control {
-                TimeControl::ByoYomi { period, .. } if display.period > 0 => display.period_left = period,
+                TimeControl::ByoYomi { period, .. } if display.period > 0 => {
+                    display.period_left = period;
+                    transitions.note(Transition::ByoYomiPeriodRenewed);
+                }
                 TimeControl::Canadian { moves, period, .. } if display.period > 0 => {
                     display.period_moves = display.period_moves.saturating_add(1);
                     if display.period_moves >= moves {
                         display.period_moves = 0;
                         display.period_left = period;
+                        transitions.note(Transition::CanadianBlockReset);
                     }
+                }
+                TimeControl::Hourglass { .. } if !display.move_elapsed.is_zero() => {
+                    transitions.note(Transition::HourglassTransfer);
                 }
                 TimeControl::Stages(_) => self.advance_stages(side),
                 TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. } | TimeControl::Hourglass { .. } => {}
@@ -730,6 +766,7 @@ impl Clock {
                 .and_then(|period| stages.get(period))
                 .map_or(Duration::ZERO, |stage| stage.time);
             display.credit(next_time);
+            self.transitions.note(Transition::StageByMoves);
         }
     }
 
@@ -812,8 +849,9 @@ impl Clock {
     fn apply(&mut self, side: Side, kind: DeadlineKind) {
         let control = &self.control;
         match kind {
-            DeadlineKind::DelayEnds => {}
+            DeadlineKind::DelayEnds => self.transitions.note(Transition::DelayUsedUp),
             DeadlineKind::OvertimeBegins => {
+                self.transitions.note(Transition::OvertimeBegins);
                 let display = self.displays.get_mut(side);
                 display.period = 1;
                 display.period_moves = 0;
@@ -823,6 +861,7 @@ impl Clock {
                 };
             }
             DeadlineKind::PeriodLost { .. } => {
+                self.transitions.note(Transition::ByoYomiPeriodLost);
                 let display = self.displays.get_mut(side);
                 display.period = display.period.saturating_add(1);
                 if let TimeControl::ByoYomi { period, .. } = *control {
@@ -832,9 +871,14 @@ impl Clock {
             DeadlineKind::Flag { period } => {
                 self.flags_fallen = self.flags_fallen.saturating_add(1);
                 let flag = FlagFall { side, at: self.settled_at, period, sequence: self.flags_fallen };
+                if self.displays.get(side.opponent()).flag.is_some() {
+                    self.transitions.note(Transition::BothFlags);
+                }
+                let final_period = control.is_final_period(period);
+                self.transitions.note(if final_period { Transition::FlagFinal } else { Transition::FlagEarlierStage });
                 let display = self.displays.get_mut(side);
                 display.flag = Some(flag);
-                if control.is_final_period(period) {
+                if final_period {
                     display.frozen = true;
                     display.delay_left = Duration::ZERO;
                 } else if let TimeControl::Stages(stages) = control {

@@ -12,6 +12,7 @@
 //!   overstepping claims procedure (seed `004_…`).
 //! - [`laws`]: pure functions from clock and board facts to a ruling that
 //!   names its article (6.3, 6.6–6.12); [`rules`]: rule sets as data.
+//! - [`transitions`]: which rules a clock applied, counted (rule coverage).
 //!
 //! **Architecture Invariant:** the core never reads a clock, allocates,
 //! uses floats or panics. Every call carries its instant; impossible calls
@@ -42,6 +43,7 @@ pub mod placement;
 pub mod rules;
 pub mod side;
 pub mod time;
+pub mod transitions;
 
 pub use clock::{Clock, ClockError, Deadline, DeadlineKind, FlagFall, Ledger, Phase, Reading, Replacement};
 pub use control::{Bonus, ControlError, Stage, StageLength, Stages, TimeControl, PERIODS_MAX, STAGES_MAX};
@@ -53,3 +55,4 @@ pub use placement::{Button, Placement};
 pub use rules::RuleSet;
 pub use side::{BySide, Side};
 pub use time::{Duration, Instant, TimeAdjustment};
+pub use transitions::{Transition, Transitions};

@@ -1,0 +1,159 @@
+//! Rule coverage: each transition is counted where its article applies, and
+//! only there. Test names cite the article.
+
+mod support;
+
+use chessclock::notation::parse;
+use chessclock::{BySide, Clock, Duration, Instant, Replacement, TimeAdjustment, Transition};
+use support::{at_ms, at_s, secs, started, Side::Black, Side::White};
+
+fn clock(control: &str) -> Clock {
+    started(parse(control).unwrap())
+}
+
+fn count(clock: &Clock, transition: Transition) -> u32 {
+    clock.transitions().count(transition)
+}
+
+/// Only the listed transitions happened, with these counts.
+fn assert_counts(clock: &Clock, expected: &[(Transition, u32)]) {
+    for (transition, counted) in clock.transitions().iter() {
+        let wanted = expected.iter().find(|(listed, _)| *listed == transition).map_or(0, |(_, count)| *count);
+        assert_eq!(counted, wanted, "{} ({})", transition.key(), transition.article());
+    }
+}
+
+#[test]
+fn a6_5_and_a6_8a_start_and_presses_are_counted() {
+    let mut clock = clock("60");
+    clock.press(White, at_s(1)).unwrap();
+    clock.press(Black, at_s(2)).unwrap();
+    // A refused press (not the running side) is no transition.
+    assert!(clock.press(Black, at_s(3)).is_err());
+    assert_counts(&clock, &[(Transition::Start, 1), (Transition::Press, 2)]);
+}
+
+#[test]
+fn a6_2_fischer_increment_counted_per_move() {
+    let mut clock = clock("60+2");
+    clock.press(White, at_s(1)).unwrap();
+    clock.press(Black, at_s(2)).unwrap();
+    assert_counts(&clock, &[(Transition::Start, 1), (Transition::Press, 2), (Transition::Increment, 2)]);
+}
+
+#[test]
+fn a6_2b_delay_unused_and_used_up_are_told_apart() {
+    let mut clock = clock("60+d5");
+    clock.press(White, at_s(3)).unwrap(); // within the delay
+    clock.press(Black, at_s(10)).unwrap(); // 7 s: the delay ran out first
+    assert_counts(
+        &clock,
+        &[(Transition::Start, 1), (Transition::Press, 2), (Transition::DelayUnused, 1), (Transition::DelayUsedUp, 1)],
+    );
+}
+
+#[test]
+fn a6_2_bronstein_whole_move_and_capped_are_told_apart() {
+    let mut clock = clock("60+b3");
+    clock.press(White, at_s(2)).unwrap(); // 2 s ≤ 3 s: all of it back
+    clock.press(Black, at_s(7)).unwrap(); // 5 s > 3 s: 3 s back
+    assert_eq!(count(&clock, Transition::BronsteinWholeMove), 1);
+    assert_eq!(count(&clock, Transition::BronsteinCapped), 1);
+}
+
+#[test]
+fn a6_2b_stage_switch_by_move_count() {
+    let mut clock = clock("2/60:30");
+    for (second, side) in [(1, White), (2, Black), (3, White)] {
+        clock.press(side, at_s(second)).unwrap();
+    }
+    assert_eq!(count(&clock, Transition::StageByMoves), 1, "White's second move completes the stage");
+    assert_eq!(count(&clock, Transition::FlagEarlierStage), 0);
+}
+
+#[test]
+fn a6_12a_flag_in_an_earlier_stage_then_a6_3_final_flag() {
+    let mut clock = clock("2/10:5");
+    clock.settle(at_s(10)).unwrap();
+    assert_eq!(count(&clock, Transition::FlagEarlierStage), 1);
+    assert_eq!(count(&clock, Transition::FlagFinal), 0);
+    clock.settle(at_s(15)).unwrap();
+    assert_eq!(count(&clock, Transition::FlagFinal), 1);
+    assert_eq!(count(&clock, Transition::BothFlags), 0, "Black has no flag");
+}
+
+#[test]
+fn a6_12_a_flag_while_the_opponents_flag_is_shown() {
+    let mut clock = clock("2/10:5");
+    clock.settle(at_s(10)).unwrap(); // White's stage-one flag
+    clock.press(White, at_ms(10_500)).unwrap();
+    clock.settle(at_ms(20_499)).unwrap();
+    assert_eq!(count(&clock, Transition::BothFlags), 0);
+    clock.settle(at_ms(20_500)).unwrap(); // Black's stage-one flag
+    assert_eq!(count(&clock, Transition::FlagEarlierStage), 2);
+    assert_eq!(count(&clock, Transition::BothFlags), 1);
+}
+
+#[test]
+fn a6_2_byo_yomi_overtime_period_renewed_and_lost() {
+    let mut clock = clock("1(3x5)");
+    clock.press(White, at_s(3)).unwrap(); // 1 s main, then 2 s of the first period
+    assert_eq!(count(&clock, Transition::OvertimeBegins), 1);
+    assert_eq!(count(&clock, Transition::ByoYomiPeriodRenewed), 1);
+    clock.press(Black, at_s(4)).unwrap(); // within main time
+    clock.settle(at_s(9)).unwrap(); // White's period of 5 s runs out
+    assert_eq!(count(&clock, Transition::ByoYomiPeriodLost), 1);
+}
+
+#[test]
+fn a6_2_canadian_block_reset_after_the_blocks_moves() {
+    let mut clock = clock("1(2/20)");
+    let mut at_second = 2;
+    for _ in 0..2 {
+        clock.press(White, at_s(at_second)).unwrap();
+        clock.press(Black, at_s(at_second + 2)).unwrap();
+        at_second += 4;
+    }
+    assert_eq!(count(&clock, Transition::OvertimeBegins), 2);
+    assert_eq!(count(&clock, Transition::CanadianBlockReset), 2, "each side made its block of 2 moves");
+}
+
+#[test]
+fn a6_2_hourglass_transfer_per_move_that_took_time() {
+    let mut clock = clock("*60");
+    clock.press(White, at_s(2)).unwrap();
+    clock.press(Black, at_s(2)).unwrap(); // an instant move passes nothing
+    assert_eq!(count(&clock, Transition::HourglassTransfer), 1);
+}
+
+#[test]
+fn a6_13_a6_14_a6_15_a13_4_a6_11_arbiter_calls_are_counted() {
+    let mut clock = clock("60");
+    clock.pause(at_s(1)).unwrap();
+    clock.set_time(White, secs(30), at_s(1)).unwrap();
+    clock.adjust_time(Black, TimeAdjustment::Add(secs(2)), at_s(1)).unwrap();
+    clock.set_moves(Black, 3, at_s(1)).unwrap();
+    let settings = Replacement {
+        main: BySide::both(secs(20)),
+        moves: BySide::both(3),
+        period: BySide::both(0),
+        period_moves: BySide::both(0),
+    };
+    clock.replace(settings, at_s(1)).unwrap();
+    clock.resume(at_s(2)).unwrap();
+    // Refused calls change nothing, counts included.
+    assert!(clock.adjust_time(White, TimeAdjustment::Add(Duration::CONTROL_MAX), at_s(2)).is_err());
+    assert!(clock.start(Instant::from_us(2_000_000)).is_err());
+    assert_counts(
+        &clock,
+        &[
+            (Transition::Start, 1),
+            (Transition::Pause, 1),
+            (Transition::SetTime, 1),
+            (Transition::AdjustTime, 1),
+            (Transition::SetMoves, 1),
+            (Transition::Replacement, 1),
+            (Transition::Resume, 1),
+        ],
+    );
+}

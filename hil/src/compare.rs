@@ -37,7 +37,7 @@ use bench_contract::{self as contract, AckStatus, Body, Button, CommandCode, Per
 use chessclock::laws::{rule_on_both_flags, rule_on_flag, BothFlagsFacts, FlagFacts};
 use chessclock::{
     notation, BySide, Clock, ClockError, DeadlineKind, FlagFall, Instant, Observation, Outcome, Phase, Ruling, Side,
-    TimeControl,
+    TimeControl, Transitions,
 };
 
 /// How long after a flag fell the firmware may notice it (its Flag
@@ -211,6 +211,9 @@ pub struct Comparison {
     pub by_quantity: BTreeMap<&'static str, usize>,
     pub model: GameSummary,
     pub firmware: GameSummary,
+    /// The rules the model went through from the game's `tc`/`reset` on
+    /// (rule coverage).
+    pub model_transitions: Transitions,
 }
 
 impl Comparison {
@@ -405,6 +408,7 @@ pub fn compare(control_text: &str, tick_us: u64, records: &[Record]) -> Result<C
         by_quantity: out.by_quantity,
         model,
         firmware,
+        model_transitions: timeline.final_clock.map(|clock| *clock.transitions()).unwrap_or_default(),
     })
 }
 

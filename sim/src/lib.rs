@@ -6,6 +6,7 @@
 
 pub mod board;
 pub mod calibrate;
+pub mod coverage;
 pub mod game;
 pub mod legal;
 pub mod oracle;

@@ -461,6 +461,7 @@ pub fn game_record(postal: &Postal, spec: GameSpec<'_>) -> GameRecord {
         max_time_error_us: 0,
         drift: Vec::new(),
         defects: DefectCounts::default(),
+        transitions: chessclock::Transitions::default(),
         violations,
         trace_hash: hash,
         trace: spec.trace.then_some(lines),

@@ -12,6 +12,7 @@ use std::sync::Mutex;
 
 use chessclock::{Outcome, Side};
 
+use crate::coverage::Coverage;
 use crate::game::{self, DefectCounts, GameRecord, GameSpec};
 use crate::outcome::ResultClass;
 use crate::scenario::Scenario;
@@ -139,6 +140,8 @@ pub struct Summary {
     /// over every drift sample at least [`DRIFT_RATE_MIN_GAME_US`] into a
     /// game; `None` without such a sample.
     pub drift_ppb: Option<(i64, i64)>,
+    /// Rule coverage: the transitions the games went through.
+    pub coverage: Coverage,
 }
 
 impl Summary {
@@ -163,6 +166,7 @@ impl Summary {
             envelope: vec![EnvelopeBucket::default(); ENVELOPE_BUCKETS],
             run_hash: 0,
             drift_ppb: None,
+            coverage: Coverage::default(),
         }
     }
 
@@ -208,6 +212,7 @@ impl Summary {
             self.keep_failure(FailedGame { game: record.game, reasons });
         }
         add_defects(&mut self.defects, &record.defects);
+        self.coverage.add_game(&record.transitions);
         for sample in &record.drift {
             let index = usize::try_from(sample.true_us / self.envelope_bucket_us.max(1)).unwrap_or(usize::MAX);
             let bucket = &mut self.envelope[index.min(ENVELOPE_BUCKETS - 1)];
@@ -266,6 +271,7 @@ impl Summary {
         }
         self.run_hash = self.run_hash.wrapping_add(other.run_hash);
         self.drift_ppb = merge_range(self.drift_ppb, other.drift_ppb);
+        self.coverage.merge(&other.coverage);
     }
 }
 
@@ -507,6 +513,7 @@ pub fn judge(scenario: &Scenario, summary: &Summary) -> Vec<Check> {
             expected: format!("<= {bound} us"),
         });
     }
+    checks.extend(crate::coverage::exercises_check(&scenario.expect.exercised(), &summary.coverage));
     checks
 }
 

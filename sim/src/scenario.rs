@@ -393,6 +393,18 @@ pub struct Expect {
     /// Largest allowed |device − ideal| remaining time at a press.
     #[serde(default)]
     pub time_error_max_us: Option<u64>,
+    /// The rules the scenario exists for, as transition names
+    /// (`increment`, `flag.final`, …): a run in which one never happened
+    /// fails.
+    #[serde(default)]
+    pub exercises: Vec<String>,
+}
+
+impl Expect {
+    /// `exercises` as transitions (validated on load).
+    pub fn exercised(&self) -> Vec<chessclock::Transition> {
+        self.exercises.iter().filter_map(|key| chessclock::Transition::from_key(key)).collect()
+    }
 }
 
 impl Expect {
@@ -403,7 +415,12 @@ impl Expect {
 
 impl Default for Expect {
     fn default() -> Self {
-        Expect { result: Vec::new(), agreement_min_percent: Expect::default_agreement(), time_error_max_us: None }
+        Expect {
+            result: Vec::new(),
+            agreement_min_percent: Expect::default_agreement(),
+            time_error_max_us: None,
+            exercises: Vec::new(),
+        }
     }
 }
 
@@ -751,6 +768,15 @@ impl Scenario {
                         share.class, share.min_percent, share.max_percent
                     ),
                 });
+            }
+        }
+        for key in &self.expect.exercises {
+            if chessclock::Transition::from_key(key).is_none() {
+                let known: Vec<&str> = chessclock::Transition::ALL.iter().map(|transition| transition.key()).collect();
+                return Err(Invalid::new(
+                    "expect.exercises",
+                    format!("unknown rule `{key}`; known: {}", known.join(", ")),
+                ));
             }
         }
         if self.expect.agreement_min_percent > 100 {

@@ -378,6 +378,14 @@ const MALFORMED: &[Malformed] = &[
         message: "unknown result class `6.11`; known: 5.1, 5.2, 6.3, 6.7, 6.10",
     },
     Malformed {
+        what: "unknown rule in exercises",
+        text: "description = \"a test\"\ncontrol = \"300+2\"\n[expect]\nexercises = [\"increment\", \"incremnt\"]\n",
+        line: 4,
+        column: 1,
+        field: "expect.exercises",
+        message: "unknown rule `incremnt`; known: start, press, increment",
+    },
+    Malformed {
         what: "unknown result class in an inline array",
         text: "description = \"a test\"\ncontrol = \"300+2\"\n[expect]\nresult = [ { class = \"draw\" }, { class = \"drawn\" } ]\n",
         line: 4,

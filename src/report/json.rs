@@ -48,6 +48,10 @@ pub struct Report {
     pub results: Results,
     /// Games in which each article was applied on the device.
     pub articles: BTreeMap<String, u64>,
+    /// Rule coverage: every transition of the clock model, how often the
+    /// games went through it. Absent in reports written before it existed.
+    #[serde(default)]
+    pub coverage: Vec<super::coverage::Entry>,
     pub outcomes: Outcomes,
     pub agreement: Agreement,
     pub max_time_error_us: u64,
@@ -302,6 +306,7 @@ pub fn build(input: &SimReportInput) -> Report {
         expected_classes,
         results: Results { device: summary.results.clone(), ideal: summary.ideal_results.clone() },
         articles: summary.articles.clone(),
+        coverage: super::coverage::entries(&summary.coverage),
         outcomes: Outcomes { white, black, draw },
         agreement: Agreement { agreeing: summary.agreeing, games: summary.games },
         max_time_error_us: summary.max_time_error_us,

@@ -137,6 +137,11 @@ pub fn render(report: &Report, command_line: &str) -> String {
     }
     line("");
 
+    for coverage_line in super::coverage::markdown(&report.coverage) {
+        line(&coverage_line);
+    }
+    line("");
+
     line("## Defects");
     line("");
     line("| Defect or intervention | Count |");

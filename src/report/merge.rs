@@ -369,5 +369,6 @@ pub fn summary_of(report: &Report) -> Result<Summary, String> {
         envelope,
         run_hash,
         drift_ppb: report.drift_ppb.map(|range| (range.min, range.max)),
+        coverage: super::coverage::from_entries(&report.coverage)?,
     })
 }

@@ -24,6 +24,7 @@
 //! would hide a half-written report from whoever looks for one.)
 
 pub mod atomic;
+pub mod coverage;
 pub mod gate;
 pub mod hil;
 pub mod html;

@@ -20,7 +20,7 @@
 
 use std::fmt::Write as _;
 
-use chessclock::{Article, BySide, Clock, Duration, Instant, Outcome, Side, TimeAdjustment};
+use chessclock::{Article, BySide, Clock, Duration, Instant, Outcome, Side, TimeAdjustment, Transition, Transitions};
 
 use crate::board::{self, Board};
 use crate::oracle::{Before, ClockOracle, Op, TickOracle, Violation};
@@ -105,6 +105,9 @@ pub struct GameRecord {
     pub max_time_error_us: u64,
     pub drift: Vec<DriftSample>,
     pub defects: DefectCounts,
+    /// The rules the game went through: the ideal clock's transitions, and
+    /// the device's replacements (6.11).
+    pub transitions: Transitions,
     pub violations: Vec<Violation>,
     /// FNV-1a over the handled events' words (instant, kind, payload): equal hashes, equal games.
     pub trace_hash: u64,
@@ -649,6 +652,10 @@ impl<'a> Game<'a> {
         let mut violations = self.device.oracle.into_violations();
         violations.extend(self.ideal.oracle.into_violations());
         violations.extend(self.ideal.tick_violations);
+        let mut transitions = *self.ideal.clock.transitions();
+        for _ in 0..self.defects.replacements {
+            transitions.note(Transition::Replacement);
+        }
         GameRecord {
             game: self.spec.game,
             device,
@@ -662,6 +669,7 @@ impl<'a> Game<'a> {
             max_time_error_us: self.max_time_error_us,
             drift: self.drift,
             defects: self.defects,
+            transitions,
             violations,
             trace_hash: self.trace_hash,
             trace: self.trace,

@@ -6,7 +6,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::super::hil::{self, Report as HilReport};
-use super::super::json::{self, Report};
+use super::super::json::{self, CheckInfo, Report};
 use super::super::REPORT_JSON;
 use super::measure::{hil_measurements, sim_measurements};
 use super::Measurements;
@@ -318,4 +318,20 @@ fn contradicted(name: &str, passed: bool) -> Problem {
         if passed { "passed" } else { "failed" },
         if passed { "fail" } else { "pass" }
     ))
+}
+
+/// `coverage` names the model's rules once each, and no rule happened in
+/// more games than were played, or in more games than times.
+fn coverage(entries: &[crate::report::coverage::Entry], played: u64) -> Result<(), Problem> {
+    crate::report::coverage::from_entries(entries).map_err(Problem::Inconsistent)?;
+    for entry in entries {
+        at_most(&format!("coverage `{}`.games", entry.rule), entry.games, played, "the games played")?;
+    }
+    Ok(())
+}
+
+/// The exercises check: passed exactly when every rule it lists (its
+/// `expected`, comma-separated) happened, by the report's own coverage.
+fn exercises_judged(check: &CheckInfo, entries: &[crate::report::coverage::Entry]) -> bool {
+    check.expected.split(", ").all(|rule| entries.iter().any(|entry| entry.rule == rule && entry.count > 0))
 }

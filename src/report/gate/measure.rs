@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use super::super::coverage::Entry;
 use super::super::hil::{self, Report as HilReport};
 use super::super::json::{CheckInfo, Report};
 
@@ -21,6 +22,10 @@ pub struct Measurements {
     pub checks: Vec<CheckInfo>,
     /// The metrics this kind of report has; a rule on any other is skipped.
     pub metrics: BTreeMap<Metric, Value>,
+    /// Rule coverage: times each transition of the clock model happened,
+    /// by name. `None`: the report carries none (written before bench
+    /// counted it).
+    pub coverage: Option<BTreeMap<String, u64>>,
 }
 
 /// What a rule can measure.
@@ -107,6 +112,7 @@ pub(super) fn sim_measurements(report: &Report) -> Measurements {
         planned: games.end.saturating_sub(games.start),
         checks: report.checks.clone(),
         metrics,
+        coverage: coverage_counts(&report.coverage),
     }
 }
 
@@ -180,5 +186,10 @@ pub(super) fn hil_measurements(report: &HilReport) -> Measurements {
         planned: games.requested,
         checks: report.checks.clone(),
         metrics,
+        coverage: coverage_counts(&report.coverage),
     }
+}
+
+fn coverage_counts(entries: &[Entry]) -> Option<BTreeMap<String, u64>> {
+    (!entries.is_empty()).then(|| entries.iter().map(|entry| (entry.rule.clone(), entry.count)).collect())
 }

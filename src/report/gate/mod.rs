@@ -195,6 +195,9 @@ fn thresholds(report: &Measurements, rules: &Thresholds) -> Vec<Verdict> {
             Err(why) => skip("rules", rule, why, allowed),
         });
     }
+    if let Some(required) = &rules.required_coverage {
+        verdicts.push(required_coverage(report, required));
+    }
     if let Some(minimum) = rules.min_agreement_percent {
         let rule = "min_agreement_percent";
         let allowed = format!(">= {minimum}");
@@ -209,6 +212,32 @@ fn thresholds(report: &Measurements, rules: &Thresholds) -> Vec<Verdict> {
         });
     }
     verdicts
+}
+
+/// `required_coverage`: every listed rule happened at least once. A report
+/// without coverage fails it: it cannot show what the rule asks for.
+fn required_coverage(report: &Measurements, required: &[String]) -> Verdict {
+    let rule = "required_coverage";
+    let allowed = format!("each of {} at least once", required.join(", "));
+    let Some(coverage) = &report.coverage else {
+        return verdict(
+            rule,
+            false,
+            "no rule coverage in the report (written before bench counted it)".into(),
+            allowed,
+        );
+    };
+    let missing: Vec<&str> = required
+        .iter()
+        .filter(|name| coverage.get(name.as_str()).copied().unwrap_or(0) == 0)
+        .map(String::as_str)
+        .collect();
+    let measured = if missing.is_empty() {
+        format!("all {} exercised", required.len())
+    } else {
+        format!("never exercised: {}", missing.join(", "))
+    };
+    verdict(rule, missing.is_empty(), measured, allowed)
 }
 
 fn regressions(report: &Measurements, baseline: &Measurements, tolerances: &Tolerances) -> Vec<Verdict> {

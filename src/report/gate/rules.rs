@@ -31,6 +31,9 @@ pub struct Thresholds {
     pub min_agreement_percent: Option<Percent>,
     pub max_rule_mismatches: Option<u64>,
     pub max_latency_p99_us: Option<u64>,
+    /// Rules of the clock model (transition names: `increment`,
+    /// `flag.final`, …) the run must have gone through at least once.
+    pub required_coverage: Option<Vec<String>>,
 }
 
 /// How much worse than the baseline the report may be.
@@ -87,6 +90,12 @@ impl Rules {
             .into_iter()
             .chain(rules.baseline.as_ref().map(Tolerances::set).unwrap_or_default())
             .collect();
+        for name in rules.rules.required_coverage.iter().flatten() {
+            if chessclock::Transition::from_key(name).is_none() {
+                let known: Vec<&str> = chessclock::Transition::ALL.iter().map(|transition| transition.key()).collect();
+                return Err(format!("required_coverage: unknown rule `{name}`; known: {}", known.join(", ")));
+            }
+        }
         if set.is_empty() {
             return Err("the file sets no rule (a gate that checks nothing would always pass)".into());
         }
@@ -122,6 +131,9 @@ impl Thresholds {
             ("max_latency_p99_us", self.max_latency_p99_us.map(|us| us.to_string())),
         ];
         set.extend(limits.into_iter().filter_map(|(key, value)| Some((format!("{key} = {}", value?), true))));
+        if let Some(required) = &self.required_coverage {
+            set.push((format!("required_coverage = {required:?}"), !required.is_empty()));
+        }
         set
     }
 

@@ -28,6 +28,7 @@ fn sim() -> Measurements {
         planned: 100,
         checks: vec![check("no oracle violations", true), check("games in class `6.3`", true)],
         metrics,
+        coverage: Some([("press".to_string(), 40), ("increment".to_string(), 0)].into_iter().collect()),
     }
 }
 
@@ -1423,6 +1424,7 @@ mod properties {
                 min_agreement_percent: agreement,
                 max_rule_mismatches: mismatches,
                 max_latency_p99_us: latency,
+                required_coverage: None,
             });
         let tolerances = (limit(), limit(), percent(), limit(), ppm(), limit(), limit()).prop_map(
             |(checks, failed, agreement, time, drift, mismatches, latency)| Tolerances {
@@ -1473,4 +1475,32 @@ mod properties {
             }
         }
     }
+}
+
+#[test]
+fn required_coverage_fails_a_run_that_never_went_through_a_listed_rule() {
+    let rules = Rules::parse("[rules]\nrequired_coverage = [\"press\", \"increment\"]\n").unwrap();
+    let verdicts = evaluate(&sim(), &rules, None).unwrap();
+    let verdict = verdicts.iter().find(|verdict| verdict.rule == "required_coverage").unwrap();
+    assert_eq!(verdict.status, Status::Fail);
+    assert_eq!(verdict.measured, "never exercised: increment");
+
+    let mut covered = sim();
+    covered.coverage.as_mut().unwrap().insert("increment".into(), 1);
+    let verdicts = evaluate(&covered, &rules, None).unwrap();
+    assert!(verdicts.iter().all(|verdict| verdict.status == Status::Pass));
+
+    // A report written before coverage was counted cannot show it.
+    let mut old = covered;
+    old.coverage = None;
+    let verdicts = evaluate(&old, &rules, None).unwrap();
+    assert_eq!(verdicts.iter().find(|verdict| verdict.rule == "required_coverage").unwrap().status, Status::Fail);
+}
+
+#[test]
+fn required_coverage_names_only_rules_of_the_model_and_an_empty_list_checks_nothing() {
+    let error = Rules::parse("[rules]\nrequired_coverage = [\"teleport\"]\n").unwrap_err();
+    assert!(error.contains("unknown rule `teleport`") && error.contains("flag.final"), "{error}");
+    let error = Rules::parse("[rules]\nrequired_coverage = []\n").unwrap_err();
+    assert!(error.contains("no rule of the file can fail"), "{error}");
 }

@@ -28,6 +28,7 @@ use bench_contract::Hello;
 use bench_hil::compare::{Comparison, GameSummary, Mismatch};
 use bench_hil::drift::{self, Fit, FitError};
 use bench_hil::run::{GameRun, Oscillator, Percentiles};
+use bench_sim::coverage::{exercises_check, Coverage};
 use chessclock::{Outcome, Side};
 use serde::{Deserialize, Serialize};
 
@@ -137,6 +138,11 @@ pub struct Report {
     pub board_latency: Option<BoardLatencyInfo>,
     /// Every board of the run, with its games and its oscillator drift.
     pub boards: Vec<BoardInfoRun>,
+    /// Rule coverage: every transition of the clock model, how often the
+    /// compared games went through it. Absent in reports written before it
+    /// existed.
+    #[serde(default)]
+    pub coverage: Vec<super::coverage::Entry>,
     pub games_detail: Vec<GameInfo>,
     /// The other files of this report and their SHA-256.
     pub files: BTreeMap<String, String>,
@@ -688,6 +694,12 @@ pub fn build(input: &HilReportInput) -> Report {
     let drift = drift_info(input);
     let latencies: Vec<u64> = input.runs.iter().flat_map(|run| bench_hil::run::press_latencies(&run.records)).collect();
     let records_lost = games_detail.iter().map(|game| game.records_lost).fold(0u64, u64::saturating_add);
+    let mut coverage = Coverage::default();
+    for run in input.runs {
+        if let Some(Ok(comparison)) = &run.comparison {
+            coverage.add_game(&comparison.model_transitions);
+        }
+    }
 
     let mut checks = vec![CheckInfo {
         name: COMPLETE_CHECK.into(),
@@ -714,6 +726,14 @@ pub fn build(input: &HilReportInput) -> Report {
         },
         expected: format!("an interval that reaches ±{} ppm", input.drift_tolerance_ppm),
     });
+    if let Some(check) = exercises_check(&input.scenario.expect.exercised(), &coverage) {
+        checks.push(CheckInfo {
+            name: check.name,
+            passed: check.passed,
+            measured: check.measured,
+            expected: check.expected,
+        });
+    }
     let verdict = if complete && checks.iter().all(|check| check.passed) { "pass" } else { "fail" };
     let hello = input.hello;
     Report {
@@ -758,6 +778,7 @@ pub fn build(input: &HilReportInput) -> Report {
         error: input.error.clone(),
         board_latency: board_latency_info(input.runs),
         boards: input.boards.iter().map(board_info).collect(),
+        coverage: super::coverage::entries(&coverage),
         games_detail,
         files: BTreeMap::new(),
     }

@@ -101,6 +101,10 @@ pub fn render_summary(report: &Report) -> String {
             game.mismatches_total
         ));
     }
+    line("");
+    for coverage_line in super::super::coverage::markdown(&report.coverage) {
+        line(&coverage_line);
+    }
     if report.shows_boards() {
         line("");
         line("## Boards");

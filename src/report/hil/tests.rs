@@ -275,6 +275,7 @@ pub(crate) fn sample_report() -> Report {
             accounting_drift_ppm: Some(-0.5),
             oscillator: None,
         }],
+        coverage: Vec::new(),
         games_detail: vec![passing_game(0), passing_game(1)],
         files: BTreeMap::new(),
     }

@@ -81,6 +81,7 @@ pub fn hil_page(report: &HilReport, svg: &str, latency_svg: &str) -> Page {
             report.shows_boards().then(|| hil_boards_section(report)),
             Some(hil_drift_section(report, svg)),
             Some(hil_latency_section(report, latency_svg)),
+            Some(super::super::coverage::html_section(&report.coverage)),
             Some(hil_facts_section(report)),
         ]
         .into_iter()

@@ -51,6 +51,7 @@ pub fn sim_page(report: &Report, svg: &str) -> Page {
             agreement_section(report),
             drift_section(report, svg),
             defects_section(report),
+            super::super::coverage::html_section(&report.coverage),
             facts_section(report),
         ],
     }

@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use bench_sim::coverage::EXERCISES_CHECK;
+
 use super::{at_most, drift_ppm, impossible, non_negative, sum, Problem};
 use crate::report::hil::{
     self, DriftInfo, LatencyInfo, Report, COMPLETE_CHECK, DRIFT_CHECK, MATCH_CHECK, MISMATCHES_LISTED,
@@ -35,6 +37,7 @@ pub(super) fn check(report: &Report) -> Result<(), Problem> {
     latencies(report)?;
     checks(report)?;
     game_verdicts(report)?;
+    super::coverage(&report.coverage, report.games.played)?;
     if !report.drift.measured && report.drift.ppm.is_some() {
         return Err(Problem::Inconsistent("drift: not measured, yet a `ppm`".into()));
     }
@@ -313,6 +316,7 @@ fn checks(report: &Report) -> Result<(), Problem> {
             COMPLETE_CHECK => report.complete,
             MATCH_CHECK => report.mismatches.total == 0 && compared > 0 && compared == detail.len(),
             DRIFT_CHECK => report.drift.within_tolerance,
+            EXERCISES_CHECK => super::exercises_judged(check, &report.coverage),
             name => return Err(Problem::Inconsistent(format!("check `{name}` is not one a HIL run makes"))),
         };
         if judged != check.passed {

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use bench_sim::coverage::EXERCISES_CHECK;
 use bench_sim::run::{class_check, AGREEMENT_CHECK, DETERMINISM_CHECK, ORACLE_CHECK, TIME_ERROR_CHECK};
 
 use super::{at_most, impossible, sum, Problem, DRIFT_PPB_MAX, DRIFT_PPM_MAX};
@@ -32,6 +33,7 @@ pub(super) fn check(report: &Report) -> Result<(), Problem> {
     drift(report)?;
     checks(report)?;
     failed_games(report)?;
+    super::coverage(&report.coverage, report.games.played)?;
     if report.run_hash.len() != 16 || u64::from_str_radix(&report.run_hash, 16).is_err() {
         return Err(Problem::Inconsistent(format!("run_hash `{}` is not 16 hex digits", report.run_hash)));
     }
@@ -205,6 +207,7 @@ fn checks(report: &Report) -> Result<(), Problem> {
                 report.complete && Some(report.games.played) == report.games.end.checked_sub(report.games.start)
             }
             DETERMINISM_CHECK => report.nondeterministic_games == 0,
+            EXERCISES_CHECK => super::exercises_judged(check, &report.coverage),
             name => {
                 let class = classes.next().filter(|class| class_check(&class.class) == name).ok_or_else(|| {
                     Problem::Inconsistent(format!("check `{name}` is not one a run makes, or not in its place"))

@@ -112,7 +112,11 @@ pub struct QemuConfig {
     /// `-icount` option; `None` runs the guest in real time (loses ticks on
     /// a loaded host, `firmware/SMOKE.md` §4).
     pub icount: Option<String>,
-    /// Longest wait for one answer from the gdbstub or QMP.
+    /// Longest wait for one answer from the gdbstub, QMP or qtest. A halted
+    /// VM answers within microseconds; the bound only says how long a wedged
+    /// emulator takes to be noticed, so it is far above anything a loaded
+    /// host causes (2 s was reached at a load average of 13 on two cores,
+    /// and turned a defect image's run into an infrastructure failure).
     pub timeout: Duration,
     /// Longest wait for QEMU to start and both sockets to answer.
     pub start_timeout: Duration,
@@ -135,8 +139,8 @@ impl Default for QemuConfig {
             machine: "lm3s6965evb".to_string(),
             cpu: "cortex-m3".to_string(),
             icount: Some(DEFAULT_ICOUNT.to_string()),
-            timeout: Duration::from_secs(2),
-            start_timeout: Duration::from_secs(10),
+            timeout: Duration::from_secs(30),
+            start_timeout: Duration::from_secs(30),
             keys: KeyMap::default(),
             debug_log: false,
             extra_args: Vec::new(),

@@ -48,8 +48,8 @@ fn fide_stages_in_words() {
         lines,
         [
             "Time control 40/5400+30:1800+30 (FIDE 6.2 stages)",
-            "  Stage 1: 40 moves in 1:30:00, +30 s increment per move (Fischer)",
-            "  Stage 2: rest of the game in 30:00, +30 s increment per move (Fischer)",
+            "  Stage 1: 40 moves in 1 h 30 min, +30 s increment per move (Fischer)",
+            "  Stage 2: rest of the game in 30 min, +30 s increment per move (Fischer)",
             "  Saved time carries into the next stage (6.2b).",
         ]
     );
@@ -58,30 +58,33 @@ fn fide_stages_in_words() {
 #[test]
 fn every_stage_is_described() {
     let out = explain("40/7200:20/3600+d5:900+b2.5");
-    assert!(out.contains("Stage 1: 40 moves in 2:00:00, no increment or delay"), "{out}");
-    assert!(out.contains("Stage 2: 20 moves in 1:00:00, 5 s delay per move (6.2b time-delay mode)"), "{out}");
+    assert!(out.contains("Stage 1: 40 moves in 2 h, no increment or delay"), "{out}");
+    assert!(out.contains("Stage 2: 20 moves in 1 h, 5 s delay per move (6.2b time-delay mode)"), "{out}");
     assert!(out.contains("unused delay is not banked"), "{out}");
-    assert!(out.contains("Stage 3: rest of the game in 15:00, 2.5 s Bronstein delay per move"), "{out}");
+    assert!(out.contains("Stage 3: rest of the game in 15 min, 2.5 s Bronstein delay per move"), "{out}");
 }
 
 #[test]
 fn single_stage_and_canonical_text() {
     let out = explain(" 0300+02 ");
     assert!(out.starts_with("Time control 300+2 "), "{out}");
-    assert!(out.contains("All moves in 5:00, +2 s increment per move (Fischer)"), "{out}");
+    assert!(out.contains("All moves in 5 min, +2 s increment per move (Fischer)"), "{out}");
     assert!(!out.contains("Saved time"), "{out}");
 }
 
 #[test]
 fn other_controls() {
     let out = explain("*180");
-    assert!(out.contains("(hourglass)") && out.contains("starts with 3:00") && out.contains("add up to 6:00"), "{out}");
+    assert!(
+        out.contains("(hourglass)") && out.contains("starts with 3 min") && out.contains("add up to 6 min"),
+        "{out}"
+    );
     let out = explain("3600(5x30)");
-    assert!(out.contains("(byo-yomi)") && out.contains("Main time: 1:00:00"), "{out}");
-    assert!(out.contains("5 periods of 0:30 each"), "{out}");
+    assert!(out.contains("(byo-yomi)") && out.contains("Main time: 1 h"), "{out}");
+    assert!(out.contains("5 periods of 30 s each"), "{out}");
     let out = explain("600(20/300)");
-    assert!(out.contains("(Canadian overtime)") && out.contains("Main time: 10:00"), "{out}");
-    assert!(out.contains("20 moves in 5:00, repeating"), "{out}");
+    assert!(out.contains("(Canadian overtime)") && out.contains("Main time: 10 min"), "{out}");
+    assert!(out.contains("20 moves in 5 min, repeating"), "{out}");
 }
 
 #[test]
@@ -120,4 +123,23 @@ fn help_lists_the_subcommand_and_exit_codes() {
     let output = bench(&["timecontrol", "--help"]);
     assert_eq!(output.status.code(), Some(0));
     assert!(stdout(&output).contains("600(20/300)"));
+}
+
+/// `1:30` on a clock face reads as hours or as minutes: words read one way.
+#[test]
+fn durations_read_one_way_only() {
+    assert!(explain("90+30").contains("All moves in 1 min 30 s, +30 s"), "{}", explain("90+30"));
+    assert!(explain("5430").contains("All moves in 1 h 30 min 30 s,"), "{}", explain("5430"));
+    assert!(explain("0.5").contains("All moves in 0.5 s,"), "{}", explain("0.5"));
+}
+
+/// `5+3` is 5 seconds for the game: almost surely meant as 5 minutes.
+#[test]
+fn a_few_seconds_for_the_game_gets_a_hint_in_minutes() {
+    let out = explain("5+3");
+    assert!(out.contains("for 5 minutes write 300+3."), "{out}");
+    assert!(explain("5+d2").contains("write 300+d2."), "{}", explain("5+d2"));
+    for meant in ["300+3", "60", "40/5+3:60"] {
+        assert!(!explain(meant).contains("Note:"), "{meant}: {}", explain(meant));
+    }
 }

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use chessclock::notation::{self, ParseError, Seconds};
-use chessclock::{Bonus, Stage, StageLength, TimeControl};
+use chessclock::{Bonus, Duration, Stage, StageLength, TimeControl};
 
 use crate::exit::{Exit, Failure, Result};
 
@@ -44,7 +44,7 @@ fn describe(control: &TimeControl) -> String {
             let stages = stages.as_slice();
             if let [stage] = stages {
                 line(&mut out, format_args!("Time control {control} (one stage, FIDE 6.2)"));
-                line(&mut out, format_args!("  All moves in {}, {}", stage.time, bonus(stage.bonus)));
+                line(&mut out, format_args!("  All moves in {}, {}", spoken(stage.time), bonus(stage.bonus)));
             } else {
                 line(&mut out, format_args!("Time control {control} (FIDE 6.2 stages)"));
                 for (index, stage) in stages.iter().enumerate() {
@@ -57,26 +57,34 @@ fn describe(control: &TimeControl) -> String {
             line(&mut out, format_args!("Time control {control} (hourglass)"));
             line(
                 &mut out,
-                format_args!("  Each player starts with {time}; the time one player uses is added to the other's."),
+                format_args!(
+                    "  Each player starts with {}; the time one player uses is added to the other's.",
+                    spoken(*time)
+                ),
             );
-            line(&mut out, format_args!("  The two displays always add up to {}.", time.saturating_mul(2)));
+            line(&mut out, format_args!("  The two displays always add up to {}.", spoken(time.saturating_mul(2))));
         }
         TimeControl::ByoYomi { main, periods, period } => {
             line(&mut out, format_args!("Time control {control} (byo-yomi)"));
-            line(&mut out, format_args!("  Main time: {main}, no increment or delay."));
+            line(&mut out, format_args!("  Main time: {}, no increment or delay.", spoken(*main)));
             line(
                 &mut out,
                 format_args!(
                     "  Then {}: a move made within a period keeps it; a period that runs out is lost.",
-                    plural(*periods, &format!("period of {period}"), &format!("periods of {period} each")),
+                    plural(
+                        *periods,
+                        &format!("period of {}", spoken(*period)),
+                        &format!("periods of {} each", spoken(*period))
+                    ),
                 ),
             );
             line(&mut out, format_args!("  The flag falls when the last period runs out."));
         }
         TimeControl::Canadian { main, moves, period } => {
             line(&mut out, format_args!("Time control {control} (Canadian overtime)"));
-            line(&mut out, format_args!("  Main time: {main}, no increment or delay."));
+            line(&mut out, format_args!("  Main time: {}, no increment or delay.", spoken(*main)));
             let moves = plural(*moves, "move", "moves");
+            let period = spoken(*period);
             line(
                 &mut out,
                 format_args!(
@@ -90,7 +98,52 @@ fn describe(control: &TimeControl) -> String {
             );
         }
     }
+    if let Some(note) = minutes_meant(control) {
+        line(&mut out, format_args!("{note}"));
+    }
     out
+}
+
+/// A control whose every time is a few seconds was most likely written in
+/// minutes (`5+3` for 5 min + 3 s): say what was read, and how to write
+/// what was probably meant.
+fn minutes_meant(control: &TimeControl) -> Option<String> {
+    let TimeControl::Stages(stages) = control else { return None };
+    let [stage] = stages.as_slice() else { return None };
+    let secs = stage.time.as_secs_floor();
+    if stage.time.is_zero() || secs >= 60 || stage.time.as_us() % 1_000_000 != 0 {
+        return None;
+    }
+    let bonus = match stage.bonus {
+        Bonus::None => String::new(),
+        Bonus::Increment(amount) => format!("+{}", Seconds(amount)),
+        Bonus::Delay(amount) => format!("+d{}", Seconds(amount)),
+        Bonus::Bronstein(amount) => format!("+b{}", Seconds(amount)),
+    };
+    Some(format!(
+        "  Note: times are in seconds, so this is {} for the whole game; for {secs} minutes write {}{bonus}.",
+        spoken(stage.time),
+        secs * 60
+    ))
+}
+
+/// A duration in words a player reads one way only: `1 h 30 min`,
+/// `1 min 30 s`, `2.5 s` (a clock face's `1:30` reads as hours or minutes).
+fn spoken(time: Duration) -> String {
+    let total_secs = time.as_secs_floor();
+    let fraction_us = time.as_us() % 1_000_000;
+    let (hours, mins, secs) = (total_secs / 3600, (total_secs / 60) % 60, total_secs % 60);
+    let mut parts = Vec::new();
+    if hours > 0 {
+        parts.push(format!("{hours} h"));
+    }
+    if mins > 0 {
+        parts.push(format!("{mins} min"));
+    }
+    if secs > 0 || fraction_us > 0 || parts.is_empty() {
+        parts.push(format!("{} s", Seconds(Duration::from_us(secs * 1_000_000 + fraction_us))));
+    }
+    parts.join(" ")
 }
 
 fn line(out: &mut String, text: std::fmt::Arguments<'_>) {
@@ -100,8 +153,8 @@ fn line(out: &mut String, text: std::fmt::Arguments<'_>) {
 
 fn length(stage: &Stage) -> String {
     match stage.length {
-        StageLength::Moves(moves) => format!("{} in {}", plural(moves, "move", "moves"), stage.time),
-        StageLength::RestOfGame => format!("rest of the game in {}", stage.time),
+        StageLength::Moves(moves) => format!("{} in {}", plural(moves, "move", "moves"), spoken(stage.time)),
+        StageLength::RestOfGame => format!("rest of the game in {}", spoken(stage.time)),
     }
 }
 

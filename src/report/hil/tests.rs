@@ -194,10 +194,19 @@ fn passing_game(game: u64) -> GameInfo {
         result_agrees: true,
         mismatches_total: 0,
         mismatches_by_quantity: BTreeMap::new(),
+        largest_difference_us: sample_largest(),
         first_of_each: Vec::new(),
         mismatches: Vec::new(),
         latency: Some(LatencyInfo { count: 40, min_us: 4, p50_us: 6, p90_us: 9, p99_us: 3_000, max_us: 3_000 }),
     }
+}
+
+/// The largest differences of a passing game that rounds its displays.
+fn sample_largest() -> BTreeMap<String, u64> {
+    [("press.remaining_us", 412), ("rounding.accumulated_us", 1_893), ("snapshot.remaining_us.white", 388)]
+        .into_iter()
+        .map(|(key, value)| (key.to_string(), value))
+        .collect()
 }
 
 /// A whole, passing report of two games, built as a struct (no board,
@@ -242,7 +251,7 @@ pub(crate) fn sample_report() -> Report {
             check(MATCH_CHECK, "0 mismatches in 2 compared games", "0 mismatches, within one firmware tick"),
             check(DRIFT_CHECK, "-0.50 ppm ± 0.10", "an interval that reaches ±5 ppm"),
         ],
-        mismatches: MismatchTotals { total: 0, by_quantity: BTreeMap::new() },
+        mismatches: MismatchTotals { total: 0, by_quantity: BTreeMap::new(), largest_difference_us: sample_largest() },
         drift: DriftInfo {
             kind: "accounting".into(),
             reference: "the board's free-running hardware counter (1 Hz, 32 bits), in the same TimeBase record".into(),
@@ -343,7 +352,16 @@ pub(crate) fn with_mismatches(mut report: Report, count: u64) -> Report {
     game.mismatches_by_quantity =
         if count > 0 { BTreeMap::from([("press.remaining_us".to_string(), count)]) } else { BTreeMap::new() };
     game.passed = count == 0;
-    report.mismatches = MismatchTotals { total: count, by_quantity: game.mismatches_by_quantity.clone() };
+    if count > 0 {
+        game.largest_difference_us.insert("press.remaining_us".to_string(), 500_000);
+    }
+    let by_quantity = game.mismatches_by_quantity.clone();
+    let mut largest_difference_us = BTreeMap::new();
+    for (key, us) in report.games_detail.iter().flat_map(|game| &game.largest_difference_us) {
+        let entry = largest_difference_us.entry(key.clone()).or_insert(0);
+        *entry = u64::max(*entry, *us);
+    }
+    report.mismatches = MismatchTotals { total: count, by_quantity, largest_difference_us };
     report.games.passed = report.games_detail.iter().filter(|game| game.passed).count() as u64;
     if let Some(check) = report.checks.iter_mut().find(|check| check.name == MATCH_CHECK) {
         check.passed = count == 0;

@@ -825,6 +825,17 @@ fn period_text(from: u32, to: u32, at_us: u64, moves: u32) -> String {
     format!("period {from} → {to} at {} after {moves} moves", seconds(at_us))
 }
 
+/// A mismatch found in `record`, at its instant.
+fn mismatch_at(
+    record: &Record,
+    quantity: Quantity,
+    press_index: Option<usize>,
+    model: String,
+    firmware: String,
+) -> Mismatch {
+    Mismatch { quantity, press_index, at_us: record.at_us, seq: Some(record.seq), model, firmware }
+}
+
 /// Walks the records and collects mismatches.
 struct Checker<'a> {
     tick_us: u64,
@@ -879,149 +890,157 @@ impl Checker<'_> {
         let mut presses = self.timeline.presses.iter().enumerate().peekable();
         let mut commands = self.timeline.commands.iter().peekable();
         for (index, record) in self.records.iter().enumerate() {
-            let at_us = record.at_us;
-            let mismatch = |quantity, press_index, model: String, firmware: String| Mismatch {
-                quantity,
-                press_index,
-                at_us,
-                seq: Some(record.seq),
-                model,
-                firmware,
-            };
             match record.body {
                 Body::Ack(ack) => {
-                    let Some(command) = commands.next_if(|command| command.index == index) else { continue };
                     let ok = ack.status == AckStatus::Ok;
+                    if ok && matches!(ack.command, CommandCode::TimeControl | CommandCode::Reset) {
+                        self.tolerance.restart(index);
+                    }
+                    let Some(command) = commands.next_if(|command| command.index == index) else { continue };
                     if command.accepted != ok {
                         let answer = |accepted: bool| if accepted { "accepted" } else { "refused" };
                         let model = format!("{:?} {}", command.command, answer(command.accepted));
                         let firmware = format!("{:?} {} ({:?})", ack.command, answer(ok), ack.status);
                         let press_index = self.timeline.press_index_before(index);
-                        self.push(mismatch(Quantity::Command, press_index, model, firmware));
+                        self.push(mismatch_at(record, Quantity::Command, press_index, model, firmware));
                     }
                 }
                 Body::Press(press) => {
                     let Some((number, model)) = presses.next_if(|(_, model)| model.index == index) else { continue };
-                    let press_index = Some(number);
-                    if model.result != press.result {
-                        let text = |result| format!("{result:?}");
-                        self.push(mismatch(Quantity::PressResult, press_index, text(model.result), text(press.result)));
-                    }
-                    let side = match press.button {
-                        Button::Pause => continue,
-                        Button::White => Side::White,
-                        Button::Black => Side::Black,
-                    };
-                    if model.moves != press.moves {
-                        self.push(mismatch(
-                            Quantity::PressMoves,
-                            press_index,
-                            model.moves.to_string(),
-                            press.moves.to_string(),
-                        ));
-                    }
-                    let verdict = self.tolerance.press(side, index, model.remaining_us, press.remaining_us);
-                    if !verdict.within {
-                        self.push(mismatch(
-                            Quantity::PressRemaining,
-                            press_index,
-                            seconds(model.remaining_us),
-                            seconds(press.remaining_us),
-                        ));
-                    }
-                    if let Some(beyond) = verdict.rounding_beyond {
-                        let (model, firmware) = tolerance::rounding_texts(side, beyond);
-                        self.push(mismatch(Quantity::RoundingAccumulated, press_index, model, firmware));
-                    }
+                    self.check_press(index, record, press, number, model);
                 }
                 Body::Snapshot(snapshot) => {
-                    let Some(clock) = self.timeline.model_at(index, at_us) else { continue };
-                    snapshots += 1;
-                    let press_index = self.timeline.press_index_before(index);
-                    let at = Instant::from_us(at_us);
-                    let firmware_phase = (snapshot.phase, snapshot.side.map(side_of));
-                    let anchor = |side: Option<Side>| side.map_or(0, |side| self.tolerance.anchor_at(side, index));
-                    let running_anchor = anchor(firmware_phase.1.or(clock.running()));
-                    if !self.near(index, at_us, running_anchor, &firmware_phase, model_phase) {
-                        let (phase, side) = model_phase(&clock);
-                        let model = phase_text(phase, side);
-                        self.push(mismatch(
-                            Quantity::Phase,
-                            press_index,
-                            model,
-                            phase_text(firmware_phase.0, firmware_phase.1),
-                        ));
-                    }
-                    for side in Side::BOTH {
-                        let (remaining, moves, period, flag) = match side {
-                            Side::White => (
-                                snapshot.remaining_white_us,
-                                snapshot.moves_white,
-                                snapshot.period_white,
-                                snapshot.flag_white,
-                            ),
-                            Side::Black => (
-                                snapshot.remaining_black_us,
-                                snapshot.moves_black,
-                                snapshot.period_black,
-                                snapshot.flag_black,
-                            ),
-                        };
-                        let model_remaining = clock.remaining(side, at).map_or(0, |time| time.as_us());
-                        let side_anchor = self.tolerance.anchor_at(side, index);
-                        if !self.tolerance.judge(Quantity::Remaining(side), side, index, model_remaining, remaining) {
-                            self.push(mismatch(
-                                Quantity::Remaining(side),
-                                press_index,
-                                seconds(model_remaining),
-                                seconds(remaining),
-                            ));
-                        }
-                        if !self.near(index, at_us, side_anchor, &moves, |clock| clock.moves(side)) {
-                            self.push(mismatch(
-                                Quantity::Moves(side),
-                                press_index,
-                                clock.moves(side).to_string(),
-                                moves.to_string(),
-                            ));
-                        }
-                        let model_period = |clock: &Clock| u8::try_from(clock.period(side)).unwrap_or(u8::MAX);
-                        if !self.near(index, at_us, side_anchor, &period, model_period) {
-                            self.push(mismatch(
-                                Quantity::Period(side),
-                                press_index,
-                                model_period(&clock).to_string(),
-                                period.to_string(),
-                            ));
-                        }
-                        let shown = |clock: &Clock| clock.flag(side).is_some();
-                        if !self.near(index, at_us, side_anchor, &flag, shown) {
-                            let text = |shown: bool| if shown { "flag shown" } else { "no flag" }.to_string();
-                            self.push(mismatch(
-                                Quantity::FlagShown(side),
-                                press_index,
-                                text(shown(&clock)),
-                                text(flag),
-                            ));
-                        }
-                    }
-                    let delay = |clock: &Clock| {
-                        clock
-                            .running()
-                            .and_then(|side| clock.reading(side, clock.settled_at()).ok())
-                            .map_or(0, |reading| u32::try_from(reading.delay.as_us()).unwrap_or(u32::MAX))
-                    };
-                    let delay_difference_us = u64::from(delay(&clock).abs_diff(snapshot.delay_us));
-                    self.tolerance.note(Quantity::Delay, delay_difference_us);
-                    if delay_difference_us > self.tick_us {
-                        let text = |us: u32| seconds(u64::from(us));
-                        self.push(mismatch(Quantity::Delay, press_index, text(delay(&clock)), text(snapshot.delay_us)));
+                    if self.check_snapshot(index, record, snapshot) {
+                        snapshots += 1;
                     }
                 }
                 _ => {}
             }
         }
         snapshots
+    }
+
+    /// A Press record against the model's press `number`: result, moves,
+    /// and the display after it under the tolerance policy.
+    fn check_press(
+        &mut self,
+        index: usize,
+        record: &Record,
+        press: contract::Press,
+        number: usize,
+        model: &ModelPress,
+    ) {
+        let press_index = Some(number);
+        let mismatch = |quantity, press_index, model: String, firmware: String| {
+            mismatch_at(record, quantity, press_index, model, firmware)
+        };
+        if model.result != press.result {
+            let text = |result| format!("{result:?}");
+            self.push(mismatch(Quantity::PressResult, press_index, text(model.result), text(press.result)));
+        }
+        let side = match press.button {
+            Button::Pause => return,
+            Button::White => Side::White,
+            Button::Black => Side::Black,
+        };
+        if model.moves != press.moves {
+            self.push(mismatch(Quantity::PressMoves, press_index, model.moves.to_string(), press.moves.to_string()));
+        }
+        let verdict = self.tolerance.press(side, index, model.remaining_us, press.remaining_us);
+        if !verdict.within {
+            self.push(mismatch(
+                Quantity::PressRemaining,
+                press_index,
+                seconds(model.remaining_us),
+                seconds(press.remaining_us),
+            ));
+        }
+        if let Some(beyond) = verdict.rounding_beyond {
+            let (model, firmware) = tolerance::rounding_texts(side, beyond);
+            self.push(mismatch(Quantity::RoundingAccumulated, press_index, model, firmware));
+        }
+    }
+
+    /// A Snapshot record against the model at its instant; false when
+    /// there is no model to compare with (before the game).
+    fn check_snapshot(&mut self, index: usize, record: &Record, snapshot: contract::Snapshot) -> bool {
+        let at_us = record.at_us;
+        let Some(clock) = self.timeline.model_at(index, at_us) else { return false };
+        let mismatch = |quantity, press_index, model: String, firmware: String| {
+            mismatch_at(record, quantity, press_index, model, firmware)
+        };
+        let press_index = self.timeline.press_index_before(index);
+        let firmware_phase = (snapshot.phase, snapshot.side.map(side_of));
+        let anchor = |side: Option<Side>| side.map_or(0, |side| self.tolerance.anchor_at(side, index));
+        let running_anchor = anchor(firmware_phase.1.or(clock.running()));
+        if !self.near(index, at_us, running_anchor, &firmware_phase, model_phase) {
+            let (phase, side) = model_phase(&clock);
+            let model = phase_text(phase, side);
+            self.push(mismatch(Quantity::Phase, press_index, model, phase_text(firmware_phase.0, firmware_phase.1)));
+        }
+        for side in Side::BOTH {
+            self.check_snapshot_side(index, record, &snapshot, side, &clock);
+        }
+        let delay = |clock: &Clock| {
+            clock
+                .running()
+                .and_then(|side| clock.reading(side, clock.settled_at()).ok())
+                .map_or(0, |reading| u32::try_from(reading.delay.as_us()).unwrap_or(u32::MAX))
+        };
+        let delay_difference_us = u64::from(delay(&clock).abs_diff(snapshot.delay_us));
+        self.tolerance.note(Quantity::Delay, delay_difference_us);
+        if delay_difference_us > self.tick_us {
+            let text = |us: u32| seconds(u64::from(us));
+            self.push(mismatch(Quantity::Delay, press_index, text(delay(&clock)), text(snapshot.delay_us)));
+        }
+        true
+    }
+
+    /// One side of a Snapshot: display (tolerance policy), moves, period
+    /// and flag shown, near the record's instant.
+    fn check_snapshot_side(
+        &mut self,
+        index: usize,
+        record: &Record,
+        snapshot: &contract::Snapshot,
+        side: Side,
+        clock: &Clock,
+    ) {
+        let (at_us, at) = (record.at_us, Instant::from_us(record.at_us));
+        let press_index = self.timeline.press_index_before(index);
+        let mismatch = |quantity, press_index, model: String, firmware: String| {
+            mismatch_at(record, quantity, press_index, model, firmware)
+        };
+        let (remaining, moves, period, flag) = match side {
+            Side::White => {
+                (snapshot.remaining_white_us, snapshot.moves_white, snapshot.period_white, snapshot.flag_white)
+            }
+            Side::Black => {
+                (snapshot.remaining_black_us, snapshot.moves_black, snapshot.period_black, snapshot.flag_black)
+            }
+        };
+        let model_remaining = clock.remaining(side, at).map_or(0, |time| time.as_us());
+        let side_anchor = self.tolerance.anchor_at(side, index);
+        if !self.tolerance.judge(Quantity::Remaining(side), side, index, model_remaining, remaining) {
+            self.push(mismatch(Quantity::Remaining(side), press_index, seconds(model_remaining), seconds(remaining)));
+        }
+        if !self.near(index, at_us, side_anchor, &moves, |clock| clock.moves(side)) {
+            self.push(mismatch(Quantity::Moves(side), press_index, clock.moves(side).to_string(), moves.to_string()));
+        }
+        let model_period = |clock: &Clock| u8::try_from(clock.period(side)).unwrap_or(u8::MAX);
+        if !self.near(index, at_us, side_anchor, &period, model_period) {
+            self.push(mismatch(
+                Quantity::Period(side),
+                press_index,
+                model_period(&clock).to_string(),
+                period.to_string(),
+            ));
+        }
+        let shown = |clock: &Clock| clock.flag(side).is_some();
+        if !self.near(index, at_us, side_anchor, &flag, shown) {
+            let text = |shown: bool| if shown { "flag shown" } else { "no flag" }.to_string();
+            self.push(mismatch(Quantity::FlagShown(side), press_index, text(shown(&clock)), text(flag)));
+        }
     }
 
     /// Flag records against the model's flags, per side in order.

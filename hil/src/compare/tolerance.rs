@@ -139,6 +139,15 @@ impl Tolerance {
         difference_us <= self.tick_us
     }
 
+    /// A new game from record `index` on (an accepted `tc` or `reset`):
+    /// both sides start again from the model's state.
+    pub fn restart(&mut self, index: usize) {
+        for state in &mut self.sides {
+            state.anchors.push((index, 0));
+            (state.accumulated_us, state.presses, state.reported) = (0, 0, false);
+        }
+    }
+
     /// Judges the display `side` reported after its press at record
     /// `index`, then makes it the side's anchor and adds its rounding.
     pub fn press(&mut self, side: Side, index: usize, model_us: u64, firmware_us: u64) -> PressVerdict {

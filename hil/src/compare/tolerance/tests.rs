@@ -206,4 +206,8 @@ fn the_bound_and_the_anchors() {
     assert_eq!(tolerance.judged_us(Side::White, 6, 58_000_000, 58_000_200), 200);
     assert!(!tolerance.judge(Quantity::Remaining(Side::White), Side::White, 6, 58_000_000, 58_001_600));
     assert_eq!(tolerance.largest_us.get("snapshot.remaining_us.white"), Some(&1_400));
+    // A new game (`reset` at record 9) starts from the model again.
+    tolerance.restart(9);
+    assert_eq!((tolerance.anchor_at(Side::White, 9), tolerance.anchor_at(Side::White, 10)), (3_000, 0));
+    assert!(!tolerance.judge(Quantity::Remaining(Side::White), Side::White, 10, 60_000_000, 60_003_000));
 }

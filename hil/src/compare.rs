@@ -909,11 +909,7 @@ impl Checker<'_> {
                     let Some((number, model)) = presses.next_if(|(_, model)| model.index == index) else { continue };
                     self.check_press(index, record, press, number, model);
                 }
-                Body::Snapshot(snapshot) => {
-                    if self.check_snapshot(index, record, snapshot) {
-                        snapshots += 1;
-                    }
-                }
+                Body::Snapshot(snapshot) => snapshots += usize::from(self.check_snapshot(index, record, snapshot)),
                 _ => {}
             }
         }
@@ -1032,14 +1028,14 @@ impl Checker<'_> {
             self.push(mismatch(
                 Quantity::Period(side),
                 press_index,
-                model_period(&clock).to_string(),
+                model_period(clock).to_string(),
                 period.to_string(),
             ));
         }
         let shown = |clock: &Clock| clock.flag(side).is_some();
         if !self.near(index, at_us, side_anchor, &flag, shown) {
             let text = |shown: bool| if shown { "flag shown" } else { "no flag" }.to_string();
-            self.push(mismatch(Quantity::FlagShown(side), press_index, text(shown(&clock)), text(flag)));
+            self.push(mismatch(Quantity::FlagShown(side), press_index, text(shown(clock)), text(flag)));
         }
     }
 

@@ -276,11 +276,15 @@ pub struct BoardInfoRun {
 
 impl Report {
     /// The largest difference of each time quantity over the run, as
-    /// (quantity, `1.234 ms`), in key order; empty when nothing was
-    /// compared. Shown next to the mismatch counts.
+    /// (quantity, `0.412 ms` below a second, else `20.000000 s`), in key
+    /// order; empty when nothing was compared. Shown next to the mismatch
+    /// counts.
     pub fn largest_differences(&self) -> Vec<(String, String)> {
-        let millis = |us: u64| format!("{}.{:03} ms", us / 1_000, us % 1_000);
-        self.mismatches.largest_difference_us.iter().map(|(key, us)| (key.clone(), millis(*us))).collect()
+        let text = |us: u64| match us {
+            0..1_000_000 => format!("{}.{:03} ms", us / 1_000, us % 1_000),
+            _ => bench_hil::compare::seconds(us),
+        };
+        self.mismatches.largest_difference_us.iter().map(|(key, us)| (key.clone(), text(*us))).collect()
     }
 
     /// Whether the run's boards get a table of their own: a board on a

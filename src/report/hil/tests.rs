@@ -488,6 +488,21 @@ fn the_summary_of_an_emulated_run_has_no_boards_table_and_no_board_latency() {
     assert!(!summary.contains("## Boards") && !summary.contains("on the board"), "{summary}");
 }
 
+/// The run's largest differences stand next to the checks, in both human
+/// reports, a second and more in seconds.
+#[test]
+fn the_largest_differences_are_shown_next_to_the_checks() {
+    let report = with_mismatches(sample_report(), 2);
+    let summary = render_summary(&report);
+    let line = "`press.remaining_us` 500.000 ms · `rounding.accumulated_us` 1.893 ms · \
+                `snapshot.remaining_us.white` 0.388 ms.";
+    assert!(summary.contains(line), "{summary}");
+    let mut report = sample_report();
+    report.mismatches.largest_difference_us.insert("flag.at_us".to_string(), 1_234_567);
+    let html = crate::report::html::render(&crate::report::html::hil_page(&report, "", ""));
+    assert!(html.contains("flag.at_us 1.234567 s · press.remaining_us 0.412 ms"), "{html}");
+}
+
 #[test]
 fn a_matching_game_passes_and_every_file_is_named_with_its_hash() {
     let dir = TempDir::new("hil-pass");

@@ -230,6 +230,13 @@ impl Comparison {
         self.mismatch_count == 0 && self.start_us.is_some()
     }
 
+    /// Notes a difference of `quantity` judged outside [`compare`], µs:
+    /// the largest is kept.
+    pub fn note_largest(&mut self, quantity: Quantity, difference_us: u64) {
+        let largest = self.largest_us.entry(quantity.key()).or_insert(0);
+        *largest = (*largest).max(difference_us);
+    }
+
     /// Counts and keeps a mismatch found outside [`compare`].
     pub fn add(&mut self, mismatch: Mismatch) {
         self.mismatch_count = self.mismatch_count.saturating_add(1);

@@ -21,13 +21,14 @@
 //!   ones beyond are reported already), back to its last press that
 //!   matched the model itself. It is a mismatch (`rounding.accumulated_us`,
 //!   once per side and game) beyond [`ROUNDING_BOUND_TICKS`] ticks times
-//!   √n after n presses of the side. Errors of at most a tick each that
+//!   ⌈√n⌉ after n presses of the side. Errors of at most a tick each that
 //!   do not lean one way stay there: by Hoeffding's inequality the sum of n
 //!   of them exceeds 6 ticks × √n with probability below 2·e⁻¹⁸ (3·10⁻⁸).
 //!   A firmware that leans — always truncating, a tick lost at every
 //!   press — drifts linearly and crosses it: a lean of b ticks a press
-//!   after 36 / b² presses (b = 0.9: the 45th). Before 36 presses the bound
-//!   is more than the local checks allow, so it cannot fire there.
+//!   after about 36 / b² presses (b = 0.9: the 47th; b = 0.5: the 157th).
+//!   Before 36 presses the bound is more than the local checks allow, so
+//!   it cannot fire there.
 //! - **The largest difference of each time quantity** is kept (the judged
 //!   one: the smaller of the two above), matched or not, so a report shows
 //!   how close a passing firmware came and how far a failing one was.

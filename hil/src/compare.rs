@@ -1065,60 +1065,7 @@ impl Checker<'_> {
             for position in 0..model.len().max(firmware.len()) {
                 match (model.get(position), firmware.get(position)) {
                     (Some(model), Some(&(index, record, flag))) => {
-                        let press_index = timeline.press_index_before(index);
-                        let model_text =
-                            flag_text(side, model.flag.at.as_us(), model.flag.period, model.flag.sequence, model.moves);
-                        let firmware_text = flag_text(side, record.at_us, flag.period, flag.sequence, flag.moves);
-                        let model_at_us = model.flag.at.as_us();
-                        let instant_within =
-                            self.tolerance.judge(Quantity::FlagInstant, side, index, model_at_us, record.at_us);
-                        // When it fell by the firmware's own time, if that
-                        // is what matched: the model's instant moved by the
-                        // side's anchor.
-                        let fell_us = if instant_within && !self.close(model_at_us, record.at_us) {
-                            model_at_us.saturating_add_signed(self.tolerance.anchor_at(side, index))
-                        } else {
-                            model_at_us
-                        };
-                        self.tolerance.note(Quantity::FlagNotice, flag.observed_at_us.abs_diff(fell_us));
-                        // Noticed when it fell, or a little after: a clock whose
-                        // display shows the flag late lets a lost game go on.
-                        let noticed_late =
-                            flag.observed_at_us > fell_us.saturating_add(FLAG_NOTICE_MAX_US.max(2 * self.tick_us));
-                        let noticed_early = flag.observed_at_us.saturating_add(self.tick_us) < fell_us;
-                        let checks = [
-                            (Quantity::FlagInstant, !instant_within),
-                            (Quantity::FlagPeriod, model.flag.period != flag.period),
-                            (Quantity::FlagSequence, model.flag.sequence != flag.sequence),
-                            (Quantity::FlagMoves, model.moves != flag.moves),
-                        ];
-                        for (quantity, differs) in checks {
-                            if differs {
-                                self.push(Mismatch {
-                                    quantity,
-                                    press_index,
-                                    at_us: record.at_us,
-                                    seq: Some(record.seq),
-                                    model: model_text.clone(),
-                                    firmware: firmware_text.clone(),
-                                });
-                            }
-                        }
-                        if noticed_late || noticed_early {
-                            let bound_us = FLAG_NOTICE_MAX_US.max(2 * self.tick_us);
-                            self.push(Mismatch {
-                                quantity: Quantity::FlagNotice,
-                                press_index,
-                                at_us: model.flag.at.as_us(),
-                                seq: Some(record.seq),
-                                model: format!(
-                                    "{side}'s flag fell at {}, shown within {}",
-                                    seconds(fell_us),
-                                    millis(bound_us)
-                                ),
-                                firmware: format!("noticed at {}", seconds(flag.observed_at_us)),
-                            });
-                        }
+                        self.check_flag_pair(side, model, index, record, flag);
                     }
                     (Some(model), None) => {
                         // Not yet reported when the records end: not a difference.
@@ -1151,6 +1098,59 @@ impl Checker<'_> {
         }
     }
 
+    /// A Flag record against the model's flag it pairs with: instant
+    /// (tolerance policy), period, order of fall, moves, and when the
+    /// firmware noticed it.
+    fn check_flag_pair(&mut self, side: Side, model: &ModelFlag, index: usize, record: &Record, flag: contract::Flag) {
+        let press_index = self.timeline.press_index_before(index);
+        let model_text = flag_text(side, model.flag.at.as_us(), model.flag.period, model.flag.sequence, model.moves);
+        let firmware_text = flag_text(side, record.at_us, flag.period, flag.sequence, flag.moves);
+        let model_at_us = model.flag.at.as_us();
+        let instant_within = self.tolerance.judge(Quantity::FlagInstant, side, index, model_at_us, record.at_us);
+        // When it fell by the firmware's own time, if that
+        // is what matched: the model's instant moved by the
+        // side's anchor.
+        let fell_us = if instant_within && !self.close(model_at_us, record.at_us) {
+            model_at_us.saturating_add_signed(self.tolerance.anchor_at(side, index))
+        } else {
+            model_at_us
+        };
+        self.tolerance.note(Quantity::FlagNotice, flag.observed_at_us.abs_diff(fell_us));
+        // Noticed when it fell, or a little after: a clock whose
+        // display shows the flag late lets a lost game go on.
+        let noticed_late = flag.observed_at_us > fell_us.saturating_add(FLAG_NOTICE_MAX_US.max(2 * self.tick_us));
+        let noticed_early = flag.observed_at_us.saturating_add(self.tick_us) < fell_us;
+        let checks = [
+            (Quantity::FlagInstant, !instant_within),
+            (Quantity::FlagPeriod, model.flag.period != flag.period),
+            (Quantity::FlagSequence, model.flag.sequence != flag.sequence),
+            (Quantity::FlagMoves, model.moves != flag.moves),
+        ];
+        for (quantity, differs) in checks {
+            if differs {
+                self.push(Mismatch {
+                    quantity,
+                    press_index,
+                    at_us: record.at_us,
+                    seq: Some(record.seq),
+                    model: model_text.clone(),
+                    firmware: firmware_text.clone(),
+                });
+            }
+        }
+        if noticed_late || noticed_early {
+            let bound_us = FLAG_NOTICE_MAX_US.max(2 * self.tick_us);
+            self.push(Mismatch {
+                quantity: Quantity::FlagNotice,
+                press_index,
+                at_us: model.flag.at.as_us(),
+                seq: Some(record.seq),
+                model: format!("{side}'s flag fell at {}, shown within {}", seconds(fell_us), millis(bound_us)),
+                firmware: format!("noticed at {}", seconds(flag.observed_at_us)),
+            });
+        }
+    }
+
     /// Period records against the model's period changes, per side in order.
     fn check_periods(&mut self) {
         let timeline = self.timeline;
@@ -1170,44 +1170,7 @@ impl Checker<'_> {
             for position in 0..model.len().max(firmware.len()) {
                 match (model.get(position), firmware.get(position)) {
                     (Some(model), Some(&(index, record, change))) => {
-                        let press_index = timeline.press_index_before(index).or(timeline.press_index_at(record.at_us));
-                        let model_text = period_text(model.from, model.to, model.at_us, model.moves);
-                        let firmware_text = period_text(change.from, change.to, record.at_us, change.moves);
-                        let tolerance = &mut self.tolerance;
-                        let instant_within =
-                            tolerance.judge(Quantity::PeriodInstant, side, index, model.at_us, record.at_us);
-                        let remaining_within = tolerance.judge(
-                            Quantity::PeriodRemaining,
-                            side,
-                            index,
-                            model.remaining_us,
-                            change.remaining_us,
-                        );
-                        let mut push = |quantity, model: String, firmware: String| {
-                            self.push(Mismatch {
-                                quantity,
-                                press_index,
-                                at_us: record.at_us,
-                                seq: Some(record.seq),
-                                model,
-                                firmware,
-                            });
-                        };
-                        if (model.from, model.to) != (change.from, change.to) {
-                            push(Quantity::PeriodChange, model_text.clone(), firmware_text.clone());
-                        }
-                        if !instant_within {
-                            push(Quantity::PeriodInstant, model_text.clone(), firmware_text.clone());
-                        }
-                        if model.cause != change.cause {
-                            push(Quantity::PeriodCause, format!("{:?}", model.cause), format!("{:?}", change.cause));
-                        }
-                        if model.moves != change.moves {
-                            push(Quantity::PeriodMoves, model_text, firmware_text);
-                        }
-                        if !remaining_within {
-                            push(Quantity::PeriodRemaining, seconds(model.remaining_us), seconds(change.remaining_us));
-                        }
+                        self.check_period_pair(side, model, index, record, change);
                     }
                     (Some(model), None) => {
                         if model.at_us.saturating_add(self.tick_us) > timeline.end_us {
@@ -1235,6 +1198,44 @@ impl Checker<'_> {
                     (None, None) => {}
                 }
             }
+        }
+    }
+
+    /// A Period record against the model's period change it pairs with:
+    /// from/to, instant and display after it (tolerance policy), cause,
+    /// moves.
+    fn check_period_pair(
+        &mut self,
+        side: Side,
+        model: &ModelPeriod,
+        index: usize,
+        record: &Record,
+        change: contract::PeriodChange,
+    ) {
+        let press_index = self.timeline.press_index_before(index).or(self.timeline.press_index_at(record.at_us));
+        let model_text = period_text(model.from, model.to, model.at_us, model.moves);
+        let firmware_text = period_text(change.from, change.to, record.at_us, change.moves);
+        let tolerance = &mut self.tolerance;
+        let instant_within = tolerance.judge(Quantity::PeriodInstant, side, index, model.at_us, record.at_us);
+        let remaining_within =
+            tolerance.judge(Quantity::PeriodRemaining, side, index, model.remaining_us, change.remaining_us);
+        let mut push = |quantity, model: String, firmware: String| {
+            self.push(Mismatch { quantity, press_index, at_us: record.at_us, seq: Some(record.seq), model, firmware });
+        };
+        if (model.from, model.to) != (change.from, change.to) {
+            push(Quantity::PeriodChange, model_text.clone(), firmware_text.clone());
+        }
+        if !instant_within {
+            push(Quantity::PeriodInstant, model_text.clone(), firmware_text.clone());
+        }
+        if model.cause != change.cause {
+            push(Quantity::PeriodCause, format!("{:?}", model.cause), format!("{:?}", change.cause));
+        }
+        if model.moves != change.moves {
+            push(Quantity::PeriodMoves, model_text, firmware_text);
+        }
+        if !remaining_within {
+            push(Quantity::PeriodRemaining, seconds(model.remaining_us), seconds(change.remaining_us));
         }
     }
 }

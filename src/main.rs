@@ -65,7 +65,9 @@ enum Cli {
     /// over the firmware's RTT channel, presses the buttons as the scenario's players
     /// would (the same think times as `bench sim` for the same seed), and replays the
     /// presses the firmware saw through the clock model: every time, flag, stage
-    /// change, move count and result must match within one firmware tick. Measures
+    /// change, move count and result must match within one firmware tick of the
+    /// firmware's own state, and the rounding it accumulates within a bound of its
+    /// own (hil/CONTRACT.md §9); the largest difference of each is reported. Measures
     /// the firmware clock's drift, the board's oscillator against host time (probe
     /// boards) and the press latency. Writes report.json, index.html, summary.md,
     /// junit.xml and plots. Exit 0 pass, 1 a mismatch or drift beyond tolerance,

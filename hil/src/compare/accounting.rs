@@ -81,6 +81,7 @@ pub fn check_presses(
             *slot = true;
         }
         if let (EdgeTiming::Exact { late_max_us }, Some((index, record, _))) = (timing, presses.get(found)) {
+            comparison.note_largest(Quantity::PressStamp, record.at_us.abs_diff(press.at_us));
             let late = record.at_us > press.at_us.saturating_add(late_max_us);
             let early = record.at_us.saturating_add(tick_us) < press.at_us;
             if late || early {
@@ -175,6 +176,10 @@ mod tests {
         let presses = [made(Button::White, 1_000_000), made(Button::Black, 2_000_000)];
         let records = [press_record(0, Button::White, 1_000_007), press_record(1, Button::Black, 2_001_007)];
         assert_eq!(keys_after(&presses, &records, EXACT), Vec::<&str>::new());
+        // The largest stamp difference is reported, within tolerance or not.
+        let mut comparison = compare("60+1", 1_000, &[]).expect("parses");
+        check_presses(&mut comparison, &presses, &records, 1_000, 20_000, EXACT);
+        assert_eq!(comparison.largest_us.get("press.stamp"), Some(&1_007));
     }
 
     #[test]

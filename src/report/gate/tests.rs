@@ -1155,6 +1155,9 @@ fn a_hil_report_with_impossible_counts_is_refused_naming_the_field() {
             *report = with_mismatches(sample_report(), 2);
             report.mismatches.by_quantity = BTreeMap::from([("flag".to_string(), 2)]);
         }),
+        ("mismatches.largest_difference_us", |report| {
+            report.games_detail[1].largest_difference_us.insert("press.remaining_us".to_string(), 1_000_000);
+        }),
         ("records: 359 read", |report| report.records.total = 359),
         ("records: 360 read and 1 lost", |report| report.records.lost = 1),
         ("games_detail[0]: 41 presses registered, 40 latencies", |report| {

@@ -188,6 +188,12 @@ pub struct MismatchTotals {
     pub total: u64,
     /// By quantity (`press.remaining_us`, `flag.at_us`, …), over every game.
     pub by_quantity: BTreeMap<String, u64>,
+    /// The largest difference of each time quantity (and the largest
+    /// accumulated rounding) over every game, µs. Empty in a report
+    /// written before bench kept it (so such a report still loads as a
+    /// baseline).
+    #[serde(default)]
+    pub largest_difference_us: BTreeMap<String, u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -275,6 +281,18 @@ pub struct BoardInfoRun {
 }
 
 impl Report {
+    /// The largest difference of each time quantity over the run, as
+    /// (quantity, `0.412 ms` below a second, else `20.000000 s`), in key
+    /// order; empty when nothing was compared. Shown next to the mismatch
+    /// counts.
+    pub fn largest_differences(&self) -> Vec<(String, String)> {
+        let text = |us: u64| match us {
+            0..1_000_000 => format!("{}.{:03} ms", us / 1_000, us % 1_000),
+            _ => bench_hil::compare::seconds(us),
+        };
+        self.mismatches.largest_difference_us.iter().map(|(key, us)| (key.clone(), text(*us))).collect()
+    }
+
     /// Whether the run's boards get a table of their own: a board on a
     /// debug probe (it has an oscillator and a probe to name) or a farm. A
     /// single emulated board says nothing that the board line does not.
@@ -419,6 +437,11 @@ pub struct GameInfo {
     pub result_agrees: bool,
     pub mismatches_total: u64,
     pub mismatches_by_quantity: BTreeMap<String, u64>,
+    /// The largest judged difference of each time quantity compared, µs,
+    /// matched or not, and `rounding.accumulated_us`
+    /// (`bench_hil::compare::tolerance`).
+    #[serde(default)]
+    pub largest_difference_us: BTreeMap<String, u64>,
     /// The first mismatch of each quantity, earliest first: where each
     /// difference began.
     pub first_of_each: Vec<MismatchInfo>,
@@ -572,6 +595,9 @@ fn game_info(run: &GameRun) -> GameInfo {
                 comparison.by_quantity.iter().map(|(key, value)| (key.to_string(), count(*value))).collect()
             })
             .unwrap_or_default(),
+        largest_difference_us: comparison
+            .map(|comparison| comparison.largest_us.iter().map(|(key, value)| (key.to_string(), *value)).collect())
+            .unwrap_or_default(),
         first_of_each: comparison
             .map(|comparison| comparison.first_of_each.iter().map(mismatch_info).collect())
             .unwrap_or_default(),
@@ -689,6 +715,11 @@ pub fn build(input: &HilReportInput) -> Report {
             *entry = entry.saturating_add(*value);
         }
     }
+    let mut largest_difference_us: BTreeMap<String, u64> = BTreeMap::new();
+    for (key, value) in games_detail.iter().flat_map(|game| &game.largest_difference_us) {
+        let entry = largest_difference_us.entry(key.clone()).or_insert(0);
+        *entry = (*entry).max(*value);
+    }
     let mismatches_total = games_detail.iter().map(|game| game.mismatches_total).fold(0u64, u64::saturating_add);
     let compared = games_detail.iter().filter(|game| game.model.is_some()).count();
     let drift = drift_info(input);
@@ -767,7 +798,7 @@ pub fn build(input: &HilReportInput) -> Report {
             passed: count(games_detail.iter().filter(|game| game.passed).count()),
         },
         checks,
-        mismatches: MismatchTotals { total: mismatches_total, by_quantity },
+        mismatches: MismatchTotals { total: mismatches_total, by_quantity, largest_difference_us },
         drift,
         latency: Percentiles::of(&latencies).as_ref().map(latency),
         latency_histogram: latency_bins(&latencies),

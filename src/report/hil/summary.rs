@@ -77,6 +77,16 @@ pub fn render_summary(report: &Report) -> String {
             cell(&check.expected)
         ));
     }
+    let largest = report.largest_differences();
+    if !largest.is_empty() {
+        line("");
+        let items: Vec<String> = largest.iter().map(|(key, text)| format!("{} {text}", code(key))).collect();
+        line(&format!(
+            "Largest differences, each judged from the firmware's own state after its side's last press \
+             (`rounding.accumulated_us`: the rounding that added up): {}.",
+            items.join(" · ")
+        ));
+    }
     line("");
     line("## Games");
     line("");

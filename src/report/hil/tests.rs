@@ -194,10 +194,19 @@ fn passing_game(game: u64) -> GameInfo {
         result_agrees: true,
         mismatches_total: 0,
         mismatches_by_quantity: BTreeMap::new(),
+        largest_difference_us: sample_largest(),
         first_of_each: Vec::new(),
         mismatches: Vec::new(),
         latency: Some(LatencyInfo { count: 40, min_us: 4, p50_us: 6, p90_us: 9, p99_us: 3_000, max_us: 3_000 }),
     }
+}
+
+/// The largest differences of a passing game that rounds its displays.
+fn sample_largest() -> BTreeMap<String, u64> {
+    [("press.remaining_us", 412), ("rounding.accumulated_us", 1_893), ("snapshot.remaining_us.white", 388)]
+        .into_iter()
+        .map(|(key, value)| (key.to_string(), value))
+        .collect()
 }
 
 /// A whole, passing report of two games, built as a struct (no board,
@@ -242,7 +251,7 @@ pub(crate) fn sample_report() -> Report {
             check(MATCH_CHECK, "0 mismatches in 2 compared games", "0 mismatches, within one firmware tick"),
             check(DRIFT_CHECK, "-0.50 ppm ± 0.10", "an interval that reaches ±5 ppm"),
         ],
-        mismatches: MismatchTotals { total: 0, by_quantity: BTreeMap::new() },
+        mismatches: MismatchTotals { total: 0, by_quantity: BTreeMap::new(), largest_difference_us: sample_largest() },
         drift: DriftInfo {
             kind: "accounting".into(),
             reference: "the board's free-running hardware counter (1 Hz, 32 bits), in the same TimeBase record".into(),
@@ -344,7 +353,16 @@ pub(crate) fn with_mismatches(mut report: Report, count: u64) -> Report {
     game.mismatches_by_quantity =
         if count > 0 { BTreeMap::from([("press.remaining_us".to_string(), count)]) } else { BTreeMap::new() };
     game.passed = count == 0;
-    report.mismatches = MismatchTotals { total: count, by_quantity: game.mismatches_by_quantity.clone() };
+    if count > 0 {
+        game.largest_difference_us.insert("press.remaining_us".to_string(), 500_000);
+    }
+    let by_quantity = game.mismatches_by_quantity.clone();
+    let mut largest_difference_us = BTreeMap::new();
+    for (key, us) in report.games_detail.iter().flat_map(|game| &game.largest_difference_us) {
+        let entry = largest_difference_us.entry(key.clone()).or_insert(0);
+        *entry = u64::max(*entry, *us);
+    }
+    report.mismatches = MismatchTotals { total: count, by_quantity, largest_difference_us };
     report.games.passed = report.games_detail.iter().filter(|game| game.passed).count() as u64;
     if let Some(check) = report.checks.iter_mut().find(|check| check.name == MATCH_CHECK) {
         check.passed = count == 0;
@@ -469,6 +487,21 @@ fn the_summary_marks_a_failed_board_and_keeps_a_hostile_description_in_its_cell(
 fn the_summary_of_an_emulated_run_has_no_boards_table_and_no_board_latency() {
     let summary = render_summary(&sample_report());
     assert!(!summary.contains("## Boards") && !summary.contains("on the board"), "{summary}");
+}
+
+/// The run's largest differences stand next to the checks, in both human
+/// reports, a second and more in seconds.
+#[test]
+fn the_largest_differences_are_shown_next_to_the_checks() {
+    let report = with_mismatches(sample_report(), 2);
+    let summary = render_summary(&report);
+    let line = "`press.remaining_us` 500.000 ms · `rounding.accumulated_us` 1.893 ms · \
+                `snapshot.remaining_us.white` 0.388 ms.";
+    assert!(summary.contains(line), "{summary}");
+    let mut report = sample_report();
+    report.mismatches.largest_difference_us.insert("flag.at_us".to_string(), 1_234_567);
+    let html = crate::report::html::render(&crate::report::html::hil_page(&report, "", ""));
+    assert!(html.contains("flag.at_us 1.234567 s · press.remaining_us 0.412 ms"), "{html}");
 }
 
 #[test]

@@ -216,6 +216,15 @@ fn hil_failures_section(report: &HilReport) -> Section {
             report.games_detail.iter().flat_map(|game| game.mismatches.iter().map(move |m| (game.game, m))),
         ));
     }
+    let largest = report.largest_differences();
+    if !largest.is_empty() {
+        let items: Vec<String> = largest.iter().map(|(key, text)| format!("{key} {text}")).collect();
+        blocks.push(Block::Paragraph(format!(
+            "Largest differences, each judged from the firmware's own state after its side's last press \
+             (rounding.accumulated_us: the rounding that added up): {}.",
+            items.join(" · ")
+        )));
+    }
     blocks.push(Block::Paragraph(
         "Every check: that every game played to its end, that the firmware matches the clock model (within one \
          firmware tick), and that the accounting drift is within tolerance."

@@ -121,6 +121,22 @@ fn mismatches(report: &Report) -> Result<(), Problem> {
             report.mismatches.total, report.mismatches.by_quantity
         )));
     }
+    largest_differences(report)
+}
+
+/// The report's largest difference of each quantity is its games' largest.
+fn largest_differences(report: &Report) -> Result<(), Problem> {
+    let mut largest: BTreeMap<String, u64> = BTreeMap::new();
+    for (key, us) in report.games_detail.iter().flat_map(|game| &game.largest_difference_us) {
+        let entry = largest.entry(key.clone()).or_insert(0);
+        *entry = (*entry).max(*us);
+    }
+    if report.mismatches.largest_difference_us != largest {
+        return Err(Problem::Inconsistent(format!(
+            "mismatches.largest_difference_us {:?}, but the games' largest are {largest:?}",
+            report.mismatches.largest_difference_us
+        )));
+    }
     Ok(())
 }
 

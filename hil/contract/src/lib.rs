@@ -10,7 +10,9 @@
 //!
 //! The firmware encodes, the harness decodes; both use this crate, so the
 //! layout is written once. `CONTRACT.md` gives the same layout as tables and
-//! C structs for firmware written in C; the golden-byte tests here pin both.
+//! C structs, and `include/bench_contract.h` as a C header for firmware
+//! written in C or C++; the golden-byte tests here and `tests/c_header.rs`
+//! pin them.
 //!
 //! **API Boundary:** no dependency, no allocation, no panics: it builds for
 //! the host and for any Cortex-M target.

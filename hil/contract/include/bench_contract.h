@@ -1,0 +1,432 @@
+/*
+ * bench_contract.h: the bench firmware contract (hil/CONTRACT.md), for
+ * firmware written in C or C++.
+ *
+ * The same constants and layout as the Rust crate bench-contract
+ * (hil/contract/src); hil/contract/tests/c_header.rs compiles this header
+ * and compares every value, offset and size with the crate, so the two
+ * cannot drift apart. C99 or later, or C++11 or later. No allocation, no
+ * library calls; two static inline helpers, bench_record_init and
+ * bench_command_parse. hil/CONTRACT.md section 10 shows them in use.
+ *
+ * Records are 48 bytes, little-endian, every field naturally aligned, so
+ * the structs below need no packing: on a little-endian target fill a
+ * bench_record and write its 48 bytes as they are.
+ */
+#ifndef BENCH_CONTRACT_H
+#define BENCH_CONTRACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The structs are the wire format only in the target's memory order. */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "bench_contract.h: the records are little-endian; a big-endian target must encode them field by field"
+#endif
+
+/* A compile-time check that works in C99 (no _Static_assert there), C11 and C++11. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define BENCH_STATIC_ASSERT(condition, message) static_assert(condition, message)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define BENCH_STATIC_ASSERT(condition, message) _Static_assert(condition, message)
+#else
+#define BENCH_CONCAT_(a, b) a##b
+#define BENCH_CONCAT(a, b) BENCH_CONCAT_(a, b)
+#define BENCH_STATIC_ASSERT(condition, message) \
+    typedef char BENCH_CONCAT(bench_static_assert_line_, __LINE__)[(condition) ? 1 : -1]
+#endif
+
+/* ---- Versions and sizes (CONTRACT.md, top and §2) ------------------------ */
+
+/* Announced in Hello.contract_version. 2 adds Press.edge_hw_counter. */
+#define BENCH_CONTRACT_VERSION 2
+/* The oldest version the harness still runs. */
+#define BENCH_CONTRACT_VERSION_MIN 1
+/* Every record on the up-channel is this many bytes. */
+#define BENCH_RECORD_SIZE 48
+/* Smallest buffers the contract allows, in bytes (§2). */
+#define BENCH_UP_BUFFER_MIN 1024
+#define BENCH_DOWN_BUFFER_MIN 98
+/* Longest command line, not counting its '\n' (§4). */
+#define BENCH_COMMAND_LINE_MAX 96
+
+/* ---- RTT (§2) ------------------------------------------------------------ */
+
+/* Channel names, found by name at any index. */
+#define BENCH_UP_CHANNEL "bench"       /* records, target to host, mode no-block-skip */
+#define BENCH_DOWN_CHANNEL "bench-ctl" /* command lines, host to target */
+
+/* bench finds the control block by this ELF symbol, or by scanning RAM for the id. */
+#define BENCH_RTT_SYMBOL "_SEGGER_RTT"
+/* The 16-byte id: "SEGGER RTT" and six NULs (the literal's own NUL is the sixth). */
+#define BENCH_RTT_ID "SEGGER RTT\0\0\0\0\0"
+#define BENCH_RTT_ID_SIZE 16
+
+/* Control block offsets; descriptors follow, up-channels first. */
+#define BENCH_RTT_OFFSET_MAX_UP 16
+#define BENCH_RTT_OFFSET_MAX_DOWN 20
+#define BENCH_RTT_OFFSET_DESCRIPTORS 24
+/* Channel descriptor size and offsets. */
+#define BENCH_RTT_DESCRIPTOR_SIZE 24
+#define BENCH_RTT_DESCRIPTOR_NAME 0
+#define BENCH_RTT_DESCRIPTOR_BUFFER 4
+#define BENCH_RTT_DESCRIPTOR_SIZE_FIELD 8
+#define BENCH_RTT_DESCRIPTOR_WRITE 12
+#define BENCH_RTT_DESCRIPTOR_READ 16
+#define BENCH_RTT_DESCRIPTOR_FLAGS 20
+/* Descriptor flags bits 0-1: what a writer does when the ring is full. */
+#define BENCH_RTT_MODE_MASK 3u
+#define BENCH_RTT_MODE_NO_BLOCK_SKIP 0u /* the `bench` up-channel's mode */
+#define BENCH_RTT_MODE_NO_BLOCK_TRIM 1u
+#define BENCH_RTT_MODE_BLOCK_IF_FULL 2u
+/* A block scanned from RAM with more channels than this is not accepted. */
+#define BENCH_RTT_CHANNELS_MAX 16
+
+/* Only for firmware without SEGGER's RTT library (which has its own
+   _SEGGER_RTT). Pointers are 4 bytes on the 32-bit targets bench supports.
+   The ring is empty when write == read; a writer copies its bytes, then
+   stores the new write offset; a reader copies, then stores the new read
+   offset. The id is written last, so a half-built block is never matched. */
+#ifndef BENCH_RTT_UP_CHANNELS
+#define BENCH_RTT_UP_CHANNELS 1
+#endif
+#ifndef BENCH_RTT_DOWN_CHANNELS
+#define BENCH_RTT_DOWN_CHANNELS 1
+#endif
+
+typedef struct {
+    const char *name;        /*  0 NUL-terminated; 0 for an unused channel */
+    char *buffer;            /*  4 the ring */
+    uint32_t size;           /*  8 bytes; it holds at most size - 1 */
+    volatile uint32_t write; /* 12 moved only by the writer (target for up, host for down) */
+    volatile uint32_t read;  /* 16 moved only by the reader */
+    uint32_t flags;          /* 20 BENCH_RTT_MODE_* */
+} bench_rtt_descriptor;
+
+typedef struct {
+    char id[BENCH_RTT_ID_SIZE];                       /*  0 BENCH_RTT_ID */
+    int32_t max_up;                                   /* 16 */
+    int32_t max_down;                                 /* 20 */
+    bench_rtt_descriptor up[BENCH_RTT_UP_CHANNELS];   /* 24 */
+    bench_rtt_descriptor down[BENCH_RTT_DOWN_CHANNELS]; /* 24 + 24 * max_up */
+} bench_rtt_control_block;
+
+#if UINTPTR_MAX == 0xFFFFFFFFu
+BENCH_STATIC_ASSERT(sizeof(bench_rtt_descriptor) == BENCH_RTT_DESCRIPTOR_SIZE, "RTT descriptor size");
+BENCH_STATIC_ASSERT(offsetof(bench_rtt_descriptor, buffer) == BENCH_RTT_DESCRIPTOR_BUFFER, "RTT descriptor buffer");
+BENCH_STATIC_ASSERT(offsetof(bench_rtt_descriptor, size) == BENCH_RTT_DESCRIPTOR_SIZE_FIELD, "RTT descriptor size field");
+BENCH_STATIC_ASSERT(offsetof(bench_rtt_descriptor, write) == BENCH_RTT_DESCRIPTOR_WRITE, "RTT descriptor write");
+BENCH_STATIC_ASSERT(offsetof(bench_rtt_descriptor, read) == BENCH_RTT_DESCRIPTOR_READ, "RTT descriptor read");
+BENCH_STATIC_ASSERT(offsetof(bench_rtt_descriptor, flags) == BENCH_RTT_DESCRIPTOR_FLAGS, "RTT descriptor flags");
+BENCH_STATIC_ASSERT(offsetof(bench_rtt_control_block, max_up) == BENCH_RTT_OFFSET_MAX_UP, "RTT max_up");
+BENCH_STATIC_ASSERT(offsetof(bench_rtt_control_block, max_down) == BENCH_RTT_OFFSET_MAX_DOWN, "RTT max_down");
+BENCH_STATIC_ASSERT(offsetof(bench_rtt_control_block, up) == BENCH_RTT_OFFSET_DESCRIPTORS, "RTT descriptors");
+BENCH_STATIC_ASSERT(offsetof(bench_rtt_control_block, down) ==
+                        BENCH_RTT_OFFSET_DESCRIPTORS + BENCH_RTT_DESCRIPTOR_SIZE * BENCH_RTT_UP_CHANNELS,
+                    "RTT down descriptors");
+#endif
+
+/* ---- Record header (§3 "Header") ----------------------------------------- */
+
+#define BENCH_OFFSET_KIND 0
+#define BENCH_OFFSET_SIDE 1
+#define BENCH_OFFSET_DROPPED 2
+#define BENCH_OFFSET_SEQ 4
+#define BENCH_OFFSET_AT_US 8
+#define BENCH_OFFSET_PAYLOAD 16
+
+/* Header byte 0. */
+enum bench_kind {
+    BENCH_HELLO = 1,
+    BENCH_PRESS = 2,
+    BENCH_FLAG = 3,
+    BENCH_PERIOD = 4,
+    BENCH_SNAPSHOT = 5,
+    BENCH_TIME_BASE = 6,
+    BENCH_ACK = 7
+};
+
+/* Header byte 1: a player, the pause button (Press only), or none. */
+enum bench_side {
+    BENCH_WHITE = 0,
+    BENCH_BLACK = 1,
+    BENCH_PAUSE_BUTTON = 2,
+    BENCH_NO_SIDE = 0xFF
+};
+
+typedef struct {     /* every record starts with this */
+    uint8_t kind;    /*  0 enum bench_kind */
+    uint8_t side;    /*  1 enum bench_side */
+    uint16_t dropped; /* 2 records dropped so far, saturating at 65535 */
+    uint32_t seq;    /*  4 0 for the first record after boot, +1 per record produced (sent or dropped) */
+    uint64_t at_us;  /*  8 firmware clock: the instant the record is about */
+} bench_header;
+
+/* ---- Kind 1, Hello: the first record after boot, side none (§3) ---------- */
+
+/* Hello.buttons bits. */
+#define BENCH_BUTTON_WHITE 0x01u
+#define BENCH_BUTTON_BLACK 0x02u
+#define BENCH_BUTTON_PAUSE 0x04u
+#define BENCH_BUTTONS_PLAYERS (BENCH_BUTTON_WHITE | BENCH_BUTTON_BLACK)
+#define BENCH_BUTTONS_PAUSE (BENCH_BUTTONS_PLAYERS | BENCH_BUTTON_PAUSE)
+
+typedef struct {
+    bench_header h;
+    uint16_t contract_version; /* 16 BENCH_CONTRACT_VERSION */
+    uint16_t record_size;      /* 18 BENCH_RECORD_SIZE */
+    uint32_t tick_us;          /* 20 the firmware clock's resolution */
+    uint32_t hw_counter_hz;    /* 24 rate of the TimeBase counter */
+    uint8_t hw_counter_bits;   /* 28 it wraps at 2^bits */
+    uint8_t buttons;           /* 29 BENCH_BUTTON_* */
+    uint16_t reserved;         /* 30 */
+    uint32_t debounce_us;      /* 32 */
+    uint32_t firmware_version; /* 36 opaque to bench */
+    char firmware_name[8];     /* 40 ASCII, NUL-padded */
+} bench_hello;
+
+/* ---- Kind 2, Press: every debounced press of a started game; side = the button */
+
+/* Press.result. */
+enum bench_press_result {
+    BENCH_RESULT_ACCEPTED = 0,
+    BENCH_RESULT_NOT_RUNNING = 1, /* the other side's clock runs (6.8a) */
+    BENCH_RESULT_NOT_STARTED = 2,
+    BENCH_RESULT_PAUSED = 3, /* stopped by the arbiter (6.13) */
+    BENCH_RESULT_FINISHED = 4,
+    BENCH_RESULT_OTHER = 5
+};
+
+typedef struct {
+    bench_header h;           /* at_us: the edge */
+    uint8_t result;           /* 16 enum bench_press_result */
+    uint8_t reserved;         /* 17 */
+    uint16_t bounces;         /* 18 edges swallowed as bounce since the previous accepted press */
+    uint32_t moves;           /* 20 pressing side's completed moves after the press (0 for pause) */
+    uint64_t remaining_us;    /* 24 pressing side's display after the press (0 for pause) */
+    uint64_t handled_at_us;   /* 32 when the firmware applied it */
+    uint64_t edge_hw_counter; /* 40 hardware counter read in the edge interrupt (version 2) */
+} bench_press;
+
+/* ---- Kind 3, Flag: a flag fell (6.3); at_us = the instant it reached zero - */
+
+typedef struct {
+    bench_header h;
+    uint32_t period;         /* 16 the period the flag fell in */
+    uint32_t sequence;       /* 20 1 first flag of the game, 2 the next */
+    uint64_t observed_at_us; /* 24 when the firmware noticed it */
+    uint32_t moves;          /* 32 completed moves of this side */
+    uint32_t reserved;       /* 36 */
+    uint64_t reserved2;      /* 40 */
+} bench_flag;
+
+/* ---- Kind 4, Period: a side's period changed; at_us = the change --------- */
+
+/* Period.cause. */
+enum bench_period_cause {
+    BENCH_CAUSE_MOVES_COMPLETED = 0,  /* 6.2b, at a press, for the side that pressed */
+    BENCH_CAUSE_FLAG_OPENED_NEXT = 1, /* 6.3 */
+    BENCH_CAUSE_OVERTIME_BEGINS = 2,
+    BENCH_CAUSE_PERIOD_LOST = 3 /* byo-yomi */
+};
+
+typedef struct {
+    bench_header h;
+    uint32_t from;         /* 16 */
+    uint32_t to;           /* 20 */
+    uint8_t cause;         /* 24 enum bench_period_cause */
+    uint8_t reserved[3];   /* 25 */
+    uint32_t moves;        /* 28 completed moves of the side */
+    uint64_t remaining_us; /* 32 the side's display right after the change */
+    uint64_t reserved2;    /* 40 */
+} bench_period;
+
+/* ---- Kind 5, Snapshot: both displays; side = the running (or resuming) side */
+
+/* Snapshot.phase. */
+enum bench_phase {
+    BENCH_PHASE_NOT_STARTED = 0,
+    BENCH_PHASE_RUNNING = 1,
+    BENCH_PHASE_PAUSED = 2, /* 6.13 */
+    BENCH_PHASE_FINISHED = 3
+};
+
+/* Snapshot.flags bits: whose flag shows. */
+#define BENCH_SNAPSHOT_FLAG_WHITE 0x01u
+#define BENCH_SNAPSHOT_FLAG_BLACK 0x02u
+
+typedef struct {
+    bench_header h;
+    uint64_t remaining_white_us; /* 16 the big number on White's display */
+    uint64_t remaining_black_us; /* 24 */
+    uint32_t moves_white;        /* 32 (6.15) */
+    uint32_t moves_black;        /* 36 */
+    uint32_t delay_us;           /* 40 delay left of the running side's move, saturating */
+    uint8_t period_white;        /* 44 saturating at 255 */
+    uint8_t period_black;        /* 45 */
+    uint8_t phase;               /* 46 enum bench_phase */
+    uint8_t flags;               /* 47 BENCH_SNAPSHOT_FLAG_* */
+} bench_snapshot;
+
+/* ---- Kind 6, TimeBase: firmware clock and hardware counter, side none ---- */
+
+/* TimeBase.flags bit 0: sampled at the first observation of a counter increment. */
+#define BENCH_TIME_BASE_EDGE 0x01u
+
+typedef struct {
+    bench_header h;
+    uint64_t hw_counter;    /* 16 zero-extended */
+    uint32_t ticks;         /* 24 the firmware's raw tick count, low 32 bits */
+    uint8_t flags;          /* 28 BENCH_TIME_BASE_EDGE */
+    uint8_t reserved[3];    /* 29 */
+    uint32_t dropped_total; /* 32 records dropped so far, exact */
+    uint8_t reserved2[12];  /* 36 */
+} bench_time_base;
+
+/* ---- Kind 7, Ack: the answer to one bench-ctl line, side none (§3, §4) --- */
+
+/* Ack.command. */
+enum bench_command {
+    BENCH_COMMAND_UNKNOWN = 0, /* the line was not a command */
+    BENCH_COMMAND_TC = 1,
+    BENCH_COMMAND_START = 2,
+    BENCH_COMMAND_RESET = 3,
+    BENCH_COMMAND_PAUSE = 4,
+    BENCH_COMMAND_RESUME = 5
+};
+
+/* Ack.status. */
+enum bench_ack_status {
+    BENCH_STATUS_OK = 0,
+    BENCH_STATUS_UNKNOWN_COMMAND = 1,
+    BENCH_STATUS_LINE_TOO_LONG = 2,    /* longer than BENCH_COMMAND_LINE_MAX, discarded whole */
+    BENCH_STATUS_BAD_TIME_CONTROL = 3, /* error_position: byte offset in the tc text */
+    BENCH_STATUS_NOT_ALLOWED = 4
+};
+
+typedef struct {
+    bench_header h;          /* at_us: when it took effect */
+    uint8_t command;         /* 16 enum bench_command */
+    uint8_t status;          /* 17 enum bench_ack_status */
+    uint16_t error_position; /* 18 */
+    uint32_t commands;       /* 20 lines received since boot, this one included */
+    uint64_t initial_us;     /* 24 the configured control's initial time per side (0 if none) */
+    uint32_t final_period;   /* 32 (0 if none) */
+    uint8_t reserved[12];    /* 36 */
+} bench_ack;
+
+/* ---- Any record ---------------------------------------------------------- */
+
+typedef union {
+    bench_header h;
+    bench_hello hello;
+    bench_press press;
+    bench_flag flag;
+    bench_period period;
+    bench_snapshot snapshot;
+    bench_time_base time_base;
+    bench_ack ack;
+    uint8_t bytes[BENCH_RECORD_SIZE];
+} bench_record;
+
+BENCH_STATIC_ASSERT(sizeof(bench_header) == BENCH_OFFSET_PAYLOAD, "bench_header size");
+BENCH_STATIC_ASSERT(offsetof(bench_header, side) == BENCH_OFFSET_SIDE, "bench_header.side");
+BENCH_STATIC_ASSERT(offsetof(bench_header, dropped) == BENCH_OFFSET_DROPPED, "bench_header.dropped");
+BENCH_STATIC_ASSERT(offsetof(bench_header, seq) == BENCH_OFFSET_SEQ, "bench_header.seq");
+BENCH_STATIC_ASSERT(offsetof(bench_header, at_us) == BENCH_OFFSET_AT_US, "bench_header.at_us");
+BENCH_STATIC_ASSERT(sizeof(bench_hello) == BENCH_RECORD_SIZE, "bench_hello size");
+BENCH_STATIC_ASSERT(offsetof(bench_hello, firmware_name) == 40, "bench_hello.firmware_name");
+BENCH_STATIC_ASSERT(sizeof(bench_press) == BENCH_RECORD_SIZE, "bench_press size");
+BENCH_STATIC_ASSERT(offsetof(bench_press, edge_hw_counter) == 40, "bench_press.edge_hw_counter");
+BENCH_STATIC_ASSERT(sizeof(bench_flag) == BENCH_RECORD_SIZE, "bench_flag size");
+BENCH_STATIC_ASSERT(offsetof(bench_flag, observed_at_us) == 24, "bench_flag.observed_at_us");
+BENCH_STATIC_ASSERT(sizeof(bench_period) == BENCH_RECORD_SIZE, "bench_period size");
+BENCH_STATIC_ASSERT(offsetof(bench_period, moves) == 28, "bench_period.moves");
+BENCH_STATIC_ASSERT(sizeof(bench_snapshot) == BENCH_RECORD_SIZE, "bench_snapshot size");
+BENCH_STATIC_ASSERT(offsetof(bench_snapshot, flags) == 47, "bench_snapshot.flags");
+BENCH_STATIC_ASSERT(sizeof(bench_time_base) == BENCH_RECORD_SIZE, "bench_time_base size");
+BENCH_STATIC_ASSERT(offsetof(bench_time_base, dropped_total) == 32, "bench_time_base.dropped_total");
+BENCH_STATIC_ASSERT(sizeof(bench_ack) == BENCH_RECORD_SIZE, "bench_ack size");
+BENCH_STATIC_ASSERT(offsetof(bench_ack, final_period) == 32, "bench_ack.final_period");
+BENCH_STATIC_ASSERT(sizeof(bench_record) == BENCH_RECORD_SIZE, "bench_record size");
+
+/* Starts a record: every byte zero (reserved bytes must be), then kind, side
+   and at_us. The sender fills seq and dropped when it writes the record. */
+static inline void bench_record_init(bench_record *record, uint8_t kind, uint8_t side, uint64_t at_us)
+{
+    size_t i;
+    for (i = 0; i < BENCH_RECORD_SIZE; i++) {
+        record->bytes[i] = 0;
+    }
+    record->h.kind = kind;
+    record->h.side = side;
+    record->h.at_us = at_us;
+}
+
+/* ---- Commands on bench-ctl (§4) ------------------------------------------ */
+
+/* The lines, without their '\n'; `tc` is followed by the time-control text. */
+#define BENCH_COMMAND_TEXT_TC "tc "
+#define BENCH_COMMAND_TEXT_TC_LEN 3
+#define BENCH_COMMAND_TEXT_START "start"
+#define BENCH_COMMAND_TEXT_RESET "reset"
+#define BENCH_COMMAND_TEXT_PAUSE "pause"
+#define BENCH_COMMAND_TEXT_RESUME "resume"
+
+/* Whether line[0..len) starts with the NUL-terminated `text`; exact: and has nothing after it. */
+static inline int bench_line_matches_(const char *line, size_t len, const char *text, int exact)
+{
+    size_t i;
+    for (i = 0; text[i] != '\0'; i++) {
+        if (i >= len || line[i] != text[i]) {
+            return 0;
+        }
+    }
+    return !exact || i == len;
+}
+
+/* Which command one line is (`line` without its '\n', a '\r' before it
+   allowed): its BENCH_COMMAND_* code, BENCH_COMMAND_UNKNOWN if none, and the
+   Ack status in *status. For tc the text starts at line +
+   BENCH_COMMAND_TEXT_TC_LEN; the firmware's notation parser judges it (the
+   Rust crate also refuses non-UTF-8 text here, which no notation has). A line
+   collected into a buffer of BENCH_COMMAND_LINE_MAX + 1 bytes that overflowed
+   is BENCH_STATUS_LINE_TOO_LONG without calling this. */
+static inline uint8_t bench_command_parse(const char *line, size_t len, uint8_t *status)
+{
+    if (len > 0 && line[len - 1] == '\r') {
+        len--;
+    }
+    *status = BENCH_STATUS_OK;
+    if (len > BENCH_COMMAND_LINE_MAX) {
+        *status = BENCH_STATUS_LINE_TOO_LONG;
+        return BENCH_COMMAND_UNKNOWN;
+    }
+    if (bench_line_matches_(line, len, BENCH_COMMAND_TEXT_TC, 0)) {
+        return BENCH_COMMAND_TC;
+    }
+    if (bench_line_matches_(line, len, BENCH_COMMAND_TEXT_START, 1)) {
+        return BENCH_COMMAND_START;
+    }
+    if (bench_line_matches_(line, len, BENCH_COMMAND_TEXT_RESET, 1)) {
+        return BENCH_COMMAND_RESET;
+    }
+    if (bench_line_matches_(line, len, BENCH_COMMAND_TEXT_PAUSE, 1)) {
+        return BENCH_COMMAND_PAUSE;
+    }
+    if (bench_line_matches_(line, len, BENCH_COMMAND_TEXT_RESUME, 1)) {
+        return BENCH_COMMAND_RESUME;
+    }
+    *status = BENCH_STATUS_UNKNOWN_COMMAND;
+    return BENCH_COMMAND_UNKNOWN;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BENCH_CONTRACT_H */

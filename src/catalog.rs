@@ -1,10 +1,13 @@
 //! Where scenario files are found, and how a name on the command line
 //! becomes one.
 //!
-//! `--scenario NAME` looks for `NAME.toml` in the scenario directory:
-//! `$BENCH_SCENARIOS` if set, else `scenarios/` in the current directory,
-//! else the `scenarios/` the binary was built with. `--scenario PATH` (any
-//! argument with a `/` or ending in `.toml`) is used as it is.
+//! `--scenario NAME` looks for `NAME.toml` in the scenario directories:
+//! `$BENCH_SCENARIOS` alone if set; else `scenarios/` in the current
+//! directory first, then the `scenarios/` the binary was built with, so a
+//! firmware project's own `scenarios/` adds to the shipped ones instead of
+//! hiding them (a local file of a shipped name wins, and the run says so).
+//! `--scenario PATH` (any argument with a `/` or ending in `.toml`) is used
+//! as it is.
 
 use std::path::{Path, PathBuf};
 
@@ -12,29 +15,53 @@ use anyhow::Context;
 
 use bench_sim::scenario::{Scenario, ScenarioError};
 
-/// The directory `bench` looks in for scenario names.
-pub fn scenario_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("BENCH_SCENARIOS") {
-        return PathBuf::from(dir);
-    }
-    let local = PathBuf::from("scenarios");
-    if local.is_dir() {
-        return local;
-    }
+/// The `scenarios/` the binary was built with.
+fn shipped_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")
 }
 
-/// Every `*.toml` in the scenario directory, sorted by name.
+/// The directories `bench` looks in for scenario names, first match wins.
+pub fn scenario_dirs() -> Vec<PathBuf> {
+    if let Some(dir) = std::env::var_os("BENCH_SCENARIOS") {
+        return vec![PathBuf::from(dir)];
+    }
+    let local = PathBuf::from("scenarios");
+    let shipped = shipped_dir();
+    let same = local.canonicalize().ok().is_some_and(|local| shipped.canonicalize().ok() == Some(local));
+    if local.is_dir() && !same {
+        vec![local, shipped]
+    } else {
+        vec![shipped]
+    }
+}
+
+/// The folder of a suite (`release`): the first scenario directory that has it.
+pub fn suite_dir(suite: &str) -> PathBuf {
+    let dirs = scenario_dirs();
+    dirs.iter().map(|dir| dir.join(suite)).find(|dir| dir.is_dir()).unwrap_or_else(|| shipped_dir().join(suite))
+}
+
+/// Every `*.toml` of the scenario directories, one per name (the first
+/// directory's wins), sorted by name.
 pub fn scenario_files() -> anyhow::Result<Vec<PathBuf>> {
-    let dir = scenario_dir();
-    let entries =
-        std::fs::read_dir(&dir).with_context(|| format!("reading the scenario directory {}", dir.display()))?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.extension().is_some_and(|extension| extension == "toml"))
-        .collect();
-    files.sort();
+    let mut files: Vec<PathBuf> = Vec::new();
+    for dir in scenario_dirs() {
+        let entries =
+            std::fs::read_dir(&dir).with_context(|| format!("reading the scenario directory {}", dir.display()))?;
+        for path in entries.filter_map(|entry| entry.ok().map(|entry| entry.path())) {
+            let is_toml = path.extension().is_some_and(|extension| extension == "toml");
+            if is_toml && !files.iter().any(|kept| kept.file_name() == path.file_name()) {
+                files.push(path);
+            }
+        }
+    }
+    files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
     Ok(files)
+}
+
+/// The directories, as a person reads them.
+pub fn scenario_dirs_text() -> String {
+    scenario_dirs().iter().map(|dir| dir.display().to_string()).collect::<Vec<_>>().join(" and ")
 }
 
 /// Why a `--scenario` argument could not be used.
@@ -44,7 +71,7 @@ pub enum LookupError {
     Unknown {
         name: String,
         known: Vec<String>,
-        dir: PathBuf,
+        dirs: String,
     },
     Invalid(ScenarioError),
 }
@@ -52,10 +79,9 @@ pub enum LookupError {
 impl std::fmt::Display for LookupError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            LookupError::Unknown { name, known, dir } => write!(
+            LookupError::Unknown { name, known, dirs } => write!(
                 f,
-                "no scenario named `{name}` in {}; the scenarios are: {}\n(`bench scenarios` describes each; a path to a .toml file works too)",
-                dir.display(),
+                "no scenario named `{name}` in {dirs}; the scenarios are: {}\n(`bench scenarios` describes each; a path to a .toml file works too)",
                 known.join(", ")
             ),
             LookupError::Invalid(error) => write!(f, "{error}"),
@@ -65,18 +91,30 @@ impl std::fmt::Display for LookupError {
 
 impl std::error::Error for LookupError {}
 
-/// The scenario named or pointed to by `argument`, and its file.
+/// The scenario named or pointed to by `argument`, and its file. A name
+/// found in more than one directory is taken from the first, with a note
+/// on stderr naming the file taken.
 pub fn find(argument: &str) -> Result<(Scenario, PathBuf), LookupError> {
     let is_path = argument.contains('/') || argument.ends_with(".toml");
-    let path = if is_path { PathBuf::from(argument) } else { scenario_dir().join(format!("{argument}.toml")) };
-    if !is_path && !path.is_file() {
-        let known = scenario_files()
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|file| file.file_stem().map(|stem| stem.to_string_lossy().into_owned()))
-            .collect();
-        return Err(LookupError::Unknown { name: argument.to_string(), known, dir: scenario_dir() });
-    }
+    let path = if is_path {
+        PathBuf::from(argument)
+    } else {
+        let file_name = format!("{argument}.toml");
+        let found: Vec<PathBuf> =
+            scenario_dirs().iter().map(|dir| dir.join(&file_name)).filter(|path| path.is_file()).collect();
+        let Some(first) = found.first() else {
+            let known = scenario_files()
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|file| file.file_stem().map(|stem| stem.to_string_lossy().into_owned()))
+                .collect();
+            return Err(LookupError::Unknown { name: argument.to_string(), known, dirs: scenario_dirs_text() });
+        };
+        if let Some(hidden) = found.get(1) {
+            eprintln!("note: scenario `{argument}` is {}; it hides the one in {}", first.display(), hidden.display());
+        }
+        first.clone()
+    };
     let scenario = Scenario::load(&path).map_err(LookupError::Invalid)?;
     Ok((scenario, path))
 }

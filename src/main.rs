@@ -10,7 +10,7 @@ pub mod report;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 /// Test bench for chess-clock firmware: rule model, simulator, hardware in the loop, release gate.
 #[derive(Debug, Parser)]
@@ -116,6 +116,14 @@ enum Cli {
     ///   bench perf --games 40000 --only jobs2
     #[command(verbatim_doc_comment)]
     Perf(cmd::perf::Cmd),
+
+    /// Print a completion script for bash, zsh, fish, elvish or PowerShell
+    ///
+    ///   bench completions bash > ~/.local/share/bash-completion/completions/bench
+    ///   bench completions zsh > ~/.zfunc/_bench     (with fpath+=~/.zfunc in ~/.zshrc)
+    ///   bench completions fish > ~/.config/fish/completions/bench.fish
+    #[command(verbatim_doc_comment)]
+    Completions(cmd::completions::Cmd),
 }
 
 fn main() -> ExitCode {
@@ -128,6 +136,7 @@ fn main() -> ExitCode {
         Cli::Perf(cmd) => cmd.run(),
         Cli::Gate(cmd) => cmd.run(),
         Cli::Report(cmd) => cmd.run(),
+        Cli::Completions(cmd) => cmd.run(Cli::command()),
     };
     match outcome {
         Ok(exit) => exit.into(),

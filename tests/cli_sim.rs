@@ -371,3 +371,35 @@ fn device_options_are_refused_for_a_postal_game() {
         assert!(stderr.contains(&format!("{} is for over-the-board scenarios", flag[0])), "{flag:?}: {stderr}");
     }
 }
+
+/// A firmware project's own `scenarios/` folder adds to the shipped
+/// scenarios: both are listed and runnable, and a local file of a shipped
+/// name is taken with a note that says which file hides which.
+#[test]
+fn a_local_scenarios_folder_adds_to_the_shipped_ones_and_says_what_it_hides() {
+    let project = temp_dir("local-scenarios");
+    let local = project.join("scenarios");
+    std::fs::create_dir_all(&local).expect("mkdir");
+    let mine = "description = \"our own blitz\"\ncontrol = \"180+2\"\ngames = 2\n";
+    std::fs::write(local.join("ours.toml"), mine).expect("write");
+    std::fs::write(local.join("blitz-3-2.toml"), mine).expect("write");
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_bench"))
+            .args(args)
+            .current_dir(&project)
+            .env_remove("BENCH_SCENARIOS")
+            .output()
+            .expect("bench runs")
+    };
+    let listed = run(&["scenarios"]);
+    assert_eq!(listed.status.code(), Some(0), "{}", support::text(&listed));
+    let listing = support::text(&listed);
+    assert!(listing.contains("ours") && listing.contains("both-flags"), "{listing}");
+    let shipped = run(&["sim", "--scenario", "both-flags", "--games", "2", "--out", "out-shipped"]);
+    assert_eq!(shipped.status.code(), Some(0), "{}", support::text(&shipped));
+    let hidden = run(&["sim", "--scenario", "blitz-3-2", "--games", "2", "--out", "out-local"]);
+    assert!(support::text(&hidden).contains("note: scenario `blitz-3-2` is scenarios/blitz-3-2.toml; it hides"), "{}", support::text(&hidden));
+    let report = std::fs::read_to_string(project.join("out-local/report.json")).expect("report");
+    assert!(report.contains("our own blitz"), "the local file was taken");
+    let _ = std::fs::remove_dir_all(&project);
+}

@@ -84,7 +84,7 @@ pub enum Suite {
 impl Suite {
     /// The suite's scenario files, in order.
     fn files(self) -> anyhow::Result<Vec<PathBuf>> {
-        let dir = catalog::scenario_dir().join("release");
+        let dir = catalog::suite_dir("release");
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
             .with_context(|| format!("reading the release suite's scenarios in {}", dir.display()))?
             .filter_map(|entry| entry.ok().map(|entry| entry.path()))

@@ -4,6 +4,7 @@
 //! are left to `main`.
 
 pub mod boards;
+pub mod completions;
 pub mod gate;
 pub mod hil;
 pub mod perf;

@@ -19,7 +19,7 @@ impl Cmd {
             })
         };
         let footer =
-            format!("Run one with `bench sim --scenario NAME`; files are in {}.", catalog::scenario_dir().display());
+            format!("Run one with `bench sim --scenario NAME`; files are in {}.", catalog::scenario_dirs_text());
         super::print_file_list(&files, describe, &footer)
     }
 }

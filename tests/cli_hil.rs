@@ -31,6 +31,7 @@ fn usage_errors_exit_2_before_anything_runs() {
         vec!["hil", "--scenario", "no-such-scenario"],
         vec!["hil", "--games", "0"],
         vec!["hil", "--max-moves", "0"],
+        vec!["hil", "--max-moves", "10001"],
         vec!["hil", "--board", "no-such-board"],
         vec!["hil", "--firmware", missing.to_str().expect("utf-8")],
         vec!["hil", "--drift-tolerance-ppm", "-1"],

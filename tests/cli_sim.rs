@@ -371,3 +371,15 @@ fn device_options_are_refused_for_a_postal_game() {
         assert!(stderr.contains(&format!("{} is for over-the-board scenarios", flag[0])), "{flag:?}: {stderr}");
     }
 }
+
+/// `--max-moves` keeps to the bound a scenario file has (10 000 moves per
+/// player): above it one game could run for days of simulated play.
+#[test]
+fn max_moves_beyond_the_scenario_bound_is_refused() {
+    for moves in ["0", "10001", "4294967295", "many"] {
+        let output = bench(&["sim", "--scenario", "both-flags", "--games", "1", "--max-moves", moves]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "--max-moves {moves}: {stderr}");
+        assert!(stderr.contains("give 1 to 10000"), "--max-moves {moves}: {stderr}");
+    }
+}

@@ -128,7 +128,7 @@ pub struct Cmd {
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// At most this many moves per player (overrides the scenario's bound).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::parse_max_moves)]
     max_moves: Option<u32>,
     /// Largest accounting drift that passes, ppm: the run fails when the
     /// whole confidence interval lies beyond it.
@@ -294,9 +294,6 @@ impl Cmd {
         }
         let (mut scenario, file) = catalog::find(&self.scenario).map_err(Failure::usage)?;
         if let Some(max_moves) = self.max_moves {
-            if max_moves == 0 {
-                return Err(Failure::usage(anyhow!("--max-moves must be at least 1")));
-            }
             scenario.board.max_moves = max_moves;
         }
         if self.games == 0 {

@@ -20,6 +20,17 @@ use anyhow::Context;
 
 use crate::exit::{Exit, Failure};
 
+/// `--max-moves N`: 1 up to the scenario files' own bound, so no flag makes
+/// a game longer than a file may (a bound of days of play is no bound).
+pub fn parse_max_moves(text: &str) -> Result<u32, String> {
+    let max = bench_sim::scenario::MOVES_MAX;
+    let moves: u32 = text.trim().parse().map_err(|_| format!("`{text}` is not a number of moves: give 1 to {max}"))?;
+    if moves == 0 || moves > max {
+        return Err(format!("{moves} moves per player: give 1 to {max}, the bound scenario files have too"));
+    }
+    Ok(moves)
+}
+
 /// Writes a command's report to stdout. A closed pipe (`bench … | head`) is
 /// not a failure; any other write error is an infrastructure failure.
 pub fn print(text: &str) -> crate::exit::Result<()> {

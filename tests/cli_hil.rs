@@ -12,7 +12,7 @@ use std::process::Command;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 mod support;
-use support::{bench, bench_in, temp_dir, text};
+use support::{bench, bench_in, temp_dir, text, unwritable_folders};
 
 fn report(dir: &Path) -> serde_json::Value {
     let bytes = std::fs::read(dir.join("report.json")).expect("report.json written");
@@ -46,6 +46,24 @@ fn usage_errors_exit_2_before_anything_runs() {
     }
     assert!(text(&bench(&["hil", "--firmware", missing.to_str().expect("utf-8")])).contains("no such file"));
     assert!(text(&bench(&["hil", "--firmware", a_file, "--out", a_file])).contains("is a file"));
+}
+
+/// A report folder that cannot be written is refused before the emulator
+/// starts or a probe is opened: exit 2, naming the folder.
+#[test]
+fn an_unwritable_report_folder_is_refused_before_the_board_starts() {
+    let scratch = temp_dir("unwritable");
+    // Only its being a file is checked before the folder.
+    let image = scratch.join("image.elf");
+    std::fs::write(&image, "not read before the folder is checked").expect("write");
+    for out in unwritable_folders(&scratch) {
+        for board in ["qemu", "stm32"] {
+            let args = ["hil", "--board", board, "--firmware", image.to_str().expect("utf-8")];
+            let output = bench(&[&args[..], &["--out", out.to_str().expect("utf-8")]].concat());
+            assert_eq!(output.status.code(), Some(2), "{board}, {}: {}", out.display(), text(&output));
+            assert!(text(&output).contains(&format!("the report folder {} cannot be written", out.display())));
+        }
+    }
 }
 
 /// `bench hil --help` teaches the board farm: repeated --probe, how the

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 mod support;
-use support::{bench, temp_dir};
+use support::{bench, temp_dir, unwritable_folders};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -381,5 +381,21 @@ fn max_moves_beyond_the_scenario_bound_is_refused() {
         let stderr = text(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "--max-moves {moves}: {stderr}");
         assert!(stderr.contains("give 1 to 10000"), "--max-moves {moves}: {stderr}");
+    }
+}
+
+/// A report folder that exists but cannot be written is refused before
+/// any game is played (it used to play every game, then exit 3 on
+/// "removing the stale report.json: Permission denied").
+#[test]
+fn an_unwritable_report_folder_is_refused_before_any_game() {
+    let scratch = temp_dir("unwritable");
+    for out in unwritable_folders(&scratch) {
+        let output = bench(&["sim", "--scenario", "both-flags", "--games", "4", "--out", out.to_str().unwrap()]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{}: {stderr}", out.display());
+        assert!(stderr.contains(&format!("the report folder {} cannot be written", out.display())), "{stderr}");
+        assert!(stderr.contains("nothing was run"), "{stderr}");
+        assert!(!text(&output.stdout).contains("bench sim both-flags"), "no game was played");
     }
 }

@@ -307,7 +307,6 @@ impl Cmd {
         }
         let seed = self.seed.unwrap_or(scenario.seed);
         let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(&scenario, seed));
-        super::refuse_a_file_as_out_dir(&out_dir)?;
         if let Some(path) = &self.records {
             check_records_path(path)?;
         }
@@ -318,8 +317,11 @@ impl Cmd {
                 ScheduleError::Correspondence { .. } => Failure::usage(error),
                 ScheduleError::Clock { .. } => Failure::infrastructure(error),
             })?;
-        let boards = self.select_probes(probes)?;
         let elf = self.firmware_image()?;
+        // Before the probes are opened or the emulator started: a folder
+        // that cannot take the report would lose the whole run.
+        super::check_out_dir(&out_dir)?;
+        let boards = self.select_probes(probes)?;
         let elf_bytes = std::fs::read(&elf).with_context(|| format!("reading the firmware image {}", elf.display()))?;
         let scenario_bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
         super::prepare_out_dir(&out_dir)?;

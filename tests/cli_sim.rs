@@ -399,3 +399,27 @@ fn an_unwritable_report_folder_is_refused_before_any_game() {
         assert!(!text(&output.stdout).contains("bench sim both-flags"), "no game was played");
     }
 }
+
+/// A run killed while writing its report (SIGKILL) leaves hidden
+/// `.tmp-<pid>-…` files; the next run in the folder removes those whose
+/// process is gone.
+#[test]
+fn a_run_removes_the_temporary_files_a_killed_run_left() {
+    assert!(Path::new("/proc/self").exists(), "this test needs /proc (Linux)");
+    let out = temp_dir("stale-temporaries");
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let stale = out.join(format!(".tmp-{dead}-3-report.json"));
+    std::fs::write(&stale, "{\"half\": ").unwrap();
+    let output = bench(&["sim", "--scenario", "both-flags", "--games", "2", "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(!stale.exists(), "the killed run's temporary file is removed");
+    let left: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".tmp-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

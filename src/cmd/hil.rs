@@ -127,7 +127,7 @@ pub struct Cmd {
     /// Report directory [default: reports/hil-<scenario>-<seed>].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// At most this many moves per player (overrides the scenario's bound).
+    /// At most this many moves per player, 1 to 10 000 (overrides the scenario's bound).
     #[arg(long, value_name = "N", value_parser = super::parse_max_moves)]
     max_moves: Option<u32>,
     /// Largest accounting drift that passes, ppm: the run fails when the

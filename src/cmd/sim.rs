@@ -62,7 +62,7 @@ pub struct Cmd {
     /// unknown name lists them all; --shrink prints the list a failure needs).
     #[arg(long, value_name = "LIST", value_parser = parse_defects)]
     disable: Option<DefectSet>,
-    /// Replay with at most this many moves per player (printed by --shrink).
+    /// Replay with at most this many moves per player, 1 to 10 000 (printed by --shrink).
     #[arg(long, value_name = "N", value_parser = super::parse_max_moves)]
     max_moves: Option<u32>,
     /// For scenario authors: play --games games (default 20 000), measure

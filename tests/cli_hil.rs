@@ -12,7 +12,7 @@ use std::process::Command;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 mod support;
-use support::{bench, bench_in, temp_dir, text};
+use support::{bench, bench_in, temp_dir, text, unwritable_folders};
 
 fn report(dir: &Path) -> serde_json::Value {
     let bytes = std::fs::read(dir.join("report.json")).expect("report.json written");
@@ -31,6 +31,7 @@ fn usage_errors_exit_2_before_anything_runs() {
         vec!["hil", "--scenario", "no-such-scenario"],
         vec!["hil", "--games", "0"],
         vec!["hil", "--max-moves", "0"],
+        vec!["hil", "--max-moves", "10001"],
         vec!["hil", "--board", "no-such-board"],
         vec!["hil", "--firmware", missing.to_str().expect("utf-8")],
         vec!["hil", "--drift-tolerance-ppm", "-1"],
@@ -45,6 +46,98 @@ fn usage_errors_exit_2_before_anything_runs() {
     }
     assert!(text(&bench(&["hil", "--firmware", missing.to_str().expect("utf-8")])).contains("no such file"));
     assert!(text(&bench(&["hil", "--firmware", a_file, "--out", a_file])).contains("is a file"));
+}
+
+/// `bench ARGS` with a deadline: killed and failed past it (a run that
+/// builds what it needs for every game up front never gets to its checks).
+fn bench_within(args: &[&str], deadline: std::time::Duration) -> (Option<i32>, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("BENCH_SCENARIOS", Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bench starts");
+    let started = std::time::Instant::now();
+    while child.try_wait().expect("bench runs").is_none() {
+        if started.elapsed() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("`bench {}` still running after {deadline:?}", args.join(" "));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().expect("bench's output");
+    (output.status.code(), text(&output))
+}
+
+/// However many games are asked for, the other inputs are checked first
+/// and at once: each game's schedule is made as the game begins (made up
+/// front, u64::MAX games ran out of memory before the missing image was
+/// reported, and 5 000 000 before the missing probe).
+#[test]
+fn a_huge_game_count_does_not_delay_the_other_checks() {
+    let deadline = std::time::Duration::from_secs(30);
+    let dir = temp_dir("huge-games");
+    let out = dir.join("report");
+    let out = out.to_str().expect("utf-8");
+    let (code, output) = bench_within(
+        &[
+            "hil",
+            "--board",
+            "qemu",
+            "--scenario",
+            "blitz-3-2",
+            "--games",
+            "18446744073709551615",
+            "--firmware",
+            "/nonexistent.elf",
+            "--out",
+            out,
+        ],
+        deadline,
+    );
+    assert_eq!(code, Some(2), "{output}");
+    assert!(output.contains("--firmware /nonexistent.elf: no such file"), "{output}");
+    // A probe no machine has, or the stm32 image not built: either way an
+    // infrastructure failure, at once.
+    let (code, output) = bench_within(
+        &[
+            "hil",
+            "--board",
+            "stm32",
+            "--probe",
+            "0000:0000",
+            "--scenario",
+            "blitz-3-2",
+            "--games",
+            "5000000",
+            "--out",
+            out,
+        ],
+        deadline,
+    );
+    assert_eq!(code, Some(3), "{output}");
+    assert!(output.contains("no debug probe") || output.contains("not built"), "{output}");
+}
+
+/// A report folder that cannot be written is refused before the emulator
+/// starts or a probe is opened: exit 2, naming the folder.
+#[test]
+fn an_unwritable_report_folder_is_refused_before_the_board_starts() {
+    let scratch = temp_dir("unwritable");
+    // Only its being a file is checked before the folder.
+    let image = scratch.join("image.elf");
+    std::fs::write(&image, "not read before the folder is checked").expect("write");
+    for out in unwritable_folders(&scratch) {
+        for board in ["qemu", "stm32"] {
+            let args = ["hil", "--board", board, "--firmware", image.to_str().expect("utf-8")];
+            let output = bench(&[&args[..], &["--out", out.to_str().expect("utf-8")]].concat());
+            assert_eq!(output.status.code(), Some(2), "{board}, {}: {}", out.display(), text(&output));
+            assert!(text(&output).contains(&format!("the report folder {} cannot be written", out.display())));
+        }
+    }
 }
 
 /// `bench hil --help` teaches the board farm: repeated --probe, how the

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 mod support;
-use support::{bench, temp_dir};
+use support::{bench, temp_dir, unwritable_folders};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -398,8 +398,64 @@ fn a_local_scenarios_folder_adds_to_the_shipped_ones_and_says_what_it_hides() {
     let shipped = run(&["sim", "--scenario", "both-flags", "--games", "2", "--out", "out-shipped"]);
     assert_eq!(shipped.status.code(), Some(0), "{}", support::text(&shipped));
     let hidden = run(&["sim", "--scenario", "blitz-3-2", "--games", "2", "--out", "out-local"]);
-    assert!(support::text(&hidden).contains("note: scenario `blitz-3-2` is scenarios/blitz-3-2.toml; it hides"), "{}", support::text(&hidden));
+    assert!(
+        support::text(&hidden).contains("note: scenario `blitz-3-2` is scenarios/blitz-3-2.toml; it hides"),
+        "{}",
+        support::text(&hidden)
+    );
     let report = std::fs::read_to_string(project.join("out-local/report.json")).expect("report");
     assert!(report.contains("our own blitz"), "the local file was taken");
     let _ = std::fs::remove_dir_all(&project);
+}
+
+/// `--max-moves` keeps to the bound a scenario file has (10 000 moves per
+/// player): above it one game could run for days of simulated play.
+#[test]
+fn max_moves_beyond_the_scenario_bound_is_refused() {
+    for moves in ["0", "10001", "4294967295", "many"] {
+        let output = bench(&["sim", "--scenario", "both-flags", "--games", "1", "--max-moves", moves]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "--max-moves {moves}: {stderr}");
+        assert!(stderr.contains("give 1 to 10000"), "--max-moves {moves}: {stderr}");
+    }
+}
+
+/// A report folder that exists but cannot be written is refused before
+/// any game is played (it used to play every game, then exit 3 on
+/// "removing the stale report.json: Permission denied").
+#[test]
+fn an_unwritable_report_folder_is_refused_before_any_game() {
+    let scratch = temp_dir("unwritable");
+    for out in unwritable_folders(&scratch) {
+        let output = bench(&["sim", "--scenario", "both-flags", "--games", "4", "--out", out.to_str().unwrap()]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{}: {stderr}", out.display());
+        assert!(stderr.contains(&format!("the report folder {} cannot be written", out.display())), "{stderr}");
+        assert!(stderr.contains("nothing was run"), "{stderr}");
+        assert!(!text(&output.stdout).contains("bench sim both-flags"), "no game was played");
+    }
+}
+
+/// A run killed while writing its report (SIGKILL) leaves hidden
+/// `.tmp-<pid>-…` files; the next run in the folder removes those whose
+/// process is gone.
+#[test]
+fn a_run_removes_the_temporary_files_a_killed_run_left() {
+    assert!(Path::new("/proc/self").exists(), "this test needs /proc (Linux)");
+    let out = temp_dir("stale-temporaries");
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let stale = out.join(format!(".tmp-{dead}-3-report.json"));
+    std::fs::write(&stale, "{\"half\": ").unwrap();
+    let output = bench(&["sim", "--scenario", "both-flags", "--games", "2", "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(!stale.exists(), "the killed run's temporary file is removed");
+    let left: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".tmp-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }

@@ -5,7 +5,7 @@
 //! ```text
 //!   select: list probes ── choose(--probe …) ── one attached: used without flags
 //!   check_image(profile, ELF)                    before anything is flashed
-//!   assign: game g → board g mod N               (deterministic)
+//!   share: game g → board g mod N                (deterministic; schedules made as played)
 //!   one thread per board: open ─ flash (verify) ─ reset_and_run ─ RTT ─ Session: its games
 //!   merge: every GameRun in game order           (report.json does not depend on timing)
 //! ```
@@ -30,7 +30,7 @@ use crate::drift::{self, Fit, FitError};
 use crate::probe::{check_image, choose, FlashUpdate, ProbeError, ProbeInfo, ProbeOptions, Selector};
 use crate::rtt::{ControlBlockLocation, RttReader};
 use crate::run::{GameRun, Oscillator, Progress, RunError, RunOptions, Session};
-use crate::schedule::Schedule;
+use crate::schedule::Games;
 use crate::target::{Target, TargetError};
 
 /// The debug probes of a host and how to open one.
@@ -78,19 +78,33 @@ pub fn select(backend: &impl ProbeBackend, selectors: &[Selector]) -> Result<Vec
     Ok(chosen)
 }
 
-/// Which games each board plays: game `g` (the index into the schedules)
-/// on board `g mod boards`, so the split depends on nothing but the counts.
-pub fn assign(games: usize, boards: usize) -> Vec<Vec<usize>> {
-    let mut shares = vec![Vec::new(); boards];
-    if boards == 0 {
-        return shares;
+/// The games board `board` of `boards` plays: game `g` on board
+/// `g mod boards`, so the split depends on nothing but the counts. Lazy:
+/// nothing is held per game.
+pub fn share(board: usize, boards: usize, games: u64) -> impl Iterator<Item = u64> {
+    let start = if board < boards { u64::try_from(board).unwrap_or(u64::MAX) } else { games };
+    (start..games).step_by(boards.max(1))
+}
+
+/// The games of board `board` of `boards` from its `skip`-th on, for a
+/// message: every one when few, else the first ones and the last (worked
+/// out, not counted to: a share can hold 2^64 / N games).
+fn describe_share(board: usize, boards: usize, games: u64, skip: usize) -> String {
+    const LISTED_MAX: usize = 8;
+    let step = u64::try_from(boards.max(1)).unwrap_or(u64::MAX);
+    let mut rest = share(board, boards, games).skip(skip);
+    let first: Vec<u64> = rest.by_ref().take(LISTED_MAX).collect();
+    let listed = first.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+    let Some(&shown) = first.last() else { return listed };
+    // The share's last game: the largest below `games` that is `shown` plus
+    // a multiple of the step.
+    let last = shown + (games - 1 - shown) / step * step;
+    match last {
+        last if last == shown => listed,
+        last if last == shown + step => format!("{listed}, {last}"),
+        last if boards > 1 => format!("{listed}, … {last} (one game in {boards})"),
+        last => format!("{listed}, … {last}"),
     }
-    for game in 0..games {
-        if let Some(share) = shares.get_mut(game % boards) {
-            share.push(game);
-        }
-    }
-    shares
 }
 
 /// What the boards need besides their games.
@@ -113,7 +127,8 @@ pub struct BoardOutcome {
     pub probe: ProbeInfo,
     /// The target's own description, or the probe's when it never opened.
     pub description: String,
-    /// The games assigned to this board (game numbers of the schedules).
+    /// The games this board played or was playing when it stopped (those
+    /// after it are named in `error`: a share can be too long to list).
     pub games: Vec<u64>,
     pub hello: Option<Hello>,
     /// The games it played, in its order; [`merge`] takes them out.
@@ -145,27 +160,26 @@ impl BoardOutcome {
 }
 
 /// Checks the image against the profile (before anything is flashed), then
-/// plays `schedules` on the `probes`, one thread per board. `progress`
-/// gets the board's index (into `probes`) with each update. The outcomes
-/// are in the order of `probes`.
+/// plays `games` on the `probes`, one thread per board, each schedule made
+/// as its game begins. `progress` gets the board's index (into `probes`)
+/// with each update. The outcomes are in the order of `probes`.
 pub fn run<B: ProbeBackend>(
     backend: &B,
     probes: &[ProbeInfo],
     config: &FarmConfig<'_>,
-    schedules: &[Schedule],
+    games: &Games<'_>,
     progress: &(dyn Fn(usize, BoardProgress<'_>) + Sync),
 ) -> Result<Vec<BoardOutcome>, String> {
     let bytes = std::fs::read(config.elf).map_err(|error| format!("{}: {error}", config.elf.display()))?;
     check_image(config.profile, config.elf, &bytes)?;
-    let shares = assign(schedules.len(), probes.len());
+    let boards = probes.len();
     let outcomes = std::thread::scope(|scope| {
         let handles: Vec<_> = probes
             .iter()
-            .zip(shares)
             .enumerate()
-            .map(|(index, (probe, share))| {
-                let games: Vec<&Schedule> = share.iter().filter_map(|game| schedules.get(*game)).collect();
-                scope.spawn(move || run_board(backend, probe, config, &games, &|update| progress(index, update)))
+            .map(|(index, probe)| {
+                let board = Board { probe, index, boards };
+                scope.spawn(move || run_board(backend, board, config, games, &|update| progress(index, update)))
             })
             .collect();
         handles
@@ -181,19 +195,42 @@ pub fn run<B: ProbeBackend>(
     Ok(outcomes)
 }
 
+/// One board of the farm: its probe, and its place (its share of games).
+#[derive(Clone, Copy)]
+struct Board<'a> {
+    probe: &'a ProbeInfo,
+    index: usize,
+    boards: usize,
+}
+
+impl Board<'_> {
+    fn share(&self, games: &Games<'_>) -> impl Iterator<Item = u64> {
+        share(self.index, self.boards, games.count)
+    }
+
+    /// Why the board stopped, and which of its games it did not play.
+    fn stopped(&self, games: &Games<'_>, from: usize, cause: &str) -> String {
+        let rest = describe_share(self.index, self.boards, games.count, from);
+        format!("{}: {cause}; games {rest} not played", self.probe)
+    }
+}
+
 /// One board: open, flash and verify, reset, attach RTT, play its games
 /// one after another until one fails.
 fn run_board<B: ProbeBackend>(
     backend: &B,
-    probe: &ProbeInfo,
+    board: Board<'_>,
     config: &FarmConfig<'_>,
-    schedules: &[&Schedule],
+    games: &Games<'_>,
     progress: &dyn Fn(BoardProgress<'_>),
 ) -> BoardOutcome {
-    let games: Vec<u64> = schedules.iter().map(|schedule| schedule.game).collect();
+    let probe = board.probe;
+    let failed = |description: String, error: String| {
+        BoardOutcome::failed(probe, description, Vec::new(), board.stopped(games, 0, &error))
+    };
     let mut target = match backend.open(probe, config.profile, config.probe_options) {
         Ok(target) => target,
-        Err(error) => return BoardOutcome::failed(probe, probe.to_string(), games, error.to_string()),
+        Err(error) => return failed(probe.to_string(), error.to_string()),
     };
     let description = target.describe();
     let started = backend
@@ -206,35 +243,23 @@ fn run_board<B: ProbeBackend>(
         });
     let mut reader = match started {
         Ok(reader) => reader,
-        Err(error) => return BoardOutcome::failed(probe, description, games, error),
+        Err(error) => return failed(description, error),
     };
     let mut session = Session::new(&mut target, &mut reader, config.options.clone());
     let hello = match session.hello() {
         Ok(hello) => hello,
-        Err(error) => return BoardOutcome::failed(probe, description, games, error.to_string()),
+        Err(error) => return failed(description, error.to_string()),
     };
-    let mut runs = Vec::new();
-    for schedule in schedules {
-        let run = session.play(schedule, &mut |update| progress(BoardProgress::Game(update)));
-        let failed = run.error.is_some();
-        runs.push(run);
-        if failed {
-            break;
-        }
-    }
+    let (runs, stopped) = play_share(&mut session, board, games, progress);
     // Short games leave too few TimeBase records for a drift: listen on.
     let gathered = session.gather_time_bases(&runs);
-    let error = (runs.len() < schedules.len())
-        .then(|| {
-            let skipped: Vec<String> = games.iter().skip(runs.len()).map(ToString::to_string).collect();
-            let cause = runs.last().and_then(|run| run.error.as_ref()).map_or_else(String::new, ToString::to_string);
-            format!("{probe}: {cause}; games {} not played", skipped.join(", "))
-        })
+    let error = stopped
+        .map(|cause| board.stopped(games, runs.len(), &cause))
         .or_else(|| matches!(gathered, Err(RunError::Interrupted)).then(|| format!("{probe}: interrupted")));
     BoardOutcome {
         probe: probe.clone(),
         description,
-        games,
+        games: runs.iter().map(|run| run.schedule.game).collect(),
         hello: Some(hello),
         drift: session.drift(),
         drift_samples: drift::accounting_samples(session.time_bases(), &hello),
@@ -242,6 +267,30 @@ fn run_board<B: ProbeBackend>(
         runs,
         error,
     }
+}
+
+/// The board's games in turn, each schedule made as it begins, until one
+/// fails: the runs, and what stopped them early.
+fn play_share(
+    session: &mut Session<'_>,
+    board: Board<'_>,
+    games: &Games<'_>,
+    progress: &dyn Fn(BoardProgress<'_>),
+) -> (Vec<GameRun>, Option<String>) {
+    let mut runs = Vec::new();
+    for game in board.share(games) {
+        let schedule = match games.schedule(game) {
+            Ok(schedule) => schedule,
+            Err(error) => return (runs, Some(format!("game {game}: {error}"))),
+        };
+        let run = session.play(&schedule, &mut |update| progress(BoardProgress::Game(update)));
+        let error = run.error.as_ref().map(ToString::to_string);
+        runs.push(run);
+        if error.is_some() {
+            return (runs, error);
+        }
+    }
+    (runs, None)
 }
 
 /// Takes every board's runs out, in game order.
@@ -261,7 +310,6 @@ mod tests {
     use crate::fake::{fake_image, ImageSegment};
     use crate::fake_probes::{st_link as probe, stm32_image, FakeProbes};
     use crate::run::RunError;
-    use crate::schedule;
     use crate::target::TargetError;
 
     const SCENARIO: &str = r#"
@@ -278,9 +326,12 @@ ends_per_move = 0
 max_moves = 5
 "#;
 
-    fn schedules(games: u64) -> Vec<Schedule> {
-        let scenario = Scenario::parse(SCENARIO, Path::new("scenarios/farm-test.toml")).expect("the scenario parses");
-        (0..games).map(|game| schedule::schedule(&scenario, scenario.seed, game).expect("a schedule")).collect()
+    fn scenario() -> Scenario {
+        Scenario::parse(SCENARIO, Path::new("scenarios/farm-test.toml")).expect("the scenario parses")
+    }
+
+    fn games(scenario: &Scenario, count: u64) -> Games<'_> {
+        Games { scenario, seed: scenario.seed, count }
     }
 
     fn profile() -> BoardProfile {
@@ -339,9 +390,31 @@ max_moves = 5
 
     #[test]
     fn games_go_round_robin_over_the_boards() {
-        assert_eq!(assign(5, 2), vec![vec![0, 2, 4], vec![1, 3]]);
-        assert_eq!(assign(2, 3), vec![vec![0], vec![1], vec![]]);
-        assert_eq!(assign(3, 1), vec![vec![0, 1, 2]]);
+        let shares = |games: u64, boards: usize| {
+            (0..boards).map(|board| share(board, boards, games).collect::<Vec<_>>()).collect::<Vec<_>>()
+        };
+        assert_eq!(shares(5, 2), vec![vec![0, 2, 4], vec![1, 3]]);
+        assert_eq!(shares(2, 3), vec![vec![0], vec![1], vec![]]);
+        assert_eq!(shares(3, 1), vec![vec![0, 1, 2]]);
+        assert_eq!(share(2, 2, 9).count(), 0, "no board 2 of 2");
+        // Lazy: the last of u64::MAX games without holding the others.
+        assert_eq!(share(1, 2, u64::MAX).next(), Some(1));
+        assert_eq!(share(0, 1, u64::MAX).nth(1_000_000), Some(1_000_000));
+    }
+
+    #[test]
+    fn games_not_played_are_named_briefly_however_many() {
+        assert_eq!(describe_share(1, 2, 8, 0), "1, 3, 5, 7");
+        assert_eq!(describe_share(1, 2, 8, 1), "3, 5, 7");
+        assert_eq!(describe_share(0, 3, 1_000, 0), "0, 3, 6, 9, 12, 15, 18, 21, … 999 (one game in 3)");
+        assert_eq!(describe_share(0, 1, 10, 1), "1, 2, 3, 4, 5, 6, 7, 8, 9");
+        assert_eq!(describe_share(0, 1, 11, 1), "1, 2, 3, 4, 5, 6, 7, 8, … 10");
+        assert_eq!(
+            describe_share(1, 2, u64::MAX, 0),
+            "1, 3, 5, 7, 9, 11, 13, 15, … 18446744073709551613 (one game in 2)"
+        );
+        assert_eq!(describe_share(0, 1, 0, 0), "");
+        assert_eq!(describe_share(0, 1, 4, 9), "");
     }
 
     #[test]
@@ -354,7 +427,8 @@ max_moves = 5
         let backend = FakeProbes::new(&["A"]);
         let fitting = image(&dir);
         let config = FarmConfig { elf: &elf, ..config(&profile, &fitting) };
-        let error = run(&backend, &backend.probes, &config, &schedules(1), &|_, _| ()).unwrap_err();
+        let scenario = scenario();
+        let error = run(&backend, &backend.probes, &config, &games(&scenario, 1), &|_, _| ()).unwrap_err();
         assert!(error.contains("outside STM32F401RETx's flash"), "{error}");
         assert!(backend.log.lock().unwrap().loads.is_empty(), "nothing flashed");
     }
@@ -371,8 +445,9 @@ max_moves = 5
         let probes =
             select(&backend, &[Selector::parse("0483:374b:B").unwrap(), Selector::parse("0483:374b:A").unwrap()])
                 .expect("both");
-        let schedules = schedules(5);
-        let mut outcomes = run(&backend, &probes, &config(&profile, &elf), &schedules, &|_, _| ()).expect("ran");
+        let scenario = scenario();
+        let games = games(&scenario, 5);
+        let mut outcomes = run(&backend, &probes, &config(&profile, &elf), &games, &|_, _| ()).expect("ran");
         assert_eq!(
             outcomes.iter().map(|outcome| outcome.games.clone()).collect::<Vec<_>>(),
             [vec![0, 2, 4], vec![1, 3]]
@@ -397,7 +472,8 @@ max_moves = 5
         assert_eq!(log.loads.len(), 2);
         assert!(log.loads.iter().all(|(_, path)| path == &elf));
         let presses_on = |serial: &str| log.presses.iter().filter(|(on, _, down)| on == serial && *down).count();
-        let expected = |games: &[usize]| games.iter().map(|game| schedules[*game].presses.len()).sum::<usize>();
+        let presses = |game: u64| games.schedule(game).expect("a schedule").presses.len();
+        let expected = |share: &[u64]| share.iter().map(|game| presses(*game)).sum::<usize>();
         assert_eq!(presses_on("B"), expected(&[0, 2, 4]));
         assert_eq!(presses_on("A"), expected(&[1, 3]));
     }
@@ -410,7 +486,9 @@ max_moves = 5
         let mut backend = FakeProbes::new(&["A", "B"]);
         backend.disconnect = Some(("B".into(), 3_000));
         let probes = backend.probes.clone();
-        let mut outcomes = run(&backend, &probes, &config(&profile, &elf), &schedules(4), &|_, _| ()).expect("ran");
+        let scenario = scenario();
+        let mut outcomes =
+            run(&backend, &probes, &config(&profile, &elf), &games(&scenario, 4), &|_, _| ()).expect("ran");
         let failed = outcomes.get(1).expect("board B");
         let error = failed.error.clone().expect("board B stopped");
         assert!(error.contains("0483:374b:B") && error.contains("not played"), "{error}");
@@ -421,5 +499,28 @@ max_moves = 5
         let on_b = runs.iter().find(|run| run.schedule.game == 1).expect("game 1");
         assert!(matches!(on_b.error, Some(RunError::Target(TargetError::Disconnected { .. }))), "{:?}", on_b.error);
         assert!(runs.iter().filter(|run| run.schedule.game % 2 == 0).all(GameRun::passed));
+    }
+
+    /// A run of u64::MAX games makes each schedule as its game begins: a
+    /// board that stops names the games it did not play in a line, and
+    /// nothing was held per game (made up front, the schedules ran the
+    /// host out of memory before the first press).
+    #[test]
+    fn a_run_of_u64_max_games_holds_nothing_per_game() {
+        let dir = temp_dir("endless");
+        let elf = image(&dir);
+        let profile = profile();
+        let mut backend = FakeProbes::new(&["B"]);
+        backend.disconnect = Some(("B".into(), 3_000));
+        let probes = backend.probes.clone();
+        let scenario = scenario();
+        let games = games(&scenario, u64::MAX);
+        let outcomes = run(&backend, &probes, &config(&profile, &elf), &games, &|_, _| ()).expect("ran");
+        let outcome = outcomes.first().expect("board B");
+        let error = outcome.error.clone().expect("board B stopped");
+        let next = outcome.runs.len();
+        let expected = format!("games {next}, {}, ", next + 1);
+        assert!(error.contains(&expected) && error.ends_with(", … 18446744073709551614 not played"), "{error}");
+        assert_eq!(outcome.games, (0..next as u64).collect::<Vec<_>>(), "the games it played");
     }
 }

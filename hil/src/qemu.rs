@@ -273,6 +273,36 @@ struct Session {
     exit: Option<String>,
 }
 
+/// The start of the name of a target's folder in the temporary directory,
+/// followed by the pid of the bench that made it and a random part.
+const DIR_PREFIX: &str = "bench-qemu-";
+
+/// Removes the targets' folders in `temp` whose bench is gone: a SIGKILL
+/// skips the folder's removal on drop, and every killed run left one.
+/// Only where `/proc` tells which processes live; folders of other
+/// programs, or without a pid (older benches), are left alone.
+fn remove_stale_dirs(temp: &Path) {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(temp) else { return };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(dir_pid) else { continue };
+        if pid != std::process::id() && !proc.join(pid.to_string()).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// The pid in a target's folder name, `bench-qemu-<pid>-<random>`.
+fn dir_pid(name: &str) -> Option<u32> {
+    let (pid, random) = name.strip_prefix(DIR_PREFIX)?.split_once('-')?;
+    (!random.is_empty()).then_some(())?;
+    pid.parse().ok()
+}
+
 /// QEMU's `lm3s6965evb` as a [`Target`].
 #[derive(Debug)]
 pub struct QemuTarget {
@@ -289,9 +319,11 @@ impl QemuTarget {
     /// nothing runs until [`Target::load`].
     pub fn new(config: QemuConfig) -> Result<QemuTarget, TargetError> {
         let program = find_program(&config.program).ok_or_else(|| tool_missing(&config.program))?;
+        let temp = std::env::temp_dir();
+        remove_stale_dirs(&temp);
         let dir = tempfile::Builder::new()
-            .prefix("bench-qemu-")
-            .tempdir()
+            .prefix(&format!("{DIR_PREFIX}{}-", std::process::id()))
+            .tempdir_in(&temp)
             .map_err(|source| TargetError::Io { what: "a temporary directory for QEMU's sockets".into(), source })?;
         Ok(QemuTarget { config, program, dir, session: None, elf: None, version: None })
     }
@@ -1079,5 +1111,39 @@ mod tests {
         let error = target.load(&host).unwrap_err();
         assert!(error.to_string().contains("not a 32-bit little-endian Arm ELF"), "{error}");
         assert_eq!(target.pid(), None);
+    }
+
+    /// A SIGKILL skips the folder's removal: the next target removes the
+    /// folders of benches that are gone, and keeps live ones' and others'.
+    #[test]
+    fn a_new_target_removes_the_folders_of_benches_that_are_gone() {
+        assert!(Path::new("/proc/self").exists(), "this test needs /proc (Linux)");
+        let temp = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let names = [
+            format!("bench-qemu-{dead}-aB3dE9"),
+            format!("bench-qemu-{}-xY7zQ1", std::process::id()),
+            "bench-qemu-1-init00".to_string(),
+            "bench-qemu-Zr8Kq2".to_string(),
+            "someone-else".to_string(),
+        ];
+        for name in &names {
+            std::fs::create_dir(temp.path().join(name)).unwrap();
+            std::fs::write(temp.path().join(name).join("qemu.log"), "log").unwrap();
+        }
+        remove_stale_dirs(temp.path());
+        let left: Vec<bool> = names.iter().map(|name| temp.path().join(name).exists()).collect();
+        assert_eq!(left, [false, true, true, true, true], "{names:?}");
+        assert_eq!(dir_pid("bench-qemu-42-abc"), Some(42));
+        assert_eq!(dir_pid("bench-qemu-42-"), None);
+    }
+
+    #[test]
+    fn a_target_s_folder_names_its_bench() {
+        let target = QemuTarget::new(QemuConfig { program: PathBuf::from("sh"), ..QemuConfig::default() }).unwrap();
+        let name = target.dir().file_name().and_then(|name| name.to_str()).map(str::to_string);
+        assert_eq!(name.as_deref().and_then(dir_pid), Some(std::process::id()), "{name:?}");
     }
 }

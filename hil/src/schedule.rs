@@ -215,6 +215,25 @@ struct Builder<'a> {
     moves: BySide<u32>,
 }
 
+/// The games of a run: their schedules are made one at a time, as each is
+/// played, so a run's memory and its start do not grow with `--games`
+/// (made up front, 5 000 000 games ran out of memory before a missing
+/// probe or image was reported).
+#[derive(Clone, Copy, Debug)]
+pub struct Games<'a> {
+    pub scenario: &'a Scenario,
+    pub seed: u64,
+    /// Games 0 to `count - 1`.
+    pub count: u64,
+}
+
+impl Games<'_> {
+    /// The schedule of game `game`.
+    pub fn schedule(&self, game: u64) -> Result<Schedule, ScheduleError> {
+        schedule(self.scenario, self.seed, game)
+    }
+}
+
 /// The press schedule of game `game` of `scenario` with `seed`.
 pub fn schedule(scenario: &Scenario, seed: u64, game: u64) -> Result<Schedule, ScheduleError> {
     if scenario.correspondence.is_some() {

@@ -402,10 +402,14 @@ pub fn run_with(scenario: &Scenario, options: &RunOptions, controls: &Controls<'
                     if controls.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
                         break;
                     }
-                    let game = next.fetch_add(1, Ordering::Relaxed);
-                    if game >= options.games.end {
-                        break;
-                    }
+                    // Take the next game only while one is left: a counter
+                    // bumped past the end by every thread would wrap at
+                    // u64::MAX and play on from game 0 for ever.
+                    let end = options.games.end;
+                    let taken = next.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |game| {
+                        (game < end).then(|| game.saturating_add(1))
+                    });
+                    let Ok(game) = taken else { break };
                     let mut record = game::play(spec(game));
                     if controls.check_determinism {
                         let again = game::play(spec(game));

@@ -6,6 +6,14 @@
 //! drift stream, uniform in `-drift_walk_ppm..=drift_walk_ppm`. Segments are
 //! drawn lazily, in order, so the numbers do not depend on which queries
 //! come first.
+//!
+//! A deadline can lie days of device time ahead (a 1 000 000 s control
+//! banks that much per move). Drawing every minute up to it, and keeping
+//! them, made one long game take hours and gigabytes; so at most
+//! [`AHEAD_MAX`] segments are drawn ahead of the present, and a deadline
+//! beyond them is answered [`TrueAt::Later`]: the caller asks again at that
+//! instant, when the horizon has moved. Each query costs a binary search
+//! and at most `AHEAD_MAX` draws, whatever the times.
 
 use std::collections::VecDeque;
 
@@ -16,6 +24,20 @@ use crate::sample;
 pub const SEGMENT_US: u64 = 60_000_000;
 
 const PPM_I64: i64 = 1_000_000;
+
+/// Segments drawn ahead of the present at most: 1 024 minutes (17 h) of true
+/// time, 32 KiB. Every shipped scenario's deadlines fall within it, so they
+/// are answered exactly at once, as before the bound.
+pub const AHEAD_MAX: usize = 1_024;
+
+/// When device time reaches a value, as far as the time base looks ahead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrueAt {
+    /// The earliest true time at which device time has reached the value.
+    Exactly(u64),
+    /// Not before this true time, past the horizon: ask again then.
+    Later(u64),
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Segment {
@@ -109,22 +131,27 @@ impl TimeBase {
         self.present.device_at(true_us)
     }
 
-    /// The earliest true time at which device time has reached `device_us`.
-    pub fn true_at(&mut self, device_us: u64) -> u64 {
+    /// The earliest true time at which device time has reached `device_us`,
+    /// if that lies within [`AHEAD_MAX`] segments of the present.
+    pub fn true_at(&mut self, device_us: u64) -> TrueAt {
         if self.present.end_device_us >= device_us {
-            return self.present.true_at(device_us);
+            return TrueAt::Exactly(self.present.true_at(device_us));
         }
-        if let Some(segment) = self.ahead.iter().find(|segment| segment.end_device_us >= device_us) {
-            return segment.true_at(device_us);
+        // Device time never goes back, so segments are sorted by their end.
+        let index = self.ahead.partition_point(|segment| segment.end_device_us < device_us);
+        if let Some(segment) = self.ahead.get(index) {
+            return TrueAt::Exactly(segment.true_at(device_us));
         }
-        loop {
+        while self.ahead.len() < AHEAD_MAX {
             let last = self.ahead.back().copied().unwrap_or(self.present);
             let next = self.draw_after(last);
             self.ahead.push_back(next);
             if next.end_device_us >= device_us || next.end_true_us() == next.start_true_us {
-                return next.true_at(device_us);
+                return TrueAt::Exactly(next.true_at(device_us));
             }
         }
+        // Device time at the horizon's end is still short of `device_us`.
+        TrueAt::Later(self.ahead.back().copied().unwrap_or(self.present).end_true_us())
     }
 }
 
@@ -143,12 +170,35 @@ mod tests {
     use super::*;
     use crate::rng::Actor;
 
+    /// The answer of a time base within its horizon.
+    fn exactly(answer: TrueAt) -> u64 {
+        match answer {
+            TrueAt::Exactly(true_us) => true_us,
+            TrueAt::Later(true_us) => panic!("beyond the horizon: not before {true_us}"),
+        }
+    }
+
+    /// Asks as a game does: at each `Later` instant, again.
+    fn true_at_by_asking_again(time_base: &mut TimeBase, device_us: u64) -> (u64, usize) {
+        let mut asked = 1;
+        loop {
+            assert!(time_base.ahead.len() <= AHEAD_MAX, "the look-ahead stays bounded");
+            match time_base.true_at(device_us) {
+                TrueAt::Exactly(true_us) => return (true_us, asked),
+                TrueAt::Later(true_us) => {
+                    let _ = time_base.device_at(true_us);
+                    asked += 1;
+                }
+            }
+        }
+    }
+
     #[test]
     fn constant_drift_runs_fast_by_its_ppm() {
         let mut time_base = TimeBase::new(50, 0, Stream::new(1, 0, Actor::Device));
         // 50 ppm over 1000 s is 50 ms.
         assert_eq!(time_base.device_at(1_000_000_000), 1_000_050_000);
-        assert_eq!(time_base.true_at(1_000_050_000), 1_000_000_000);
+        assert_eq!(exactly(time_base.true_at(1_000_050_000)), 1_000_000_000);
     }
 
     #[test]
@@ -166,7 +216,7 @@ mod tests {
         for (drift_ppm, walk_ppm, game) in [(0, 0, 0), (40, 10, 1), (-120, 30, 2), (999, 0, 3), (-999, 500, 4)] {
             let time_base = TimeBase::new(drift_ppm, walk_ppm, Stream::new(11, game, Actor::Drift));
             for device_us in (0..700_000_000u64).step_by(3_333_337).chain([1, 59_999_999, 60_000_000, 60_000_001]) {
-                let at = time_base.clone().true_at(device_us);
+                let at = exactly(time_base.clone().true_at(device_us));
                 assert!(
                     time_base.clone().device_at(at) >= device_us,
                     "{drift_ppm} ppm: {device_us} not reached at {at}"
@@ -187,7 +237,7 @@ mod tests {
         let far = u64::MAX - SEGMENT_US / 2;
         time_base.present = Segment::new(far, far - 1_000, -50);
         assert!(time_base.device_at(u64::MAX) >= far - 1_000);
-        assert_eq!(time_base.true_at(u64::MAX), u64::MAX);
+        assert_eq!(exactly(time_base.true_at(u64::MAX)), u64::MAX);
     }
 
     #[test]
@@ -198,8 +248,38 @@ mod tests {
             let device_us = time_base.device_at(true_us);
             assert!(device_us >= last, "device time goes forward");
             last = device_us;
-            let back = time_base.true_at(device_us);
+            let back = exactly(time_base.true_at(device_us));
             assert!(back <= true_us && time_base.device_at(back) == device_us, "{true_us} -> {device_us} -> {back}");
         }
+    }
+
+    #[test]
+    fn a_deadline_days_ahead_is_found_in_bounded_steps_and_memory() {
+        // Before the horizon, one query drew and kept a segment for every
+        // minute up to the deadline, and searched them in order: a
+        // 1 000 000 s control made games take hours and gigabytes.
+        for (drift_ppm, walk_ppm, game) in [(0, 0, 0), (250, 50, 1), (-120, 30, 2), (100_000, 100_000, 3)] {
+            let stream = || Stream::new(13, game, Actor::Drift);
+            let mut time_base = TimeBase::new(drift_ppm, walk_ppm, stream());
+            let far_us = 3 * 1_000_000_000_000; // 35 days of device time
+            assert!(matches!(time_base.true_at(far_us), TrueAt::Later(_)));
+            let (found, asked) = true_at_by_asking_again(&mut time_base, far_us);
+            // One look-ahead per AHEAD_MAX minutes: a constant per query.
+            let horizons = far_us / (SEGMENT_US * AHEAD_MAX as u64);
+            assert!(asked as u64 <= horizons * 2 + 2, "{asked} queries for {horizons} horizons");
+            // The same instant as walking every segment from the start: the
+            // walk's draws are unchanged.
+            let fresh = TimeBase::new(drift_ppm, walk_ppm, stream());
+            assert!(fresh.clone().device_at(found) >= far_us, "{far_us} not reached at {found}");
+            assert!(fresh.clone().device_at(found - 1) < far_us, "{far_us} already reached before {found}");
+        }
+    }
+
+    #[test]
+    fn near_deadlines_are_answered_at_once() {
+        let mut time_base = TimeBase::new(250, 50, Stream::new(5, 9, Actor::Drift));
+        let horizon_us = SEGMENT_US * (AHEAD_MAX as u64 - 1);
+        assert!(matches!(time_base.true_at(horizon_us), TrueAt::Exactly(_)));
+        assert!(time_base.ahead.len() <= AHEAD_MAX);
     }
 }

@@ -28,7 +28,7 @@ use bench_hil::probe::{self, ProbeInfo};
 use bench_hil::qemu::{QemuConfig, QemuTarget};
 use bench_hil::rtt::{ControlBlockLocation, RttReader};
 use bench_hil::run::{GameRun, Progress, RunError, RunOptions, Session};
-use bench_hil::schedule::{self, Schedule, ScheduleError};
+use bench_hil::schedule::{Games, ScheduleError};
 use bench_hil::target::Target;
 use bench_sim::scenario::Scenario;
 
@@ -128,8 +128,8 @@ pub struct Cmd {
     /// Report directory [default: reports/hil-<scenario>-<seed>].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// At most this many moves per player (overrides the scenario's bound).
-    #[arg(long, value_name = "N")]
+    /// At most this many moves per player, 1 to 10 000 (overrides the scenario's bound).
+    #[arg(long, value_name = "N", value_parser = super::parse_max_moves)]
     max_moves: Option<u32>,
     /// Largest accounting drift that passes, ppm: the run fails when the
     /// whole confidence interval lies beyond it.
@@ -296,9 +296,6 @@ impl Cmd {
         };
         let (mut scenario, file) = catalog::find(&scenario_name).map_err(Failure::usage)?;
         if let Some(max_moves) = self.max_moves {
-            if max_moves == 0 {
-                return Err(Failure::usage(anyhow!("--max-moves must be at least 1")));
-            }
             scenario.board.max_moves = max_moves;
         }
         if self.games == 0 {
@@ -312,19 +309,22 @@ impl Cmd {
         }
         let seed = self.seed.unwrap_or(scenario.seed);
         let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(&scenario, seed));
-        super::refuse_a_file_as_out_dir(&out_dir)?;
         if let Some(path) = &self.records {
             check_records_path(path)?;
         }
-        let schedules = (0..self.games)
-            .map(|game| schedule::schedule(&scenario, seed, game))
-            .collect::<std::result::Result<Vec<Schedule>, _>>()
-            .map_err(|error| match error {
-                ScheduleError::Correspondence { .. } => Failure::usage(error),
-                ScheduleError::Clock { .. } => Failure::infrastructure(error),
-            })?;
-        let boards = self.select_probes(probes)?;
+        let games = Games { scenario: &scenario, seed, count: self.games };
+        // Game 0's schedule now, so a scenario no board can play (a postal
+        // game) is refused before anything starts; the others are made as
+        // they are played, however many games are asked for.
+        games.schedule(0).map_err(|error| match error {
+            ScheduleError::Correspondence { .. } => Failure::usage(error),
+            ScheduleError::Clock { .. } => Failure::infrastructure(error),
+        })?;
         let elf = self.firmware_image()?;
+        // Before the probes are opened or the emulator started: a folder
+        // that cannot take the report would lose the whole run.
+        super::check_out_dir(&out_dir)?;
+        let boards = self.select_probes(probes)?;
         let elf_bytes = std::fs::read(&elf).with_context(|| format!("reading the firmware image {}", elf.display()))?;
         let scenario_bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
         super::prepare_out_dir(&out_dir)?;
@@ -341,8 +341,8 @@ impl Cmd {
         };
         let started = std::time::Instant::now();
         let played = match &boards {
-            Some(boards) => self.play_on_probes(probes, boards, &elf, &schedules, options),
-            None => self.play(&elf, &schedules, options),
+            Some(boards) => self.play_on_probes(probes, boards, &elf, &games, options),
+            None => self.play(&elf, &games, options),
         };
         let wall = started.elapsed();
 
@@ -510,7 +510,7 @@ impl Cmd {
         backend: &impl ProbeBackend,
         boards: &ProbeBoards,
         elf: &Path,
-        schedules: &[Schedule],
+        games: &Games<'_>,
         options: RunOptions,
     ) -> Played {
         let rtt = match ControlBlockLocation::from_elf(elf) {
@@ -525,13 +525,9 @@ impl Cmd {
             options,
             attach_timeout: ATTACH_TIMEOUT,
         };
-        let board_presses: Vec<u64> = farm::assign(schedules.len(), boards.probes.len())
-            .iter()
-            .map(|share| share.iter().filter_map(|game| schedules.get(*game)).map(|s| s.presses.len() as u64).sum())
-            .collect();
         let bars =
-            progress::ProbeProgress::new(&board_presses, schedules.len(), indicatif::ProgressDrawTarget::stderr());
-        let played = farm::run(backend, &boards.probes, &config, schedules, &|board, update| {
+            progress::ProbeProgress::new(boards.probes.len(), games.count, indicatif::ProgressDrawTarget::stderr());
+        let played = farm::run(backend, &boards.probes, &config, games, &|board, update| {
             bars.update(board, update);
         });
         bars.finish();
@@ -594,7 +590,7 @@ impl Cmd {
 
     /// Starts the emulated board and plays the games; never fails, says
     /// how far it got.
-    fn play(&self, elf: &Path, schedules: &[Schedule], options: RunOptions) -> Played {
+    fn play(&self, elf: &Path, games: &Games<'_>, options: RunOptions) -> Played {
         let mut target: Box<dyn Target> = match QemuTarget::launch(elf, self.qemu_config()) {
             Ok(target) => Box::new(target),
             Err(error) => return Played::failed(format!("{} (not started)", self.board.name()), error),
@@ -611,42 +607,17 @@ impl Cmd {
             Ok(reader) => reader,
             Err(error) => return Played::failed(description, format!("the firmware's RTT channels: {error}")),
         };
-        let bar = progress_bar(schedules.iter().map(|schedule| schedule.presses.len() as u64).sum());
         let mut session = Session::new(target.as_mut(), &mut reader, options);
         let hello = match session.hello() {
             Ok(hello) => hello,
-            Err(error) => {
-                bar.finish_and_clear();
-                return Played::failed(description, error);
-            }
+            Err(error) => return Played::failed(description, error),
         };
-        let mut runs = Vec::new();
-        let mut done_before = 0u64;
-        let games = schedules.len();
-        for schedule in schedules {
-            let mut progress = |progress: &Progress| {
-                bar.set_position(done_before + progress.presses_sent as u64);
-                bar.set_message(format!(
-                    "game {}/{games}, guest {:.1} of {:.1} s",
-                    progress.game + 1,
-                    progress.guest_us as f64 / 1e6,
-                    progress.duration_us as f64 / 1e6
-                ));
-            };
-            let run = session.play(schedule, &mut progress);
-            done_before += schedule.presses.len() as u64;
-            let failed = run.error.is_some();
-            runs.push(run);
-            if failed {
-                break;
-            }
-        }
-        bar.finish_and_clear();
+        let (runs, stopped) = play_games(&mut session, games);
         // Short games (a forfeit before the first move) leave too few
         // TimeBase records for a drift: listen on a few seconds of guest time.
         let error = match session.gather_time_bases(&runs) {
             Err(RunError::Interrupted) => Some(RunError::Interrupted.to_string()),
-            Ok(()) | Err(_) => None,
+            Ok(()) | Err(_) => stopped,
         };
         let drift = session.drift();
         let drift_samples = drift::accounting_samples(session.time_bases(), &hello);
@@ -655,13 +626,52 @@ impl Cmd {
         let boards = vec![BoardRunInput {
             probe: None,
             description: description.clone(),
-            games: schedules.iter().map(|schedule| schedule.game).collect(),
+            games: runs.iter().map(|run| run.schedule.game).collect(),
             error: None,
             accounting_drift_ppm: drift.as_ref().ok().map(|fit| fit.drift_ppm),
             oscillator,
         }];
         Played { description, hello: Some(hello), runs, drift, drift_samples, error, boards }
     }
+}
+
+/// The games in turn on the emulated board, each schedule made as it
+/// begins, until one fails: the runs, and a schedule that could not be
+/// made. The bar's length is the presses of the games begun.
+fn play_games(session: &mut Session<'_>, games: &Games<'_>) -> (Vec<GameRun>, Option<String>) {
+    let bar = progress_bar(0);
+    let mut runs = Vec::new();
+    let mut done_before = 0u64;
+    let mut stopped = None;
+    for game in 0..games.count {
+        let schedule = match games.schedule(game) {
+            Ok(schedule) => schedule,
+            Err(error) => {
+                stopped = Some(format!("game {game}: {error}"));
+                break;
+            }
+        };
+        bar.inc_length(schedule.presses.len() as u64);
+        let mut progress = |progress: &Progress| {
+            bar.set_position(done_before + progress.presses_sent as u64);
+            bar.set_message(format!(
+                "game {}/{}, guest {:.1} of {:.1} s",
+                progress.game + 1,
+                games.count,
+                progress.guest_us as f64 / 1e6,
+                progress.duration_us as f64 / 1e6
+            ));
+        };
+        let run = session.play(&schedule, &mut progress);
+        done_before += schedule.presses.len() as u64;
+        let failed = run.error.is_some();
+        runs.push(run);
+        if failed {
+            break;
+        }
+    }
+    bar.finish_and_clear();
+    (runs, stopped)
 }
 
 /// The flag Ctrl-C, SIGTERM and SIGHUP set: one per process, since ctrlc

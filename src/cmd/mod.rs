@@ -21,6 +21,17 @@ use anyhow::Context;
 
 use crate::exit::{Exit, Failure};
 
+/// `--max-moves N`: 1 up to the scenario files' own bound, so no flag makes
+/// a game longer than a file may (a bound of days of play is no bound).
+pub fn parse_max_moves(text: &str) -> Result<u32, String> {
+    let max = bench_sim::scenario::MOVES_MAX;
+    let moves: u32 = text.trim().parse().map_err(|_| format!("`{text}` is not a number of moves: give 1 to {max}"))?;
+    if moves == 0 || moves > max {
+        return Err(format!("{moves} moves per player: give 1 to {max}, the bound scenario files have too"));
+    }
+    Ok(moves)
+}
+
 /// Writes a command's report to stdout. A closed pipe (`bench … | head`) is
 /// not a failure; any other write error is an infrastructure failure.
 pub fn print(text: &str) -> crate::exit::Result<()> {
@@ -61,10 +72,51 @@ pub fn refuse_a_file_as_out_dir(dir: &Path) -> crate::exit::Result<()> {
 /// sweep's hours or a board's run must not be lost to a folder that cannot
 /// be written.
 pub fn prepare_out_dir(dir: &Path) -> crate::exit::Result<()> {
+    check_out_dir(dir)?;
+    std::fs::create_dir_all(dir).map_err(|error| cannot_create(dir, &error))?;
+    refuse_an_unwritable_folder(dir, dir)
+}
+
+/// [`prepare_out_dir`]'s checks without creating anything, for commands
+/// that have more inputs to check first: the report folder, or the nearest
+/// folder above it that exists, must take a file.
+pub fn check_out_dir(dir: &Path) -> crate::exit::Result<()> {
     refuse_a_file_as_out_dir(dir)?;
-    std::fs::create_dir_all(dir).map_err(|error| {
-        crate::exit::Failure::infrastructure(anyhow::anyhow!(
-            "cannot create the report folder {}: {error} (nothing was run)",
+    let Some(existing) = dir.ancestors().find(|folder| folder.exists()) else {
+        // A relative path with nothing of it yet: it is made in the
+        // working folder.
+        return refuse_an_unwritable_folder(dir, Path::new("."));
+    };
+    if !existing.is_dir() {
+        let error = io::Error::other(format!("{} is a file", existing.display()));
+        return Err(cannot_create(dir, &error));
+    }
+    refuse_an_unwritable_folder(dir, existing)
+}
+
+fn cannot_create(dir: &Path, error: &io::Error) -> Failure {
+    Failure::infrastructure(anyhow::anyhow!(
+        "cannot create the report folder {}: {error} (nothing was run)",
+        dir.display()
+    ))
+}
+
+/// A usage error when files cannot be made and removed in `folder` (the
+/// report folder `dir` or the one it is to be made in): read-only,
+/// another user's. Found by trying, since permission bits do not tell
+/// (root, ACLs, read-only mounts). Before this check every game was
+/// played and the report then lost.
+fn refuse_an_unwritable_folder(dir: &Path, folder: &Path) -> crate::exit::Result<()> {
+    let probe = folder.join(format!(".bench-write-probe-{}", std::process::id()));
+    let written = std::fs::OpenOptions::new().write(true).create_new(true).open(&probe).and_then(|file| {
+        drop(file);
+        std::fs::remove_file(&probe)
+    });
+    written.map_err(|error| {
+        let place = if dir == folder { String::new() } else { format!(" (in {})", folder.display()) };
+        Failure::usage(anyhow::anyhow!(
+            "the report folder {}{place} cannot be written ({error}): give --out a folder you can write to, or \
+             fix its permissions (nothing was run)",
             dir.display()
         ))
     })

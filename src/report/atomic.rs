@@ -6,6 +6,10 @@
 //! extension an encoder may look at), flushed to disk, then renamed over the
 //! target. The rename is atomic on POSIX file systems; the directory is
 //! flushed afterwards so the rename itself survives a power cut.
+//!
+//! A process killed mid-write (SIGKILL, a power cut) leaves its temporary
+//! file behind; the next write in the folder removes those whose process
+//! is gone (the pid in the name, looked up in `/proc`).
 
 use std::fs::{self, File};
 use std::io::Write;
@@ -32,6 +36,7 @@ pub fn write_bytes(dir: &Path, name: &str, bytes: &[u8]) -> anyhow::Result<PathB
 /// `dir/name` is left as it was.
 pub fn write_with(dir: &Path, name: &str, write: impl FnOnce(&Path) -> anyhow::Result<()>) -> anyhow::Result<PathBuf> {
     let target = dir.join(name);
+    remove_stale_temporaries(dir);
     let temp = dir.join(format!(".tmp-{}-{}-{name}", std::process::id(), NEXT_TEMP.fetch_add(1, Ordering::Relaxed)));
     let result = write(&temp)
         .and_then(|()| File::open(&temp)?.sync_all().map_err(anyhow::Error::from))
@@ -56,6 +61,33 @@ pub fn remove_if_exists(dir: &Path, name: &str) -> anyhow::Result<()> {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(error) => Err(error).with_context(|| format!("removing the stale {}", path.display())),
     }
+}
+
+/// Removes the temporary files in `dir` of processes that are gone. Best
+/// effort, and only where `/proc` tells which processes live: elsewhere a
+/// live writer's file could not be told from a dead one's. A pid reused
+/// since keeps its file until that process ends too.
+fn remove_stale_temporaries(dir: &Path) {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(temporary_file_pid) else { continue };
+        if pid != std::process::id() && !proc.join(pid.to_string()).exists() {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The writer's pid in a temporary file's name, `.tmp-<pid>-<n>-<name>`.
+fn temporary_file_pid(name: &str) -> Option<u32> {
+    let (pid, rest) = name.strip_prefix(".tmp-")?.split_once('-')?;
+    let (count, _) = rest.split_once('-')?;
+    count.parse::<u64>().ok()?;
+    pid.parse().ok()
 }
 
 /// Flushes a directory's entries (renames, removals) to disk. Best effort:
@@ -114,5 +146,42 @@ mod tests {
         write_bytes(dir.path(), "x.json", b"{}").expect("write");
         remove_if_exists(dir.path(), "x.json").expect("remove");
         assert!(names(dir.path()).is_empty());
+    }
+
+    /// A pid that is gone: a child that has exited and been waited for.
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().expect("`true` runs");
+        let pid = child.id();
+        child.wait().expect("`true` ends");
+        assert!(!Path::new("/proc").join(pid.to_string()).exists(), "pid {pid} is gone");
+        pid
+    }
+
+    /// A SIGKILL mid-write leaves `.tmp-<pid>-…` behind: the next write
+    /// removes it, and keeps a live process's (ours, or another writer's).
+    #[test]
+    fn a_write_removes_the_temporary_files_of_processes_that_are_gone() {
+        let dir = TempDir::new("atomic-stale");
+        assert!(Path::new("/proc/self").exists(), "this test needs /proc (Linux)");
+        let dead = format!(".tmp-{}-0-report.json", dead_pid());
+        let ours = format!(".tmp-{}-999999-index.html", std::process::id());
+        let init = ".tmp-1-0-summary.md".to_string();
+        let unrelated = ".tmp-notes".to_string();
+        for name in [&dead, &ours, &init, &unrelated] {
+            fs::write(dir.path().join(name), b"half a fi").expect("write");
+        }
+        write_bytes(dir.path(), "a.txt", b"new").expect("write");
+        let mut expected = vec![ours, init, unrelated, "a.txt".to_string()];
+        expected.sort();
+        assert_eq!(names(dir.path()), expected);
+    }
+
+    #[test]
+    fn a_temporary_file_names_its_writer() {
+        assert_eq!(temporary_file_pid(".tmp-4242-7-report.json"), Some(4242));
+        assert_eq!(temporary_file_pid(".tmp-4242-7-a-b.json"), Some(4242));
+        for name in [".tmp-notes", ".tmp-x-7-a", ".tmp-12-x-a", "report.json", ".tmp-12"] {
+            assert_eq!(temporary_file_pid(name), None, "{name}");
+        }
     }
 }

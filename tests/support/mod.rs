@@ -40,6 +40,27 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// Report folders that exist but cannot take a file, checked by the test
+/// itself: a folder without write permission (no use as root, who may
+/// write anyway) and sysfs's `/sys/kernel` (refused even to root). At
+/// least one must be unwritable here, so the test cannot pass untested.
+pub fn unwritable_folders(scratch: &Path) -> Vec<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let read_only = scratch.join("read-only");
+    std::fs::create_dir_all(&read_only).unwrap();
+    std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let writable = |dir: &Path| {
+        let probe = dir.join("probe-by-the-test");
+        let made = std::fs::write(&probe, "").is_ok();
+        let _ = std::fs::remove_file(&probe);
+        made
+    };
+    let folders: Vec<_> =
+        [read_only, "/sys/kernel".into()].into_iter().filter(|dir| dir.is_dir() && !writable(dir)).collect();
+    assert!(!folders.is_empty(), "no unwritable folder to test with: neither a 0555 folder nor /sys/kernel");
+    folders
+}
+
 /// The reference firmware image: `$BENCH_FIRMWARE_DIR/normal.elf`, else
 /// the one `scripts/build-firmware` builds (seconds when nothing changed).
 pub fn reference_firmware() -> PathBuf {

@@ -140,6 +140,10 @@ enum Event {
     Watch,
     /// The device's next transition (a timer: rescheduled on every change).
     DeviceDeadline,
+    /// The device's next transition lies beyond its time base's horizon
+    /// (`timebase::AHEAD_MAX`): look again for the deadline at this device
+    /// time. Not a game event: neither hashed nor counted.
+    DeviceHorizon(u64),
     IdealDeadline,
     /// A flag is noticed on one of the clocks.
     Notice {
@@ -193,6 +197,8 @@ impl Event {
                 (16, amount.as_us() << 2 | add << 1 | side(who))
             }
             Event::Replace => (17, 0),
+            // Never folded in (see `run`); a code of its own all the same.
+            Event::DeviceHorizon(device_us) => (18, device_us),
         }
     }
 }
@@ -525,12 +531,22 @@ impl<'a> Game<'a> {
         self.schedule_deadlines();
         let events_max = u64::from(self.scenario().board.max_moves).saturating_mul(64).saturating_add(1_024);
         while let Some((at, event)) = self.queue.pop() {
+            if let Event::DeviceHorizon(device_us) = event {
+                // Only the time base's look-ahead moves: the game is as if
+                // the deadline had been scheduled exactly at once.
+                self.now_us = at.as_us();
+                // The present moves to the horizon's end, and the look-ahead with it.
+                let _ = self.device.time_base.device_at(self.now_us);
+                self.schedule_device_deadline(device_us);
+                continue;
+            }
             if let Event::Move(_) = event {
                 // A move waits for whatever else happens at its instant:
                 // the clocks' transitions and the arbiter's notices come
                 // first, as the core orders a press at its flag's instant
                 // after the flag (and as the HIL schedule does).
-                if self.queue.peek().is_some_and(|(next_at, next)| next_at == at && !matches!(next, Event::Move(_))) {
+                let waits = |next: &Event| !matches!(next, Event::Move(_) | Event::DeviceHorizon(_));
+                if self.queue.peek().is_some_and(|(next_at, next)| next_at == at && waits(next)) {
                     self.queue.schedule(at, event);
                     continue;
                 }
@@ -564,6 +580,8 @@ impl<'a> Game<'a> {
             Event::Move(side) => self.make_move(side),
             Event::Edge(side) => self.edge(side),
             Event::Watch => self.watch(),
+            // Handled in `run`, before events are counted.
+            Event::DeviceHorizon(_) => {}
             Event::DeviceDeadline => {
                 if self.device.down_until_us.is_none() {
                     let deadline = self.device.clock.next_deadline();

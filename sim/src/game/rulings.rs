@@ -8,6 +8,7 @@ use super::{Event, Game, IntoInstant, Referee, Which, DEVICE_DEADLINE, IDEAL_DEA
 use crate::oracle::{Before, Op};
 use crate::outcome::{GameResult, Reason};
 use crate::player;
+use crate::timebase::TrueAt;
 
 impl Game<'_> {
     pub(super) fn after_device_change(&mut self) {
@@ -16,12 +17,22 @@ impl Game<'_> {
                 // The firmware sees the deadline at its first tick at or after it.
                 let tick = self.device.config.tick_us.max(1);
                 let device_us = deadline.at.as_us().div_ceil(tick).saturating_mul(tick);
-                let true_us = self.device.time_base.true_at(device_us).max(self.now_us);
-                self.queue.set_timer(DEVICE_DEADLINE, true_us.into_instant(), Event::DeviceDeadline);
+                self.schedule_device_deadline(device_us);
             }
             None => self.queue.cancel_timer(DEVICE_DEADLINE),
         }
         self.check_flags(Which::Device);
+    }
+
+    /// Sets the device's deadline timer to the true instant its time
+    /// reaches `device_us`, or, past the time base's horizon, to the instant
+    /// to look again.
+    pub(super) fn schedule_device_deadline(&mut self, device_us: u64) {
+        let (true_us, event) = match self.device.time_base.true_at(device_us) {
+            TrueAt::Exactly(true_us) => (true_us, Event::DeviceDeadline),
+            TrueAt::Later(true_us) => (true_us, Event::DeviceHorizon(device_us)),
+        };
+        self.queue.set_timer(DEVICE_DEADLINE, true_us.max(self.now_us).into_instant(), event);
     }
 
     pub(super) fn after_ideal_change(&mut self) {

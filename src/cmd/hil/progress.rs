@@ -4,7 +4,9 @@
 //! (`game g/N, guest …`). Several boards (a farm): one line per board —
 //! flashing, then that board's presses — and a total line below them, the
 //! presses counted across boards. Every board's thread updates its own
-//! line, so lines never interleave.
+//! line, so lines never interleave. Schedules are made as each game
+//! begins, so a bar's length is the presses of the games begun so far,
+//! and `game g/N` says how far the run is.
 
 use std::sync::Mutex;
 
@@ -24,8 +26,10 @@ struct BoardCount {
 }
 
 impl BoardCount {
-    fn record(&mut self, progress: &Progress) {
-        if self.game != Some(progress.game) {
+    /// Counts `progress`; true when it is the first of a game.
+    fn record(&mut self, progress: &Progress) -> bool {
+        let begun = self.game != Some(progress.game);
+        if begun {
             if self.game.is_some() {
                 self.finished_presses += self.game_presses;
             }
@@ -33,6 +37,7 @@ impl BoardCount {
         }
         self.game_presses = progress.presses_total as u64;
         self.sent = progress.presses_sent as u64;
+        begun
     }
 
     fn presses(&self) -> u64 {
@@ -46,9 +51,8 @@ pub struct ProbeProgress {
     total: ProgressBar,
     /// One line per board, above the total.
     lines: Vec<ProgressBar>,
-    board_presses: Vec<u64>,
     counts: Mutex<Vec<BoardCount>>,
-    games: usize,
+    games: u64,
 }
 
 fn style(template: &str) -> Option<ProgressStyle> {
@@ -60,15 +64,13 @@ const FLASH_TEMPLATE: &str = "{prefix}{msg:>10} [{bar:40}] {bytes}/{total_bytes}
 const BOARD_TEMPLATE: &str = "{prefix}{pos:>5}/{len} presses [{bar:40}] {msg}";
 
 impl ProbeProgress {
-    /// `board_presses`: the presses of each board's share of the games
-    /// (one entry: a single board); `games`: how many games in all.
-    pub fn new(board_presses: &[u64], games: usize, draw: ProgressDrawTarget) -> ProbeProgress {
+    /// `boards`: how many boards (1: a single board); `games`: how many
+    /// games in all.
+    pub fn new(boards: usize, games: u64, draw: ProgressDrawTarget) -> ProbeProgress {
         let multi = MultiProgress::with_draw_target(draw);
-        let farm = board_presses.len() > 1;
-        let lines: Vec<ProgressBar> = board_presses
-            .iter()
-            .enumerate()
-            .map(|(index, _)| {
+        let farm = boards > 1;
+        let lines: Vec<ProgressBar> = (0..boards)
+            .map(|index| {
                 let line = multi.add(ProgressBar::new(0));
                 if let Some(style) = style(FLASH_TEMPLATE) {
                     line.set_style(style);
@@ -79,18 +81,11 @@ impl ProbeProgress {
                 line
             })
             .collect();
-        let total = multi.add(ProgressBar::new(board_presses.iter().sum()));
+        let total = multi.add(ProgressBar::new(0));
         if let Some(style) = style(TOTAL_TEMPLATE) {
             total.set_style(style);
         }
-        ProbeProgress {
-            multi,
-            total,
-            lines,
-            board_presses: board_presses.to_vec(),
-            counts: Mutex::new(vec![BoardCount::default(); board_presses.len()]),
-            games,
-        }
+        ProbeProgress { multi, total, lines, counts: Mutex::new(vec![BoardCount::default(); boards]), games }
     }
 
     fn farm(&self) -> bool {
@@ -112,16 +107,17 @@ impl ProbeProgress {
     }
 
     fn game(&self, board: usize, line: &ProgressBar, progress: &Progress) {
-        let (board_presses, all_presses, first_update) = match self.counts.lock() {
+        let (board_presses, all_presses, first_update, begun) = match self.counts.lock() {
             Ok(mut counts) => {
                 let Some(count) = counts.get_mut(board) else { return };
                 let first_update = count.game.is_none();
-                count.record(progress);
+                let begun = count.record(progress);
                 let board_presses = count.presses();
-                (board_presses, counts.iter().map(BoardCount::presses).sum::<u64>(), first_update)
+                (board_presses, counts.iter().map(BoardCount::presses).sum::<u64>(), first_update, begun)
             }
             Err(_) => return,
         };
+        let new_presses = if begun { progress.presses_total as u64 } else { 0 };
         let message = format!(
             "game {}/{}, guest {:.1} of {:.1} s",
             progress.game + 1,
@@ -129,6 +125,7 @@ impl ProbeProgress {
             progress.guest_us as f64 / 1e6,
             progress.duration_us as f64 / 1e6
         );
+        self.total.inc_length(new_presses);
         self.total.set_position(all_presses);
         if !self.farm() {
             if first_update {
@@ -141,8 +138,9 @@ impl ProbeProgress {
             if let Some(style) = style(BOARD_TEMPLATE) {
                 line.set_style(style);
             }
-            line.set_length(self.board_presses.get(board).copied().unwrap_or(0));
+            line.set_length(0);
         }
+        line.inc_length(new_presses);
         line.set_position(board_presses);
         line.set_message(message);
         self.total.set_message("all boards");
@@ -170,20 +168,21 @@ mod tests {
     /// finished games included.
     #[test]
     fn a_farm_counts_presses_per_board_and_across_boards() {
-        let progress = ProbeProgress::new(&[30, 12], 3, ProgressDrawTarget::hidden());
+        let progress = ProbeProgress::new(2, 3, ProgressDrawTarget::hidden());
         let (first, second) = (&progress.lines[0], &progress.lines[1]);
         progress.update(1, BoardProgress::Flash(FlashUpdate::Started { step: "program", total_bytes: 2048 }));
         progress.update(1, BoardProgress::Flash(FlashUpdate::Done { bytes: 1024 }));
         assert_eq!((second.position(), second.length(), second.message()), (1024, Some(2048), "program".into()));
         progress.update(0, BoardProgress::Game(&game(0, 4, 10)));
         progress.update(1, BoardProgress::Game(&game(1, 3, 12)));
-        assert_eq!((first.position(), first.length()), (4, Some(30)));
+        assert_eq!((first.position(), first.length()), (4, Some(10)), "the presses of the games begun");
         assert_eq!((second.position(), second.length()), (3, Some(12)));
         assert_eq!(progress.total.position(), 7);
         progress.update(0, BoardProgress::Game(&game(0, 10, 10)));
         progress.update(0, BoardProgress::Game(&game(2, 5, 20)));
         assert_eq!(first.position(), 15, "game 0's 10 presses and 5 of game 2");
         assert_eq!(progress.total.position(), 18);
+        assert_eq!(first.length(), Some(30));
         assert_eq!(progress.total.length(), Some(42));
         assert!(first.message().starts_with("game 3/3, guest 1.5 of 9.0 s"), "{}", first.message());
         assert_eq!(first.prefix(), "board 1: ");
@@ -195,7 +194,7 @@ mod tests {
     /// shows what the emulated board's bar shows.
     #[test]
     fn one_board_shows_its_flash_bar_then_the_presses_bar() {
-        let progress = ProbeProgress::new(&[25], 2, ProgressDrawTarget::hidden());
+        let progress = ProbeProgress::new(1, 2, ProgressDrawTarget::hidden());
         progress.update(0, BoardProgress::Flash(FlashUpdate::Started { step: "erase", total_bytes: 4096 }));
         assert!(!progress.lines[0].is_finished());
         progress.update(0, BoardProgress::Game(&game(0, 2, 13)));

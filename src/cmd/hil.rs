@@ -430,7 +430,9 @@ impl Cmd {
     fn run_suite<B: ProbeBackend>(self, suite: Suite, probes: &B) -> Result {
         let files = suite.files().map_err(Failure::infrastructure)?;
         let base = self.out.clone().unwrap_or_else(|| PathBuf::from("reports").join("hil-suite-release"));
-        super::refuse_a_file_as_out_dir(&base)?;
+        // The suite's folder is checked as a whole first: a folder that
+        // cannot be written is named as given, not as its first scenario's.
+        super::check_out_dir(&base)?;
         let mut verdicts = Vec::new();
         for file in &files {
             let name = file.file_stem().map_or_else(String::new, |stem| stem.to_string_lossy().into_owned());

@@ -73,6 +73,11 @@ enum Cli {
     /// junit.xml and plots. Exit 0 pass, 1 a mismatch or drift beyond tolerance,
     /// 2 usage, 3 the board or the firmware failed (the report is marked incomplete).
     ///
+    /// Without --scenario it plays the release suite (scenarios/release/: every kind
+    /// of time control, each scenario to its own report under
+    /// reports/hil-suite-release/); each report lists the rules of the clock model
+    /// the games went through, and fails a scenario that never reached its own.
+    ///
     /// Probes: with one attached, it is used without flags. With several, name them
     /// with --probe VID:PID:SERIAL (`probe-rs list` shows them); repeat --probe for a
     /// board farm: game g is played on the (g mod N)-th probe named, all boards at
@@ -80,7 +85,7 @@ enum Cli {
     /// (unplugged, firmware silent) loses the game it was playing and does not play
     /// its later ones; the other boards' games are kept, and the run exits 3.
     ///
-    ///   bench hil
+    ///   bench hil                                   (the release suite)
     ///   bench hil --scenario both-flags --games 3
     ///   bench hil --firmware /tmp/target/firmware/defect-systick-off-by-one.elf
     ///   bench hil --board stm32 --games 20 --probe 0483:374b:066DFF --probe 0483:374b:0671FF

@@ -39,6 +39,9 @@ fn usage_errors_exit_2_before_anything_runs() {
         vec!["hil", "--records", "/nonexistent-folder/records.jsonl"],
         vec!["hil", "--suite", "release", "--scenario", "blitz-3-2"],
         vec!["hil", "--suite", "no-such-suite"],
+        vec!["hil", "--scenario", "blitz-3-2", "--icount", "bogus,x=1"],
+        vec!["hil", "--scenario", "blitz-3-2", "--icount", "shift=7,sleep=maybe"],
+        vec!["hil", "--scenario", "blitz-3-2", "--icount", "shift=11"],
         vec!["hil", "--records", a_file.rsplit_once('/').map_or(".", |(folder, _)| folder)],
     ] {
         let output = bench(&args);

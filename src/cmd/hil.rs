@@ -307,6 +307,7 @@ impl Cmd {
         if !(self.silence_timeout.is_finite() && self.silence_timeout > 0.0 && self.silence_timeout < 86_400.0) {
             return Err(Failure::usage(anyhow!("--silence-timeout must be a positive number of seconds")));
         }
+        check_icount(&self.icount).map_err(|why| Failure::usage(anyhow!("--icount `{}`: {why}", self.icount)))?;
         let seed = self.seed.unwrap_or(scenario.seed);
         let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(&scenario, seed));
         if let Some(path) = &self.records {
@@ -688,6 +689,34 @@ fn stop_flag() -> Arc<AtomicBool> {
     }))
 }
 
+/// `--icount` as QEMU reads it (`none`, or `[shift=]N|auto` with `align`,
+/// `sleep`, `rr`, `rrfile`, `rrsnapshot`): a typo is a usage error here, not
+/// an emulator that exits at start and an incomplete report.
+fn check_icount(mode: &str) -> std::result::Result<(), String> {
+    const GRAMMAR: &str = "QEMU's -icount takes [shift=]N|auto,align=on|off,sleep=on|off (or `none` for real time)";
+    if mode == "none" {
+        return Ok(());
+    }
+    for (index, item) in mode.split(',').enumerate() {
+        let (key, value) = match item.split_once('=') {
+            Some((key, value)) => (key, value),
+            None if index == 0 => ("shift", item),
+            None => return Err(format!("`{item}` is not key=value; {GRAMMAR}")),
+        };
+        let valid = match key {
+            "shift" => value == "auto" || value.parse::<u8>().is_ok_and(|shift| shift <= 10),
+            "align" | "sleep" => matches!(value, "on" | "off"),
+            "rr" => matches!(value, "off" | "record" | "replay"),
+            "rrfile" | "rrsnapshot" => !value.is_empty(),
+            _ => return Err(format!("no option `{key}`; {GRAMMAR}")),
+        };
+        if !valid {
+            return Err(format!("`{value}` is not a value of `{key}`; {GRAMMAR}"));
+        }
+    }
+    Ok(())
+}
+
 /// `--records FILE` must name a file in an existing folder; checked before
 /// anything runs.
 fn check_records_path(path: &Path) -> Result<()> {
@@ -935,6 +964,17 @@ max_moves = 3
     /// (game g on the (g mod 2)-th probe named), presses written on the board
     /// that plays the game, RTT records compared with the model, each
     /// board's oscillator drift fitted, the report written and gated: exit 0.
+    #[test]
+    fn icount_modes_qemu_takes_pass_and_typos_are_named() {
+        for good in [bench_hil::qemu::DEFAULT_ICOUNT, "none", "7", "auto,sleep=off", "shift=0,align=off,rr=off"] {
+            assert_eq!(check_icount(good), Ok(()), "{good}");
+        }
+        for (bad, named) in [("bogus,x=1", "bogus"), ("shift=7,x=1", "x"), ("shift=11", "11"), ("7,sleep", "sleep")] {
+            let why = check_icount(bad).expect_err(bad);
+            assert!(why.contains(&format!("`{named}`")) && why.contains("QEMU's -icount takes"), "{bad}: {why}");
+        }
+    }
+
     #[test]
     fn bench_hil_on_a_farm_of_two_fake_probes_passes_and_reports_each_board() {
         let dir = TempDir::new("hil-farm-e2e");

@@ -490,6 +490,16 @@ impl Cmd {
             .map(|text| probe::Selector::parse(text))
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|error| Failure::usage(anyhow!(error)))?;
+        // Before the probes are listed: with none attached this was exit 3,
+        // though naming one board twice is a usage error whatever is plugged in.
+        if let Some(twice) =
+            selectors.iter().enumerate().find_map(|(at, one)| selectors[..at].contains(one).then_some(at))
+        {
+            return Err(Failure::usage(anyhow!(
+                "--probe {} is given twice; name each board once (nothing was run)",
+                self.probe[twice]
+            )));
+        }
         let options = probe::ProbeOptions {
             selectors,
             chip: self.chip.clone(),
@@ -1059,7 +1069,7 @@ max_moves = 3
     fn probe_selection_errors_say_what_to_do() {
         let dir = TempDir::new("hil-probe-selection");
         let two = FakeProbes::new(&["A", "B"]);
-        let cases: [(&FakeProbes, &[&str], Exit, &[&str]); 5] = [
+        let cases: [(&FakeProbes, &[&str], Exit, &[&str]); 6] = [
             (&two, &[], Exit::Usage, &["2 debug probes are attached", "--probe VID:PID:SERIAL", "repeat --probe"]),
             (
                 &two,
@@ -1078,6 +1088,12 @@ max_moves = 3
                 &["--probe", "0483:374b:C"],
                 Exit::Infrastructure,
                 &["no debug probe matches --probe 0483:374b:C", "found: STLink V2-1 (0483:374b:A)", "probe-rs list"],
+            ),
+            (
+                &FakeProbes::new(&[]),
+                &["--probe", "0483:374b:A", "--probe", "0483:374b:A"],
+                Exit::Usage,
+                &["--probe 0483:374b:A is given twice", "name each board once"],
             ),
             (
                 &FakeProbes::new(&[]),

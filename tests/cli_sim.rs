@@ -459,3 +459,19 @@ fn a_run_removes_the_temporary_files_a_killed_run_left() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// A postal game's `--out` that is a file, or in a folder that takes no
+/// files, is a usage error naming the path, before the game is played.
+#[test]
+fn a_postal_games_report_folder_is_checked_and_named_before_it_is_played() {
+    let scratch = temp_dir("postal-out");
+    let a_file = scratch.join("a-file");
+    std::fs::write(&a_file, "not a folder").expect("write");
+    for out in [a_file.clone(), Path::new("/proc/bench-no-such-folder").to_path_buf()] {
+        let out_text = out.to_str().expect("utf-8");
+        let output = bench(&["sim", "--scenario", "correspondence-first-overstep", "--game", "0", "--out", out_text]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{out_text}: {stderr}");
+        assert!(stderr.contains(&format!("the report folder {out_text}")), "{out_text}: {stderr}");
+    }
+}

@@ -216,11 +216,12 @@ impl Cmd {
         }
         if let Some(postal) = &scenario.correspondence {
             // The day-by-day accounting and the claims timeline of this game.
-            let played = bench_sim::postal::play(postal, seed, game);
             let dir = self
                 .out
                 .clone()
                 .unwrap_or_else(|| PathBuf::from("reports").join(format!("{}-{seed}-game-{game}", scenario.name)));
+            super::prepare_out_dir(&dir)?;
+            let played = bench_sim::postal::play(postal, seed, game);
             let report = report::postal::PostalGame { scenario: &scenario.name, seed, game, record: &played };
             report::postal::write_postal_game(&dir, &report).map_err(Failure::infrastructure)?;
             let _ = writeln!(out, "accounting plot and claims timeline: {}", dir.display());

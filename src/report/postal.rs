@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::anyhow;
+use anyhow::{anyhow, Context};
 use bench_sim::postal::{PostalEnd, PostalRecord};
 use chessclock::Side;
 use plotters::coord::Shift;
@@ -44,7 +44,7 @@ impl Figure for PostalGame<'_> {
 
 /// Writes `accounting.svg`, `accounting.png` and `timeline.md` into `dir`.
 pub fn write_postal_game(dir: &Path, game: &PostalGame<'_>) -> anyhow::Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir)?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating the report folder {}", dir.display()))?;
     let mut written = Vec::new();
     let svg_text = plot::svg(game)?;
     written.push(atomic::write_bytes(dir, "accounting.svg", svg_text.as_bytes())?);

@@ -350,6 +350,9 @@ fn an_interrupted_run_leaves_a_report_marked_incomplete() {
     let output = child.wait_with_output().expect("output");
     assert_eq!(status.code(), Some(3), "{}", show(&output));
     assert!(text(&output.stdout).contains("interrupted after"), "{}", show(&output));
+    // The console's verdict is the report's: the run did not play its games.
+    assert!(text(&output.stdout).contains("verdict: FAIL"), "{}", show(&output));
+    assert!(text(&output.stdout).contains("FAIL  all games of the run played"), "{}", show(&output));
 
     let names: Vec<String> = std::fs::read_dir(&out)
         .expect("the report folder")

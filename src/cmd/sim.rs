@@ -389,7 +389,9 @@ impl Cmd {
             Some(Ok((passed, _))) => *passed,
             _ => checks.iter().all(|check| check.passed),
         };
-        let mut out = render_summary(scenario, seed, &range, &summary, &checks, &replay);
+        let played_check = played_check(&summary, &range, complete);
+        let console_checks: Vec<Check> = checks.iter().cloned().chain([played_check]).collect();
+        let mut out = render_summary(scenario, seed, &range, &summary, &console_checks, &replay);
         match &written {
             Ok(()) => {
                 super::push_report_and_gate(&mut out, &out_dir, gated.as_ref());
@@ -564,6 +566,18 @@ fn write_reports(dir: &Path, parts: &ReportParts<'_>) -> anyhow::Result<()> {
     };
     report::write_run_facts(dir, &facts)?;
     Ok(())
+}
+
+/// The check the report adds (`report::json::COMPLETE_CHECK`), for the
+/// console too: an interrupted run's console verdict is the report's, FAIL.
+fn played_check(summary: &Summary, range: &std::ops::Range<u64>, complete: bool) -> Check {
+    let planned = range.end.saturating_sub(range.start);
+    Check {
+        name: report::json::COMPLETE_CHECK.into(),
+        passed: complete && summary.games == planned,
+        measured: format!("{} of {planned} games{}", summary.games, if complete { "" } else { " (interrupted)" }),
+        expected: format!("{planned} games"),
+    }
 }
 
 fn render_summary(

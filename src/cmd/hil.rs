@@ -40,6 +40,8 @@ use crate::report::sha256_hex;
 
 mod progress;
 
+/// `--drift-tolerance-ppm` unless given.
+const DEFAULT_DRIFT_TOLERANCE_PPM: f64 = 5.0;
 /// The reference image `scripts/build-firmware` writes.
 pub const DEFAULT_IMAGE: &str = "normal.elf";
 /// How long the firmware may take to set up RTT after a reset.
@@ -133,7 +135,7 @@ pub struct Cmd {
     max_moves: Option<u32>,
     /// Largest accounting drift that passes, ppm: the run fails when the
     /// whole confidence interval lies beyond it.
-    #[arg(long, value_name = "PPM", default_value_t = 5.0)]
+    #[arg(long, value_name = "PPM", default_value_t = DEFAULT_DRIFT_TOLERANCE_PPM)]
     drift_tolerance_ppm: f64,
     /// Seconds without a new record (or an Ack) before the firmware counts
     /// as silent (exit 3).
@@ -585,18 +587,29 @@ impl Cmd {
         )))
     }
 
+    /// The command that plays the same games again: every option that
+    /// changes results, each word quoted for a POSIX shell.
     fn reproduce_command(&self, seed: u64) -> String {
         let mut command = format!(
             "bench hil --board {} --scenario {} --seed {seed} --games {}",
             self.board.name(),
-            self.scenario.as_deref().unwrap_or_default(),
+            super::shell_word(self.scenario.as_deref().unwrap_or_default()),
             self.games
         );
         if let Some(firmware) = &self.firmware {
-            let _ = write!(command, " --firmware {}", firmware.display());
+            let _ = write!(command, " --firmware {}", super::shell_word(&firmware.display().to_string()));
         }
         if let Some(max_moves) = self.max_moves {
             let _ = write!(command, " --max-moves {max_moves}");
+        }
+        if self.board == BoardKind::Qemu && self.icount != bench_hil::qemu::DEFAULT_ICOUNT {
+            let _ = write!(command, " --icount {}", super::shell_word(&self.icount));
+        }
+        if self.no_bounce {
+            command.push_str(" --no-bounce");
+        }
+        if self.drift_tolerance_ppm != DEFAULT_DRIFT_TOLERANCE_PPM {
+            let _ = write!(command, " --drift-tolerance-ppm {}", self.drift_tolerance_ppm);
         }
         command
     }
@@ -974,6 +987,33 @@ max_moves = 3
     /// (game g on the (g mod 2)-th probe named), presses written on the board
     /// that plays the game, RTT records compared with the model, each
     /// board's oscillator drift fitted, the report written and gated: exit 0.
+    #[test]
+    fn the_reproduce_command_quotes_its_words_and_keeps_every_option_that_changes_results() {
+        let parse = |args: &[&str]| {
+            let HilArgs { cmd } = HilArgs::try_parse_from([&["hil"], args].concat()).expect("the arguments parse");
+            cmd
+        };
+        let plain = parse(&["--scenario", "blitz-3-2"]).reproduce_command(4);
+        assert_eq!(plain, "bench hil --board qemu --scenario blitz-3-2 --seed 4 --games 1");
+        let all = parse(&[
+            "--scenario",
+            "my games/x.toml",
+            "--firmware",
+            "fw's.elf",
+            "--icount",
+            "shift=6,sleep=off",
+            "--no-bounce",
+            "--drift-tolerance-ppm",
+            "2.5",
+        ])
+        .reproduce_command(4);
+        assert_eq!(
+            all,
+            "bench hil --board qemu --scenario 'my games/x.toml' --seed 4 --games 1 --firmware 'fw'\\''s.elf' \
+             --icount shift=6,sleep=off --no-bounce --drift-tolerance-ppm 2.5"
+        );
+    }
+
     #[test]
     fn icount_modes_qemu_takes_pass_and_typos_are_named() {
         for good in [bench_hil::qemu::DEFAULT_ICOUNT, "none", "7", "auto,sleep=off", "shift=0,align=off,rr=off"] {

@@ -177,6 +177,17 @@ fn file_list<E: Display>(
     (out, errors)
 }
 
+/// `text` as one word for a POSIX shell: as it is when that is safe, else
+/// in single quotes, so that a printed command can be pasted.
+pub fn shell_word(text: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_-./:=+,@%".contains(c);
+    if !text.is_empty() && text.chars().all(safe) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

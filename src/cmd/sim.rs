@@ -13,6 +13,7 @@ use bench_sim::run::{self, Check, Controls, RunOptions, Summary};
 use bench_sim::scenario::Scenario;
 use bench_sim::shrink::{self, DefectSet, Target};
 
+use super::shell_word;
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
 use crate::report::{self, gate, RunFacts, SimReportInput};
@@ -484,17 +485,6 @@ fn nothing_to_shrink(passed: bool) -> &'static str {
         "--shrink: no game failed: nothing to shrink\n"
     } else {
         "--shrink: no game failed on its own: the run fails on how often results occur across its games, which no single game reproduces; nothing to shrink (more games, or --swarm, to hunt for a failing game)\n"
-    }
-}
-
-/// `text` as one word for a POSIX shell: as it is when that is safe, else
-/// in single quotes, so that a printed command can be pasted.
-fn shell_word(text: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "_-./:=+,@%".contains(c);
-    if !text.is_empty() && text.chars().all(safe) {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
     }
 }
 

@@ -102,7 +102,8 @@ fn an_incomplete_bench_hil_report_matches_the_schema() {
     let no_tools = dir.join("bin");
     std::fs::create_dir_all(&no_tools).expect("mkdir");
     let out = dir.join("report");
-    let args = ["hil", "--firmware", path_text(&elf), "--games", "2", "--out", path_text(&out)];
+    let args =
+        ["hil", "--scenario", "blitz-3-2", "--firmware", path_text(&elf), "--games", "2", "--out", path_text(&out)];
     let output = bench_in(&args, &[("PATH", &no_tools)]);
     assert_eq!(output.status.code(), Some(3), "{}", text(&output));
     assert_valid(&out, "bench.hil.report/1");

@@ -1489,7 +1489,15 @@ mod tests {
     }
 
     fn ack(command: CommandCode, initial_us: u64) -> Body {
-        Body::Ack(Ack { command, status: AckStatus::Ok, error_position: 0, commands: 1, initial_us, final_period: 0 })
+        Body::Ack(Ack {
+            command,
+            status: AckStatus::Ok,
+            error_position: 0,
+            commands: 1,
+            initial_us,
+            final_period: 0,
+            side: None,
+        })
     }
 
     fn press(button: Button, moves: u32, remaining_us: u64, handled_at_us: u64) -> Body {

@@ -1278,6 +1278,7 @@ mod tests {
                 commands,
                 initial_us: 0,
                 final_period: 0,
+                side: None,
             })
         };
         assert!(!fake.board_mut().emit(0, ack(1)));

@@ -1251,6 +1251,7 @@ max_moves = 8
                         commands: u32::try_from(board.lines_received().len()).unwrap_or(0),
                         initial_us: 0,
                         final_period: 0,
+                        side: None,
                     };
                     board.emit(clock(now), Body::Ack(ack));
                     continue;

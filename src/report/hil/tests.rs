@@ -51,6 +51,7 @@ fn records(white_after_press_us: u64, ppm: f64) -> Vec<Record> {
             commands: 1,
             initial_us: 0,
             final_period: 0,
+            side: None,
         })
     };
     let snapshot = |side, white, black, moves_white| {

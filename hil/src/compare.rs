@@ -1329,6 +1329,25 @@ mod tests {
         compare(control, tick(), &records).expect("the control parses")
     }
 
+    /// 6.12: both flags down in the final period are a draw on a clock
+    /// that cannot show which fell first, and are ruled by their order on
+    /// one that shows it; the firmware's records are judged for the kind of
+    /// clock it announced.
+    #[test]
+    fn both_flags_are_ruled_for_the_kind_of_clock() {
+        // 3 s sudden death: White presses at 1 s, Black's flag falls at 4 s
+        // and White's (2 s left) at 6.5 s after Black's late press.
+        let records = play(Defects::default(), "3", &alternate(&[1_000_000, 4_500_000]), 8_000_000);
+        let shown = compare_on("3", tick(), &records, FlagOrder::Shown).expect("the control parses");
+        let unknown = compare_on("3", tick(), &records, FlagOrder::Unknown).expect("the control parses");
+        assert_eq!(shown.model.flags.len(), 2, "{:?}", shown.model.flags);
+        let article = |comparison: &Comparison| comparison.model.ruling.map(|ruling| ruling.article);
+        assert_eq!(article(&unknown), Some(chessclock::Article::A6_12b));
+        assert_ne!(article(&shown), Some(chessclock::Article::A6_12b));
+        assert_eq!(unknown.model.ruling, unknown.firmware.ruling);
+        assert!(shown.passed() && unknown.passed());
+    }
+
     /// Periods entered at the instant a display starts: with no main time
     /// (overtime begins at the start for White, at White's press for
     /// Black) and a delay that ends on a main time of zero (the flag opens

@@ -52,7 +52,7 @@ static int parse_seconds(const char *text, size_t len, size_t *at, uint64_t *us)
 
 int time_control_parse(const char *text, size_t len, time_control *control)
 {
-    size_t at = 0;
+    size_t at = 0, written_len = len;
     int error;
     while (len > 0 && is_space(text[len - 1])) {
         len--;
@@ -61,7 +61,7 @@ int time_control_parse(const char *text, size_t len, time_control *control)
         at++;
     }
     if (at == len) {
-        return (int)at; /* empty */
+        return (int)written_len; /* nothing but spaces: missing from the end */
     }
     control->increment_us = 0;
     error = parse_seconds(text, len, &at, &control->main_us);

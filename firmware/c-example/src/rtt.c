@@ -22,6 +22,18 @@ static char down_buffer[RTT_DOWN_BUFFER_BYTES];
    port, which sees every store in order). */
 #define COMPILER_BARRIER() __asm volatile("" ::: "memory")
 
+/* An empty ring. No-block-skip: the `bench` channel's mode (a record that
+   does not fit is dropped whole); the host ignores a down channel's mode. */
+static void channel_init(bench_rtt_descriptor *channel, const char *name, char *buffer, uint32_t size)
+{
+    channel->name = name;
+    channel->buffer = buffer;
+    channel->size = size;
+    channel->write = 0;
+    channel->read = 0;
+    channel->flags = BENCH_RTT_MODE_NO_BLOCK_SKIP;
+}
+
 void rtt_init(void)
 {
     static const char id[BENCH_RTT_ID_SIZE] = BENCH_RTT_ID;
@@ -29,18 +41,8 @@ void rtt_init(void)
 
     block->max_up = BENCH_RTT_UP_CHANNELS;
     block->max_down = BENCH_RTT_DOWN_CHANNELS;
-    block->up[0].name = BENCH_UP_CHANNEL;
-    block->up[0].buffer = up_buffer;
-    block->up[0].size = RTT_UP_BUFFER_BYTES;
-    block->up[0].write = 0;
-    block->up[0].read = 0;
-    block->up[0].flags = BENCH_RTT_MODE_NO_BLOCK_SKIP;
-    block->down[0].name = BENCH_DOWN_CHANNEL;
-    block->down[0].buffer = down_buffer;
-    block->down[0].size = RTT_DOWN_BUFFER_BYTES;
-    block->down[0].write = 0;
-    block->down[0].read = 0;
-    block->down[0].flags = BENCH_RTT_MODE_NO_BLOCK_SKIP;
+    channel_init(&block->up[0], BENCH_UP_CHANNEL, up_buffer, RTT_UP_BUFFER_BYTES);
+    channel_init(&block->down[0], BENCH_DOWN_CHANNEL, down_buffer, RTT_DOWN_BUFFER_BYTES);
     COMPILER_BARRIER();
     /* The id last, and back to front: a host scanning RAM for it never
        matches a block whose descriptors are not written yet. */

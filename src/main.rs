@@ -7,6 +7,7 @@ mod catalog;
 mod cmd;
 mod exit;
 pub mod report;
+mod visible;
 
 use std::process::ExitCode;
 
@@ -146,7 +147,8 @@ fn main() -> ExitCode {
     match outcome {
         Ok(exit) => exit.into(),
         Err(failure) => {
-            eprintln!("error: {:#}", failure.error);
+            // Errors quote files and arguments: nothing in them may hide.
+            eprintln!("error: {}", visible::visible(&format!("{:#}", failure.error)));
             failure.exit.into()
         }
     }

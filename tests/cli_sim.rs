@@ -475,3 +475,36 @@ fn a_postal_games_report_folder_is_checked_and_named_before_it_is_played() {
         assert!(stderr.contains(&format!("the report folder {out_text}")), "{out_text}: {stderr}");
     }
 }
+
+/// A scenario whose name and description hold control characters (NUL,
+/// ESC, a right-to-left override): none of them reaches the console or
+/// summary.md raw; each shows as `[U+XXXX]`.
+#[test]
+fn control_characters_from_a_scenario_file_never_reach_the_console_or_summary_md() {
+    let dir = temp_dir("control-characters");
+    let scenarios = dir.join("scenarios");
+    std::fs::create_dir_all(&scenarios).unwrap();
+    let description = r"evil\u0000 \u001b[2J \u202Etxt.exe";
+    let file = scenarios.join("rtl\u{202E}name.toml");
+    let body = format!("description = \"{description}\"\ncontrol = \"60+1\"\ngames = 2\n");
+    std::fs::write(&file, body).unwrap();
+    let out = dir.join("report");
+    let runs = [
+        support::bench_in(&["sim", "--scenario", file.to_str().unwrap(), "--out", out.to_str().unwrap()], &[]),
+        support::bench_in(&["scenarios"], &[("BENCH_SCENARIOS", &scenarios)]),
+    ];
+    let summary = std::fs::read_to_string(out.join("summary.md")).expect("summary.md");
+    for (shown, what) in
+        [(support::text(&runs[0]), "bench sim"), (support::text(&runs[1]), "bench scenarios"), (summary, "summary.md")]
+    {
+        for raw in ['\0', '\u{1b}', '\u{202E}'] {
+            assert!(!shown.contains(raw), "{what} holds U+{:04X} raw:\n{shown}", u32::from(raw));
+        }
+        assert!(shown.contains("[U+202E]"), "{what} shows the override as a code point:\n{shown}");
+    }
+    assert!(
+        support::text(&runs[1]).contains("evil[U+0000] [U+001B][2J [U+202E]txt.exe"),
+        "{}",
+        support::text(&runs[1])
+    );
+}

@@ -34,7 +34,11 @@ pub fn parse_max_moves(text: &str) -> Result<u32, String> {
 
 /// Writes a command's report to stdout. A closed pipe (`bench … | head`) is
 /// not a failure; any other write error is an infrastructure failure.
+///
+/// Control characters and bidirectional overrides show as `[U+XXXX]`
+/// ([`crate::visible`]): what is printed quotes users' files.
 pub fn print(text: &str) -> crate::exit::Result<()> {
+    let text = crate::visible::visible(text);
     let mut stdout = io::stdout().lock();
     match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
         Err(error) if error.kind() != io::ErrorKind::BrokenPipe => Err(error).context("writing to stdout")?,

@@ -197,7 +197,7 @@ pub(crate) fn defect_rows(defects: &DefectCounts) -> [(&'static str, u64); 10] {
 
 /// Inline code that survives backticks in `text`.
 pub(crate) fn code(text: &str) -> String {
-    let text = text.replace(['\n', '\r'], " ");
+    let text = escape_text(text);
     let mut fence = String::from("`");
     while text.contains(fence.as_str()) {
         fence.push('`');
@@ -211,9 +211,10 @@ pub(crate) fn cell(text: &str) -> String {
     escape_text(text).replace('|', "\\|")
 }
 
-/// Free text on one line (a reason or a description cannot break the layout).
+/// Free text on one line (a reason or a description cannot break the
+/// layout), with no hidden control character ([`crate::visible`]).
 fn escape_text(text: &str) -> String {
-    text.replace(['\n', '\r'], " ")
+    crate::visible::visible(&text.replace(['\n', '\r', '\t'], " ")).into_owned()
 }
 
 /// `1234567` → `1.234567 s`; under a second, in ms or µs.

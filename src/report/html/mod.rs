@@ -306,7 +306,7 @@ pub fn escape(text: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
             '\n' | '\t' => out.push(c),
-            c if c.is_control() => {
+            c if crate::visible::is_hidden_control(c) => {
                 let _ = write!(out, "[U+{:04X}]", u32::from(c));
             }
             c => out.push(c),

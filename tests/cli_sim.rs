@@ -508,3 +508,33 @@ fn control_characters_from_a_scenario_file_never_reach_the_console_or_summary_md
         support::text(&runs[1])
     );
 }
+
+/// A report folder holding the report of another run is not replaced
+/// silently: refused (exit 2, naming --out and --force) before any game,
+/// replaced with --force; a rerun of the same command replaces its own.
+#[test]
+fn another_runs_report_is_replaced_only_with_force() {
+    let out = temp_dir("another-run");
+    let out_text = out.to_str().unwrap();
+    let run = |games: &str, extra: &[&str]| {
+        let mut args = vec!["sim", "--scenario", "both-flags", "--games", games, "--out", out_text];
+        args.extend_from_slice(extra);
+        bench(&args)
+    };
+    let played = |games: u64| {
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+        assert_eq!(report["games"]["played"], games, "{report}");
+    };
+    assert_eq!(run("4", &[]).status.code(), Some(0));
+    assert_eq!(run("4", &[]).status.code(), Some(0), "the same command replaces its own report");
+    let refused = run("6", &[]);
+    let stderr = text(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    let theirs = "holds the report of another run (`bench sim --scenario both-flags --seed 1 --games 4`)";
+    assert!(stderr.contains(theirs) && stderr.contains("--out") && stderr.contains("--force"), "{stderr}");
+    assert!(refused.stdout.is_empty(), "no game was played: {}", text(&refused.stdout));
+    played(4);
+    assert_eq!(run("6", &["--force"]).status.code(), Some(0));
+    played(6);
+}

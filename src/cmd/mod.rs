@@ -72,6 +72,18 @@ pub fn refuse_a_file_as_out_dir(dir: &Path) -> crate::exit::Result<()> {
     Ok(())
 }
 
+/// A usage error when `dir` holds the report of a run other than
+/// `command`'s and `force` (`--force`) was not given: a new run must not
+/// destroy an earlier, different one without saying so. Before this check
+/// `bench sim --scenario both-flags --games 2000` silently replaced the
+/// scenario's own run in `reports/both-flags-1`.
+pub fn refuse_to_replace_another_run(dir: &Path, command: &str, force: bool) -> crate::exit::Result<()> {
+    match crate::report::another_runs_report(dir, command) {
+        Some(why) if !force => Err(Failure::usage(anyhow::anyhow!("{why} (nothing was run)"))),
+        _ => Ok(()),
+    }
+}
+
 /// Makes sure the report folder can exist before any game is played: a
 /// sweep's hours or a board's run must not be lost to a folder that cannot
 /// be written.

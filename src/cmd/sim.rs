@@ -38,6 +38,12 @@ pub struct Cmd {
     /// Report directory [default: reports/<scenario>-<seed>].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Replace the report in the report folder even when it is another
+    /// run's (another scenario, seed, --games or option). Without it such a
+    /// folder is refused (exit 2); a rerun of the same command replaces its
+    /// own report.
+    #[arg(long)]
+    force: bool,
     /// Play only game G (0-based) and print its result; with --trace, every event.
     #[arg(long, value_name = "G")]
     game: Option<u64>,
@@ -71,7 +77,7 @@ pub struct Cmd {
     /// `games` fails by chance less than once in 10 000 a side; exit 1 when
     /// a written range is narrower. Writes no report; plays without the
     /// tick-model oracle, which changes no result (the invariants still run).
-    #[arg(long, conflicts_with_all = ["game", "shrink", "shard", "check_determinism", "swarm", "out"])]
+    #[arg(long, conflicts_with_all = ["game", "shrink", "shard", "check_determinism", "swarm", "out", "force"])]
     calibrate: bool,
 }
 
@@ -323,6 +329,8 @@ impl Cmd {
             disabled: self.disabled(),
         };
         let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(scenario, seed, self.shard));
+        let command = self.reproduce_command(seed, games);
+        super::refuse_to_replace_another_run(&out_dir, &command, self.force)?;
         super::prepare_out_dir(&out_dir)?;
         let stop = Arc::new(AtomicBool::new(false));
         let handler_stop = Arc::clone(&stop);
@@ -374,7 +382,7 @@ impl Cmd {
                 summary: &summary,
                 checks: &checks,
                 replay: &replay,
-                command: self.reproduce_command(seed, games),
+                command,
                 complete,
                 wall_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
                 jobs,

@@ -538,3 +538,51 @@ fn another_runs_report_is_replaced_only_with_force() {
     assert_eq!(run("6", &["--force"]).status.code(), Some(0));
     played(6);
 }
+
+/// `--game G` replays one game: what it cannot honour is refused before
+/// the game is played (exit 2, naming the option), and
+/// `--check-determinism` is honoured (the game played twice).
+#[test]
+fn one_game_refuses_the_options_of_a_run_and_honours_check_determinism() {
+    let dir = temp_dir("one-game-options");
+    let out = dir.join("report");
+    let out_text = out.to_str().unwrap();
+    for (extra, needle) in [
+        (&["--shard", "1/2"][..], "--shard 1/2 picks a slice of a run's games"),
+        (&["--out", out_text], "--out names a run's report folder"),
+        (&["--force"], "--force replaces a run's report, and --game writes none"),
+    ] {
+        let mut args = vec!["sim", "--scenario", "both-flags", "--game", "3"];
+        args.extend_from_slice(extra);
+        let output = bench(&args);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert!(stderr.contains(needle) && stderr.contains("nothing was run"), "{extra:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{extra:?}: no game was played: {}", text(&output.stdout));
+        assert!(!out.exists(), "{extra:?}: nothing is written");
+    }
+    let output = bench(&["sim", "--scenario", "both-flags", "--game", "3", "--check-determinism"]);
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", text(&output.stderr));
+    let trace = stdout.lines().find_map(|line| line.split("trace ").nth(1)).expect("the game's trace hash");
+    let twice = format!("PASS every game plays the same twice: trace {trace} both times");
+    assert!(stdout.contains(&twice), "{stdout}");
+}
+
+/// `--trace` says what its numbers are, and numbers stages as `bench
+/// timecontrol` does: from 1.
+#[test]
+fn a_trace_has_a_header_with_units_and_counts_stages_from_1() {
+    let output = bench(&["sim", "--scenario", "both-flags", "--games", "40", "--game", "0", "--trace"]);
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let header = stdout.lines().next().unwrap_or_default();
+    assert!(header.starts_with('#') && header.contains("(us)"), "{header}");
+    let flags: Vec<&str> = stdout.lines().filter(|line| line.contains(" flag(s) ")).collect();
+    assert!(!flags.is_empty(), "both-flags' game 0 has flags:\n{stdout}");
+    for line in flags {
+        assert!(line.contains(" in stage 1") || line.contains(" in stage 2"), "{line}");
+    }
+    let timecontrol = text(&bench(&["timecontrol", "10/20:20"]).stdout);
+    assert!(timecontrol.contains("Stage 1:") && timecontrol.contains("Stage 2:"), "{timecontrol}");
+}

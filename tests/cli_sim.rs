@@ -586,3 +586,26 @@ fn a_trace_has_a_header_with_units_and_counts_stages_from_1() {
     let timecontrol = text(&bench(&["timecontrol", "10/20:20"]).stdout);
     assert!(timecontrol.contains("Stage 1:") && timecontrol.contains("Stage 2:"), "{timecontrol}");
 }
+
+/// Every `games in class` check has its row in summary.md, `6.12 a)` (a
+/// ruling play goes on after, which no game ends with) included, with
+/// what an article class counts; index.html shows the check's name with
+/// no Markdown backtick.
+#[test]
+fn every_expected_class_has_its_row_and_article_classes_are_explained() {
+    let out = temp_dir("expected-classes");
+    let output = bench(&["sim", "--scenario", "both-flags", "--games", "30", "--out", out.to_str().unwrap()]);
+    assert!(matches!(output.status.code(), Some(0 | 1)), "{}", text(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    for expected in report["expected_classes"].as_array().unwrap() {
+        let row = format!("| {} | {} |", expected["class"].as_str().unwrap(), expected["games"]);
+        assert!(summary.contains(&row), "no row `{row}`:\n{summary}");
+    }
+    assert!(summary.contains("| 6.12 a) |"), "{summary}");
+    assert!(summary.contains("add up to more than the games"), "{summary}");
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(!html.contains("`6.12 a)`"), "a Markdown backtick in index.html");
+    assert!(html.contains("games in class <code>6.12 a)</code>"), "the class as code");
+    assert!(html.contains("add up to more than the games"), "index.html explains article classes too");
+}

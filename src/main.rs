@@ -88,7 +88,7 @@ enum Cli {
     ///
     ///   bench hil                                   (the release suite)
     ///   bench hil --scenario both-flags --games 3
-    ///   bench hil --firmware /tmp/target/firmware/defect-systick-off-by-one.elf
+    ///   bench hil --firmware ~/.cache/bench/target/firmware/defect-systick-off-by-one.elf  (scripts/build-firmware)
     ///   bench hil --board stm32 --games 20 --probe 0483:374b:066DFF --probe 0483:374b:0671FF
     #[command(verbatim_doc_comment)]
     Hil(cmd::hil::Cmd),

@@ -675,3 +675,20 @@ fn another_runs_report_folder_is_refused_before_the_board_starts() {
     let made: Vec<_> = std::fs::read_dir(&base).expect("the suite's folder").filter_map(Result::ok).collect();
     assert_eq!(made.len(), 1, "no scenario played before the refusal: {made:?}");
 }
+
+/// The `bench hil --help` example's image is where `scripts/build-firmware`
+/// puts images by default (`~/.cache/bench/target/firmware`), and is one it
+/// builds.
+#[test]
+fn the_help_examples_image_is_where_scripts_build_firmware_puts_it() {
+    let help = text(&bench(&["hil", "--help"]));
+    let example = help
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("bench hil --firmware "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .expect("an example with --firmware");
+    let image = Path::new(example);
+    assert_eq!(image.parent(), Some(Path::new("~/.cache/bench/target/firmware")), "{example}");
+    let name = image.file_name().expect("a file name");
+    assert!(images().join(name).is_file(), "scripts/build-firmware builds no {}", name.to_string_lossy());
+}

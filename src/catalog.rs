@@ -113,7 +113,9 @@ pub fn find(argument: &str) -> Result<(Scenario, PathBuf), LookupError> {
             return Err(LookupError::Unknown { name: argument.to_string(), known, dirs: scenario_dirs_text() });
         };
         if let Some(hidden) = found.get(1) {
-            eprintln!("note: scenario `{argument}` is {}; it hides the one in {}", first.display(), hidden.display());
+            let note =
+                format!("note: scenario `{argument}` is {}; it hides the one in {}", first.display(), hidden.display());
+            eprintln!("{}", crate::visible::visible(&note));
         }
         first.clone()
     };

@@ -135,6 +135,12 @@ pub struct Cmd {
     /// Report directory [default: reports/hil-<scenario>-<seed>].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Replace the report in the report folder even when it is another
+    /// run's (another scenario, seed, --games, firmware path or option).
+    /// Without it such a folder is refused (exit 2); a rerun of the same
+    /// command (after rebuilding the firmware) replaces its own report.
+    #[arg(long)]
+    force: bool,
     /// At most this many moves per player, 1 to 10 000 (overrides the scenario's bound).
     #[arg(long, value_name = "N", value_parser = super::parse_max_moves)]
     max_moves: Option<u32>,
@@ -352,7 +358,9 @@ impl Cmd {
         })?;
         let elf = self.firmware_image()?;
         // Before the probes are opened or the emulator started: a folder
-        // that cannot take the report would lose the whole run.
+        // that cannot take the report would lose the whole run, and one
+        // that holds another run's report would lose that run.
+        super::refuse_to_replace_another_run(&out_dir, &self.reproduce_command(seed), self.force)?;
         super::check_out_dir(&out_dir)?;
         let boards = self.select_probes(probes)?;
         let elf_bytes = std::fs::read(&elf).with_context(|| format!("reading the firmware image {}", elf.display()))?;
@@ -470,15 +478,26 @@ impl Cmd {
         // The suite's folder is checked as a whole first: a folder that
         // cannot be written is named as given, not as its first scenario's.
         super::check_out_dir(&base)?;
+        let runs: Vec<(String, Cmd)> = files
+            .iter()
+            .map(|file| {
+                let name = file.file_stem().map_or_else(String::new, |stem| stem.to_string_lossy().into_owned());
+                let one = Cmd {
+                    suite: None,
+                    scenario: Some(file.display().to_string()),
+                    out: Some(base.join(&name)),
+                    ..self.clone()
+                };
+                (name, one)
+            })
+            .collect();
+        // Every scenario's folder before the first scenario plays: a
+        // refusal half-way would leave the suite half replaced.
+        for (_, one) in &runs {
+            one.refuse_to_replace_another_run()?;
+        }
         let mut verdicts = Vec::new();
-        for file in &files {
-            let name = file.file_stem().map_or_else(String::new, |stem| stem.to_string_lossy().into_owned());
-            let one = Cmd {
-                suite: None,
-                scenario: Some(file.display().to_string()),
-                out: Some(base.join(&name)),
-                ..self.clone()
-            };
+        for (name, one) in runs {
             let ran = one.run_scenario(probes)?;
             verdicts.push(SuiteEntry { name, ran });
         }
@@ -613,6 +632,16 @@ impl Cmd {
                 looked.join(", ")
             }
         )))
+    }
+
+    /// [`super::refuse_to_replace_another_run`] for this one scenario's
+    /// report folder (a suite checks them all before it plays any).
+    fn refuse_to_replace_another_run(&self) -> Result<()> {
+        let name = self.scenario.as_deref().unwrap_or_default();
+        let (scenario, _) = catalog::find(name).map_err(Failure::usage)?;
+        let seed = self.seed.unwrap_or(scenario.seed);
+        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(&scenario, seed));
+        super::refuse_to_replace_another_run(&out_dir, &self.reproduce_command(seed), self.force)
     }
 
     /// The command that plays the same games again: every option that

@@ -38,6 +38,12 @@ pub struct Cmd {
     /// Report directory [default: reports/<scenario>-<seed>].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Replace the report in the report folder even when it is another
+    /// run's (another scenario, seed, --games or option). Without it such a
+    /// folder is refused (exit 2); a rerun of the same command replaces its
+    /// own report.
+    #[arg(long)]
+    force: bool,
     /// Play only game G (0-based) and print its result; with --trace, every event.
     #[arg(long, value_name = "G")]
     game: Option<u64>,
@@ -71,7 +77,7 @@ pub struct Cmd {
     /// `games` fails by chance less than once in 10 000 a side; exit 1 when
     /// a written range is narrower. Writes no report; plays without the
     /// tick-model oracle, which changes no result (the invariants still run).
-    #[arg(long, conflicts_with_all = ["game", "shrink", "shard", "check_determinism", "swarm", "out"])]
+    #[arg(long, conflicts_with_all = ["game", "shrink", "shard", "check_determinism", "swarm", "out", "force"])]
     calibrate: bool,
 }
 
@@ -121,12 +127,30 @@ impl Cmd {
         }
         let seed = self.seed.unwrap_or(scenario.seed);
         if let Some(game) = self.game {
+            self.refuse_what_one_game_cannot_honour(&scenario)?;
             return self.one_game(&scenario, seed, game);
         }
         if self.calibrate {
             return self.calibrate(&scenario, seed);
         }
         self.many_games(&scenario, &file, seed)
+    }
+
+    /// `--game G` replays one game: options about a run's games would be
+    /// silently dropped, so they are refused (exit 2) before it is played.
+    fn refuse_what_one_game_cannot_honour(&self, scenario: &Scenario) -> Result<()> {
+        let why = if let Some((index, count)) = self.shard {
+            format!("--shard {index}/{count} picks a slice of a run's games, and --game one game: give one of them")
+        } else if self.force {
+            "--force replaces a run's report, and --game writes none".to_string()
+        } else if self.out.is_some() && scenario.correspondence.is_none() {
+            "--out names a run's report folder, and --game on an over-the-board scenario writes no report: it \
+             prints the game (--trace: every event); drop --game for a report"
+                .to_string()
+        } else {
+            return Ok(());
+        };
+        Err(Failure::usage(anyhow::anyhow!("{why} (nothing was run)")))
     }
 
     fn disabled(&self) -> DefectSet {
@@ -188,7 +212,16 @@ impl Cmd {
         if self.shrink {
             return self.shrink_game(scenario, seed, game);
         }
-        let record = game::play(GameSpec {
+        // A postal game's report folder is checked before the game is played.
+        let postal_dir = match &scenario.correspondence {
+            Some(_) => {
+                let dir = self.out.clone().unwrap_or_else(|| postal_game_dir(scenario, seed, game));
+                super::prepare_out_dir(&dir)?;
+                Some(dir)
+            }
+            None => None,
+        };
+        let spec = GameSpec {
             scenario,
             seed,
             game,
@@ -196,8 +229,12 @@ impl Cmd {
             trace: self.trace,
             tick_oracle: !self.no_tick_oracle,
             disabled: self.disabled(),
-        });
+        };
+        let record = game::play(spec);
         let mut out = String::new();
+        if self.trace {
+            out.push_str(TRACE_HEADER);
+        }
         for line in record.trace.iter().flatten() {
             let _ = writeln!(out, "{line}");
         }
@@ -211,17 +248,15 @@ impl Cmd {
             record.max_time_error_us,
             record.trace_hash
         );
-        let reasons = run::failure_reasons(scenario, &record);
+        let mut reasons = run::failure_reasons(scenario, &record);
+        if self.check_determinism {
+            reasons.extend(played_twice(&mut out, spec, &record));
+        }
         for reason in &reasons {
             let _ = writeln!(out, "  FAIL {reason}");
         }
-        if let Some(postal) = &scenario.correspondence {
+        if let (Some(postal), Some(dir)) = (&scenario.correspondence, postal_dir) {
             // The day-by-day accounting and the claims timeline of this game.
-            let dir = self
-                .out
-                .clone()
-                .unwrap_or_else(|| PathBuf::from("reports").join(format!("{}-{seed}-game-{game}", scenario.name)));
-            super::prepare_out_dir(&dir)?;
             let played = bench_sim::postal::play(postal, seed, game);
             let report = report::postal::PostalGame { scenario: &scenario.name, seed, game, record: &played };
             report::postal::write_postal_game(&dir, &report).map_err(Failure::infrastructure)?;
@@ -236,7 +271,7 @@ impl Cmd {
             super::print(&format!("game {game} (seed {seed}) does not fail: nothing to shrink\n"))?;
             return Ok(Exit::Pass);
         };
-        let mut out = String::new();
+        let mut out = String::from(TRACE_HEADER);
         for line in shrunk.record.trace.iter().flatten() {
             let _ = writeln!(out, "{line}");
         }
@@ -323,6 +358,8 @@ impl Cmd {
             disabled: self.disabled(),
         };
         let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(scenario, seed, self.shard));
+        let command = self.reproduce_command(seed, games);
+        super::refuse_to_replace_another_run(&out_dir, &command, self.force)?;
         super::prepare_out_dir(&out_dir)?;
         let stop = Arc::new(AtomicBool::new(false));
         let handler_stop = Arc::clone(&stop);
@@ -374,7 +411,7 @@ impl Cmd {
                 summary: &summary,
                 checks: &checks,
                 replay: &replay,
-                command: self.reproduce_command(seed, games),
+                command,
                 complete,
                 wall_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
                 jobs,
@@ -477,6 +514,32 @@ fn render_calibration(
         );
     }
     out
+}
+
+/// What `--trace` prints before the events, so that a line reads without
+/// the source: every time in it is in microseconds.
+const TRACE_HEADER: &str = "\
+# true time since the game began (us), then the event; every time is in us,
+# stages and periods count from 1 as `bench timecontrol` shows them
+";
+
+fn postal_game_dir(scenario: &Scenario, seed: u64, game: u64) -> PathBuf {
+    PathBuf::from("reports").join(format!("{}-{seed}-game-{game}", scenario.name))
+}
+
+/// `--check-determinism` on one game, as a run does it for each of its
+/// games: the game played again must give the same trace and result.
+/// Returns the failure, if any; a pass is noted in `out`.
+fn played_twice(out: &mut String, spec: GameSpec<'_>, record: &game::GameRecord) -> Option<String> {
+    let again = game::play(GameSpec { trace: false, ..spec });
+    if again.trace_hash != record.trace_hash || again.device != record.device {
+        return Some(format!(
+            "the game does not play the same twice: trace {:016x}, then {:016x}",
+            record.trace_hash, again.trace_hash
+        ));
+    }
+    let _ = writeln!(out, "  PASS {}: trace {:016x} both times", run::DETERMINISM_CHECK, again.trace_hash);
+    None
 }
 
 /// Why `--shrink` shrinks nothing when no game of the run failed.

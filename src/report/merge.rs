@@ -55,6 +55,12 @@ pub fn default_out_dir(shard: &Path) -> Result<PathBuf, MergeError> {
     Ok(PathBuf::from("reports").join(format!("{}-{}", report.scenario.name, report.seed)))
 }
 
+/// The command of the merged report, read from one shard (`merge` checks
+/// that every shard's is the same): the unsharded run's.
+pub fn merged_command(shard: &Path) -> Result<String, MergeError> {
+    unsharded_command(&gate::report_path(shard), &load_shard(shard)?)
+}
+
 fn load_shard(dir: &Path) -> Result<Report, MergeError> {
     let path = gate::report_path(dir);
     let report = gate::load_complete(dir).map_err(|error| MergeError::Input(error.into()))?;

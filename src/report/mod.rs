@@ -127,6 +127,31 @@ pub fn write_sim_report(dir: &Path, input: &SimReportInput) -> anyhow::Result<Ve
     Ok(written)
 }
 
+/// The command of the run whose report `dir` holds, when it holds a whole
+/// one (`report.json` that reads as JSON with a `command`), of any kind:
+/// what a new run in `dir` would replace. A folder with no such file holds
+/// no report to lose (a run that died part-way leaves none).
+pub fn command_of_report_in(dir: &Path) -> Option<String> {
+    let bytes = std::fs::read(dir.join(REPORT_JSON)).ok()?;
+    let report: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    report.get("command")?.as_str().map(str::to_string)
+}
+
+/// Why `dir` may not take the report of the run `command`: it holds the
+/// report of another run, which the new one would replace. The same
+/// command may: a rerun (after editing the scenario or rebuilding the
+/// firmware) is meant to replace its report.
+pub fn another_runs_report(dir: &Path, command: &str) -> Option<String> {
+    let theirs = command_of_report_in(dir).filter(|theirs| theirs != command)?;
+    Some(format!(
+        "the report folder {} holds the report of another run (`{theirs}`): give --out a folder for this run \
+         (`{command}`), or --force to replace that report",
+        dir.display()
+    ))
+}
+
+/// The drift plot's title. The bucket is written as `summary.md` writes it
+/// (`1.25 s`, every digit it has): a rounded `1.2 s` read as another bucket.
 fn plot_title(report: &json::Report) -> String {
     let bucket_us = report.drift_envelope.bucket_us;
     format!(

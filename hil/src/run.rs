@@ -833,6 +833,7 @@ impl<'a> Session<'a> {
         let comparison = start_us.map(|_| {
             compare::compare(&schedule.control_text, tick_us, &records).map(|mut comparison| {
                 compare::check_debounce(&mut comparison, &records, debounce_us);
+                compare::check_cadence(&mut comparison, &records, tick_us);
                 let made: Vec<compare::MadePress> = sent.iter().map(SentPress::made).collect();
                 // In lockstep each edge's firmware instant is known: a stamp
                 // may trail it by the tick an interrupt can wait, and 100 µs.

@@ -29,7 +29,7 @@ use crate::board::BoardProfile;
 use crate::drift::{self, Fit, FitError};
 use crate::probe::{check_image, choose, FlashUpdate, ProbeError, ProbeInfo, ProbeOptions, Selector};
 use crate::rtt::{ControlBlockLocation, RttReader};
-use crate::run::{GameRun, Oscillator, Progress, RunError, RunOptions, Session};
+use crate::run::{AckCheck, GameRun, Oscillator, Progress, RunError, RunOptions, Session};
 use crate::schedule::Games;
 use crate::target::{Target, TargetError};
 
@@ -141,6 +141,8 @@ pub struct BoardOutcome {
     pub oscillator: Option<Oscillator>,
     /// What stopped this board before or between its games.
     pub error: Option<String>,
+    /// The Acks of refused lines, right after boot.
+    pub acks: Option<AckCheck>,
 }
 
 impl BoardOutcome {
@@ -155,6 +157,7 @@ impl BoardOutcome {
             drift_samples: Vec::new(),
             oscillator: None,
             error: Some(error),
+            acks: None,
         }
     }
 }
@@ -250,6 +253,10 @@ fn run_board<B: ProbeBackend>(
         Ok(hello) => hello,
         Err(error) => return failed(description, error.to_string()),
     };
+    let acks = match session.check_acks() {
+        Ok(acks) => acks,
+        Err(error) => return failed(description, error.to_string()),
+    };
     let (runs, stopped) = play_share(&mut session, board, games, progress);
     // Short games leave too few TimeBase records for a drift: listen on.
     let gathered = session.gather_time_bases(&runs);
@@ -266,6 +273,7 @@ fn run_board<B: ProbeBackend>(
         oscillator: session.oscillator(),
         runs,
         error,
+        acks: Some(acks),
     }
 }
 

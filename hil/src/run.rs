@@ -57,6 +57,9 @@ use crate::rtt::{RttError, RttReader};
 use crate::schedule::{Schedule, ScheduleEnd};
 use crate::target::{Bounce, ButtonId, CounterReading, EdgeWindow, StepPlan, Stop, Target, TargetError};
 
+mod acks;
+pub use acks::{expected_ack, probe_lines, shape_text, AckCheck, AckShape, LineAck};
+
 /// Records in, command lines out: what the run needs of a firmware's
 /// channels.
 pub trait RecordLink {

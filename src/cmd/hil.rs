@@ -27,7 +27,7 @@ use bench_hil::farm::{self, BoardOutcome, FarmConfig, ProbeBackend};
 use bench_hil::probe::{self, ProbeInfo};
 use bench_hil::qemu::{QemuConfig, QemuTarget};
 use bench_hil::rtt::{ControlBlockLocation, RttReader};
-use bench_hil::run::{GameRun, Progress, RunError, RunOptions, Session};
+use bench_hil::run::{AckCheck, GameRun, Progress, RunError, RunOptions, Session};
 use bench_hil::schedule::{Games, ScheduleError};
 use bench_hil::target::Target;
 use bench_sim::scenario::Scenario;
@@ -202,6 +202,8 @@ struct Played {
     /// What stopped the run before or between games.
     error: Option<String>,
     boards: Vec<BoardRunInput>,
+    /// The Acks of refused lines, right after boot (every board's).
+    acks: Option<AckCheck>,
 }
 
 impl Played {
@@ -221,6 +223,7 @@ impl Played {
             drift: Err(FitError::TooFew { used: 0 }),
             drift_samples: Vec::new(),
             error: Some(error.to_string()),
+            acks: None,
         }
     }
 
@@ -267,6 +270,7 @@ impl Played {
             drift_samples,
             error: (!errors.is_empty()).then(|| errors.join("; ")),
             boards,
+            acks: AckCheck::joined(outcomes.iter().filter_map(|outcome| outcome.acks.as_ref())),
         }
     }
 }
@@ -367,6 +371,7 @@ impl Cmd {
             command_line: self.reproduce_command(seed),
             error: played.error.clone(),
             boards: played.boards.clone(),
+            acks: played.acks.as_ref(),
         };
         let written = hil_report::write_hil_report(&out_dir, &input);
         let records_written = self.records.as_ref().map(|path| write_records(path, &played.runs));
@@ -638,6 +643,10 @@ impl Cmd {
             Ok(hello) => hello,
             Err(error) => return Played::failed(description, error),
         };
+        let acks = match session.check_acks() {
+            Ok(acks) => acks,
+            Err(error) => return Played::failed(description, error),
+        };
         let (runs, stopped) = play_games(&mut session, games);
         // Short games (a forfeit before the first move) leave too few
         // TimeBase records for a drift: listen on a few seconds of guest time.
@@ -657,7 +666,7 @@ impl Cmd {
             accounting_drift_ppm: drift.as_ref().ok().map(|fit| fit.drift_ppm),
             oscillator,
         }];
-        Played { description, hello: Some(hello), runs, drift, drift_samples, error, boards }
+        Played { description, hello: Some(hello), runs, drift, drift_samples, error, boards, acks: Some(acks) }
     }
 }
 

@@ -103,13 +103,14 @@ pub fn shape_text(shape: &AckShape) -> String {
 }
 
 /// The lines the probe sends, in order, for a firmware of
-/// `contract_version`. The bad control has a stage whose time is too long
-/// after a good one, so its error position is the second stage's.
+/// `contract_version`. The bad control is one a sudden-death clock reads
+/// too: its increment is past the core's limit, so the error is at the
+/// increment, not at the main time.
 pub fn probe_lines(contract_version: u16) -> Vec<String> {
     let mut lines = vec![
         "reset".to_string(),
         "stop".to_string(),
-        "tc 40/5400+30:9999999+30".to_string(),
+        "tc 300+9999999".to_string(),
         "tc ".to_string(),
         "x".repeat(COMMAND_LINE_MAX + 1),
     ];
@@ -287,9 +288,9 @@ mod tests {
         check("reset", CommandCode::Reset, AckStatus::NotAllowed, 0);
         check("start", CommandCode::Start, AckStatus::NotAllowed, 0);
         check("stop", CommandCode::Unknown, AckStatus::UnknownCommand, 0);
-        // The second stage's time, 9 999 999 s, is past the core's limit:
-        // the error is at its first digit.
-        check("tc 40/5400+30:9999999+30", CommandCode::TimeControl, AckStatus::BadTimeControl, 11);
+        // The increment, 9 999 999 s, is past the core's limit: the error
+        // is at its first digit.
+        check("tc 300+9999999", CommandCode::TimeControl, AckStatus::BadTimeControl, 4);
         check("tc ", CommandCode::TimeControl, AckStatus::BadTimeControl, 0);
         check(&"x".repeat(COMMAND_LINE_MAX + 1), CommandCode::Unknown, AckStatus::LineTooLong, 0);
         check("set x 1", CommandCode::SetTime, AckStatus::BadArgument, 0);

@@ -61,6 +61,9 @@ pub struct FakeProbes {
     /// Board time that passes at each call, µs (the press latency the
     /// firmware records is about this much).
     pub us_per_call: u64,
+    /// What each board's firmware announces after Hello (contract 3);
+    /// `None`: a contract 2 firmware.
+    pub announced: Option<bench_contract::Capabilities>,
     pub log: Arc<Mutex<ProbeLog>>,
 }
 
@@ -73,6 +76,7 @@ impl FakeProbes {
             disconnect: None,
             oscillator_ppm: vec![12.0, -40.0, 3.0],
             us_per_call: 250,
+            announced: FakeConfig::default().announced,
             log: Arc::new(Mutex::new(ProbeLog::default())),
         }
     }
@@ -154,6 +158,7 @@ impl ProbeBackend for FakeProbes {
         let mut target = FakeTarget::with_config(FakeConfig {
             us_per_call: self.us_per_call,
             counter: Some(counter),
+            announced: self.announced,
             ..FakeConfig::default()
         });
         let mut firmware = FakeFirmware::new(Defects::default());

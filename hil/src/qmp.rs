@@ -490,7 +490,8 @@ mod tests {
         let started = Instant::now();
         let error = client.cont().unwrap_err();
         assert!(matches!(error, TargetError::Disconnected { .. }), "{error}");
-        assert!(started.elapsed() < TEST_TIMEOUT);
+        // Noticed, not waited out: a loaded host only bounds it loosely.
+        assert!(started.elapsed() < Duration::from_secs(60));
         handle.join().unwrap();
     }
 
@@ -517,7 +518,7 @@ mod tests {
         let started = Instant::now();
         let error = client.query_status().unwrap_err();
         assert!(matches!(error, TargetError::Timeout { .. }), "{error}");
-        assert!(started.elapsed() < TEST_TIMEOUT * 3);
+        assert!(started.elapsed() < Duration::from_secs(60), "gave up, not waited for ever");
         done_sender.send(()).unwrap();
         handle.join().unwrap();
     }

@@ -20,10 +20,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{anyhow, Context};
-use bench_contract::Hello;
+use bench_contract::{Capabilities, Hello};
 use bench_hil::board::BoardProfile;
 use bench_hil::drift::{self, Fit, FitError};
 use bench_hil::farm::{self, BoardOutcome, FarmConfig, ProbeBackend};
+use bench_hil::needs::Unsupported;
 use bench_hil::probe::{self, ProbeInfo};
 use bench_hil::qemu::{QemuConfig, QemuTarget};
 use bench_hil::rtt::{ControlBlockLocation, RttReader};
@@ -36,7 +37,7 @@ use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
 use crate::report::gate;
 use crate::report::hil::{self as hil_report, BoardRunInput, HilReportInput, HilRunFacts};
-use crate::report::sha256_hex;
+use crate::report::{self, sha256_hex};
 
 mod progress;
 
@@ -44,6 +45,10 @@ mod progress;
 const DEFAULT_DRIFT_TOLERANCE_PPM: f64 = 5.0;
 /// The reference image `scripts/build-firmware` writes.
 pub const DEFAULT_IMAGE: &str = "normal.elf";
+/// In a skipped scenario's folder, instead of its report.
+const SKIPPED_MD: &str = "skipped.md";
+/// The suite's own summary, in its folder.
+const SUITE_MD: &str = "suite.md";
 /// How long the firmware may take to set up RTT after a reset.
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -196,6 +201,9 @@ pub fn firmware_dirs() -> Vec<PathBuf> {
 struct Played {
     description: String,
     hello: Option<Hello>,
+    capabilities: Option<Capabilities>,
+    /// The scenario needs what the firmware leaves out: nothing was played.
+    skipped: Option<Unsupported>,
     runs: Vec<GameRun>,
     drift: std::result::Result<Fit, FitError>,
     drift_samples: Vec<drift::Sample>,
@@ -219,6 +227,8 @@ impl Played {
             }],
             description,
             hello: None,
+            capabilities: None,
+            skipped: None,
             runs: Vec::new(),
             drift: Err(FitError::TooFew { used: 0 }),
             drift_samples: Vec::new(),
@@ -258,6 +268,8 @@ impl Played {
             })
             .collect();
         let hello = outcomes.iter().find_map(|outcome| outcome.hello);
+        let capabilities = outcomes.iter().find_map(|outcome| outcome.capabilities);
+        let skipped = outcomes.iter().find_map(|outcome| outcome.skipped.clone());
         let (drift, drift_samples) = match outcomes.get_mut(deciding) {
             Some(outcome) => (outcome.drift, std::mem::take(&mut outcome.drift_samples)),
             None => (Err(FitError::TooFew { used: 0 }), Vec::new()),
@@ -265,6 +277,8 @@ impl Played {
         Played {
             description,
             hello,
+            capabilities,
+            skipped,
             runs,
             drift,
             drift_samples,
@@ -296,10 +310,23 @@ impl Cmd {
             super::print(&profile.wiring_text())?;
             return Ok(Exit::Pass);
         }
-        let Some(scenario_name) = self.scenario.clone() else {
+        if self.scenario.is_none() {
             let suite = self.suite.unwrap_or(Suite::Release);
             return self.run_suite(suite, probes);
-        };
+        }
+        match self.run_scenario(probes)? {
+            Ran::Judged(exit) => Ok(exit),
+            Ran::Skipped(why) => {
+                super::print(&format!("SKIPPED: {why}; nothing was played, so nothing passed (exit 1)\n"))?;
+                Ok(Exit::GateFailed)
+            }
+        }
+    }
+
+    /// One scenario (`--scenario`): played and judged, or skipped when the
+    /// firmware announces it cannot run the scenario's control.
+    fn run_scenario<B: ProbeBackend>(self, probes: &B) -> Result<Ran> {
+        let scenario_name = self.scenario.clone().unwrap_or_default();
         let (mut scenario, file) = catalog::find(&scenario_name).map_err(Failure::usage)?;
         if let Some(max_moves) = self.max_moves {
             scenario.board.max_moves = max_moves;
@@ -319,7 +346,7 @@ impl Cmd {
         if let Some(path) = &self.records {
             check_records_path(path)?;
         }
-        let games = Games { scenario: &scenario, seed, count: self.games };
+        let games = Games { scenario: &scenario, seed, count: self.games, shows_flag_order: None };
         // Game 0's schedule now, so a scenario no board can play (a postal
         // game) is refused before anything starts; the others are made as
         // they are played, however many games are asked for.
@@ -352,6 +379,10 @@ impl Cmd {
             None => self.play(&elf, &games, options),
         };
         let wall = started.elapsed();
+        if let Some(why) = played.skipped {
+            write_skipped(&out_dir, &scenario, &why).map_err(Failure::infrastructure)?;
+            return Ok(Ran::Skipped(why));
+        }
 
         let input = HilReportInput {
             board: self.board.name(),
@@ -359,6 +390,7 @@ impl Cmd {
             firmware_file: &elf,
             firmware_sha256: sha256_hex(&elf_bytes),
             hello: played.hello,
+            capabilities: played.capabilities,
             scenario: &scenario,
             scenario_file: &file,
             scenario_sha256: sha256_hex(&scenario_bytes),
@@ -415,12 +447,12 @@ impl Cmd {
         let firmware_failure =
             played.runs.iter().any(|run| run.error.as_ref().is_some_and(|e| e.is_firmware_failure()));
         match gated {
-            Some(Ok((true, _))) => Ok(Exit::Pass),
-            Some(Ok((false, _))) => Ok(Exit::GateFailed),
+            Some(Ok((true, _))) => Ok(Ran::Judged(Exit::Pass)),
+            Some(Ok((false, _))) => Ok(Ran::Judged(Exit::GateFailed)),
             Some(Err(error)) => Err(Failure::infrastructure(error)),
             // Incomplete: the firmware's fault (a refused command) fails;
             // the bench's or the board's is an infrastructure failure.
-            None if firmware_failure => Ok(Exit::GateFailed),
+            None if firmware_failure => Ok(Ran::Judged(Exit::GateFailed)),
             None => {
                 let why = played
                     .error
@@ -434,7 +466,9 @@ impl Cmd {
 
     /// Each scenario of `suite` in turn, as `bench hil --scenario FILE` with
     /// the same options, reports in `--out`/NAME. Stops at an
-    /// infrastructure failure; otherwise exits with the worst verdict.
+    /// infrastructure failure; otherwise exits with the worst verdict. A
+    /// scenario the firmware announces it cannot run is skipped with its
+    /// reason; a suite with nothing played does not pass.
     fn run_suite<B: ProbeBackend>(self, suite: Suite, probes: &B) -> Result {
         let files = suite.files().map_err(Failure::infrastructure)?;
         let base = self.out.clone().unwrap_or_else(|| PathBuf::from("reports").join("hil-suite-release"));
@@ -450,22 +484,16 @@ impl Cmd {
                 out: Some(base.join(&name)),
                 ..self.clone()
             };
-            let exit = one.run_with(probes)?;
-            verdicts.push((name, exit));
+            let ran = one.run_scenario(probes)?;
+            verdicts.push(SuiteEntry { name, ran });
         }
-        let failed: Vec<&str> =
-            verdicts.iter().filter(|(_, exit)| *exit != Exit::Pass).map(|(name, _)| name.as_str()).collect();
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "suite release: {} of {} scenarios passed{}; reports in {}",
-            verdicts.len() - failed.len(),
-            verdicts.len(),
-            if failed.is_empty() { String::new() } else { format!(" (failed: {})", failed.join(", ")) },
-            base.display()
-        );
-        super::print(&out)?;
-        Ok(if failed.is_empty() { Exit::Pass } else { Exit::GateFailed })
+        let summary = suite_summary(&verdicts);
+        std::fs::create_dir_all(&base)
+            .and_then(|()| std::fs::write(base.join(SUITE_MD), &summary.markdown))
+            .with_context(|| format!("writing {}", base.join(SUITE_MD).display()))
+            .map_err(Failure::infrastructure)?;
+        super::print(&format!("{}; reports in {}\n{}", summary.line, base.display(), summary.skips))?;
+        Ok(if summary.passed { Exit::Pass } else { Exit::GateFailed })
     }
 
     /// Boards on probes, chosen before anything runs: the profile, an
@@ -639,15 +667,19 @@ impl Cmd {
             Err(error) => return Played::failed(description, format!("the firmware's RTT channels: {error}")),
         };
         let mut session = Session::new(target.as_mut(), &mut reader, options);
-        let hello = match session.hello() {
-            Ok(hello) => hello,
+        let (hello, capabilities) = match session.hello().and_then(|hello| Ok((hello, session.capabilities()?))) {
+            Ok(announced) => announced,
             Err(error) => return Played::failed(description, error),
         };
         let acks = match session.check_acks() {
             Ok(acks) => acks,
             Err(error) => return Played::failed(description, error),
         };
-        let (runs, stopped) = play_games(&mut session, games);
+        let skipped = games.unsupported(&capabilities);
+        let (runs, stopped) = match skipped {
+            Some(_) => (Vec::new(), None),
+            None => play_games(&mut session, &games.on_clock(&capabilities)),
+        };
         // Short games (a forfeit before the first move) leave too few
         // TimeBase records for a drift: listen on a few seconds of guest time.
         let error = match session.gather_time_bases(&runs) {
@@ -666,8 +698,94 @@ impl Cmd {
             accounting_drift_ppm: drift.as_ref().ok().map(|fit| fit.drift_ppm),
             oscillator,
         }];
-        Played { description, hello: Some(hello), runs, drift, drift_samples, error, boards, acks: Some(acks) }
+        Played {
+            description,
+            hello: Some(hello),
+            capabilities: Some(capabilities),
+            skipped,
+            runs,
+            drift,
+            drift_samples,
+            error,
+            boards,
+            acks: Some(acks),
+        }
     }
+}
+
+/// What became of one scenario.
+enum Ran {
+    /// Played and gated: the exit code of its gate.
+    Judged(Exit),
+    /// The firmware cannot run it: nothing was played.
+    Skipped(Unsupported),
+}
+
+struct SuiteEntry {
+    name: String,
+    ran: Ran,
+}
+
+struct SuiteSummary {
+    /// Every scenario the firmware can run passed, and it could run one.
+    passed: bool,
+    /// `suite release: 2 of 8 scenarios passed, 6 skipped`.
+    line: String,
+    /// One line per skipped scenario, with its reason.
+    skips: String,
+    /// `suite.md`: the line and a table of every scenario.
+    markdown: String,
+}
+
+fn suite_summary(entries: &[SuiteEntry]) -> SuiteSummary {
+    let verdict = |ran: &Ran| match ran {
+        Ran::Judged(Exit::Pass) => "pass",
+        Ran::Judged(_) => "FAIL",
+        Ran::Skipped(_) => "skipped",
+    };
+    let count = |wanted: &str| entries.iter().filter(|entry| verdict(&entry.ran) == wanted).count();
+    let (passed, failed, skipped) = (count("pass"), count("FAIL"), count("skipped"));
+    let failed_names: Vec<&str> =
+        entries.iter().filter(|entry| verdict(&entry.ran) == "FAIL").map(|entry| entry.name.as_str()).collect();
+    let mut line = format!("suite release: {passed} of {} scenarios passed", entries.len());
+    if skipped > 0 {
+        let _ = write!(line, ", {skipped} skipped (the firmware cannot run them)");
+    }
+    if failed > 0 {
+        let _ = write!(line, " (failed: {})", failed_names.join(", "));
+    }
+    let mut skips = String::new();
+    let mut table = String::from("| scenario | verdict | why |\n|---|---|---|\n");
+    for entry in entries {
+        let why = match &entry.ran {
+            Ran::Skipped(why) => {
+                let _ = writeln!(skips, "  skipped {}: {why}", entry.name);
+                why.to_string()
+            }
+            Ran::Judged(_) => String::new(),
+        };
+        let _ = writeln!(table, "| `{}` | {} | {} |", entry.name, verdict(&entry.ran), why);
+    }
+    let all_skipped = passed == 0 && failed == 0;
+    if all_skipped {
+        line.push_str(": nothing was played, so nothing passed");
+    }
+    let markdown = format!("# {line}\n\n{table}");
+    SuiteSummary { passed: failed == 0 && !all_skipped, line, skips, markdown }
+}
+
+/// A skipped scenario's folder says why it holds no report; an earlier
+/// run's report there is removed, so no gate or CI reads it as this run's.
+fn write_skipped(out_dir: &Path, scenario: &Scenario, why: &Unsupported) -> anyhow::Result<()> {
+    for stale in [report::REPORT_JSON, report::JUNIT_XML, report::SUMMARY_MD, report::INDEX_HTML] {
+        report::atomic::remove_if_exists(out_dir, stale)?;
+    }
+    let text = format!(
+        "# SKIPPED: `{}`\n\nNothing was played: {why}. A firmware announces what it supports in its \
+         Capabilities record (hil/CONTRACT.md, contract 3).\n",
+        scenario.name
+    );
+    report::atomic::write_bytes(out_dir, SKIPPED_MD, text.as_bytes()).map(|_| ())
 }
 
 /// The games in turn on the emulated board, each schedule made as it
@@ -1231,5 +1349,82 @@ max_moves = 3
     fn reports_go_to_a_folder_named_after_the_scenario_and_seed() {
         let (scenario, _) = catalog::find("blitz-3-2").expect("shipped");
         assert_eq!(default_out_dir(&scenario, 7), Path::new("reports/hil-blitz-3-2-7"));
+    }
+
+    /// A clock with sudden death and Fischer increment only, as its
+    /// Capabilities record says (contract 3).
+    fn fischer_only() -> Capabilities {
+        Capabilities {
+            controls: bench_contract::CONTROL_PLAIN | bench_contract::CONTROL_INCREMENT,
+            arbiter: bench_contract::ARBITER_PAUSE,
+            shows_flag_order: false,
+        }
+    }
+
+    /// 17.6: the release suite skips, with the reason, a scenario whose
+    /// control the firmware announces it cannot run, plays the others, and
+    /// passes when they pass; the skipped scenario's folder holds no report
+    /// for a gate to read.
+    #[test]
+    fn the_suite_skips_what_the_firmware_announces_it_cannot_run() {
+        let dir = TempDir::new("hil-suite-skips");
+        let mut probes = FakeProbes::new(&["A"]);
+        probes.us_per_call = FAST_US_PER_CALL;
+        probes.announced = Some(fischer_only());
+        let elf = dir.path().join("clock.elf");
+        std::fs::write(&elf, stm32_image()).expect("write the image");
+        let base = dir.path().join("suite");
+        let stale = base.join("2-delay");
+        std::fs::create_dir_all(&stale).expect("an earlier run's folder");
+        std::fs::write(stale.join(report::REPORT_JSON), "{}").expect("an earlier run's report");
+        let args = ["hil", "--board", "stm32", "--games", "1", "--silence-timeout", "60"];
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["--firmware", elf.to_str().expect("utf-8"), "--out", base.to_str().expect("utf-8")]);
+        let HilArgs { cmd } = HilArgs::try_parse_from(all).expect("the arguments parse");
+        let outcome = cmd.run_with(&probes);
+        assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::Pass));
+
+        let suite = std::fs::read_to_string(base.join(SUITE_MD)).expect("suite.md written");
+        let files = Suite::Release.files().expect("the release suite");
+        for file in &files {
+            let name = file.file_stem().expect("a name").to_string_lossy().into_owned();
+            let (scenario, _) = catalog::find(&file.display().to_string()).expect("a release scenario");
+            let runs =
+                bench_hil::needs::unsupported(&fischer_only(), &scenario.control.text, &scenario.control.control)
+                    .is_none();
+            let folder = base.join(&name);
+            assert_eq!(folder.join(report::REPORT_JSON).exists(), runs, "{name}: a report only when played");
+            assert_eq!(folder.join(SKIPPED_MD).exists(), !runs, "{name}: skipped.md only when skipped");
+            let row = suite.lines().find(|line| line.starts_with(&format!("| `{name}` |"))).expect("a row");
+            assert_eq!(row.contains("| skipped |"), !runs, "{row}");
+            if runs {
+                let report: Value =
+                    serde_json::from_slice(&std::fs::read(folder.join(report::REPORT_JSON)).expect("read"))
+                        .expect("json");
+                let capabilities = &report["firmware"]["capabilities"];
+                assert_eq!(capabilities["controls"], serde_json::json!(["plain", "increment"]));
+                assert_eq!(
+                    (capabilities["announced"].as_bool(), capabilities["shows_flag_order"].as_bool()),
+                    (Some(true), Some(false))
+                );
+            } else {
+                assert!(row.contains("leaves out"), "the reason is given: {row}");
+            }
+        }
+        assert!(suite.contains("skipped (the firmware cannot run them)"), "{suite}");
+    }
+
+    /// An explicit `--scenario` the firmware cannot run is not a pass.
+    #[test]
+    fn a_scenario_the_firmware_cannot_run_is_skipped_and_fails() {
+        let dir = TempDir::new("hil-skip-one");
+        let mut probes = FakeProbes::new(&["A"]);
+        probes.us_per_call = FAST_US_PER_CALL;
+        probes.announced = Some(Capabilities { controls: bench_contract::CONTROL_DELAY, ..fischer_only() });
+        let outcome = run_on_fake_probes(dir.path(), &probes, &["--games", "1"]);
+        assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::GateFailed));
+        assert!(!dir.path().join("report").join(report::REPORT_JSON).exists());
+        let why = std::fs::read_to_string(dir.path().join("report").join(SKIPPED_MD)).expect("skipped.md");
+        assert!(why.contains("Fischer increment (6.2a)") && why.contains("`20+1`"), "{why}");
     }
 }

@@ -1,8 +1,9 @@
 //! The contract's answers to lines it must refuse (§4): right after boot,
 //! before any game, the session sends `reset` (no control is set yet, so it
 //! is not allowed), an unknown command, a time control that does not parse,
-//! an empty one, a line longer than the limit and, from contract 3, an
-//! arbiter command with a bad argument, and checks each Ack — command code,
+//! an empty one, a line longer than the limit and, to a firmware whose
+//! Capabilities announce the arbiter's `set` (contract 3), `set` with a bad
+//! argument, and checks each Ack — command code,
 //! status, error position, line count — against what bench's own parsers
 //! say: [`Command::parse`] and `chessclock::notation::parse`. The games
 //! send only good lines, so without this a firmware that acks every
@@ -14,15 +15,11 @@
 
 use std::time::Instant;
 
-use bench_contract::{AckStatus, Body, Command, CommandCode, Record, COMMAND_LINE_MAX};
+use bench_contract::{AckStatus, Body, Command, CommandCode, Record, ARBITER_SET_TIME, COMMAND_LINE_MAX};
 use chessclock::notation;
 
 use super::{RunError, Session};
 use crate::target::TargetError;
-
-/// The first contract version with the arbiter's commands (`set`,
-/// `adjust`, `moves`).
-const ARBITER_CONTRACT_VERSION: u16 = 3;
 
 /// What an Ack says about its line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,11 +99,12 @@ pub fn shape_text(shape: &AckShape) -> String {
     )
 }
 
-/// The lines the probe sends, in order, for a firmware of
-/// `contract_version`. The bad control is one a sudden-death clock reads
+/// The lines the probe sends, in order; `set x 1` only to a firmware that
+/// announces `set` (one without it may answer "unsupported" first, contract
+/// §4). The bad control is one a sudden-death clock reads
 /// too: its increment is past the core's limit, so the error is at the
 /// increment, not at the main time.
-pub fn probe_lines(contract_version: u16) -> Vec<String> {
+pub fn probe_lines(announces_set_time: bool) -> Vec<String> {
     let mut lines = vec![
         "reset".to_string(),
         "stop".to_string(),
@@ -114,7 +112,7 @@ pub fn probe_lines(contract_version: u16) -> Vec<String> {
         "tc ".to_string(),
         "x".repeat(COMMAND_LINE_MAX + 1),
     ];
-    if contract_version >= ARBITER_CONTRACT_VERSION {
+    if announces_set_time {
         lines.push("set x 1".to_string());
     }
     lines
@@ -151,11 +149,11 @@ impl Session<'_> {
     /// (the contract's minimum fits no line over the limit) is not sent and
     /// says so. Ends like a game does on a silent or restarted firmware.
     pub fn check_acks(&mut self) -> Result<AckCheck, RunError> {
-        let hello = self.hello()?;
+        let capabilities = self.capabilities()?;
         let mut check = AckCheck::default();
         let mut records = Vec::new();
         let mut sent = 0u32;
-        for line in probe_lines(hello.contract_version) {
+        for line in probe_lines(capabilities.arbiter & ARBITER_SET_TIME != 0) {
             let expected = expected_ack(line.as_bytes(), sent.saturating_add(1));
             let from = records.len();
             match self.link.send_line(self.target, &line) {
@@ -249,7 +247,7 @@ mod tests {
     fn the_reference_logic_answers_every_refused_line_as_the_contract_says() {
         let check = probed(|_| {});
         assert!(check.passed(), "{:?}", check.wrong_lines());
-        assert_eq!(check.answered(), probe_lines(bench_contract::CONTRACT_VERSION).len());
+        assert_eq!(check.answered(), probe_lines(true).len(), "the fake announces every arbiter function");
     }
 
     #[test]
@@ -297,10 +295,10 @@ mod tests {
     }
 
     #[test]
-    fn the_arbiter_line_is_sent_from_contract_3_on() {
-        assert!(!probe_lines(2).iter().any(|line| line.starts_with("set")));
-        assert!(probe_lines(3).iter().any(|line| line == "set x 1"));
-        assert!(probe_lines(3).iter().all(|line| line.len() <= COMMAND_LINE_MAX + 1));
+    fn the_arbiter_line_is_sent_only_to_a_firmware_that_announces_set() {
+        assert!(!probe_lines(false).iter().any(|line| line.starts_with("set")));
+        assert!(probe_lines(true).iter().any(|line| line == "set x 1"));
+        assert!(probe_lines(true).iter().all(|line| line.len() <= COMMAND_LINE_MAX + 1));
     }
 
     #[test]

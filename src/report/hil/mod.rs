@@ -24,9 +24,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use bench_contract::Hello;
+use bench_contract::{Capabilities, Hello, CONTRACT_VERSION_CAPABILITIES};
 use bench_hil::compare::{Comparison, GameSummary, Mismatch};
 use bench_hil::drift::{self, Fit, FitError};
+use bench_hil::needs::{ArbiterFunction, ControlFeature};
 use bench_hil::run::{shape_text, AckCheck, GameRun, Oscillator, Percentiles};
 use bench_sim::coverage::{exercises_check, Coverage};
 use chessclock::{Outcome, Side};
@@ -43,6 +44,7 @@ use super::{
 
 mod drift_plot;
 mod summary;
+pub use summary::capabilities_text;
 #[cfg(test)]
 pub(crate) mod tests;
 
@@ -71,6 +73,7 @@ pub struct HilReportInput<'a> {
     pub firmware_file: &'a Path,
     pub firmware_sha256: String,
     pub hello: Option<Hello>,
+    pub capabilities: Option<Capabilities>,
     pub scenario: &'a bench_sim::scenario::Scenario,
     pub scenario_file: &'a Path,
     pub scenario_sha256: String,
@@ -185,6 +188,40 @@ pub struct FirmwareInfo {
     pub tick_us: Option<u32>,
     pub debounce_us: Option<u32>,
     pub hw_counter_hz: Option<u32>,
+    /// Hello's contract version (null if no Hello came). Absent in reports
+    /// written before it was recorded.
+    #[serde(default)]
+    pub contract_version: Option<u16>,
+    /// What the firmware supports: its Capabilities record (contract 3), or
+    /// what a contract 1 or 2 firmware is taken to support.
+    #[serde(default)]
+    pub capabilities: Option<CapabilitiesInfo>,
+}
+
+/// The Capabilities record, by name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CapabilitiesInfo {
+    /// True when the firmware sent a Capabilities record; false when bench
+    /// took a contract 1 or 2 firmware to support everything.
+    pub announced: bool,
+    /// Time-control features (`bench_hil::needs::ControlFeature` keys).
+    pub controls: Vec<String>,
+    /// Arbiter functions (`bench_hil::needs::ArbiterFunction` keys).
+    pub arbiter: Vec<String>,
+    /// The displays show which flag fell first: both flags are ruled by
+    /// their order (6.12), or as of unknown order when false.
+    pub shows_flag_order: bool,
+}
+
+impl CapabilitiesInfo {
+    pub fn new(capabilities: &Capabilities, announced: bool) -> CapabilitiesInfo {
+        CapabilitiesInfo {
+            announced,
+            controls: ControlFeature::of_bits(capabilities.controls).iter().map(|f| f.key().to_string()).collect(),
+            arbiter: ArbiterFunction::of_bits(capabilities.arbiter).iter().map(|f| f.key().to_string()).collect(),
+            shows_flag_order: capabilities.shows_flag_order,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -837,6 +874,11 @@ pub fn build(input: &HilReportInput) -> Report {
             tick_us: hello.map(|hello| hello.tick_us),
             debounce_us: hello.map(|hello| hello.debounce_us),
             hw_counter_hz: hello.map(|hello| hello.hw_counter_hz),
+            contract_version: hello.map(|hello| hello.contract_version),
+            capabilities: input.capabilities.map(|capabilities| {
+                let announced = hello.is_some_and(|hello| hello.contract_version >= CONTRACT_VERSION_CAPABILITIES);
+                CapabilitiesInfo::new(&capabilities, announced)
+            }),
         },
         scenario: ScenarioInfo {
             name: input.scenario.name.clone(),

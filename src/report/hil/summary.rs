@@ -55,6 +55,9 @@ pub fn render_summary(report: &Report) -> String {
         code(&report.firmware.file),
         code(report.firmware.sha256.get(..16).unwrap_or(&report.firmware.sha256))
     ));
+    if let Some(capabilities) = &report.firmware.capabilities {
+        line(&format!("- Clock: {}", capabilities_text(capabilities)));
+    }
     line(&format!("- Scenario: {} — {}", code(&report.scenario.name), cell(&report.scenario.description)));
     line(&format!(
         "- Control: {}, seed {}, games {}",
@@ -215,4 +218,17 @@ pub fn render_summary(report: &Report) -> String {
     line("");
     line(&format!("![drift]({DRIFT_SVG})"));
     out
+}
+
+/// What the firmware supports, in words: the controls, the arbiter's
+/// functions and the kind of clock 6.12 asks about.
+pub fn capabilities_text(capabilities: &super::CapabilitiesInfo) -> String {
+    let list = |items: &[String]| if items.is_empty() { "none".to_string() } else { items.join(", ") };
+    format!(
+        "controls {}; arbiter {}; {} which flag fell first (6.12){}",
+        list(&capabilities.controls),
+        list(&capabilities.arbiter),
+        if capabilities.shows_flag_order { "shows" } else { "does not show" },
+        if capabilities.announced { "" } else { " — assumed: no Capabilities record before contract 3" }
+    )
 }

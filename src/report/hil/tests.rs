@@ -150,6 +150,7 @@ fn write_with_acks(
         firmware_file: Path::new("/cache/firmware/normal.elf"),
         firmware_sha256: sha256_hex(b"elf"),
         hello: Some(hello()),
+        capabilities: None,
         scenario: &scenario,
         scenario_file: Path::new("scenarios/hil-report-test.toml"),
         scenario_sha256: sha256_hex(SCENARIO.as_bytes()),
@@ -252,6 +253,8 @@ pub(crate) fn sample_report() -> Report {
             tick_us: Some(1_000),
             debounce_us: Some(20_000),
             hw_counter_hz: Some(1),
+            contract_version: Some(3),
+            capabilities: Some(CapabilitiesInfo::new(&bench_contract::Capabilities::BEFORE_CONTRACT_3, false)),
         },
         scenario: ScenarioInfo {
             name: "blitz-3-2".into(),

@@ -497,6 +497,10 @@ fn hil_facts_section(report: &HilReport) -> Section {
                 optional(firmware.hw_counter_hz, " Hz")
             ),
         ),
+        Fact::text(
+            "Clock",
+            firmware.capabilities.as_ref().map_or("no Hello record".into(), crate::report::hil::capabilities_text),
+        ),
         Fact::text("Scenario", &scenario.name),
         Fact::text("Description", &scenario.description),
         Fact::code("Scenario file", &scenario.file),

@@ -102,6 +102,12 @@ pub enum Quantity {
     /// A side's rounding, accumulated over its presses, beyond its bound
     /// ([`tolerance`]).
     RoundingAccumulated,
+    /// No Snapshot for longer than the contract's interval while a time
+    /// control is set ([`cadence`]).
+    SnapshotCadence,
+    /// An event (Ack, Press, Flag, Period) with no Snapshot at its instant
+    /// ([`cadence`]).
+    SnapshotAfterEvent,
 }
 
 impl Quantity {
@@ -140,6 +146,8 @@ impl Quantity {
             Quantity::PeriodRemaining => "period_change.remaining_us",
             Quantity::Result => "result",
             Quantity::RoundingAccumulated => "rounding.accumulated_us",
+            Quantity::SnapshotCadence => "snapshot.cadence",
+            Quantity::SnapshotAfterEvent => "snapshot.after_event",
         }
     }
 }
@@ -1288,6 +1296,8 @@ impl Checker<'_> {
 /// cargo feature `fake`.
 mod accounting;
 pub use accounting::{check_presses, EdgeTiming, MadePress};
+mod cadence;
+pub use cadence::{check_cadence, SNAPSHOT_INTERVAL_MAX_US};
 
 #[cfg(any(test, feature = "fake"))]
 pub mod fake_firmware;

@@ -166,8 +166,9 @@ impl ProbeBackend for FakeProbes {
         target.set_firmware(move |board| {
             let now = board.now_us();
             for line in board.take_lines() {
-                if let DownLine::Line(text) = line {
-                    firmware.command(&text, now);
+                match line {
+                    DownLine::Line(text) => firmware.command(&text, now),
+                    DownLine::TooLong => firmware.line_too_long(now),
                 }
             }
             for edge in board.button_edges() {

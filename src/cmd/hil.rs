@@ -28,7 +28,7 @@ use bench_hil::needs::Unsupported;
 use bench_hil::probe::{self, ProbeInfo};
 use bench_hil::qemu::{QemuConfig, QemuTarget};
 use bench_hil::rtt::{ControlBlockLocation, RttReader};
-use bench_hil::run::{GameRun, Progress, RunError, RunOptions, Session};
+use bench_hil::run::{AckCheck, GameRun, Progress, RunError, RunOptions, Session};
 use bench_hil::schedule::{Games, ScheduleError};
 use bench_hil::target::Target;
 use bench_sim::scenario::Scenario;
@@ -216,6 +216,8 @@ struct Played {
     /// What stopped the run before or between games.
     error: Option<String>,
     boards: Vec<BoardRunInput>,
+    /// The Acks of refused lines, right after boot (every board's).
+    acks: Option<AckCheck>,
 }
 
 impl Played {
@@ -237,6 +239,7 @@ impl Played {
             drift: Err(FitError::TooFew { used: 0 }),
             drift_samples: Vec::new(),
             error: Some(error.to_string()),
+            acks: None,
         }
     }
 
@@ -287,6 +290,7 @@ impl Played {
             drift_samples,
             error: (!errors.is_empty()).then(|| errors.join("; ")),
             boards,
+            acks: AckCheck::joined(outcomes.iter().filter_map(|outcome| outcome.acks.as_ref())),
         }
     }
 }
@@ -407,6 +411,7 @@ impl Cmd {
             command_line: self.reproduce_command(seed),
             error: played.error.clone(),
             boards: played.boards.clone(),
+            acks: played.acks.as_ref(),
         };
         let written = hil_report::write_hil_report(&out_dir, &input);
         let records_written = self.records.as_ref().map(|path| write_records(path, &played.runs));
@@ -695,6 +700,10 @@ impl Cmd {
             Ok(announced) => announced,
             Err(error) => return Played::failed(description, error),
         };
+        let acks = match session.check_acks() {
+            Ok(acks) => acks,
+            Err(error) => return Played::failed(description, error),
+        };
         let skipped = games.unsupported(&capabilities);
         let (runs, stopped) = match skipped {
             Some(_) => (Vec::new(), None),
@@ -728,6 +737,7 @@ impl Cmd {
             drift_samples,
             error,
             boards,
+            acks: Some(acks),
         }
     }
 }

@@ -28,7 +28,7 @@ use bench_contract::{Capabilities, Hello, CONTRACT_VERSION_CAPABILITIES};
 use bench_hil::compare::{Comparison, GameSummary, Mismatch};
 use bench_hil::drift::{self, Fit, FitError};
 use bench_hil::needs::{ArbiterFunction, ControlFeature};
-use bench_hil::run::{GameRun, Oscillator, Percentiles};
+use bench_hil::run::{shape_text, AckCheck, GameRun, Oscillator, Percentiles};
 use bench_sim::coverage::{exercises_check, Coverage};
 use chessclock::{Outcome, Side};
 use serde::{Deserialize, Serialize};
@@ -59,6 +59,7 @@ pub const RUN_SCHEMA: &str = "bench.hil.run/1";
 pub const COMPLETE_CHECK: &str = "every game played to its end";
 pub const MATCH_CHECK: &str = "the firmware matches the clock model";
 pub const DRIFT_CHECK: &str = "accounting drift within tolerance";
+pub const ACKS_CHECK: &str = "the firmware acknowledges refused lines as the contract says";
 
 /// Mismatches listed per game in `report.json` and `summary.md`.
 pub const MISMATCHES_LISTED: usize = 50;
@@ -91,6 +92,9 @@ pub struct HilReportInput<'a> {
     pub error: Option<String>,
     /// Each board of the run (one, or a farm's several).
     pub boards: Vec<BoardRunInput>,
+    /// The Acks of refused lines, sent right after boot (every board's, in
+    /// turn); `None` when no board got that far.
+    pub acks: Option<&'a AckCheck>,
 }
 
 /// One board's share of a run, for `boards[]` in the report.
@@ -146,9 +150,26 @@ pub struct Report {
     /// existed.
     #[serde(default)]
     pub coverage: Vec<super::coverage::Entry>,
+    /// The Acks of the lines the contract refuses, sent right after boot
+    /// (`bench_hil::run::AckCheck`); absent when the run never got that far,
+    /// and in reports written before bench sent them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract_acks: Option<Vec<AckLineInfo>>,
     pub games_detail: Vec<GameInfo>,
     /// The other files of this report and their SHA-256.
     pub files: BTreeMap<String, String>,
+}
+
+/// One line of the Ack check: what was sent, the Ack the contract asks
+/// for and the firmware's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AckLineInfo {
+    pub line: String,
+    pub expected: String,
+    /// Null when the line could not be sent (`not_sent` says why).
+    pub firmware: Option<String>,
+    pub not_sent: Option<String>,
+    pub wrong: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -739,6 +760,36 @@ fn drift_info(input: &HilReportInput) -> DriftInfo {
     }
 }
 
+/// The Ack check's lines, for `contract_acks`.
+fn ack_lines(acks: &AckCheck) -> Vec<AckLineInfo> {
+    acks.lines
+        .iter()
+        .map(|line| AckLineInfo {
+            line: line.line.clone(),
+            expected: shape_text(&line.expected),
+            firmware: line.firmware.as_ref().map(shape_text),
+            not_sent: line.not_sent.clone(),
+            wrong: line.wrong(),
+        })
+        .collect()
+}
+
+/// A wrong Ack fails the run: the games send only good lines, so this is
+/// the one place a firmware's refusals are seen.
+fn acks_check(acks: &AckCheck) -> CheckInfo {
+    let wrong = acks.wrong_lines();
+    CheckInfo {
+        name: ACKS_CHECK.into(),
+        passed: wrong.is_empty(),
+        measured: if wrong.is_empty() {
+            format!("{} lines answered, each as expected", acks.answered())
+        } else {
+            format!("{} of {} lines answered wrongly: {}", wrong.len(), acks.answered(), wrong.join("; "))
+        },
+        expected: "each Ack as bench's parsers answer: command, status, error position, line count".into(),
+    }
+}
+
 /// The report, without `files`.
 pub fn build(input: &HilReportInput) -> Report {
     let games_detail: Vec<GameInfo> = input.runs.iter().map(game_info).collect();
@@ -802,6 +853,10 @@ pub fn build(input: &HilReportInput) -> Report {
             expected: check.expected,
         });
     }
+    let contract_acks = input.acks.map(ack_lines);
+    if let Some(check) = input.acks.map(acks_check) {
+        checks.push(check);
+    }
     let verdict = if complete && checks.iter().all(|check| check.passed) { "pass" } else { "fail" };
     let hello = input.hello;
     Report {
@@ -852,6 +907,7 @@ pub fn build(input: &HilReportInput) -> Report {
         board_latency: board_latency_info(input.runs),
         boards: input.boards.iter().map(board_info).collect(),
         coverage: super::coverage::entries(&coverage),
+        contract_acks,
         games_detail,
         files: BTreeMap::new(),
     }

@@ -286,7 +286,10 @@ fn merge_refuses_shards_of_different_sweeps_with_the_reason() {
     refused(&[&one, &swarm], "different swarm settings");
     refused(&[&one, &third], "different shard counts (2 and 3)");
     refused(&[&one, &no_bounce], "different defects switched off (no --disable and --disable jitter,bounce)");
-    refused(&[&one, &no_tick], "different tick-oracle settings (no --no-tick-oracle and --no-tick-oracle)");
+    refused(
+        &[&one, &no_tick],
+        "different independent-model oracle settings (no --no-model-oracle and --no-model-oracle)",
+    );
     refused(&[&one], "shards missing: 2/2");
     refused(&[&one, &one, &two], "shard 1/2 is given twice");
     refused(&[&one, &unsharded], "is not a shard");

@@ -62,9 +62,11 @@ pub struct Cmd {
     /// they usually fail under --swarm (scenarios/README.md, "Swarm runs").
     #[arg(long)]
     swarm: bool,
-    /// Skip the tick-model oracle (faster; the invariants still run).
-    #[arg(long)]
-    no_tick_oracle: bool,
+    /// Skip the independent-model oracle, which checks the ideal clock
+    /// against a second, independently written model of the rules (faster;
+    /// the invariants still run). `--no-tick-oracle` is its old name.
+    #[arg(long, alias = "no-tick-oracle")]
+    no_model_oracle: bool,
     /// Play with these defects switched off, comma-separated, e.g. `bounce,drift` (an
     /// unknown name lists them all; --shrink prints the list a failure needs).
     #[arg(long, value_name = "LIST", value_parser = parse_defects)]
@@ -75,8 +77,8 @@ pub struct Cmd {
     /// For scenario authors: play --games games (default 20 000), measure
     /// each expected share, and print the range a run of the scenario's own
     /// `games` fails by chance less than once in 10 000 a side; exit 1 when
-    /// a written range is narrower. Writes no report; plays without the
-    /// tick-model oracle, which changes no result (the invariants still run).
+    /// a written range is narrower. Writes no report; the oracles run as in
+    /// any run, and a game that violates one fails the calibration.
     #[arg(long, conflicts_with_all = ["game", "shrink", "shard", "check_determinism", "swarm", "out", "force"])]
     calibrate: bool,
 }
@@ -158,7 +160,7 @@ impl Cmd {
     }
 
     fn target<'a>(&self, scenario: &'a Scenario, seed: u64, game: u64) -> Target<'a> {
-        Target { scenario, seed, game, swarm: self.swarm, tick_oracle: !self.no_tick_oracle }
+        Target { scenario, seed, game, swarm: self.swarm, model_oracle: !self.no_model_oracle }
     }
 
     /// The command that replays game `game` with its trace.
@@ -187,7 +189,7 @@ impl Cmd {
         for (flag, on) in [
             ("--swarm", self.swarm),
             ("--check-determinism", self.check_determinism),
-            ("--no-tick-oracle", self.no_tick_oracle),
+            ("--no-model-oracle", self.no_model_oracle),
         ] {
             if on {
                 let _ = write!(command, " {flag}");
@@ -227,7 +229,7 @@ impl Cmd {
             game,
             swarm: self.swarm,
             trace: self.trace,
-            tick_oracle: !self.no_tick_oracle,
+            model_oracle: !self.no_model_oracle,
             disabled: self.disabled(),
         };
         let record = game::play(spec);
@@ -301,9 +303,9 @@ impl Cmd {
             games: 0..games,
             jobs: self.jobs(),
             swarm: false,
-            // It only checks: shares and time errors are the same without it,
-            // and with it the long controls take many minutes.
-            tick_oracle: false,
+            // The oracles only check: with them the shares are the same, and
+            // a wrong core is caught while calibrating too.
+            model_oracle: !self.no_model_oracle,
             disabled: self.disabled(),
         };
         let bar = progress_bar(games);
@@ -354,7 +356,7 @@ impl Cmd {
             games: range.clone(),
             jobs,
             swarm: self.swarm,
-            tick_oracle: !self.no_tick_oracle,
+            model_oracle: !self.no_model_oracle,
             disabled: self.disabled(),
         };
         let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(scenario, seed, self.shard));
@@ -365,8 +367,7 @@ impl Cmd {
         let handler_stop = Arc::clone(&stop);
         // Ctrl-C, SIGTERM or SIGHUP: the games under way finish and the run
         // ends with an incomplete report. A second one stops at once: a very
-        // long game (days of thinking on an 11-day control with the tick
-        // oracle) must not hold the terminal.
+        // long game must not hold the terminal.
         let _ = ctrlc::set_handler(move || {
             if handler_stop.swap(true, Ordering::Relaxed) {
                 eprintln!("bench sim: interrupted again: stopping now, without a report");
@@ -402,7 +403,7 @@ impl Cmd {
                 games_total: games,
                 options: report::json::Options {
                     check_determinism: self.check_determinism,
-                    tick_oracle: !self.no_tick_oracle,
+                    tick_oracle: !self.no_model_oracle,
                     max_moves: self.max_moves,
                     disabled: self.disabled().iter().map(|defect| defect.name().to_string()).collect(),
                 },

@@ -146,6 +146,11 @@ pub fn render(report: &Report, command_line: &str) -> String {
     }
     line("");
 
+    line("## Oracle coverage");
+    line("");
+    line(&report.oracle_coverage.sentence());
+    line("");
+
     line("## Defects");
     line("");
     line("| Defect or intervention | Count |");

@@ -212,9 +212,9 @@ fn same_sweep(a_path: &Path, a: &Report, b_path: &Path, b: &Report) -> Result<()
         flag(b.options.check_determinism, "--check-determinism"),
     )?;
     differ(
-        "tick-oracle settings",
-        flag(!a.options.tick_oracle, "--no-tick-oracle"),
-        flag(!b.options.tick_oracle, "--no-tick-oracle"),
+        "independent-model oracle settings",
+        flag(!a.options.tick_oracle, "--no-model-oracle"),
+        flag(!b.options.tick_oracle, "--no-model-oracle"),
     )?;
     let max_moves =
         |report: &Report| report.options.max_moves.map_or("no --max-moves".into(), |n| format!("--max-moves {n}"));
@@ -376,5 +376,6 @@ pub fn summary_of(report: &Report) -> Result<Summary, String> {
         run_hash,
         drift_ppb: report.drift_ppb.map(|range| (range.min, range.max)),
         coverage: super::coverage::from_entries(&report.coverage)?,
+        oracle_coverage: report.oracle_coverage.into(),
     })
 }

@@ -559,7 +559,7 @@ time_error_max_us = 0
         let file = Path::new("scenarios/<b>evil&'\".toml");
         let scenario = Scenario::parse(HOSTILE, file).expect("parses");
         let options =
-            RunOptions { seed: 1, games: 0..2, jobs: 1, swarm: false, tick_oracle: true, disabled: DefectSet::NONE };
+            RunOptions { seed: 1, games: 0..2, jobs: 1, swarm: false, model_oracle: true, disabled: DefectSet::NONE };
         let summary = run::run(&scenario, &options, &|_| {});
         let checks = run::judge(&scenario, &summary);
         assert!(!summary.failures.is_empty(), "the run must have failures to show");

@@ -5,7 +5,7 @@ use chessclock::laws::{rule_on_both_flags, rule_on_flag, BothFlagsFacts};
 use chessclock::{Clock, Instant, Outcome, Ruling, Side};
 
 use super::{Event, Game, IntoInstant, Referee, Which, DEVICE_DEADLINE, IDEAL_DEADLINE};
-use crate::oracle::{Before, Op};
+use crate::oracle::{Before, Call, Op};
 use crate::outcome::{GameResult, Reason};
 use crate::player;
 use crate::timebase::TrueAt;
@@ -221,8 +221,12 @@ impl Game<'_> {
         if self.ideal.clock.running().is_some() {
             let before = Before::of(&self.ideal.clock);
             let deadline = self.ideal.clock.next_deadline().filter(|deadline| deadline.at <= at);
-            let _ = self.ideal.clock.settle(at);
-            self.ideal.oracle.check(self.now_us, &before, &self.ideal.clock, Op::Settle(deadline));
+            let settled = self.ideal.clock.settle(at);
+            let ideal = &mut self.ideal;
+            ideal.oracle.check(self.now_us, &before, &ideal.clock, Op::Settle(deadline));
+            if settled.is_ok() {
+                ideal.model.follow(self.now_us, Some(Call::Settle), at, &ideal.clock, &mut ideal.model_violations);
+            }
         }
         let flags = self.unruled_flags(Which::Ideal);
         if flags.iter().any(|flag| self.notice.get(flag.side).0) || flags.len() == 2 {

@@ -350,6 +350,8 @@ fn a_game_over_before_the_first_move_still_measures_the_drift() {
     std::fs::write(&file, text).expect("write the scenario");
     let (code, output, report) = hil("normal", file.to_str().expect("utf-8"), &dir.join("report"), &[]);
     assert_eq!(code, Some(0), "{output}");
+    // What plays is said on stderr before the run, not only in the summary after it.
+    assert!(output.contains("bench hil forfeit  seed 2  games 0..1  on qemu, firmware "), "{output}");
     assert_eq!(report["games_detail"][0]["presses_scheduled"], 0, "{output}");
     assert_eq!(report["drift"]["measured"], true, "{}", report["drift"]);
 }

@@ -37,6 +37,7 @@ use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
 use crate::report::gate;
 use crate::report::hil::{self as hil_report, BoardRunInput, HilReportInput, HilRunFacts};
+use crate::report::markdown::signed;
 use crate::report::{self, sha256_hex};
 
 mod progress;
@@ -370,6 +371,18 @@ impl Cmd {
         let elf_bytes = std::fs::read(&elf).with_context(|| format!("reading the firmware image {}", elf.display()))?;
         let scenario_bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
         super::prepare_out_dir(&out_dir)?;
+        // What is about to play, before the progress bar: the summary with
+        // the same line comes only when the run is over.
+        eprintln!(
+            "{}",
+            crate::visible::visible(&format!(
+                "bench hil {}  seed {seed}  games 0..{}  on {}, firmware {}",
+                scenario.name,
+                self.games,
+                self.board.name(),
+                elf.display()
+            ))
+        );
 
         // Ctrl-C, SIGTERM and SIGHUP (ctrlc's `termination` feature): a
         // cancelled CI job or a closed terminal ends the run incomplete, and
@@ -837,11 +850,10 @@ fn play_games(session: &mut Session<'_>, games: &Games<'_>) -> (Vec<GameRun>, Op
         let mut progress = |progress: &Progress| {
             bar.set_position(done_before + progress.presses_sent as u64);
             bar.set_message(format!(
-                "game {}/{}, guest {:.1} of {:.1} s",
+                "game {}/{}, {}",
                 progress.game + 1,
                 games.count,
-                progress.guest_us as f64 / 1e6,
-                progress.duration_us as f64 / 1e6
+                guest_text(progress.guest_us, progress.duration_us)
             ));
         };
         let run = session.play(&schedule, &mut progress);
@@ -922,6 +934,22 @@ fn write_records(path: &Path, runs: &[GameRun]) -> anyhow::Result<()> {
     let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("records.jsonl");
     crate::report::atomic::write_bytes(folder, name, text.as_bytes())?;
     Ok(())
+}
+
+/// Guest time against the time the game is scheduled to take. A game goes
+/// on past its schedule (a flag still to fall, the last records to come):
+/// then it says so, not `guest 88.4 of 87.9 s`.
+fn guest_text(guest_us: u64, scheduled_us: u64) -> String {
+    let seconds = |us: u64| us as f64 / 1e6;
+    if guest_us <= scheduled_us {
+        format!("guest {:.1} of {:.1} s", seconds(guest_us), seconds(scheduled_us))
+    } else {
+        format!(
+            "guest {:.1} s, past the schedule's {:.1} s: waiting for the game's end",
+            seconds(guest_us),
+            seconds(scheduled_us)
+        )
+    }
 }
 
 fn progress_bar(total: u64) -> indicatif::ProgressBar {
@@ -1030,9 +1058,13 @@ fn render_console(out: &mut String, report: &hil_report::Report, facts: &HilRunF
             (Some(ppm), Some(half), Some(trip)) => {
                 let _ = writeln!(
                     out,
-                    "  oscillator of {name}: {ppm:+.2} ppm ± {half:.2} against host time ({} of {} reads; \
+                    "  oscillator of {name}: {} ppm ± {half:.2} against host time ({} of {} reads; \
                      probe round trip p50 {} us, p99 {} us)",
-                    oscillator.used, oscillator.samples, trip.p50_us, trip.p99_us
+                    signed(ppm, 2),
+                    oscillator.used,
+                    oscillator.samples,
+                    trip.p50_us,
+                    trip.p99_us
                 );
             }
             _ => {
@@ -1372,6 +1404,14 @@ max_moves = 3
         let junit = junit_games(dir.path());
         let failed: Vec<&str> = junit.iter().filter(|(_, failed)| *failed).map(|(name, _)| name.as_str()).collect();
         assert_eq!(failed, ["game 1"], "{junit:?}");
+    }
+
+    #[test]
+    fn guest_time_past_the_schedule_says_so() {
+        assert_eq!(guest_text(12_340_000, 87_900_000), "guest 12.3 of 87.9 s");
+        let past = guest_text(88_400_000, 87_900_000);
+        assert!(!past.contains(" of 87.9"), "{past}");
+        assert!(past.starts_with("guest 88.4 s, past the schedule's 87.9 s"), "{past}");
     }
 
     #[test]

@@ -555,11 +555,25 @@ fn nothing_to_shrink(passed: bool) -> &'static str {
 fn progress_bar(total: u64) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
     if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} games [{bar:40}] {per_sec} eta {eta}")
+        indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} games [{bar:40}] {rate} eta {eta}")
     {
-        bar.set_style(style.progress_chars("=> "));
+        // Not indicatif's `{per_sec}`, which shows `1,646.5792/s`.
+        let rate = |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
+            let _ = out.write_str(&games_per_second(state.per_sec()));
+        };
+        bar.set_style(style.with_key("rate", rate).progress_chars("=> "));
     }
     bar
+}
+
+/// A run's pace for its progress bar: whole games a second, one decimal
+/// below ten (a long game's run), and no figure before there is one.
+fn games_per_second(rate: f64) -> String {
+    match rate {
+        rate if !rate.is_finite() || rate <= 0.0 => "- games/s".to_string(),
+        rate if rate < 10.0 => format!("{rate:.1} games/s"),
+        rate => format!("{rate:.0} games/s"),
+    }
 }
 
 fn default_out_dir(scenario: &Scenario, seed: u64, shard: Option<(u64, u64)>) -> PathBuf {
@@ -680,6 +694,14 @@ fn render_summary(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_progress_bar_shows_a_plain_rate_of_games() {
+        assert_eq!(games_per_second(1_646.579_2), "1647 games/s");
+        assert_eq!(games_per_second(2.26), "2.3 games/s");
+        assert_eq!(games_per_second(0.0), "- games/s");
+        assert_eq!(games_per_second(f64::INFINITY), "- games/s");
+    }
 
     #[test]
     fn a_command_word_is_quoted_only_when_a_shell_needs_it() {

@@ -269,6 +269,18 @@ pub(crate) fn micros(value_us: u64) -> String {
     }
 }
 
+/// A signed measurement with `decimals` decimals: `+1.23`, `-0.50`, and
+/// `0.00` for anything that rounds to zero, which `{:+.2}` shows as
+/// `-0.00` or `+0.00`: a sign on nothing reads as a direction.
+pub(crate) fn signed(value: f64, decimals: usize) -> String {
+    let text = format!("{value:+.decimals$}");
+    if text[1..].chars().all(|c| c == '0' || c == '.') {
+        text[1..].to_string()
+    } else {
+        text
+    }
+}
+
 /// `2812500` → `2.8125 s`.
 pub(crate) fn seconds(value_us: u64) -> String {
     format!("{} s", decimal(value_us, 6))
@@ -354,6 +366,16 @@ mod tests {
         assert_eq!(number_ranges(&[7]), "7");
         assert_eq!(number_ranges(&[u64::MAX - 2, u64::MAX - 1, u64::MAX]), format!("{}–{}", u64::MAX - 2, u64::MAX));
         assert_eq!(number_ranges(&[]), "none");
+    }
+
+    #[test]
+    fn a_signed_value_that_rounds_to_zero_has_no_sign() {
+        assert_eq!(signed(-0.001, 2), "0.00");
+        assert_eq!(signed(0.004, 2), "0.00");
+        assert_eq!(signed(-0.0, 3), "0.000");
+        assert_eq!(signed(-0.005_1, 2), "-0.01");
+        assert_eq!(signed(1.234_6, 3), "+1.235");
+        assert_eq!(signed(-12.0, 0), "-12");
     }
 
     #[test]

@@ -153,14 +153,12 @@ pub fn another_runs_report(dir: &Path, command: &str) -> Option<String> {
 /// The drift plot's title. The bucket is written as `summary.md` writes it
 /// (`1.25 s`, every digit it has): a rounded `1.2 s` read as another bucket.
 fn plot_title(report: &json::Report) -> String {
-    let bucket_us = report.drift_envelope.bucket_us;
     format!(
-        "{}, seed {}, {} games: min–max across games per {}.{} s of game time",
-        report.scenario.name,
+        "{}, seed {}, {} games: min–max across games per {} of game time",
+        crate::visible::visible(&report.scenario.name),
         report.seed,
         report.games.played,
-        bucket_us / 1_000_000,
-        bucket_us % 1_000_000 / 100_000
+        markdown::seconds(report.drift_envelope.bucket_us)
     )
 }
 
@@ -622,6 +620,16 @@ time_error_max_us = 0
             let report = gate::load(dir.path()).expect("the report loads").into_sim().expect("a sim report");
             assert_eq!(merge::summary_of(&report).expect("a summary"), run.summary);
         }
+    }
+
+    /// The plot's title gives the bucket as summary.md does (it said
+    /// `per 1.2 s` of 1.25 s buckets).
+    #[test]
+    fn the_drift_plots_title_gives_the_bucket_in_full() {
+        let run = simulate(DRIFTING, 1);
+        let mut report = json::build(&input(&run, true));
+        report.drift_envelope.bucket_us = 1_250_000;
+        assert!(plot_title(&report).ends_with("per 1.25 s of game time"), "{}", plot_title(&report));
     }
 
     #[test]

@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use super::json::CheckInfo;
 use super::latency_plot::LatencyPlot;
-use super::markdown::{micros, number_ranges};
+use super::markdown::{micros, number_ranges, signed};
 use super::plot;
 use super::{
     atomic, html, junit, sha256_hex, DRIFT_PNG, DRIFT_SVG, INDEX_HTML, JUNIT_XML, LATENCY_PNG, LATENCY_SVG,
@@ -417,7 +417,7 @@ impl BoardInfoRun {
                 Some(error) => format!("FAILED: {error}"),
                 None => "ok".to_string(),
             },
-            self.accounting_drift_ppm.map_or_else(none, |ppm| format!("{ppm:+.3} ppm")),
+            self.accounting_drift_ppm.map_or_else(none, |ppm| format!("{} ppm", signed(ppm, 3))),
             oscillator.map_or_else(none, OscillatorInfo::drift_text),
             oscillator.map_or_else(none, |oscillator| format!("{} of {}", oscillator.used, oscillator.samples)),
             oscillator
@@ -452,8 +452,8 @@ impl OscillatorInfo {
     /// confidence is in [`Report::oscillator_fit_text`]).
     pub fn drift_text(&self) -> String {
         match (self.ppm, self.ci_half_ppm) {
-            (Some(ppm), Some(half)) => format!("{ppm:+.3} ppm ± {half:.3}"),
-            (Some(ppm), None) => format!("{ppm:+.3} ppm (no confidence interval)"),
+            (Some(ppm), Some(half)) => format!("{} ppm ± {half:.3}", signed(ppm, 3)),
+            (Some(ppm), None) => format!("{} ppm (no confidence interval)", signed(ppm, 3)),
             (None, _) => format!("not measured ({})", self.error.as_deref().unwrap_or("no reads")),
         }
     }
@@ -839,7 +839,7 @@ pub fn build(input: &HilReportInput) -> Report {
         name: DRIFT_CHECK.into(),
         passed: drift.within_tolerance,
         measured: match (&input.drift, drift.error.as_ref()) {
-            (Ok(fit), _) => format!("{:+.2} ppm ± {:.2}", fit.drift_ppm, fit.ci_half_ppm),
+            (Ok(fit), _) => format!("{} ppm ± {:.2}", signed(fit.drift_ppm, 2), fit.ci_half_ppm),
             (Err(_), Some(error)) => format!("not measured: {error}"),
             (Err(_), None) => "not measured".into(),
         },

@@ -151,9 +151,9 @@ pub struct Report {
     #[serde(default)]
     pub coverage: Vec<super::coverage::Entry>,
     /// The Acks of the lines the contract refuses, sent right after boot
-    /// (`bench_hil::run::AckCheck`); absent when the run never got that far,
-    /// and in reports written before bench sent them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// (`bench_hil::run::AckCheck`); null when the run never got that far,
+    /// absent in reports written before bench sent them.
+    #[serde(default)]
     pub contract_acks: Option<Vec<AckLineInfo>>,
     pub games_detail: Vec<GameInfo>,
     /// The other files of this report and their SHA-256.

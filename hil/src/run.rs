@@ -814,12 +814,24 @@ impl<'a> Session<'a> {
         }
         let from = records.len();
         self.link.send_line(self.target, line)?;
+        self.ack_after(line, records, from, |ack| ack.command == command)
+    }
+
+    /// Waits for the first Ack among `records[from..]` that `wanted`
+    /// takes, the answer to `line` (sent just before).
+    fn ack_after(
+        &mut self,
+        line: &str,
+        records: &mut Vec<Record>,
+        from: usize,
+        wanted: impl Fn(&Ack) -> bool,
+    ) -> Result<(u64, Ack), RunError> {
         let sent = Instant::now();
         let waiting_for = format!("the Ack of `{line}`");
         let mut checked = from;
         loop {
             let found = records.iter().skip(checked).find_map(|record| match record.body {
-                Body::Ack(ack) if ack.command == command => Some((record.at_us, ack)),
+                Body::Ack(ack) if wanted(&ack) => Some((record.at_us, ack)),
                 _ => None,
             });
             if let Some(answer) = found {

@@ -155,7 +155,7 @@ fn gap(from_us: u64, to_us: u64, presses: usize, seq: Option<u32>) -> Mismatch {
 
 #[cfg(test)]
 mod tests {
-    use bench_contract::{Ack, AckStatus, Body, Button, CommandCode, Phase, Record, Snapshot};
+    use bench_contract::{Ack, AckStatus, Body, Button, CommandCode, Record};
 
     use super::super::fake_firmware::{play, Defects, TICK_US};
     use super::super::{compare, Comparison};
@@ -185,21 +185,15 @@ mod tests {
         Record::new(seq, 0, at_us, Body::Ack(body))
     }
 
+    /// The fake firmware's first Snapshot (3+1, not started), restamped:
+    /// the check reads only its kind and instant.
     fn snapshot(seq: u32, at_us: u64) -> Record {
-        let body = Snapshot {
-            phase: Phase::NotStarted,
-            side: None,
-            remaining_white_us: 3_000_000,
-            remaining_black_us: 3_000_000,
-            moves_white: 0,
-            moves_black: 0,
-            delay_us: 0,
-            period_white: 0,
-            period_black: 0,
-            flag_white: false,
-            flag_black: false,
-        };
-        Record::new(seq, 0, at_us, Body::Snapshot(body))
+        let body = play(Defects::default(), "3+1", &[], 0)
+            .into_iter()
+            .find(|record| matches!(record.body, Body::Snapshot(_)))
+            .expect("a Snapshot after `tc`")
+            .body;
+        Record::new(seq, 0, at_us, body)
     }
 
     /// `tc` acknowledged at 1 s with its Snapshot, then Snapshots at `at_us`.

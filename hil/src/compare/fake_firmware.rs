@@ -12,6 +12,8 @@ pub use bench_firmware_game::Defects;
 use bench_firmware_game::{Edge, Game, Outputs};
 use chessclock::Instant;
 
+use crate::fake::DownLine;
+
 pub const TICK_US: u32 = 1_000;
 pub const SNAPSHOT_INTERVAL_US: u64 = 100_000;
 
@@ -83,12 +85,20 @@ impl FakeFirmware {
         game.command(Ok(line.as_bytes()), Instant::from_us(now_us), &mut stream);
     }
 
-    /// A command line longer than the contract's limit at `now_us`: the
-    /// line buffer discarded it whole.
-    pub fn line_too_long(&mut self, now_us: u64) {
-        self.advance(now_us);
-        let (game, mut stream) = self.game_and_stream();
-        game.command(Err(()), Instant::from_us(now_us), &mut stream);
+    /// The lines a fake board took from its down ring, at `now_us`: each
+    /// a command, or one longer than the contract's limit that the line
+    /// buffer discarded whole.
+    pub fn lines(&mut self, lines: Vec<DownLine>, now_us: u64) {
+        for line in lines {
+            match line {
+                DownLine::Line(text) => self.command(&text, now_us),
+                DownLine::TooLong => {
+                    self.advance(now_us);
+                    let (game, mut stream) = self.game_and_stream();
+                    game.command(Err(()), Instant::from_us(now_us), &mut stream);
+                }
+            }
+        }
     }
 
     /// A debounced press with its edge instant, applied at `handled_us`.

@@ -13,9 +13,7 @@
 //! Every line is a fixed text, so the answers, like everything a run
 //! judges, depend on the firmware alone.
 
-use std::time::Instant;
-
-use bench_contract::{AckStatus, Body, Command, CommandCode, Record, ARBITER_SET_TIME, COMMAND_LINE_MAX};
+use bench_contract::{AckStatus, Command, CommandCode, Record, ARBITER_SET_TIME, COMMAND_LINE_MAX};
 use chessclock::notation;
 
 use super::{RunError, Session};
@@ -172,29 +170,13 @@ impl Session<'_> {
 
     /// Waits for the first Ack among `records[from..]`, whatever its code.
     fn next_ack(&mut self, line: &str, records: &mut Vec<Record>, from: usize) -> Result<AckShape, RunError> {
-        let sent = Instant::now();
-        let waiting_for = format!("the Ack of `{}`", shown(line));
-        loop {
-            let found = records.iter().skip(from).find_map(|record| match record.body {
-                Body::Ack(ack) => Some(AckShape {
-                    command: ack.command,
-                    status: ack.status,
-                    error_position: ack.error_position,
-                    commands: ack.commands,
-                }),
-                _ => None,
-            });
-            if let Some(found) = found {
-                return Ok(found);
-            }
-            self.check_restart(records, from)?;
-            let came = self.pump(records)?;
-            if sent.elapsed() > self.options.silence_timeout {
-                return Err(RunError::Silent { waiting_for, waited: sent.elapsed(), last_at_us: self.guest_us });
-            }
-            self.alive(&waiting_for, sent)?;
-            self.wait_for_more(came)?;
-        }
+        let (_, ack) = self.ack_after(&shown(line), records, from, |_| true)?;
+        Ok(AckShape {
+            command: ack.command,
+            status: ack.status,
+            error_position: ack.error_position,
+            commands: ack.commands,
+        })
     }
 }
 
@@ -202,12 +184,12 @@ impl Session<'_> {
 mod tests {
     use std::time::Duration;
 
-    use bench_contract::Ack;
+    use bench_contract::{Ack, Body};
 
     use super::super::RunOptions;
     use super::*;
     use crate::compare::fake_firmware::{Defects, FakeFirmware};
-    use crate::fake::{DownLine, FakeConfig, FakeTarget};
+    use crate::fake::{FakeConfig, FakeTarget};
     use crate::rtt::{ControlBlockLocation, RttReader};
     use crate::target::Target;
 
@@ -217,13 +199,7 @@ mod tests {
         let mut target = FakeTarget::with_config(FakeConfig { us_per_call: 250, ..FakeConfig::default() });
         let mut firmware = FakeFirmware::new(Defects::default());
         target.set_firmware(move |board| {
-            let now = board.now_us();
-            for line in board.take_lines() {
-                match line {
-                    DownLine::Line(text) => firmware.command(&text, now),
-                    DownLine::TooLong => firmware.line_too_long(now),
-                }
-            }
+            firmware.lines(board.take_lines(), board.now_us());
             for mut record in firmware.out.drain(..) {
                 if let Body::Ack(ack) = &mut record.body {
                     fault(ack);

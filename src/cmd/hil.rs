@@ -126,9 +126,10 @@ pub struct Cmd {
     /// same think times as `bench sim`.
     #[arg(long)]
     seed: Option<u64>,
-    /// Games to play (games 0..N of the seed).
-    #[arg(long, default_value_t = 1)]
-    games: u64,
+    /// Games to play (games 0..N of the seed) [default: 1; in a suite,
+    /// each scenario's own `games`].
+    #[arg(long)]
+    games: Option<u64>,
     /// The firmware image [default: the reference image from
     /// `scripts/build-firmware`, normal.elf].
     #[arg(long, value_name = "ELF")]
@@ -330,6 +331,11 @@ impl Cmd {
         }
     }
 
+    /// `--games`, or one game.
+    fn game_count(&self) -> u64 {
+        self.games.unwrap_or(1)
+    }
+
     /// One scenario (`--scenario`): played and judged, or skipped when the
     /// firmware announces it cannot run the scenario's control.
     fn run_scenario<B: ProbeBackend>(self, probes: &B) -> Result<Ran> {
@@ -338,7 +344,7 @@ impl Cmd {
         if let Some(max_moves) = self.max_moves {
             scenario.board.max_moves = max_moves;
         }
-        if self.games == 0 {
+        if self.game_count() == 0 {
             return Err(Failure::usage(anyhow!("--games must be at least 1")));
         }
         if !(self.drift_tolerance_ppm.is_finite() && self.drift_tolerance_ppm >= 0.0) {
@@ -353,7 +359,7 @@ impl Cmd {
         if let Some(path) = &self.records {
             check_records_path(path)?;
         }
-        let games = Games { scenario: &scenario, seed, count: self.games, shows_flag_order: None };
+        let games = Games { scenario: &scenario, seed, count: self.game_count(), shows_flag_order: None };
         // Game 0's schedule now, so a scenario no board can play (a postal
         // game) is refused before anything starts; the others are made as
         // they are played, however many games are asked for.
@@ -378,7 +384,7 @@ impl Cmd {
             crate::visible::visible(&format!(
                 "bench hil {}  seed {seed}  games 0..{}  on {}, firmware {}",
                 scenario.name,
-                self.games,
+                self.game_count(),
                 self.board.name(),
                 elf.display()
             ))
@@ -416,7 +422,7 @@ impl Cmd {
             scenario_file: &file,
             scenario_sha256: sha256_hex(&scenario_bytes),
             seed,
-            games_requested: self.games,
+            games_requested: self.game_count(),
             runs: &played.runs,
             drift: played.drift,
             drift_samples: played.drift_samples.clone(),
@@ -500,15 +506,23 @@ impl Cmd {
             .iter()
             .map(|file| {
                 let name = file.file_stem().map_or_else(String::new, |stem| stem.to_string_lossy().into_owned());
+                let scenario = file.display().to_string();
+                // Each scenario plays its own games (a reset between two is
+                // what one of them is for) unless --games says otherwise.
+                let games = match self.games {
+                    Some(games) => games,
+                    None => catalog::find(&scenario).map_err(Failure::infrastructure)?.0.games,
+                };
                 let one = Cmd {
                     suite: None,
-                    scenario: Some(file.display().to_string()),
+                    scenario: Some(scenario),
+                    games: Some(games),
                     out: Some(base.join(&name)),
                     ..self.clone()
                 };
-                (name, one)
+                Ok((name, one))
             })
-            .collect();
+            .collect::<Result<_>>()?;
         // Every scenario's folder before the first scenario plays: a
         // refusal half-way would leave the suite half replaced.
         for (_, one) in &runs {
@@ -669,7 +683,7 @@ impl Cmd {
             "bench hil --board {} --scenario {} --seed {seed} --games {}",
             self.board.name(),
             super::shell_word(self.scenario.as_deref().unwrap_or_default()),
-            self.games
+            self.game_count()
         );
         if let Some(firmware) = &self.firmware {
             let _ = write!(command, " --firmware {}", super::shell_word(&firmware.display().to_string()));
@@ -1481,6 +1495,42 @@ max_moves = 3
             }
         }
         assert!(suite.contains("skipped (the firmware cannot run them)"), "{suite}");
+    }
+
+    /// 17.6: without --games the suite plays each scenario's own games (a
+    /// `reset` between two games on one boot is what `9-two-games` is for).
+    #[test]
+    fn the_suite_plays_each_scenario_s_own_games() {
+        let dir = TempDir::new("hil-suite-games");
+        let mut probes = FakeProbes::new(&["A"]);
+        probes.us_per_call = FAST_US_PER_CALL;
+        // Only what the Fischer and staged scenarios need, to keep it short.
+        probes.announced = Some(Capabilities {
+            controls: bench_contract::CONTROL_PLAIN
+                | bench_contract::CONTROL_INCREMENT
+                | bench_contract::CONTROL_STAGES,
+            ..fischer_only()
+        });
+        let elf = dir.path().join("clock.elf");
+        std::fs::write(&elf, stm32_image()).expect("write the image");
+        let base = dir.path().join("suite");
+        let args = ["hil", "--board", "stm32", "--silence-timeout", "60", "--firmware", elf.to_str().expect("utf-8")];
+        let mut all = args.to_vec();
+        all.extend(["--out", base.to_str().expect("utf-8")]);
+        let HilArgs { cmd } = HilArgs::try_parse_from(all).expect("the arguments parse");
+        let outcome = cmd.run_with(&probes);
+        assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::Pass));
+        let mut most_games = 0;
+        for file in Suite::Release.files().expect("the release suite") {
+            let name = file.file_stem().expect("a name").to_string_lossy().into_owned();
+            let Ok(bytes) = std::fs::read(base.join(&name).join(report::REPORT_JSON)) else { continue };
+            let report: Value = serde_json::from_slice(&bytes).expect("json");
+            let (scenario, _) = catalog::find(&file.display().to_string()).expect("a release scenario");
+            let played = report["games_detail"].as_array().expect("games").len() as u64;
+            assert_eq!(played, scenario.games, "{name}");
+            most_games = most_games.max(played);
+        }
+        assert_eq!(most_games, 2, "the two-game scenario was played");
     }
 
     /// An explicit `--scenario` the firmware cannot run is not a pass.

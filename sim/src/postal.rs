@@ -201,208 +201,265 @@ struct Streams {
 
 /// Plays one postal game.
 pub fn play(postal: &Postal, seed: u64, game: u64) -> PostalRecord {
-    let stream = |actor| Stream::new(seed, game, actor);
-    let mut streams = Streams {
-        transit: stream(Actor::Transit),
-        reflection: BySide::new(stream(Actor::White), stream(Actor::Black)),
-        claims: stream(Actor::Claims),
-        objections: stream(Actor::Objections),
-        arbiter: stream(Actor::Arbiter),
-    };
-    let regulations = postal.regulations();
-    let mut clock = CorrespondenceClock::new(regulations, Day(0));
-    let mut queue: EventQueue<Event> = EventQueue::new();
-    let mut record = PostalRecord {
-        end: PostalEnd::MovesPlayed,
-        applied: Vec::new(),
-        moves: BySide::both(0),
-        end_day: 0,
-        accounting: Vec::new(),
-        timeline: Vec::new(),
-        violations: Vec::new(),
-        events: 0,
-    };
-    let mut true_oversteps = BySide::both(0u32);
-    let mut claimed_this_overstep = BySide::both(false);
-    let mut moves_done = false;
-    let day_of = |at: chessclock::Instant| u32::try_from(at.as_us()).unwrap_or(u32::MAX);
-    let at = |day: u32| chessclock::Instant::from_us(u64::from(day));
-    queue.schedule(at(reflection_days(postal, Side::White, &mut streams)), Event::Send(Side::White));
+    let mut game = PostalGame::new(postal, seed, game);
+    let first_send = reflection_days(postal, Side::White, &mut game.streams);
+    game.schedule(first_send, Event::Send(Side::White));
     // Bounded: every move schedules at most a send, a receipt, a claim,
     // a notice, an objection and a decision.
     let events_max = u64::from(postal.moves).saturating_mul(16).saturating_add(64);
-    while let Some((when, event)) = queue.pop() {
-        let day = day_of(when);
-        record.events += 1;
-        if record.events > events_max || matches!(clock.standing(), Standing::Lost { .. }) {
+    while let Some((when, event)) = game.queue.pop() {
+        let day = u32::try_from(when.as_us()).unwrap_or(u32::MAX);
+        game.record.events += 1;
+        if game.record.events > events_max || matches!(game.clock.standing(), Standing::Lost { .. }) {
             break;
         }
-        match event {
-            Event::Send(side) => {
-                if moves_done {
-                    continue;
-                }
-                let sent = match clock.send(side, Day(day)) {
-                    Ok(found) => found,
-                    // Suspended (6.8): the reply waits for the decision.
-                    Err(_) => continue,
-                };
-                *record.moves.get_mut(side) += 1;
-                let count = clock.count(side);
-                record.accounting.push(Accounting {
-                    side,
-                    day,
-                    count_moves: count.moves,
-                    count_days: count.days,
-                    allowed_days: regulations.allowed_days(count.moves),
-                });
-                if let Some(overstep) = sent {
-                    *true_oversteps.get_mut(side) += 1;
-                    *claimed_this_overstep.get_mut(side) = false;
-                    timeline(
-                        &mut record,
-                        day,
-                        format!("{side} oversteps: {}", describe(&overstep)),
-                        Some(CorrespondenceArticle::C6_1),
-                    );
-                }
-                if *record.moves.get(Side::White) >= postal.moves && *record.moves.get(Side::Black) >= postal.moves {
-                    // All moves are played; claims already on their way are
-                    // still decided.
-                    moves_done = true;
-                    record.end_day = day;
-                    continue;
-                }
-                let transit = postal.transit.draw(&mut streams.transit);
-                queue.schedule(at(day.saturating_add(transit)), Event::Receive(side.opponent()));
-            }
-            Event::Receive(side) => {
-                if moves_done || clock.receive(side, Day(day)).is_err() {
-                    continue;
-                }
-                let reflection = reflection_days(postal, side, &mut streams);
-                let reply_day = day.saturating_add(reflection);
-                // Does `side` see an overstep of its opponent's to claim? A
-                // claim goes out with the reply (scheduled first, so a
-                // second-overstep claim holds that very move, 6.7).
-                let accused = side.opponent();
-                let open = clock.open_overstep(accused).is_some() && !*claimed_this_overstep.get(accused);
-                if open && clock.pending_claim().is_none() {
-                    if sample::chance(&mut streams.claims, postal.claims) {
-                        *claimed_this_overstep.get_mut(accused) = true;
-                        let late = sample::chance(&mut streams.claims, postal.late_claims);
-                        let claim_day =
-                            if late { reply_day.saturating_add(postal_late_margin(postal)) } else { reply_day };
-                        queue.schedule(at(claim_day), Event::Claim(side));
-                    }
-                } else if clock.pending_claim().is_none()
-                    && sample::chance(&mut streams.claims, postal.unfounded_claims)
-                {
-                    queue.schedule(at(reply_day), Event::Claim(side));
-                }
-                queue.schedule(at(reply_day), Event::Send(side));
-            }
-            Event::Claim(claimant) => match clock.claim(claimant, Day(day)) {
-                Ok(ClaimOutcome::Filed) => {
-                    let second = clock.pending_claim().is_some_and(|claim| claim.second);
-                    let article = if second { CorrespondenceArticle::C6_7 } else { CorrespondenceArticle::C6_2 };
-                    timeline(
-                        &mut record,
-                        day,
-                        format!("{claimant} claims {}'s overstep", claimant.opponent()),
-                        Some(article),
-                    );
-                    if second {
-                        record.applied.push(CorrespondenceArticle::C6_8);
-                        timeline(
-                            &mut record,
-                            day,
-                            "game suspended until the arbiter decides".into(),
-                            Some(CorrespondenceArticle::C6_8),
-                        );
-                    }
-                    let transit = postal.transit.draw(&mut streams.transit);
-                    queue.schedule(at(day.saturating_add(transit)), Event::Notice);
-                }
-                Ok(ClaimOutcome::Rejected(article)) => {
-                    record.applied.push(article);
-                    timeline(&mut record, day, format!("{claimant}'s claim is too late"), Some(article));
-                }
-                Err(error) => timeline(&mut record, day, format!("{claimant} cannot claim: {error}"), None),
-            },
-            Event::Notice => {
-                if clock.notice_received(Day(day)).is_err() {
-                    continue;
-                }
-                let Some(claim) = clock.pending_claim() else { continue };
-                let accused = claim.claimant.opponent();
-                timeline(&mut record, day, format!("{accused} receives the notice"), None);
-                let window = regulations.objection_days;
-                if sample::chance(&mut streams.objections, postal.objections) {
-                    let late = sample::chance(&mut streams.objections, postal.late_objections);
-                    let after = if late {
-                        window.saturating_add(1 + sample::between(&mut streams.objections, 0, 5) as u32)
-                    } else {
-                        sample::between(&mut streams.objections, 0, u64::from(window)) as u32
-                    };
-                    queue.schedule(at(day.saturating_add(after)), Event::Object(accused));
-                }
-                let decide_after =
-                    window.saturating_add(1).saturating_add(postal.arbiter_days.draw(&mut streams.arbiter));
-                queue.schedule(at(day.saturating_add(decide_after)), Event::Decide);
-            }
-            Event::Object(accused) => match clock.object(accused, Day(day)) {
-                Ok(ClaimOutcome::Filed) => {
-                    timeline(&mut record, day, format!("{accused} objects"), Some(CorrespondenceArticle::C6_5))
-                }
-                Ok(ClaimOutcome::Rejected(article)) => {
-                    record.applied.push(article);
-                    timeline(&mut record, day, format!("{accused}'s objection is too late"), Some(article));
-                }
-                Err(_) => {}
-            },
-            Event::Decide => {
-                let Some(claim) = clock.pending_claim() else { continue };
-                let founded = claim.overstep.is_some();
-                let upheld = founded && sample::chance(&mut streams.arbiter, postal.upholds);
-                let penalty = if founded { 0 } else { postal.penalty_days };
-                match clock.decide(Day(day), upheld, penalty) {
-                    Ok(Decision::Upheld(article)) => {
-                        record.applied.push(article);
-                        timeline(
-                            &mut record,
-                            day,
-                            format!("arbiter upholds the claim against {}", claim.claimant.opponent()),
-                            Some(article),
-                        );
-                    }
-                    Ok(Decision::Rejected { penalty_days }) => {
-                        let article =
-                            if claim.second { CorrespondenceArticle::C6_9 } else { CorrespondenceArticle::C6_10 };
-                        record.applied.push(article);
-                        timeline(
-                            &mut record,
-                            day,
-                            format!("arbiter rejects {}'s claim, {penalty_days} penalty days", claim.claimant),
-                            Some(article),
-                        );
-                        if claim.second {
-                            // 6.9: the held move goes to the accused.
-                            let transit = postal.transit.draw(&mut streams.transit);
-                            queue.schedule(at(day.saturating_add(transit)), Event::Receive(claim.claimant.opponent()));
-                        }
-                    }
-                    Err(error) => timeline(&mut record, day, format!("the arbiter cannot decide: {error}"), None),
-                }
-            }
+        let step = match event {
+            Event::Send(side) => game.send(side, day),
+            Event::Receive(side) => game.receive(side, day),
+            Event::Claim(claimant) => game.claim(claimant, day),
+            Event::Notice => game.notice(day),
+            Event::Object(accused) => game.object(accused, day),
+            Event::Decide => game.decide(day),
+        };
+        if step == Step::Settled {
+            game.record.end_day = day;
+            check_invariants(&game.clock, &game.true_oversteps, &mut game.record);
         }
-        record.end_day = day;
-        check_invariants(&clock, &true_oversteps, &mut record);
     }
-    if let Standing::Lost { loser, article } = clock.standing() {
-        record.end = PostalEnd::LostOnTime { loser, article };
+    if let Standing::Lost { loser, article } = game.clock.standing() {
+        game.record.end = PostalEnd::LostOnTime { loser, article };
     }
-    record
+    game.record
+}
+
+/// What an event did: changed the game (its day is the game's last so far,
+/// and the clock's invariants are checked), or nothing the game records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    Settled,
+    Skipped,
+}
+
+/// One postal game under way: the clock, the post and what was recorded.
+/// Days are the queue's instants, one microsecond a day.
+struct PostalGame<'a> {
+    postal: &'a Postal,
+    regulations: Regulations,
+    streams: Streams,
+    clock: CorrespondenceClock,
+    queue: EventQueue<Event>,
+    record: PostalRecord,
+    /// Oversteps as they happened, for the invariants.
+    true_oversteps: BySide<u32>,
+    /// Whether the open overstep of each side has been claimed already.
+    claimed_this_overstep: BySide<bool>,
+    /// Every move is played; claims on their way are still decided.
+    moves_done: bool,
+}
+
+impl<'a> PostalGame<'a> {
+    fn new(postal: &'a Postal, seed: u64, game: u64) -> Self {
+        let stream = |actor| Stream::new(seed, game, actor);
+        let regulations = postal.regulations();
+        PostalGame {
+            postal,
+            regulations,
+            streams: Streams {
+                transit: stream(Actor::Transit),
+                reflection: BySide::new(stream(Actor::White), stream(Actor::Black)),
+                claims: stream(Actor::Claims),
+                objections: stream(Actor::Objections),
+                arbiter: stream(Actor::Arbiter),
+            },
+            clock: CorrespondenceClock::new(regulations, Day(0)),
+            queue: EventQueue::new(),
+            record: PostalRecord {
+                end: PostalEnd::MovesPlayed,
+                applied: Vec::new(),
+                moves: BySide::both(0),
+                end_day: 0,
+                accounting: Vec::new(),
+                timeline: Vec::new(),
+                violations: Vec::new(),
+                events: 0,
+            },
+            true_oversteps: BySide::both(0),
+            claimed_this_overstep: BySide::both(false),
+            moves_done: false,
+        }
+    }
+
+    fn schedule(&mut self, day: u32, event: Event) {
+        self.queue.schedule(chessclock::Instant::from_us(u64::from(day)), event);
+    }
+
+    /// A letter posted on `day` arrives after a drawn transit.
+    fn post(&mut self, day: u32, event: Event) {
+        let transit = self.postal.transit.draw(&mut self.streams.transit);
+        self.schedule(day.saturating_add(transit), event);
+    }
+
+    fn note(&mut self, day: u32, text: String, article: Option<CorrespondenceArticle>) {
+        timeline(&mut self.record, day, text, article);
+    }
+
+    /// `side` sends its reply: the clock counts it, and it goes by post
+    /// unless it was the last move.
+    fn send(&mut self, side: Side, day: u32) -> Step {
+        if self.moves_done {
+            return Step::Skipped;
+        }
+        let sent = match self.clock.send(side, Day(day)) {
+            Ok(found) => found,
+            // Suspended (6.8): the reply waits for the decision.
+            Err(_) => return Step::Skipped,
+        };
+        *self.record.moves.get_mut(side) += 1;
+        let count = self.clock.count(side);
+        self.record.accounting.push(Accounting {
+            side,
+            day,
+            count_moves: count.moves,
+            count_days: count.days,
+            allowed_days: self.regulations.allowed_days(count.moves),
+        });
+        if let Some(overstep) = sent {
+            *self.true_oversteps.get_mut(side) += 1;
+            *self.claimed_this_overstep.get_mut(side) = false;
+            self.note(day, format!("{side} oversteps: {}", describe(&overstep)), Some(CorrespondenceArticle::C6_1));
+        }
+        let moves = self.postal.moves;
+        if *self.record.moves.get(Side::White) >= moves && *self.record.moves.get(Side::Black) >= moves {
+            // All moves are played; claims already on their way are
+            // still decided.
+            self.moves_done = true;
+            self.record.end_day = day;
+            return Step::Skipped;
+        }
+        self.post(day, Event::Receive(side.opponent()));
+        Step::Settled
+    }
+
+    /// A move reaches `side`, who reflects on the reply and may claim.
+    fn receive(&mut self, side: Side, day: u32) -> Step {
+        if self.moves_done || self.clock.receive(side, Day(day)).is_err() {
+            return Step::Skipped;
+        }
+        let reflection = reflection_days(self.postal, side, &mut self.streams);
+        let reply_day = day.saturating_add(reflection);
+        // Does `side` see an overstep of its opponent's to claim? A
+        // claim goes out with the reply (scheduled first, so a
+        // second-overstep claim holds that very move, 6.7).
+        let accused = side.opponent();
+        let open = self.clock.open_overstep(accused).is_some() && !*self.claimed_this_overstep.get(accused);
+        let postal = self.postal;
+        if open && self.clock.pending_claim().is_none() {
+            if sample::chance(&mut self.streams.claims, postal.claims) {
+                *self.claimed_this_overstep.get_mut(accused) = true;
+                let late = sample::chance(&mut self.streams.claims, postal.late_claims);
+                let claim_day = if late { reply_day.saturating_add(postal_late_margin(postal)) } else { reply_day };
+                self.schedule(claim_day, Event::Claim(side));
+            }
+        } else if self.clock.pending_claim().is_none()
+            && sample::chance(&mut self.streams.claims, postal.unfounded_claims)
+        {
+            self.schedule(reply_day, Event::Claim(side));
+        }
+        self.schedule(reply_day, Event::Send(side));
+        Step::Settled
+    }
+
+    /// `claimant` claims (Corr. 6.2, 6.7); a second overstep's claim
+    /// suspends the game (6.8). A filed claim's notice goes by post.
+    fn claim(&mut self, claimant: Side, day: u32) -> Step {
+        match self.clock.claim(claimant, Day(day)) {
+            Ok(ClaimOutcome::Filed) => {
+                let second = self.clock.pending_claim().is_some_and(|claim| claim.second);
+                let article = if second { CorrespondenceArticle::C6_7 } else { CorrespondenceArticle::C6_2 };
+                self.note(day, format!("{claimant} claims {}'s overstep", claimant.opponent()), Some(article));
+                if second {
+                    self.record.applied.push(CorrespondenceArticle::C6_8);
+                    let text = "game suspended until the arbiter decides".into();
+                    self.note(day, text, Some(CorrespondenceArticle::C6_8));
+                }
+                self.post(day, Event::Notice);
+            }
+            Ok(ClaimOutcome::Rejected(article)) => {
+                self.record.applied.push(article);
+                self.note(day, format!("{claimant}'s claim is too late"), Some(article));
+            }
+            Err(error) => self.note(day, format!("{claimant} cannot claim: {error}"), None),
+        }
+        Step::Settled
+    }
+
+    /// The claim's notice reaches the accused, who may object (6.5); the
+    /// arbiter decides after the objection window.
+    fn notice(&mut self, day: u32) -> Step {
+        if self.clock.notice_received(Day(day)).is_err() {
+            return Step::Skipped;
+        }
+        let Some(claim) = self.clock.pending_claim() else { return Step::Skipped };
+        let accused = claim.claimant.opponent();
+        self.note(day, format!("{accused} receives the notice"), None);
+        let window = self.regulations.objection_days;
+        let postal = self.postal;
+        let objections = &mut self.streams.objections;
+        if sample::chance(objections, postal.objections) {
+            let late = sample::chance(objections, postal.late_objections);
+            let after = if late {
+                window.saturating_add(1 + sample::between(objections, 0, 5) as u32)
+            } else {
+                sample::between(objections, 0, u64::from(window)) as u32
+            };
+            self.schedule(day.saturating_add(after), Event::Object(accused));
+        }
+        let decide_after = window.saturating_add(1).saturating_add(postal.arbiter_days.draw(&mut self.streams.arbiter));
+        self.schedule(day.saturating_add(decide_after), Event::Decide);
+        Step::Settled
+    }
+
+    /// The accused objects, in time or too late (6.5).
+    fn object(&mut self, accused: Side, day: u32) -> Step {
+        match self.clock.object(accused, Day(day)) {
+            Ok(ClaimOutcome::Filed) => self.note(day, format!("{accused} objects"), Some(CorrespondenceArticle::C6_5)),
+            Ok(ClaimOutcome::Rejected(article)) => {
+                self.record.applied.push(article);
+                self.note(day, format!("{accused}'s objection is too late"), Some(article));
+            }
+            Err(_) => {}
+        }
+        Step::Settled
+    }
+
+    /// The arbiter upholds a founded claim (6.4, 6.6, 6.11) or rejects it
+    /// with a penalty (6.9, 6.10); a rejected second claim releases the
+    /// held move (6.9).
+    fn decide(&mut self, day: u32) -> Step {
+        let Some(claim) = self.clock.pending_claim() else { return Step::Skipped };
+        let founded = claim.overstep.is_some();
+        let upheld = founded && sample::chance(&mut self.streams.arbiter, self.postal.upholds);
+        let penalty = if founded { 0 } else { self.postal.penalty_days };
+        match self.clock.decide(Day(day), upheld, penalty) {
+            Ok(Decision::Upheld(article)) => {
+                self.record.applied.push(article);
+                let text = format!("arbiter upholds the claim against {}", claim.claimant.opponent());
+                self.note(day, text, Some(article));
+            }
+            Ok(Decision::Rejected { penalty_days }) => {
+                let article = if claim.second { CorrespondenceArticle::C6_9 } else { CorrespondenceArticle::C6_10 };
+                self.record.applied.push(article);
+                let text = format!("arbiter rejects {}'s claim, {penalty_days} penalty days", claim.claimant);
+                self.note(day, text, Some(article));
+                if claim.second {
+                    // 6.9: the held move goes to the accused.
+                    self.post(day, Event::Receive(claim.claimant.opponent()));
+                }
+            }
+            Err(error) => self.note(day, format!("the arbiter cannot decide: {error}"), None),
+        }
+        Step::Settled
+    }
 }
 
 /// A postal game as a [`GameRecord`], so runs, expectations and reports

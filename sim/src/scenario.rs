@@ -675,8 +675,29 @@ impl Scenario {
         ]
     }
 
-    /// Checks relations between fields that the types cannot.
+    /// Checks relations between fields that the types cannot; the first
+    /// that fails is reported, in this fixed order.
     fn validate(&self) -> Result<(), Invalid> {
+        self.validate_kind()?;
+        self.validate_players()?;
+        self.check_time_bounds()?;
+        self.validate_run_and_device()?;
+        if let Some(postal) = &self.correspondence {
+            postal_validate(postal)?;
+        }
+        for (field, occasional) in self.occasionals() {
+            if occasional.min_ms > occasional.max_ms {
+                return Err(Invalid::new(
+                    format!("{field}.min_ms"),
+                    format!("min_ms ({}) is larger than max_ms ({})", occasional.min_ms, occasional.max_ms),
+                ));
+            }
+        }
+        self.validate_expect()
+    }
+
+    /// A chess-clock control or a [correspondence] table, not both.
+    fn validate_kind(&self) -> Result<(), Invalid> {
         match (self.control.is_given(), self.correspondence.is_some()) {
             (false, false) => {
                 return Err(Invalid::new(
@@ -692,6 +713,11 @@ impl Scenario {
             }
             (true, false) | (false, true) => {}
         }
+        Ok(())
+    }
+
+    /// Each player's think range and time-trouble share.
+    fn validate_players(&self) -> Result<(), Invalid> {
         for (table, player) in
             [("players", Some(&self.players)), ("white", self.white.as_ref()), ("black", self.black.as_ref())]
         {
@@ -706,7 +732,11 @@ impl Scenario {
                 return Err(Invalid::new(format!("{table}.time_trouble.percent"), "percent must be at most 100"));
             }
         }
-        self.check_time_bounds()?;
+        Ok(())
+    }
+
+    /// The games, the device's tick and drift, the move bound.
+    fn validate_run_and_device(&self) -> Result<(), Invalid> {
         if self.games == 0 {
             return Err(Invalid::new("games", "a run needs at least one game"));
         }
@@ -729,17 +759,11 @@ impl Scenario {
                 format!("{} moves per player is beyond any real game; at most {MOVES_MAX}", self.board.max_moves),
             ));
         }
-        if let Some(postal) = &self.correspondence {
-            postal_validate(postal)?;
-        }
-        for (field, occasional) in self.occasionals() {
-            if occasional.min_ms > occasional.max_ms {
-                return Err(Invalid::new(
-                    format!("{field}.min_ms"),
-                    format!("min_ms ({}) is larger than max_ms ({})", occasional.min_ms, occasional.max_ms),
-                ));
-            }
-        }
+        Ok(())
+    }
+
+    /// The expectations: known result classes and rules, shares in range.
+    fn validate_expect(&self) -> Result<(), Invalid> {
         for (element, share) in self.expect.result.iter().enumerate() {
             if crate::outcome::ResultClass::parse(&share.class).is_none() {
                 return Err(Invalid {

@@ -191,6 +191,24 @@ pub enum PressResult {
     NotApplied = 6,
 }
 
+impl PressResult {
+    /// Every value, whose codes (the discriminants) are the contract's.
+    pub const ALL: [PressResult; 7] = [
+        PressResult::Accepted,
+        PressResult::NotRunning,
+        PressResult::NotStarted,
+        PressResult::Paused,
+        PressResult::Finished,
+        PressResult::Other,
+        PressResult::NotApplied,
+    ];
+
+    /// The value whose code is `code`, if any.
+    pub fn from_code(code: u8) -> Option<PressResult> {
+        PressResult::ALL.into_iter().find(|value| *value as u8 == code)
+    }
+}
+
 /// Kind 2: a debounced press, as the firmware registered it. `side` is the
 /// button; `at_us` is the press instant the firmware gave its clock (the
 /// edge, not the moment it got round to it). The pause button toggles the
@@ -260,6 +278,21 @@ pub enum PeriodCause {
     PeriodLost = 3,
 }
 
+impl PeriodCause {
+    /// Every value, whose codes (the discriminants) are the contract's.
+    pub const ALL: [PeriodCause; 4] = [
+        PeriodCause::MovesCompleted,
+        PeriodCause::FlagOpenedNext,
+        PeriodCause::OvertimeBegins,
+        PeriodCause::PeriodLost,
+    ];
+
+    /// The value whose code is `code`, if any.
+    pub fn from_code(code: u8) -> Option<PeriodCause> {
+        PeriodCause::ALL.into_iter().find(|value| *value as u8 == code)
+    }
+}
+
 /// Kind 4: a side entered another period (stage, overtime period).
 /// `at_us` is the instant of the change.
 ///
@@ -289,6 +322,16 @@ pub enum Phase {
     /// Stopped by the arbiter (6.13).
     Paused = 2,
     Finished = 3,
+}
+
+impl Phase {
+    /// Every value, whose codes (the discriminants) are the contract's.
+    pub const ALL: [Phase; 4] = [Phase::NotStarted, Phase::Running, Phase::Paused, Phase::Finished];
+
+    /// The value whose code is `code`, if any.
+    pub fn from_code(code: u8) -> Option<Phase> {
+        Phase::ALL.into_iter().find(|value| *value as u8 == code)
+    }
 }
 
 /// Kind 5: both displays at `at_us`. `side` is the side whose clock runs
@@ -365,6 +408,26 @@ pub enum CommandCode {
     SetMoves = 8,
 }
 
+impl CommandCode {
+    /// Every value, whose codes (the discriminants) are the contract's.
+    pub const ALL: [CommandCode; 9] = [
+        CommandCode::Unknown,
+        CommandCode::TimeControl,
+        CommandCode::Start,
+        CommandCode::Reset,
+        CommandCode::Pause,
+        CommandCode::Resume,
+        CommandCode::SetTime,
+        CommandCode::AdjustTime,
+        CommandCode::SetMoves,
+    ];
+
+    /// The value whose code is `code`, if any.
+    pub fn from_code(code: u8) -> Option<CommandCode> {
+        CommandCode::ALL.into_iter().find(|value| *value as u8 == code)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum AckStatus {
@@ -382,6 +445,24 @@ pub enum AckStatus {
     /// Contract 3: a command the firmware knows but does not support (its
     /// Capabilities record leaves it out).
     Unsupported = 6,
+}
+
+impl AckStatus {
+    /// Every value, whose codes (the discriminants) are the contract's.
+    pub const ALL: [AckStatus; 7] = [
+        AckStatus::Ok,
+        AckStatus::UnknownCommand,
+        AckStatus::LineTooLong,
+        AckStatus::BadTimeControl,
+        AckStatus::NotAllowed,
+        AckStatus::BadArgument,
+        AckStatus::Unsupported,
+    ];
+
+    /// The value whose code is `code`, if any.
+    pub fn from_code(code: u8) -> Option<AckStatus> {
+        AckStatus::ALL.into_iter().find(|value| *value as u8 == code)
+    }
 }
 
 /// Kind 7: the answer to one down-channel command line. `at_us` is when it
@@ -505,7 +586,35 @@ impl Record {
         out.u16(OFFSET_DROPPED, self.dropped);
         out.u32(OFFSET_SEQ, self.seq);
         out.u64(OFFSET_AT_US, self.at_us);
-        let side = match &self.body {
+        let side = self.body.write(&mut out);
+        out.u8(OFFSET_SIDE, side);
+        out.0
+    }
+
+    pub fn decode(bytes: &[u8; RECORD_SIZE]) -> Result<Record, DecodeError> {
+        let read = In(bytes);
+        let code = read.u8(OFFSET_KIND);
+        let kind = Kind::from_code(code).ok_or(DecodeError::UnknownKind { code })?;
+        let fields = Fields { read, kind, side_byte: read.u8(OFFSET_SIDE) };
+        let body = match kind {
+            Kind::Hello => Body::Hello(fields.hello()?),
+            Kind::Press => Body::Press(fields.press()?),
+            Kind::Flag => Body::Flag(fields.flag()?),
+            Kind::Period => Body::Period(fields.period()?),
+            Kind::Snapshot => Body::Snapshot(fields.snapshot()?),
+            Kind::TimeBase => Body::TimeBase(fields.time_base()?),
+            Kind::Ack => Body::Ack(fields.ack()?),
+            Kind::Capabilities => Body::Capabilities(fields.capabilities()?),
+        };
+        Ok(Record { seq: read.u32(OFFSET_SEQ), dropped: read.u16(OFFSET_DROPPED), at_us: read.u64(OFFSET_AT_US), body })
+    }
+}
+
+impl Body {
+    /// Writes the body's fields (offsets 16 to 47) and returns the side
+    /// byte (offset 1) for the header.
+    fn write(&self, out: &mut Out) -> u8 {
+        match self {
             Body::Hello(hello) => {
                 out.u16(16, hello.contract_version);
                 out.u16(18, hello.record_size);
@@ -576,187 +685,175 @@ impl Record {
                 out.u8(24, u8::from(capabilities.shows_flag_order));
                 SIDE_NONE
             }
-        };
-        out.u8(OFFSET_SIDE, side);
-        out.0
+        }
+    }
+}
+
+/// A record's bytes being decoded, with its kind and side byte for the
+/// errors. Each body is checked in offset order of what can be wrong, so a
+/// record with two bad fields names the same one as before.
+#[derive(Clone, Copy)]
+struct Fields<'a> {
+    read: In<'a>,
+    kind: Kind,
+    side_byte: u8,
+}
+
+impl Fields<'_> {
+    fn bad(&self, offset: usize) -> DecodeError {
+        DecodeError::BadField { kind: self.kind, offset, value: self.read.u8(offset) }
     }
 
-    pub fn decode(bytes: &[u8; RECORD_SIZE]) -> Result<Record, DecodeError> {
-        let read = In(bytes);
-        let code = read.u8(OFFSET_KIND);
-        let kind = Kind::from_code(code).ok_or(DecodeError::UnknownKind { code })?;
-        let bad = |offset: usize| DecodeError::BadField { kind, offset, value: read.u8(offset) };
-        let side_byte = read.u8(OFFSET_SIDE);
-        let no_side = || if side_byte == SIDE_NONE { Ok(()) } else { Err(bad(OFFSET_SIDE)) };
-        let a_side = || match side_byte {
+    fn no_side(&self) -> Result<(), DecodeError> {
+        if self.side_byte == SIDE_NONE {
+            Ok(())
+        } else {
+            Err(self.bad(OFFSET_SIDE))
+        }
+    }
+
+    fn side(&self) -> Result<Side, DecodeError> {
+        match self.side_byte {
             SIDE_WHITE => Ok(Side::White),
             SIDE_BLACK => Ok(Side::Black),
-            _ => Err(bad(OFFSET_SIDE)),
+            _ => Err(self.bad(OFFSET_SIDE)),
+        }
+    }
+
+    fn side_or_none(&self) -> Result<Option<Side>, DecodeError> {
+        match self.side_byte {
+            SIDE_NONE => Ok(None),
+            _ => self.side().map(Some),
+        }
+    }
+
+    /// The enum value whose code is the byte at `offset`.
+    fn code<T>(&self, offset: usize, from_code: fn(u8) -> Option<T>) -> Result<T, DecodeError> {
+        from_code(self.read.u8(offset)).ok_or_else(|| self.bad(offset))
+    }
+
+    fn hello(&self) -> Result<Hello, DecodeError> {
+        self.no_side()?;
+        let read = self.read;
+        Ok(Hello {
+            contract_version: read.u16(16),
+            record_size: read.u16(18),
+            tick_us: read.u32(20),
+            hw_counter_hz: read.u32(24),
+            hw_counter_bits: read.u8(28),
+            buttons: read.u8(29),
+            debounce_us: read.u32(32),
+            firmware_version: read.u32(36),
+            firmware_name: read.array(40),
+        })
+    }
+
+    fn press(&self) -> Result<Press, DecodeError> {
+        let button = match self.side_byte {
+            SIDE_WHITE => Button::White,
+            SIDE_BLACK => Button::Black,
+            SIDE_PAUSE => Button::Pause,
+            _ => return Err(self.bad(OFFSET_SIDE)),
         };
-        let body = match kind {
-            Kind::Hello => {
-                no_side()?;
-                Body::Hello(Hello {
-                    contract_version: read.u16(16),
-                    record_size: read.u16(18),
-                    tick_us: read.u32(20),
-                    hw_counter_hz: read.u32(24),
-                    hw_counter_bits: read.u8(28),
-                    buttons: read.u8(29),
-                    debounce_us: read.u32(32),
-                    firmware_version: read.u32(36),
-                    firmware_name: read.array(40),
-                })
-            }
-            Kind::Press => {
-                let button = match side_byte {
-                    SIDE_WHITE => Button::White,
-                    SIDE_BLACK => Button::Black,
-                    SIDE_PAUSE => Button::Pause,
-                    _ => return Err(bad(OFFSET_SIDE)),
-                };
-                let result = match read.u8(16) {
-                    0 => PressResult::Accepted,
-                    1 => PressResult::NotRunning,
-                    2 => PressResult::NotStarted,
-                    3 => PressResult::Paused,
-                    4 => PressResult::Finished,
-                    5 => PressResult::Other,
-                    6 => PressResult::NotApplied,
-                    _ => return Err(bad(16)),
-                };
-                Body::Press(Press {
-                    button,
-                    result,
-                    bounces: read.u16(18),
-                    moves: read.u32(20),
-                    remaining_us: read.u64(24),
-                    handled_at_us: read.u64(32),
-                    edge_hw_counter: read.u64(40),
-                })
-            }
-            Kind::Flag => Body::Flag(Flag {
-                side: a_side()?,
-                period: read.u32(16),
-                sequence: read.u32(20),
-                observed_at_us: read.u64(24),
-                moves: read.u32(32),
-            }),
-            Kind::Period => {
-                let cause = match read.u8(24) {
-                    0 => PeriodCause::MovesCompleted,
-                    1 => PeriodCause::FlagOpenedNext,
-                    2 => PeriodCause::OvertimeBegins,
-                    3 => PeriodCause::PeriodLost,
-                    _ => return Err(bad(24)),
-                };
-                Body::Period(PeriodChange {
-                    side: a_side()?,
-                    from: read.u32(16),
-                    to: read.u32(20),
-                    cause,
-                    moves: read.u32(28),
-                    remaining_us: read.u64(32),
-                })
-            }
-            Kind::Snapshot => {
-                let phase = match read.u8(46) {
-                    0 => Phase::NotStarted,
-                    1 => Phase::Running,
-                    2 => Phase::Paused,
-                    3 => Phase::Finished,
-                    _ => return Err(bad(46)),
-                };
-                let side = match side_byte {
-                    SIDE_NONE => None,
-                    _ => Some(a_side()?),
-                };
-                // A running or paused clock has a side; the others have none.
-                if matches!(phase, Phase::Running | Phase::Paused) != side.is_some() {
-                    return Err(bad(OFFSET_SIDE));
-                }
-                let flags = read.u8(47);
-                if flags & !0b11 != 0 {
-                    return Err(bad(47));
-                }
-                Body::Snapshot(Snapshot {
-                    phase,
-                    side,
-                    remaining_white_us: read.u64(16),
-                    remaining_black_us: read.u64(24),
-                    moves_white: read.u32(32),
-                    moves_black: read.u32(36),
-                    delay_us: read.u32(40),
-                    period_white: read.u8(44),
-                    period_black: read.u8(45),
-                    flag_white: flags & 0b01 != 0,
-                    flag_black: flags & 0b10 != 0,
-                })
-            }
-            Kind::TimeBase => {
-                no_side()?;
-                let flags = read.u8(28);
-                if flags & !1 != 0 {
-                    return Err(bad(28));
-                }
-                Body::TimeBase(TimeBase {
-                    hw_counter: read.u64(16),
-                    ticks: read.u32(24),
-                    edge: flags & 1 != 0,
-                    dropped_total: read.u32(32),
-                })
-            }
-            Kind::Ack => {
-                let side = match side_byte {
-                    SIDE_NONE => None,
-                    _ => Some(a_side()?),
-                };
-                let command = match read.u8(16) {
-                    0 => CommandCode::Unknown,
-                    1 => CommandCode::TimeControl,
-                    2 => CommandCode::Start,
-                    3 => CommandCode::Reset,
-                    4 => CommandCode::Pause,
-                    5 => CommandCode::Resume,
-                    6 => CommandCode::SetTime,
-                    7 => CommandCode::AdjustTime,
-                    8 => CommandCode::SetMoves,
-                    _ => return Err(bad(16)),
-                };
-                let status = match read.u8(17) {
-                    0 => AckStatus::Ok,
-                    1 => AckStatus::UnknownCommand,
-                    2 => AckStatus::LineTooLong,
-                    3 => AckStatus::BadTimeControl,
-                    4 => AckStatus::NotAllowed,
-                    5 => AckStatus::BadArgument,
-                    6 => AckStatus::Unsupported,
-                    _ => return Err(bad(17)),
-                };
-                Body::Ack(Ack {
-                    command,
-                    status,
-                    error_position: read.u16(18),
-                    commands: read.u32(20),
-                    initial_us: read.u64(24),
-                    final_period: read.u32(32),
-                    side,
-                })
-            }
-            Kind::Capabilities => {
-                no_side()?;
-                let flag_order = read.u8(24);
-                if flag_order > 1 {
-                    return Err(bad(24));
-                }
-                Body::Capabilities(Capabilities {
-                    controls: read.u32(16),
-                    arbiter: read.u32(20),
-                    shows_flag_order: flag_order == 1,
-                })
-            }
-        };
-        Ok(Record { seq: read.u32(OFFSET_SEQ), dropped: read.u16(OFFSET_DROPPED), at_us: read.u64(OFFSET_AT_US), body })
+        let read = self.read;
+        Ok(Press {
+            button,
+            result: self.code(16, PressResult::from_code)?,
+            bounces: read.u16(18),
+            moves: read.u32(20),
+            remaining_us: read.u64(24),
+            handled_at_us: read.u64(32),
+            edge_hw_counter: read.u64(40),
+        })
+    }
+
+    fn flag(&self) -> Result<Flag, DecodeError> {
+        let read = self.read;
+        Ok(Flag {
+            side: self.side()?,
+            period: read.u32(16),
+            sequence: read.u32(20),
+            observed_at_us: read.u64(24),
+            moves: read.u32(32),
+        })
+    }
+
+    fn period(&self) -> Result<PeriodChange, DecodeError> {
+        let cause = self.code(24, PeriodCause::from_code)?;
+        let read = self.read;
+        Ok(PeriodChange {
+            side: self.side()?,
+            from: read.u32(16),
+            to: read.u32(20),
+            cause,
+            moves: read.u32(28),
+            remaining_us: read.u64(32),
+        })
+    }
+
+    fn snapshot(&self) -> Result<Snapshot, DecodeError> {
+        let phase = self.code(46, Phase::from_code)?;
+        let side = self.side_or_none()?;
+        // A running or paused clock has a side; the others have none.
+        if matches!(phase, Phase::Running | Phase::Paused) != side.is_some() {
+            return Err(self.bad(OFFSET_SIDE));
+        }
+        let read = self.read;
+        let flags = read.u8(47);
+        if flags & !0b11 != 0 {
+            return Err(self.bad(47));
+        }
+        Ok(Snapshot {
+            phase,
+            side,
+            remaining_white_us: read.u64(16),
+            remaining_black_us: read.u64(24),
+            moves_white: read.u32(32),
+            moves_black: read.u32(36),
+            delay_us: read.u32(40),
+            period_white: read.u8(44),
+            period_black: read.u8(45),
+            flag_white: flags & 0b01 != 0,
+            flag_black: flags & 0b10 != 0,
+        })
+    }
+
+    fn time_base(&self) -> Result<TimeBase, DecodeError> {
+        self.no_side()?;
+        let read = self.read;
+        let flags = read.u8(28);
+        if flags & !1 != 0 {
+            return Err(self.bad(28));
+        }
+        Ok(TimeBase {
+            hw_counter: read.u64(16),
+            ticks: read.u32(24),
+            edge: flags & 1 != 0,
+            dropped_total: read.u32(32),
+        })
+    }
+
+    fn ack(&self) -> Result<Ack, DecodeError> {
+        let side = self.side_or_none()?;
+        let read = self.read;
+        Ok(Ack {
+            command: self.code(16, CommandCode::from_code)?,
+            status: self.code(17, AckStatus::from_code)?,
+            error_position: read.u16(18),
+            commands: read.u32(20),
+            initial_us: read.u64(24),
+            final_period: read.u32(32),
+            side,
+        })
+    }
+
+    fn capabilities(&self) -> Result<Capabilities, DecodeError> {
+        self.no_side()?;
+        let flag_order = self.read.u8(24);
+        if flag_order > 1 {
+            return Err(self.bad(24));
+        }
+        Ok(Capabilities { controls: self.read.u32(16), arbiter: self.read.u32(20), shows_flag_order: flag_order == 1 })
     }
 }
 
@@ -806,6 +903,7 @@ impl Out {
 
 /// A record being read; out-of-range reads give zeros (never happens with
 /// the constant offsets above).
+#[derive(Clone, Copy)]
 struct In<'a>(&'a [u8; RECORD_SIZE]);
 
 impl In<'_> {

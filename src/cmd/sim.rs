@@ -340,16 +340,7 @@ impl Cmd {
 
     fn many_games(&self, scenario: &Scenario, file: &Path, seed: u64) -> Result {
         let games = self.games.unwrap_or(scenario.games);
-        let range = match self.shard {
-            Some((index, count)) => run::shard_range(games, index, count).unwrap_or(0..0),
-            None => 0..games,
-        };
-        if let (true, Some((index, count))) = (range.is_empty(), self.shard) {
-            // A gate on a slice of no games would pass having checked nothing.
-            return Err(Failure::usage(anyhow::anyhow!(
-                "shard {index}/{count} of {games} games has no game: split {games} games into at most {games} shards"
-            )));
-        }
+        let range = self.games_to_play(games)?;
         let jobs = self.jobs();
         let options = RunOptions {
             seed,
@@ -363,61 +354,33 @@ impl Cmd {
         let command = self.reproduce_command(seed, games);
         super::refuse_to_replace_another_run(&out_dir, &command, self.force)?;
         super::prepare_out_dir(&out_dir)?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let handler_stop = Arc::clone(&stop);
-        // Ctrl-C, SIGTERM or SIGHUP: the games under way finish and the run
-        // ends with an incomplete report. A second one stops at once: a very
-        // long game must not hold the terminal.
-        let _ = ctrlc::set_handler(move || {
-            if handler_stop.swap(true, Ordering::Relaxed) {
-                eprintln!("bench sim: interrupted again: stopping now, without a report");
-                std::process::exit(3);
-            }
-            eprintln!("bench sim: interrupted: finishing the games under way (interrupt again to stop at once)");
-        });
-        let bar = progress_bar(range.end - range.start);
+        let stop = stop_on_interrupt();
         let started = std::time::Instant::now();
-        let summary = run::run_with(
-            scenario,
-            &options,
-            &Controls {
-                progress: &|done| bar.set_position(done),
-                check_determinism: self.check_determinism,
-                stop: Some(&stop),
-            },
-        );
-        bar.finish_and_clear();
+        let summary = self.play_with_progress(scenario, &options, &stop);
         let complete = summary.games == range.end - range.start;
         let mut checks = run::judge(scenario, &summary);
         if self.check_determinism {
             checks.push(run::determinism_check(&summary));
         }
         let replay = |game| self.replay_command(seed, game, self.disabled(), self.max_moves);
-        let written = write_reports(
-            &out_dir,
-            &ReportParts {
-                scenario,
-                file,
-                seed,
-                range: range.clone(),
-                games_total: games,
-                options: report::json::Options {
-                    check_determinism: self.check_determinism,
-                    tick_oracle: !self.no_model_oracle,
-                    max_moves: self.max_moves,
-                    disabled: self.disabled().iter().map(|defect| defect.name().to_string()).collect(),
-                },
-                shard: self.shard,
-                swarm: self.swarm,
-                summary: &summary,
-                checks: &checks,
-                replay: &replay,
-                command,
-                complete,
-                wall_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                jobs,
-            },
-        );
+        let parts = ReportParts {
+            scenario,
+            file,
+            seed,
+            range,
+            games_total: games,
+            options: self.report_options(),
+            shard: self.shard,
+            swarm: self.swarm,
+            summary: &summary,
+            checks: &checks,
+            replay: &replay,
+            command,
+            complete,
+            wall_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            jobs,
+        };
+        let written = write_reports(&out_dir, &parts);
         // The gate reads the report just written, as `bench gate` would: the
         // exit code is the default gate's verdict.
         let gated = match &written {
@@ -428,25 +391,7 @@ impl Cmd {
             Some(Ok((passed, _))) => *passed,
             _ => checks.iter().all(|check| check.passed),
         };
-        let played_check = played_check(&summary, &range, complete);
-        let console_checks: Vec<Check> = checks.iter().cloned().chain([played_check]).collect();
-        let mut out = render_summary(scenario, seed, &range, &summary, &console_checks, &replay);
-        match &written {
-            Ok(()) => {
-                super::push_report_and_gate(&mut out, &out_dir, gated.as_ref());
-            }
-            Err(error) => {
-                let _ = writeln!(out, "report NOT written: {error:#}");
-            }
-        }
-        if !complete {
-            let _ = writeln!(
-                out,
-                "interrupted after {} of {} games: the report is marked incomplete",
-                summary.games,
-                range.end - range.start
-            );
-        }
+        let mut out = console_after_run(&parts, &out_dir, &written, gated.as_ref());
         if self.shrink {
             if let Some(first) = summary.failures.first() {
                 super::print(&out)?;
@@ -464,6 +409,64 @@ impl Cmd {
         }
         Ok(if passed { Exit::Pass } else { Exit::GateFailed })
     }
+
+    /// The games of this run: all `games`, or the `--shard`'s slice of them,
+    /// which must not be empty.
+    fn games_to_play(&self, games: u64) -> std::result::Result<std::ops::Range<u64>, Failure> {
+        let range = match self.shard {
+            Some((index, count)) => run::shard_range(games, index, count).unwrap_or(0..0),
+            None => 0..games,
+        };
+        if let (true, Some((index, count))) = (range.is_empty(), self.shard) {
+            // A gate on a slice of no games would pass having checked nothing.
+            return Err(Failure::usage(anyhow::anyhow!(
+                "shard {index}/{count} of {games} games has no game: split {games} games into at most {games} shards"
+            )));
+        }
+        Ok(range)
+    }
+
+    /// Plays the run's games with a progress bar until done or `stop`.
+    fn play_with_progress(&self, scenario: &Scenario, options: &RunOptions, stop: &AtomicBool) -> Summary {
+        let bar = progress_bar(options.games.end - options.games.start);
+        let summary = run::run_with(
+            scenario,
+            options,
+            &Controls {
+                progress: &|done| bar.set_position(done),
+                check_determinism: self.check_determinism,
+                stop: Some(stop),
+            },
+        );
+        bar.finish_and_clear();
+        summary
+    }
+
+    /// The options that change results, as the report lists them.
+    fn report_options(&self) -> report::json::Options {
+        report::json::Options {
+            check_determinism: self.check_determinism,
+            tick_oracle: !self.no_model_oracle,
+            max_moves: self.max_moves,
+            disabled: self.disabled().iter().map(|defect| defect.name().to_string()).collect(),
+        }
+    }
+}
+
+/// Set once Ctrl-C, SIGTERM or SIGHUP arrives: the games under way finish
+/// and the run ends with an incomplete report. A second one stops at once:
+/// a very long game must not hold the terminal.
+fn stop_on_interrupt() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let handler_stop = Arc::clone(&stop);
+    let _ = ctrlc::set_handler(move || {
+        if handler_stop.swap(true, Ordering::Relaxed) {
+            eprintln!("bench sim: interrupted again: stopping now, without a report");
+            std::process::exit(3);
+        }
+        eprintln!("bench sim: interrupted: finishing the games under way (interrupt again to stop at once)");
+    });
+    stop
 }
 
 /// The calibration table: each expectation's measured share, its written
@@ -638,6 +641,38 @@ fn write_reports(dir: &Path, parts: &ReportParts<'_>) -> anyhow::Result<()> {
 
 /// The check the report adds (`report::json::COMPLETE_CHECK`), for the
 /// console too: an interrupted run's console verdict is the report's, FAIL.
+/// What `bench sim` prints after a run: the summary with the played
+/// check, where the report went and the gate's verdict (or why there is no
+/// report), and whether the run was interrupted.
+fn console_after_run(
+    parts: &ReportParts<'_>,
+    out_dir: &Path,
+    written: &anyhow::Result<()>,
+    gated: Option<&anyhow::Result<(bool, String)>>,
+) -> String {
+    let (summary, range) = (parts.summary, &parts.range);
+    let played_check = played_check(summary, range, parts.complete);
+    let console_checks: Vec<Check> = parts.checks.iter().cloned().chain([played_check]).collect();
+    let mut out = render_summary(parts.scenario, parts.seed, range, summary, &console_checks, parts.replay);
+    match written {
+        Ok(()) => {
+            super::push_report_and_gate(&mut out, out_dir, gated);
+        }
+        Err(error) => {
+            let _ = writeln!(out, "report NOT written: {error:#}");
+        }
+    }
+    if !parts.complete {
+        let _ = writeln!(
+            out,
+            "interrupted after {} of {} games: the report is marked incomplete",
+            summary.games,
+            range.end - range.start
+        );
+    }
+    out
+}
+
 fn played_check(summary: &Summary, range: &std::ops::Range<u64>, complete: bool) -> Check {
     let planned = range.end.saturating_sub(range.start);
     Check {

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use bench_sim::game::DefectCounts;
 use bench_sim::run::{EnvelopeBucket, Summary, FAILURES_KEPT};
+use bench_sim::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
 use super::SimReportInput;
@@ -304,36 +305,9 @@ pub struct RunInfo {
 pub fn build(input: &SimReportInput) -> Report {
     let summary = input.summary;
     let scenario = input.scenario;
-    let planned = input.games.end.saturating_sub(input.games.start);
-    let mut checks: Vec<CheckInfo> = input
-        .checks
-        .iter()
-        .map(|check| CheckInfo {
-            name: check.name.clone(),
-            passed: check.passed,
-            measured: check.measured.clone(),
-            expected: check.expected.clone(),
-        })
-        .collect();
-    checks.push(CheckInfo {
-        name: COMPLETE_CHECK.into(),
-        passed: input.complete && summary.games == planned,
-        measured: format!("{} of {planned} games{}", summary.games, if input.complete { "" } else { " (interrupted)" }),
-        expected: format!("{planned} games"),
-    });
+    let checks = checks(input);
     let verdict = if checks.iter().all(|check| check.passed) { "pass" } else { "fail" };
-    let expected_classes = scenario
-        .expect
-        .result
-        .iter()
-        .enumerate()
-        .map(|(index, share)| ExpectedClass {
-            class: share.class.clone(),
-            min_percent: share.min_percent,
-            max_percent: share.max_percent,
-            games: summary.expected_classes.get(index).copied().unwrap_or(0),
-        })
-        .collect();
+    let expected_classes = expected_classes(scenario, summary);
     let [white, black, draw] = summary.outcomes;
     Report {
         schema: SCHEMA.into(),
@@ -389,6 +363,45 @@ pub fn build(input: &SimReportInput) -> Report {
         drift_envelope: envelope(summary),
         files: BTreeMap::new(),
     }
+}
+
+/// The run's checks, then whether every planned game was played.
+fn checks(input: &SimReportInput) -> Vec<CheckInfo> {
+    let summary = input.summary;
+    let planned = input.games.end.saturating_sub(input.games.start);
+    let mut checks: Vec<CheckInfo> = input
+        .checks
+        .iter()
+        .map(|check| CheckInfo {
+            name: check.name.clone(),
+            passed: check.passed,
+            measured: check.measured.clone(),
+            expected: check.expected.clone(),
+        })
+        .collect();
+    checks.push(CheckInfo {
+        name: COMPLETE_CHECK.into(),
+        passed: input.complete && summary.games == planned,
+        measured: format!("{} of {planned} games{}", summary.games, if input.complete { "" } else { " (interrupted)" }),
+        expected: format!("{planned} games"),
+    });
+    checks
+}
+
+/// Each `[[expect.result]]` class with its range and the games counted in it.
+fn expected_classes(scenario: &Scenario, summary: &Summary) -> Vec<ExpectedClass> {
+    scenario
+        .expect
+        .result
+        .iter()
+        .enumerate()
+        .map(|(index, share)| ExpectedClass {
+            class: share.class.clone(),
+            min_percent: share.min_percent,
+            max_percent: share.max_percent,
+            games: summary.expected_classes.get(index).copied().unwrap_or(0),
+        })
+        .collect()
 }
 
 fn envelope(summary: &Summary) -> DriftEnvelope {

@@ -17,6 +17,22 @@ pub fn render(report: &Report, command_line: &str) -> String {
         out.push_str(text);
         out.push('\n');
     };
+    verdict_and_run(&mut line, report, command_line);
+    checks_section(&mut line, report);
+    failures_section(&mut line, report);
+    results_section(&mut line, report);
+    articles_section(&mut line, report);
+    for coverage_line in super::coverage::markdown(&report.coverage) {
+        line(&coverage_line);
+    }
+    line("");
+    oracle_and_defects_sections(&mut line, report);
+    drift_section(&mut line, report);
+    out
+}
+
+/// The verdict, then what was run: scenario, file, control, seed, command.
+fn verdict_and_run(line: &mut impl FnMut(&str), report: &Report, command_line: &str) {
     let failed = report.checks.iter().filter(|check| !check.passed).count();
     let verdict = if report.verdict == "pass" { "PASS" } else { "FAIL" };
     line(&format!("# {verdict}: simulation of `{}`", escape_text(&report.scenario.name)));
@@ -58,7 +74,10 @@ pub fn render(report: &Report, command_line: &str) -> String {
     line(&format!("- Command: {}", code(command_line)));
     line(&format!("- Run hash: {}, bench {}", code(&report.run_hash), report.bench_version));
     line("");
+}
 
+/// Every check with its measured and expected value.
+fn checks_section(line: &mut impl FnMut(&str), report: &Report) {
     line("## Checks");
     line("");
     line("| Check | Result | Measured | Expected |");
@@ -73,7 +92,10 @@ pub fn render(report: &Report, command_line: &str) -> String {
         ));
     }
     line("");
+}
 
+/// The failing games, each with its reasons and replay command.
+fn failures_section(line: &mut impl FnMut(&str), report: &Report) {
     line("## Failures");
     line("");
     if report.failures.is_empty() {
@@ -93,7 +115,10 @@ pub fn render(report: &Report, command_line: &str) -> String {
         }
     }
     line("");
+}
 
+/// Games by how they ended, on the device and the ideal clock, and the outcomes.
+fn results_section(line: &mut impl FnMut(&str), report: &Report) {
     line("## Results");
     line("");
     line(
@@ -112,7 +137,7 @@ pub fn render(report: &Report, command_line: &str) -> String {
         line(&format!("| {} | {device} | {ideal} |", cell(class)));
     }
     line("");
-    expected_classes(&mut line, report);
+    expected_classes(line, report);
     let outcomes = &report.outcomes;
     line(&format!(
         "Outcomes on the device: White won {}, Black won {}, drawn {}. Device and ideal clock agree in {} of {} \
@@ -125,7 +150,10 @@ pub fn render(report: &Report, command_line: &str) -> String {
         micros(report.max_time_error_us)
     ));
     line("");
+}
 
+/// The articles applied, with the games each was applied in.
+fn articles_section(line: &mut impl FnMut(&str), report: &Report) {
     line("## Articles applied");
     line("");
     if report.articles.is_empty() {
@@ -140,12 +168,10 @@ pub fn render(report: &Report, command_line: &str) -> String {
         }
     }
     line("");
+}
 
-    for coverage_line in super::coverage::markdown(&report.coverage) {
-        line(&coverage_line);
-    }
-    line("");
-
+/// What the oracle checked, and the defects and interventions counted.
+fn oracle_and_defects_sections(line: &mut impl FnMut(&str), report: &Report) {
     line("## Oracle coverage");
     line("");
     line(&report.oracle_coverage.sentence());
@@ -164,7 +190,10 @@ pub fn render(report: &Report, command_line: &str) -> String {
         report.presses, report.events, report.games_with_violations
     ));
     line("");
+}
 
+/// The drift envelope plot and the time base's rate error.
+fn drift_section(line: &mut impl FnMut(&str), report: &Report) {
     line("## Drift");
     line("");
     line(&format!(
@@ -184,7 +213,6 @@ pub fn render(report: &Report, command_line: &str) -> String {
     });
     line("");
     line(&format!("![drift]({DRIFT_SVG})"));
-    out
 }
 
 /// What an article class of `[[expect.result]]` counts, where its games are

@@ -100,6 +100,23 @@ fn checks_blocks(report: &Report) -> Vec<Block> {
 }
 
 fn results_section(report: &Report) -> Section {
+    let mut columns = vec![result_classes_column(report)];
+    if !report.expected_classes.is_empty() {
+        columns.push(expected_classes_column(report));
+    }
+    columns.push(articles_column(report));
+    let mut blocks = vec![Block::Columns(columns)];
+    let outcomes = &report.outcomes;
+    blocks.push(Block::Paragraph(format!(
+        "Outcomes on the device: White won {}, Black won {}, drawn {}.",
+        outcomes.white, outcomes.black, outcomes.draw
+    )));
+    Section { id: "results", heading: "Results by article".into(), blocks }
+}
+
+/// Games by result class on the device and the ideal clock; a class where
+/// they differ is highlighted.
+fn result_classes_column(report: &Report) -> Vec<Block> {
     let classes: BTreeSet<&String> = report.results.device.keys().chain(report.results.ideal.keys()).collect();
     let mut classes: Vec<&String> = classes.into_iter().collect();
     classes.sort_by_key(|class| article_key(class));
@@ -121,7 +138,7 @@ fn results_section(report: &Report) -> Section {
             }
         })
         .collect();
-    let mut columns = vec![vec![
+    vec![
         Block::Paragraph(
             "Games by result class, on the device and on the ideal clock (highlighted: they differ):".into(),
         ),
@@ -130,62 +147,62 @@ fn results_section(report: &Report) -> Section {
             numeric: vec![false, true, true, true, true],
             rows,
         }),
-    ]];
-    if !report.expected_classes.is_empty() {
-        let rows = report
-            .expected_classes
-            .iter()
-            .map(|expected| {
-                let low = u128::from(expected.games) * 100 >= u128::from(expected.min_percent) * u128::from(games);
-                let high = u128::from(expected.games) * 100 <= u128::from(expected.max_percent) * u128::from(games);
-                Row {
-                    cells: vec![
-                        expected.class.clone(),
-                        expected.games.to_string(),
-                        percent(expected.games, games),
-                        format!("{} % to {} %", expected.min_percent, expected.max_percent),
-                    ],
-                    bad: !(low && high),
-                }
-            })
-            .collect();
-        columns.push(vec![
-            Block::Paragraph("The scenario's expected shares (highlighted: missed):".into()),
-            Block::Table(Table {
-                header: vec!["Class".into(), "Games".into(), "%".into(), "Expected".into()],
-                numeric: vec![false, true, true, false],
-                rows,
-            }),
-            Block::Paragraph(super::super::markdown::ARTICLE_CLASSES.into()),
-        ]);
-    }
+    ]
+}
+
+/// The scenario's expected shares; one outside its range is highlighted.
+fn expected_classes_column(report: &Report) -> Vec<Block> {
+    let games = report.games.played;
+    let rows = report
+        .expected_classes
+        .iter()
+        .map(|expected| {
+            let low = u128::from(expected.games) * 100 >= u128::from(expected.min_percent) * u128::from(games);
+            let high = u128::from(expected.games) * 100 <= u128::from(expected.max_percent) * u128::from(games);
+            Row {
+                cells: vec![
+                    expected.class.clone(),
+                    expected.games.to_string(),
+                    percent(expected.games, games),
+                    format!("{} % to {} %", expected.min_percent, expected.max_percent),
+                ],
+                bad: !(low && high),
+            }
+        })
+        .collect();
+    vec![
+        Block::Paragraph("The scenario's expected shares (highlighted: missed):".into()),
+        Block::Table(Table {
+            header: vec!["Class".into(), "Games".into(), "%".into(), "Expected".into()],
+            numeric: vec![false, true, true, false],
+            rows,
+        }),
+        Block::Paragraph(super::super::markdown::ARTICLE_CLASSES.into()),
+    ]
+}
+
+/// The articles the device applied, with the games each was applied in.
+fn articles_column(report: &Report) -> Vec<Block> {
+    let games = report.games.played;
     let mut articles: Vec<(&String, &u64)> = report.articles.iter().collect();
     articles.sort_by_key(|(article, _)| article_key(article));
     if articles.is_empty() {
-        columns.push(vec![Block::Paragraph("No article was applied on the device.".into())]);
-    } else {
-        columns.push(vec![
-            Block::Paragraph("Articles the device applied, in how many games:".into()),
-            Block::Table(Table {
-                header: vec!["Article".into(), "Games".into(), "%".into()],
-                numeric: vec![false, true, true],
-                rows: articles
-                    .into_iter()
-                    .map(|(article, count)| Row {
-                        cells: vec![article.clone(), count.to_string(), percent(*count, games)],
-                        bad: false,
-                    })
-                    .collect(),
-            }),
-        ]);
+        return vec![Block::Paragraph("No article was applied on the device.".into())];
     }
-    let mut blocks = vec![Block::Columns(columns)];
-    let outcomes = &report.outcomes;
-    blocks.push(Block::Paragraph(format!(
-        "Outcomes on the device: White won {}, Black won {}, drawn {}.",
-        outcomes.white, outcomes.black, outcomes.draw
-    )));
-    Section { id: "results", heading: "Results by article".into(), blocks }
+    vec![
+        Block::Paragraph("Articles the device applied, in how many games:".into()),
+        Block::Table(Table {
+            header: vec!["Article".into(), "Games".into(), "%".into()],
+            numeric: vec![false, true, true],
+            rows: articles
+                .into_iter()
+                .map(|(article, count)| Row {
+                    cells: vec![article.clone(), count.to_string(), percent(*count, games)],
+                    bad: false,
+                })
+                .collect(),
+        }),
+    ]
 }
 
 fn agreement_section(report: &Report) -> Section {

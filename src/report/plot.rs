@@ -12,6 +12,8 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use anyhow::anyhow;
+use plotters::coord::cartesian::Cartesian2d;
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
@@ -161,20 +163,7 @@ fn panel<DB: DrawingBackend>(
         .y_label_area_size(70)
         .build_cartesian_2d(0.0..x_end, y_low..y_high)
         .map_err(fail)?;
-    let x_decimals = decimals(x_end);
-    let y_decimals = decimals(y_high - y_low);
-    chart
-        .configure_mesh()
-        .x_desc(x_desc)
-        .y_desc("ms")
-        .label_style((FONT, 13))
-        .axis_desc_style((FONT, 14))
-        .x_label_formatter(&|value| tick(*value, x_decimals))
-        .y_label_formatter(&|value| tick(*value, y_decimals))
-        .light_line_style(BLACK.mix(0.05))
-        .bold_line_style(BLACK.mix(0.15))
-        .draw()
-        .map_err(fail)?;
+    mesh(&mut chart, (x_desc, "ms"), (decimals(x_end), decimals(y_high - y_low))).map_err(fail)?;
     chart.draw_series(LineSeries::new([(0.0, 0.0), (x_end, 0.0)], BLACK.mix(0.6))).map_err(fail)?;
     let drawn: Vec<&Band> = bands.iter().filter(|band| !band.spans.is_empty()).collect();
     let any = !drawn.is_empty();
@@ -225,6 +214,27 @@ fn panel<DB: DrawingBackend>(
             .map_err(fail)?;
     }
     Ok(())
+}
+
+/// Draws a chart's grid and axes, labelled with (x, y) `descriptions`, the
+/// tick labels with (x, y) `decimals`: every plot's axes look alike.
+pub fn mesh<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    descriptions: (&str, &str),
+    decimals: (usize, usize),
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (x_decimals, y_decimals) = decimals;
+    chart
+        .configure_mesh()
+        .x_desc(descriptions.0)
+        .y_desc(descriptions.1)
+        .label_style((FONT, 13))
+        .axis_desc_style((FONT, 14))
+        .x_label_formatter(&|value| tick(*value, x_decimals))
+        .y_label_formatter(&|value| tick(*value, y_decimals))
+        .light_line_style(BLACK.mix(0.05))
+        .bold_line_style(BLACK.mix(0.15))
+        .draw()
 }
 
 /// The edge width of the `index`-th of `bands` bands: 2 px for the last,

@@ -49,17 +49,20 @@ fn confidence_band(fit: &Fit, x0: f64, offset0: f64, x_end: f64) -> Option<[[(f6
     ])
 }
 
-/// Firmware minus reference time (µs, from the first sample) against
-/// reference time (s, from the first sample), with the fitted line and its
-/// confidence band.
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &DriftPlot) -> anyhow::Result<()> {
-    let fail = |error: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing the drift plot: {error}");
-    root.fill(&WHITE).map_err(fail)?;
-    let Some(first) = plot.samples.first() else {
-        root.draw(&Text::new("no time-base samples", (40, 60), (FONT, 18).into_font().color(&BLACK.mix(0.6))))
-            .map_err(fail)?;
-        return Ok(());
-    };
+/// The plot's shapes in its axes' units: reference time in s and firmware
+/// minus reference time in µs, both from the first sample.
+struct Shapes {
+    points: Vec<(f64, f64)>,
+    /// The fitted line, empty without a fit.
+    line: Vec<(f64, f64)>,
+    band: [[(f64, f64); 3]; 2],
+    x_end: f64,
+    /// The y range every shape lies in.
+    low: f64,
+    high: f64,
+}
+
+fn shapes(plot: &DriftPlot, first: &drift::Sample) -> Shapes {
     let (x0, offset0) = (first.reference_us, first.clock_us - first.reference_us);
     let point =
         |sample: &drift::Sample| ((sample.reference_us - x0) / 1e6, sample.clock_us - sample.reference_us - offset0);
@@ -83,6 +86,21 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &DriftPlot) -> 
         .chain(&line)
         .chain(band.iter().flatten())
         .fold((0.0_f64, 0.0_f64), |(low, high), &(_, y)| (low.min(y), high.max(y)));
+    Shapes { points, line, band, x_end, low, high }
+}
+
+/// Firmware minus reference time (µs, from the first sample) against
+/// reference time (s, from the first sample), with the fitted line and its
+/// confidence band.
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &DriftPlot) -> anyhow::Result<()> {
+    let fail = |error: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing the drift plot: {error}");
+    root.fill(&WHITE).map_err(fail)?;
+    let Some(first) = plot.samples.first() else {
+        root.draw(&Text::new("no time-base samples", (40, 60), (FONT, 18).into_font().color(&BLACK.mix(0.6))))
+            .map_err(fail)?;
+        return Ok(());
+    };
+    let Shapes { points, line, band, x_end, low, high } = shapes(plot, first);
     let pad = ((high - low) * 0.08).max(1.0);
     let caption = match plot.fit {
         Some(fit) => format!("{} — fit {} ppm ± {:.2}", plot.title, signed(fit.drift_ppm, 2), fit.ci_half_ppm),
@@ -95,19 +113,8 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &DriftPlot) -> 
         .y_label_area_size(80)
         .build_cartesian_2d(0.0..x_end, (low - pad)..(high + pad))
         .map_err(fail)?;
-    let x_decimals = plot::decimals(x_end);
-    let y_decimals = plot::decimals(high - low + 2.0 * pad);
-    chart
-        .configure_mesh()
-        .x_desc("reference time (s, the board's hardware counter)")
-        .y_desc("firmware − reference (µs)")
-        .label_style((FONT, 13))
-        .axis_desc_style((FONT, 14))
-        .x_label_formatter(&|value| plot::tick(*value, x_decimals))
-        .y_label_formatter(&|value| plot::tick(*value, y_decimals))
-        .light_line_style(BLACK.mix(0.05))
-        .bold_line_style(BLACK.mix(0.15))
-        .draw()
+    let descriptions = ("reference time (s, the board's hardware counter)", "firmware − reference (µs)");
+    plot::mesh(&mut chart, descriptions, (plot::decimals(x_end), plot::decimals(high - low + 2.0 * pad)))
         .map_err(fail)?;
     if !band.is_empty() {
         let label = match plot.fit {

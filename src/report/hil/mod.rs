@@ -796,55 +796,23 @@ pub fn build(input: &HilReportInput) -> Report {
     let played = count(input.runs.len());
     let complete_games = count(games_detail.iter().filter(|game| game.complete).count());
     let complete = input.error.is_none() && played == input.games_requested && complete_games == played;
-    let mut by_quantity: BTreeMap<String, u64> = BTreeMap::new();
-    for game in &games_detail {
-        for (key, value) in &game.mismatches_by_quantity {
-            let entry = by_quantity.entry(key.clone()).or_insert(0);
-            *entry = entry.saturating_add(*value);
-        }
-    }
-    let mut largest_difference_us: BTreeMap<String, u64> = BTreeMap::new();
-    for (key, value) in games_detail.iter().flat_map(|game| &game.largest_difference_us) {
-        let entry = largest_difference_us.entry(key.clone()).or_insert(0);
-        *entry = (*entry).max(*value);
-    }
-    let mismatches_total = games_detail.iter().map(|game| game.mismatches_total).fold(0u64, u64::saturating_add);
+    let mismatches = mismatch_totals(&games_detail);
     let compared = games_detail.iter().filter(|game| game.model.is_some()).count();
     let drift = drift_info(input);
     let latencies: Vec<u64> = input.runs.iter().flat_map(|run| bench_hil::run::press_latencies(&run.records)).collect();
     let records_lost = games_detail.iter().map(|game| game.records_lost).fold(0u64, u64::saturating_add);
-    let mut coverage = Coverage::default();
-    for run in input.runs {
-        if let Some(Ok(comparison)) = &run.comparison {
-            coverage.add_game(&comparison.model_transitions);
-        }
-    }
+    let coverage = model_coverage(input.runs);
 
-    let mut checks = vec![CheckInfo {
-        name: COMPLETE_CHECK.into(),
-        passed: complete,
-        measured: match &input.error {
-            Some(error) => format!("{complete_games} of {} games, then: {error}", input.games_requested),
-            None => format!("{complete_games} of {} games", input.games_requested),
+    let mut checks = vec![
+        complete_check(input, complete, complete_games),
+        CheckInfo {
+            name: MATCH_CHECK.into(),
+            passed: mismatches.total == 0 && compared > 0 && compared == games_detail.len(),
+            measured: format!("{} mismatches in {compared} compared games", mismatches.total),
+            expected: "0 mismatches, within one firmware tick".into(),
         },
-        expected: format!("{} games, every record seen", input.games_requested),
-    }];
-    checks.push(CheckInfo {
-        name: MATCH_CHECK.into(),
-        passed: mismatches_total == 0 && compared > 0 && compared == games_detail.len(),
-        measured: format!("{mismatches_total} mismatches in {compared} compared games"),
-        expected: "0 mismatches, within one firmware tick".into(),
-    });
-    checks.push(CheckInfo {
-        name: DRIFT_CHECK.into(),
-        passed: drift.within_tolerance,
-        measured: match (&input.drift, drift.error.as_ref()) {
-            (Ok(fit), _) => format!("{} ppm ± {:.2}", signed(fit.drift_ppm, 2), fit.ci_half_ppm),
-            (Err(_), Some(error)) => format!("not measured: {error}"),
-            (Err(_), None) => "not measured".into(),
-        },
-        expected: format!("an interval that reaches ±{} ppm", input.drift_tolerance_ppm),
-    });
+        drift_check(input, &drift),
+    ];
     if let Some(check) = exercises_check(&input.scenario.expect.exercised(), &coverage) {
         checks.push(CheckInfo {
             name: check.name,
@@ -858,7 +826,6 @@ pub fn build(input: &HilReportInput) -> Report {
         checks.push(check);
     }
     let verdict = if complete && checks.iter().all(|check| check.passed) { "pass" } else { "fail" };
-    let hello = input.hello;
     Report {
         schema: SCHEMA.into(),
         bench_version: env!("CARGO_PKG_VERSION").into(),
@@ -866,20 +833,7 @@ pub fn build(input: &HilReportInput) -> Report {
         verdict: verdict.into(),
         command: input.command_line.clone(),
         board: BoardInfo { kind: input.board.to_string(), description: input.board_description.clone() },
-        firmware: FirmwareInfo {
-            file: input.firmware_file.display().to_string(),
-            sha256: input.firmware_sha256.clone(),
-            name: hello.map(|hello| String::from_utf8_lossy(&hello.firmware_name).trim_end_matches('\0').to_string()),
-            version: hello.map(|hello| hello.firmware_version),
-            tick_us: hello.map(|hello| hello.tick_us),
-            debounce_us: hello.map(|hello| hello.debounce_us),
-            hw_counter_hz: hello.map(|hello| hello.hw_counter_hz),
-            contract_version: hello.map(|hello| hello.contract_version),
-            capabilities: input.capabilities.map(|capabilities| {
-                let announced = hello.is_some_and(|hello| hello.contract_version >= CONTRACT_VERSION_CAPABILITIES);
-                CapabilitiesInfo::new(&capabilities, announced)
-            }),
-        },
+        firmware: firmware_info(input),
         scenario: ScenarioInfo {
             name: input.scenario.name.clone(),
             file: input.scenario_file.display().to_string(),
@@ -895,7 +849,7 @@ pub fn build(input: &HilReportInput) -> Report {
             passed: count(games_detail.iter().filter(|game| game.passed).count()),
         },
         checks,
-        mismatches: MismatchTotals { total: mismatches_total, by_quantity, largest_difference_us },
+        mismatches,
         drift,
         latency: Percentiles::of(&latencies).as_ref().map(latency),
         latency_histogram: latency_bins(&latencies),
@@ -910,6 +864,82 @@ pub fn build(input: &HilReportInput) -> Report {
         contract_acks,
         games_detail,
         files: BTreeMap::new(),
+    }
+}
+
+/// The mismatches of all games: per quantity, the largest difference of
+/// each, and in all.
+fn mismatch_totals(games_detail: &[GameInfo]) -> MismatchTotals {
+    let mut by_quantity: BTreeMap<String, u64> = BTreeMap::new();
+    for game in games_detail {
+        for (key, value) in &game.mismatches_by_quantity {
+            let entry = by_quantity.entry(key.clone()).or_insert(0);
+            *entry = entry.saturating_add(*value);
+        }
+    }
+    let mut largest_difference_us: BTreeMap<String, u64> = BTreeMap::new();
+    for (key, value) in games_detail.iter().flat_map(|game| &game.largest_difference_us) {
+        let entry = largest_difference_us.entry(key.clone()).or_insert(0);
+        *entry = (*entry).max(*value);
+    }
+    let total = games_detail.iter().map(|game| game.mismatches_total).fold(0u64, u64::saturating_add);
+    MismatchTotals { total, by_quantity, largest_difference_us }
+}
+
+/// The model's rule coverage over the games that were compared.
+fn model_coverage(runs: &[GameRun]) -> Coverage {
+    let mut coverage = Coverage::default();
+    for run in runs {
+        if let Some(Ok(comparison)) = &run.comparison {
+            coverage.add_game(&comparison.model_transitions);
+        }
+    }
+    coverage
+}
+
+/// Every game played to its end, every record seen.
+fn complete_check(input: &HilReportInput, complete: bool, complete_games: u64) -> CheckInfo {
+    CheckInfo {
+        name: COMPLETE_CHECK.into(),
+        passed: complete,
+        measured: match &input.error {
+            Some(error) => format!("{complete_games} of {} games, then: {error}", input.games_requested),
+            None => format!("{complete_games} of {} games", input.games_requested),
+        },
+        expected: format!("{} games, every record seen", input.games_requested),
+    }
+}
+
+/// The accounting drift's interval against the tolerance.
+fn drift_check(input: &HilReportInput, drift: &DriftInfo) -> CheckInfo {
+    CheckInfo {
+        name: DRIFT_CHECK.into(),
+        passed: drift.within_tolerance,
+        measured: match (&input.drift, drift.error.as_ref()) {
+            (Ok(fit), _) => format!("{} ppm ± {:.2}", signed(fit.drift_ppm, 2), fit.ci_half_ppm),
+            (Err(_), Some(error)) => format!("not measured: {error}"),
+            (Err(_), None) => "not measured".into(),
+        },
+        expected: format!("an interval that reaches ±{} ppm", input.drift_tolerance_ppm),
+    }
+}
+
+/// The firmware as its Hello and Capabilities records describe it.
+fn firmware_info(input: &HilReportInput) -> FirmwareInfo {
+    let hello = input.hello;
+    FirmwareInfo {
+        file: input.firmware_file.display().to_string(),
+        sha256: input.firmware_sha256.clone(),
+        name: hello.map(|hello| String::from_utf8_lossy(&hello.firmware_name).trim_end_matches('\0').to_string()),
+        version: hello.map(|hello| hello.firmware_version),
+        tick_us: hello.map(|hello| hello.tick_us),
+        debounce_us: hello.map(|hello| hello.debounce_us),
+        hw_counter_hz: hello.map(|hello| hello.hw_counter_hz),
+        contract_version: hello.map(|hello| hello.contract_version),
+        capabilities: input.capabilities.map(|capabilities| {
+            let announced = hello.is_some_and(|hello| hello.contract_version >= CONTRACT_VERSION_CAPABILITIES);
+            CapabilitiesInfo::new(&capabilities, announced)
+        }),
     }
 }
 

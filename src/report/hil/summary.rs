@@ -16,6 +16,22 @@ pub fn render_summary(report: &Report) -> String {
         out.push_str(text);
         out.push('\n');
     };
+    verdict_and_run(&mut line, report);
+    checks_section(&mut line, report);
+    games_section(&mut line, report);
+    if report.shows_boards() {
+        boards_section(&mut line, report);
+    }
+    if report.mismatches.total > 0 {
+        mismatches_section(&mut line, report);
+    }
+    timing_section(&mut line, report);
+    out
+}
+
+/// The verdict (and why a run is incomplete), then the board, firmware,
+/// scenario and command.
+fn verdict_and_run(line: &mut impl FnMut(&str), report: &Report) {
     let verdict = if report.verdict == "pass" { "PASS" } else { "FAIL" };
     line(&format!(
         "# {verdict}: `{}` on {} ({})",
@@ -67,6 +83,10 @@ pub fn render_summary(report: &Report) -> String {
     ));
     line(&format!("- Command: {}", code(&report.command)));
     line("");
+}
+
+/// Every check, then the largest difference of each time quantity.
+fn checks_section(line: &mut impl FnMut(&str), report: &Report) {
     line("## Checks");
     line("");
     line("| | check | measured | expected |");
@@ -91,6 +111,10 @@ pub fn render_summary(report: &Report) -> String {
         ));
     }
     line("");
+}
+
+/// One row per game, then the rule coverage.
+fn games_section(line: &mut impl FnMut(&str), report: &Report) {
     line("## Games");
     line("");
     line("| game | played | presses sent / registered | guest time | schedule end | result (model) | result (firmware) | mismatches |");
@@ -118,56 +142,67 @@ pub fn render_summary(report: &Report) -> String {
     for coverage_line in super::super::coverage::markdown(&report.coverage) {
         line(&coverage_line);
     }
-    if report.shows_boards() {
-        line("");
-        line("## Boards");
-        line("");
-        line(&format!("| {} |", BOARD_COLUMNS.map(|column| column.to_lowercase()).join(" | ")));
-        line(&format!("|{}", "---|".repeat(BOARD_COLUMNS.len())));
-        for board in &report.boards {
-            line(&format!("| {} |", board.table_cells().map(|text| cell(&text)).join(" | ")));
-        }
-        if let Some(fit) = report.oscillator_fit_text() {
-            line("");
-            line(&format!("The board's oscillator: its cycle counter against host monotonic time. {fit}."));
-        }
+}
+
+/// The boards of a probe run or a farm, and the oscillator fit.
+fn boards_section(line: &mut impl FnMut(&str), report: &Report) {
+    line("");
+    line("## Boards");
+    line("");
+    line(&format!("| {} |", BOARD_COLUMNS.map(|column| column.to_lowercase()).join(" | ")));
+    line(&format!("|{}", "---|".repeat(BOARD_COLUMNS.len())));
+    for board in &report.boards {
+        line(&format!("| {} |", board.table_cells().map(|text| cell(&text)).join(" | ")));
     }
-    if report.mismatches.total > 0 {
+    if let Some(fit) = report.oscillator_fit_text() {
         line("");
-        line("## Mismatches");
-        line("");
-        let totals: Vec<String> =
-            report.mismatches.by_quantity.iter().map(|(key, value)| format!("{} {value}", code(key))).collect();
-        line(&format!("{} in all: {}.", report.mismatches.total, totals.join(" · ")));
-        let mismatch_table = |line: &mut dyn FnMut(&str), rows: &mut dyn Iterator<Item = (u64, &MismatchInfo)>| {
-            line("| game | press | at | quantity | model | firmware |");
-            line("|---|---|---|---|---|---|");
-            for (game, mismatch) in rows {
-                line(&format!(
-                    "| {game} | {} | {} | {} | {} | {} |",
-                    mismatch.press_index.map_or("before the first".to_string(), |index| index.to_string()),
-                    seconds(mismatch.at_us),
-                    code(&mismatch.quantity),
-                    cell(&mismatch.model),
-                    cell(&mismatch.firmware)
-                ));
-            }
-        };
-        line("");
-        line("Where each difference began (the first mismatch of each quantity):");
-        line("");
-        mismatch_table(
-            &mut line,
-            &mut report.games_detail.iter().flat_map(|game| game.first_of_each.iter().map(move |m| (game.game, m))),
-        );
-        line("");
-        line(&format!("The first {MISMATCHES_LISTED} of each game, in the order found:"));
-        line("");
-        mismatch_table(
-            &mut line,
-            &mut report.games_detail.iter().flat_map(|game| game.mismatches.iter().map(move |m| (game.game, m))),
-        );
+        line(&format!("The board's oscillator: its cycle counter against host monotonic time. {fit}."));
     }
+}
+
+/// The mismatches: totals, where each quantity first differed, and the
+/// first of each game.
+fn mismatches_section(line: &mut impl FnMut(&str), report: &Report) {
+    line("");
+    line("## Mismatches");
+    line("");
+    let totals: Vec<String> =
+        report.mismatches.by_quantity.iter().map(|(key, value)| format!("{} {value}", code(key))).collect();
+    line(&format!("{} in all: {}.", report.mismatches.total, totals.join(" · ")));
+    line("");
+    line("Where each difference began (the first mismatch of each quantity):");
+    line("");
+    mismatch_table(
+        line,
+        &mut report.games_detail.iter().flat_map(|game| game.first_of_each.iter().map(move |m| (game.game, m))),
+    );
+    line("");
+    line(&format!("The first {MISMATCHES_LISTED} of each game, in the order found:"));
+    line("");
+    mismatch_table(
+        line,
+        &mut report.games_detail.iter().flat_map(|game| game.mismatches.iter().map(move |m| (game.game, m))),
+    );
+}
+
+/// A table of mismatches, each with its game.
+fn mismatch_table(line: &mut dyn FnMut(&str), rows: &mut dyn Iterator<Item = (u64, &MismatchInfo)>) {
+    line("| game | press | at | quantity | model | firmware |");
+    line("|---|---|---|---|---|---|");
+    for (game, mismatch) in rows {
+        line(&format!(
+            "| {game} | {} | {} | {} | {} | {} |",
+            mismatch.press_index.map_or("before the first".to_string(), |index| index.to_string()),
+            seconds(mismatch.at_us),
+            code(&mismatch.quantity),
+            cell(&mismatch.model),
+            cell(&mismatch.firmware)
+        ));
+    }
+}
+
+/// Accounting drift, press latency (and on a board, its own), records.
+fn timing_section(line: &mut impl FnMut(&str), report: &Report) {
     line("");
     line("## Timing");
     line("");
@@ -218,7 +253,6 @@ pub fn render_summary(report: &Report) -> String {
     line(&format!("- Records: {} read, {} missing from the sequence.", report.records.total, report.records.lost));
     line("");
     line(&format!("![drift]({DRIFT_SVG})"));
-    out
 }
 
 /// What the firmware supports, in words: the controls, the arbiter's

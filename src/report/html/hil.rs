@@ -176,48 +176,10 @@ fn hil_failures_section(report: &HilReport) -> Section {
         )));
     }
     for game in failed_games {
-        let mut reasons = game.run_problems();
-        for mismatch in &game.first_of_each {
-            reasons.push(format!(
-                "{} first differs at press {} ({}): model {}, firmware {}",
-                mismatch.quantity,
-                press_text(mismatch.press_index),
-                seconds(mismatch.at_us),
-                mismatch.model,
-                mismatch.firmware
-            ));
-        }
-        if reasons.is_empty() {
-            reasons.push("incomplete".into());
-        }
-        blocks.push(Block::Failure {
-            title: format!("Game {}: {} mismatches", game.game, game.mismatches_total),
-            reasons,
-            replay: Some(report.command.clone()),
-        });
+        blocks.push(failed_game(report, game));
     }
     if report.mismatches.total > 0 {
-        blocks.push(Block::Paragraph(format!(
-            "{} mismatches in all: {}.",
-            report.mismatches.total,
-            report
-                .mismatches
-                .by_quantity
-                .iter()
-                .map(|(quantity, count)| format!("{quantity} {count}"))
-                .collect::<Vec<_>>()
-                .join(" · ")
-        )));
-        blocks.push(Block::Paragraph("Where each difference began (the first mismatch of each quantity):".into()));
-        blocks.push(mismatch_table(
-            report.games_detail.iter().flat_map(|game| game.first_of_each.iter().map(move |m| (game.game, m))),
-        ));
-        blocks.push(Block::Paragraph(format!(
-            "Every mismatch listed in report.json (the first {MISMATCHES_LISTED} of each game), in the order found:"
-        )));
-        blocks.push(mismatch_table(
-            report.games_detail.iter().flat_map(|game| game.mismatches.iter().map(move |m| (game.game, m))),
-        ));
+        blocks.extend(mismatch_blocks(report));
     }
     let largest = report.largest_differences();
     if !largest.is_empty() {
@@ -235,6 +197,46 @@ fn hil_failures_section(report: &HilReport) -> Section {
     ));
     blocks.push(checks_table(&report.checks));
     Section { id: "failures", heading: "Failures and checks".into(), blocks }
+}
+
+/// A failed game: why, and where each quantity first differed.
+fn failed_game(report: &HilReport, game: &HilGame) -> Block {
+    let mut reasons = game.run_problems();
+    for mismatch in &game.first_of_each {
+        reasons.push(format!(
+            "{} first differs at press {} ({}): model {}, firmware {}",
+            mismatch.quantity,
+            press_text(mismatch.press_index),
+            seconds(mismatch.at_us),
+            mismatch.model,
+            mismatch.firmware
+        ));
+    }
+    if reasons.is_empty() {
+        reasons.push("incomplete".into());
+    }
+    Block::Failure {
+        title: format!("Game {}: {} mismatches", game.game, game.mismatches_total),
+        reasons,
+        replay: Some(report.command.clone()),
+    }
+}
+
+/// The mismatches in all: totals, where each began, and every one listed.
+fn mismatch_blocks(report: &HilReport) -> Vec<Block> {
+    let totals: Vec<String> =
+        report.mismatches.by_quantity.iter().map(|(quantity, count)| format!("{quantity} {count}")).collect();
+    vec![
+        Block::Paragraph(format!("{} mismatches in all: {}.", report.mismatches.total, totals.join(" · "))),
+        Block::Paragraph("Where each difference began (the first mismatch of each quantity):".into()),
+        mismatch_table(
+            report.games_detail.iter().flat_map(|game| game.first_of_each.iter().map(move |m| (game.game, m))),
+        ),
+        Block::Paragraph(format!(
+            "Every mismatch listed in report.json (the first {MISMATCHES_LISTED} of each game), in the order found:"
+        )),
+        mismatch_table(report.games_detail.iter().flat_map(|game| game.mismatches.iter().map(move |m| (game.game, m)))),
+    ]
 }
 
 fn hil_games_section(report: &HilReport) -> Section {

@@ -28,6 +28,8 @@ enum Only {
     Tick,
     /// Random legal moves (chess + chasolver)
     Legal,
+    /// The trivial press model on bench's event queue (scripts/peers sets NeXosim's and SimPy's beside it)
+    Peers,
 }
 
 impl Only {
@@ -37,6 +39,7 @@ impl Only {
             Only::Jobs2 => Measure::Jobs2,
             Only::Tick => Measure::Tick,
             Only::Legal => Measure::Legal,
+            Only::Peers => Measure::Peers,
         }
     }
 }

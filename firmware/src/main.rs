@@ -39,7 +39,7 @@ use cortex_m_rt::{entry, exception};
 // returns errors, buffers are bounded and indexed with `get`).
 use panic_halt as _;
 
-use bench_firmware_game::Game;
+use bench_firmware_game::{Game, CAPABILITIES};
 use channel::{Channel, Line};
 
 /// Snapshots of both displays while a game is set up, besides those sent
@@ -74,6 +74,7 @@ fn main() -> ! {
             firmware_name: FIRMWARE_NAME,
         }),
     );
+    channel.emit(time_base::now_us(), Body::Capabilities(CAPABILITIES));
     emit_time_base(&mut channel, board::hw_counter(), time_base::now_us(), false);
     let mut next_snapshot_us = SNAPSHOT_INTERVAL_US;
     let mut next_refresh_us = defects::LOST_TICKS_REFRESH_INTERVAL_US;

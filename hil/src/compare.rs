@@ -102,6 +102,12 @@ pub enum Quantity {
     /// A side's rounding, accumulated over its presses, beyond its bound
     /// ([`tolerance`]).
     RoundingAccumulated,
+    /// No Snapshot for longer than the contract's interval while a time
+    /// control is set ([`cadence`]).
+    SnapshotCadence,
+    /// An event (Ack, Press, Flag, Period) with no Snapshot at its instant
+    /// ([`cadence`]).
+    SnapshotAfterEvent,
 }
 
 impl Quantity {
@@ -140,6 +146,8 @@ impl Quantity {
             Quantity::PeriodRemaining => "period_change.remaining_us",
             Quantity::Result => "result",
             Quantity::RoundingAccumulated => "rounding.accumulated_us",
+            Quantity::SnapshotCadence => "snapshot.cadence",
+            Quantity::SnapshotAfterEvent => "snapshot.after_event",
         }
     }
 }
@@ -376,15 +384,46 @@ pub fn model_quiet_us(control_text: &str, records: &[Record]) -> Option<u64> {
     Some(quiet_us)
 }
 
-/// Compares a game's records with the model of `control_text` at
-/// `tick_us` tolerance. `records` are in the firmware's order; records
-/// before the first acknowledged `tc`/`reset` are not about this game and
-/// are skipped.
+/// Whether the clock's displays show which flag fell first: 6.12 rules a
+/// game with both flags down by their order only when it is known. A
+/// firmware says which in its Capabilities record (contract 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlagOrder {
+    Shown,
+    Unknown,
+}
+
+impl FlagOrder {
+    pub const fn of(shows_flag_order: bool) -> FlagOrder {
+        if shows_flag_order {
+            FlagOrder::Shown
+        } else {
+            FlagOrder::Unknown
+        }
+    }
+}
+
+/// [`compare_on`] a clock that shows which flag fell first.
 pub fn compare(control_text: &str, tick_us: u64, records: &[Record]) -> Result<Comparison, CompareError> {
+    compare_on(control_text, tick_us, records, FlagOrder::Shown)
+}
+
+/// Compares a game's records with the model of `control_text` at
+/// `tick_us` tolerance, ruling on flags as an arbiter would on a clock
+/// whose flag order is `flag_order`. `records` are in the firmware's order;
+/// records before the first acknowledged `tc`/`reset` are not about this
+/// game and are skipped.
+pub fn compare_on(
+    control_text: &str,
+    tick_us: u64,
+    records: &[Record],
+    flag_order: FlagOrder,
+) -> Result<Comparison, CompareError> {
     let control = notation::parse(control_text)
         .map_err(|error| CompareError::Control { text: control_text.to_string(), detail: error.to_string() })?;
     let tick_us = tick_us.max(1);
-    let timeline = Timeline::replay(control, records);
+    let mut timeline = Timeline::replay(control, records);
+    timeline.flag_order = flag_order;
     let mut out = Checker {
         tick_us,
         timeline: &timeline,
@@ -488,6 +527,8 @@ struct ModelCommand {
 /// everything the model did on the way.
 struct Timeline {
     control: TimeControl,
+    /// How the arbiter tells which flag fell first (6.12).
+    flag_order: FlagOrder,
     states: Vec<State>,
     flags: Vec<ModelFlag>,
     periods: Vec<ModelPeriod>,
@@ -516,6 +557,7 @@ impl Timeline {
     fn replay(control: TimeControl, records: &[Record]) -> Timeline {
         let mut timeline = Timeline {
             control,
+            flag_order: FlagOrder::Shown,
             states: vec![State { index: 0, clock: None }],
             flags: Vec::new(),
             periods: Vec::new(),
@@ -706,7 +748,7 @@ impl Timeline {
         let flags: Vec<FlagFall> = self.flags.iter().map(|flag| flag.flag).collect();
         let at_flag =
             |flag: &FlagFall| self.flags.iter().find(|model| model.flag == *flag).map_or(0, |model| model.moves);
-        GameSummary { ruling: ruling(&self.control, &flags, &at_flag), moves, flags }
+        GameSummary { ruling: ruling(&self.control, self.flag_order, &flags, &at_flag), moves, flags }
     }
 
     fn firmware_summary(&self, records: &[Record]) -> GameSummary {
@@ -730,15 +772,21 @@ impl Timeline {
             }
         }
         let at_flag = |flag: &FlagFall| moves_at.iter().find(|(fall, _)| fall == flag).map_or(0, |&(_, moves)| moves);
-        GameSummary { ruling: ruling(&self.control, &flags, &at_flag), moves, flags }
+        GameSummary { ruling: ruling(&self.control, self.flag_order, &flags, &at_flag), moves, flags }
     }
 }
 
 /// The laws' ruling on the flags shown at the end (the latest of each
-/// side), as an arbiter who sees them would give it: observed, the clock
-/// showing which fell first, the opponent able to mate (a board fact the
-/// clock cannot know), moves made as the clock counted them at the flag.
-fn ruling(control: &TimeControl, flags: &[FlagFall], moves_at_flag: &dyn Fn(&FlagFall) -> u32) -> Option<Ruling> {
+/// side), as an arbiter who sees them would give it: observed, in order
+/// when the clock shows which fell first (6.12), the opponent able to mate
+/// (a board fact the clock cannot know), moves made as the clock counted
+/// them at the flag.
+fn ruling(
+    control: &TimeControl,
+    flag_order: FlagOrder,
+    flags: &[FlagFall],
+    moves_at_flag: &dyn Fn(&FlagFall) -> u32,
+) -> Option<Ruling> {
     let shown: Vec<FlagFall> = Side::BOTH
         .into_iter()
         .filter_map(|side| flags.iter().filter(|flag| flag.side == side).max_by_key(|flag| flag.sequence).copied())
@@ -757,8 +805,8 @@ fn ruling(control: &TimeControl, flags: &[FlagFall], moves_at_flag: &dyn Fn(&Fla
         many => {
             let mut in_order: Vec<FlagFall> = many.to_vec();
             in_order.sort_by_key(|flag| flag.sequence);
-            let in_order = match in_order.as_slice() {
-                [first, second] => Some([facts(*first), facts(*second)]),
+            let in_order = match (flag_order, in_order.as_slice()) {
+                (FlagOrder::Shown, [first, second]) => Some([facts(*first), facts(*second)]),
                 _ => None,
             };
             let in_final_period = many.iter().all(|flag| control.is_final_period(flag.period));
@@ -1248,6 +1296,8 @@ impl Checker<'_> {
 /// cargo feature `fake`.
 mod accounting;
 pub use accounting::{check_presses, EdgeTiming, MadePress};
+mod cadence;
+pub use cadence::{check_cadence, SNAPSHOT_INTERVAL_MAX_US};
 
 #[cfg(any(test, feature = "fake"))]
 pub mod fake_firmware;
@@ -1287,6 +1337,25 @@ mod tests {
     fn check(control: &str, presses: &[(Button, u64)], until_us: u64, defects: Defects) -> Comparison {
         let records = play(defects, control, presses, until_us);
         compare(control, tick(), &records).expect("the control parses")
+    }
+
+    /// 6.12: both flags down in the final period are a draw on a clock
+    /// that cannot show which fell first, and are ruled by their order on
+    /// one that shows it; the firmware's records are judged for the kind of
+    /// clock it announced.
+    #[test]
+    fn both_flags_are_ruled_for_the_kind_of_clock() {
+        // 3 s sudden death: White presses at 1 s, Black's flag falls at 4 s
+        // and White's (2 s left) at 6.5 s after Black's late press.
+        let records = play(Defects::default(), "3", &alternate(&[1_000_000, 4_500_000]), 8_000_000);
+        let shown = compare_on("3", tick(), &records, FlagOrder::Shown).expect("the control parses");
+        let unknown = compare_on("3", tick(), &records, FlagOrder::Unknown).expect("the control parses");
+        assert_eq!(shown.model.flags.len(), 2, "{:?}", shown.model.flags);
+        let article = |comparison: &Comparison| comparison.model.ruling.map(|ruling| ruling.article);
+        assert_eq!(article(&unknown), Some(chessclock::Article::A6_12b));
+        assert_ne!(article(&shown), Some(chessclock::Article::A6_12b));
+        assert_eq!(unknown.model.ruling, unknown.firmware.ruling);
+        assert!(shown.passed() && unknown.passed());
     }
 
     /// Periods entered at the instant a display starts: with no main time
@@ -1489,7 +1558,15 @@ mod tests {
     }
 
     fn ack(command: CommandCode, initial_us: u64) -> Body {
-        Body::Ack(Ack { command, status: AckStatus::Ok, error_position: 0, commands: 1, initial_us, final_period: 0 })
+        Body::Ack(Ack {
+            command,
+            status: AckStatus::Ok,
+            error_position: 0,
+            commands: 1,
+            initial_us,
+            final_period: 0,
+            side: None,
+        })
     }
 
     fn press(button: Button, moves: u32, remaining_us: u64, handled_at_us: u64) -> Body {

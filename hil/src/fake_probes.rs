@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::board::BoardProfile;
 use crate::compare::fake_firmware::{Defects, FakeFirmware};
-use crate::fake::{contract_button, fake_image, DownLine, FakeConfig, FakeCounter, FakeTarget, Fault, ImageSegment};
+use crate::fake::{contract_button, fake_image, FakeConfig, FakeCounter, FakeTarget, Fault, ImageSegment};
 use crate::farm::ProbeBackend;
 use crate::probe::{FlashUpdate, ProbeError, ProbeInfo, ProbeOptions};
 use crate::target::{ButtonId, Capabilities, CounterReading, EdgeWindow, Target, TargetError};
@@ -61,6 +61,9 @@ pub struct FakeProbes {
     /// Board time that passes at each call, µs (the press latency the
     /// firmware records is about this much).
     pub us_per_call: u64,
+    /// What each board's firmware announces after Hello (contract 3);
+    /// `None`: a contract 2 firmware.
+    pub announced: Option<bench_contract::Capabilities>,
     pub log: Arc<Mutex<ProbeLog>>,
 }
 
@@ -73,6 +76,7 @@ impl FakeProbes {
             disconnect: None,
             oscillator_ppm: vec![12.0, -40.0, 3.0],
             us_per_call: 250,
+            announced: FakeConfig::default().announced,
             log: Arc::new(Mutex::new(ProbeLog::default())),
         }
     }
@@ -154,17 +158,14 @@ impl ProbeBackend for FakeProbes {
         let mut target = FakeTarget::with_config(FakeConfig {
             us_per_call: self.us_per_call,
             counter: Some(counter),
+            announced: self.announced,
             ..FakeConfig::default()
         });
         let mut firmware = FakeFirmware::new(Defects::default());
         let mut next_second = 1u64;
         target.set_firmware(move |board| {
             let now = board.now_us();
-            for line in board.take_lines() {
-                if let DownLine::Line(text) = line {
-                    firmware.command(&text, now);
-                }
-            }
+            firmware.lines(board.take_lines(), now);
             for edge in board.button_edges() {
                 if edge.pressed {
                     let counter = board.counter_at(edge.at_us + 5);

@@ -23,13 +23,14 @@
 use std::path::Path;
 use std::time::Duration;
 
-use bench_contract::Hello;
+use bench_contract::{Capabilities, Hello};
 
 use crate::board::BoardProfile;
 use crate::drift::{self, Fit, FitError};
+use crate::needs::Unsupported;
 use crate::probe::{check_image, choose, FlashUpdate, ProbeError, ProbeInfo, ProbeOptions, Selector};
 use crate::rtt::{ControlBlockLocation, RttReader};
-use crate::run::{GameRun, Oscillator, Progress, RunError, RunOptions, Session};
+use crate::run::{AckCheck, GameRun, Oscillator, Progress, RunError, RunOptions, Session};
 use crate::schedule::Games;
 use crate::target::{Target, TargetError};
 
@@ -131,6 +132,10 @@ pub struct BoardOutcome {
     /// after it are named in `error`: a share can be too long to list).
     pub games: Vec<u64>,
     pub hello: Option<Hello>,
+    /// What the firmware announced it supports (or is taken to, before contract 3).
+    pub capabilities: Option<Capabilities>,
+    /// The scenario needs what the firmware leaves out: no game was played.
+    pub skipped: Option<Unsupported>,
     /// The games it played, in its order; [`merge`] takes them out.
     pub runs: Vec<GameRun>,
     /// Accounting drift over the board's session, and its samples.
@@ -141,6 +146,8 @@ pub struct BoardOutcome {
     pub oscillator: Option<Oscillator>,
     /// What stopped this board before or between its games.
     pub error: Option<String>,
+    /// The Acks of refused lines, right after boot.
+    pub acks: Option<AckCheck>,
 }
 
 impl BoardOutcome {
@@ -150,11 +157,14 @@ impl BoardOutcome {
             description,
             games,
             hello: None,
+            capabilities: None,
+            skipped: None,
             runs: Vec::new(),
             drift: Err(FitError::TooFew { used: 0 }),
             drift_samples: Vec::new(),
             oscillator: None,
             error: Some(error),
+            acks: None,
         }
     }
 }
@@ -246,11 +256,19 @@ fn run_board<B: ProbeBackend>(
         Err(error) => return failed(description, error),
     };
     let mut session = Session::new(&mut target, &mut reader, config.options.clone());
-    let hello = match session.hello() {
-        Ok(hello) => hello,
+    let (hello, capabilities) = match session.hello().and_then(|hello| Ok((hello, session.capabilities()?))) {
+        Ok(announced) => announced,
         Err(error) => return failed(description, error.to_string()),
     };
-    let (runs, stopped) = play_share(&mut session, board, games, progress);
+    let acks = match session.check_acks() {
+        Ok(acks) => acks,
+        Err(error) => return failed(description, error.to_string()),
+    };
+    let skipped = games.unsupported(&capabilities);
+    let (runs, stopped) = match skipped {
+        Some(_) => (Vec::new(), None),
+        None => play_share(&mut session, board, &games.on_clock(&capabilities), progress),
+    };
     // Short games leave too few TimeBase records for a drift: listen on.
     let gathered = session.gather_time_bases(&runs);
     let error = stopped
@@ -261,11 +279,14 @@ fn run_board<B: ProbeBackend>(
         description,
         games: runs.iter().map(|run| run.schedule.game).collect(),
         hello: Some(hello),
+        capabilities: Some(capabilities),
+        skipped,
         drift: session.drift(),
         drift_samples: drift::accounting_samples(session.time_bases(), &hello),
         oscillator: session.oscillator(),
         runs,
         error,
+        acks: Some(acks),
     }
 }
 
@@ -331,7 +352,7 @@ max_moves = 5
     }
 
     fn games(scenario: &Scenario, count: u64) -> Games<'_> {
-        Games { scenario, seed: scenario.seed, count }
+        Games { scenario, seed: scenario.seed, count, shows_flag_order: None }
     }
 
     fn profile() -> BoardProfile {

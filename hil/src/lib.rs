@@ -6,6 +6,7 @@
 //! - [`rtt`]: the one RTT reader (records up, commands down) over any `Target`.
 //! - [`fake`]: an in-memory `Target` for unit tests; `fake_probes` (cargo feature `fake`): a
 //!   probe backend of fake boards running a model of the reference firmware.
+//! - [`needs`]: what a scenario needs of a firmware, against its Capabilities record.
 //! - [`schedule`]: the presses of a scenario's game; [`run`]: playing them on a board;
 //!   [`compare`]: the firmware's records against the clock model; [`drift`]: time-base fits.
 pub mod target;
@@ -20,6 +21,7 @@ pub mod farm;
 pub mod gdb;
 #[cfg(test)]
 mod generated_controls;
+pub mod needs;
 pub mod probe;
 pub mod qemu;
 pub mod qmp;

@@ -48,7 +48,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bench_contract::{
-    Ack, AckStatus, Body, CommandCode, Hello, Phase, Record, COMMAND_LINE_MAX, CONTRACT_VERSION, CONTRACT_VERSION_MIN,
+    Ack, AckStatus, Body, Capabilities, CommandCode, Hello, Phase, Record, COMMAND_LINE_MAX, CONTRACT_VERSION,
+    CONTRACT_VERSION_CAPABILITIES, CONTRACT_VERSION_MIN,
 };
 
 use crate::compare::{self, CompareError, Comparison};
@@ -56,6 +57,9 @@ use crate::drift::{self, Fit, FitError, FitOptions};
 use crate::rtt::{RttError, RttReader};
 use crate::schedule::{Schedule, ScheduleEnd};
 use crate::target::{Bounce, ButtonId, CounterReading, EdgeWindow, StepPlan, Stop, Target, TargetError};
+
+mod acks;
+pub use acks::{expected_ack, probe_lines, shape_text, AckCheck, AckShape, LineAck};
 
 /// Records in, command lines out: what the run needs of a firmware's
 /// channels.
@@ -501,6 +505,9 @@ pub struct Session<'a> {
     link: &'a mut dyn RecordLink,
     options: RunOptions,
     hello: Option<Hello>,
+    /// What the firmware announced it supports (contract 3), or what a
+    /// contract 1 or 2 firmware is taken to support.
+    capabilities: Option<Capabilities>,
     /// Every TimeBase record of the session (accounting drift over all games).
     time_bases: Vec<Record>,
     /// The latest firmware instant any record spoke of.
@@ -520,6 +527,8 @@ pub struct Session<'a> {
     /// Lockstep: the firmware instant of the latest tick stop, counted on
     /// from the latest record (a tick is `tick_us` of the Hello).
     tick_guest_us: Option<u64>,
+    /// A `tc` of this session was accepted: `reset` must be too.
+    control_set: bool,
 }
 
 impl fmt::Debug for Session<'_> {
@@ -573,6 +582,7 @@ impl<'a> Session<'a> {
             link,
             options,
             hello: None,
+            capabilities: None,
             time_bases: Vec::new(),
             guest_us: None,
             last_progress: Instant::now(),
@@ -582,6 +592,7 @@ impl<'a> Session<'a> {
             lockstep,
             want_tick: false,
             tick_guest_us: None,
+            control_set: false,
         }
     }
 
@@ -624,19 +635,41 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
+    /// What the firmware supports: its Capabilities record (contract 3), or
+    /// [`Capabilities::BEFORE_CONTRACT_3`]. Waits for the Hello if needed.
+    pub fn capabilities(&mut self) -> Result<Capabilities, RunError> {
+        self.hello()?;
+        Ok(self.capabilities.unwrap_or(Capabilities::BEFORE_CONTRACT_3))
+    }
+
     pub fn options(&self) -> &RunOptions {
         &self.options
     }
 
-    /// The firmware's Hello, waiting for it if not seen yet.
+    /// The firmware's Hello, waiting for it (and, from contract 3, for the
+    /// Capabilities record right after it) if not seen yet.
     pub fn hello(&mut self) -> Result<Hello, RunError> {
-        if let Some(hello) = self.hello {
+        if let (Some(hello), Some(_)) = (self.hello, self.capabilities) {
             return Ok(hello);
         }
         let waiting_since = Instant::now();
         loop {
             let mut fresh = Vec::new();
             self.pump(&mut fresh)?;
+            if let Some(capabilities) = fresh.iter().find_map(|record| match record.body {
+                Body::Capabilities(capabilities) => Some(capabilities),
+                _ => None,
+            }) {
+                self.capabilities = Some(capabilities);
+            }
+            if let Some(hello) = self.hello {
+                if self.capabilities.is_some() {
+                    return Ok(hello);
+                }
+                self.alive("the firmware's Capabilities record (contract 3: right after Hello)", waiting_since)?;
+                self.wait_for_more(fresh.len())?;
+                continue;
+            }
             if let Some(hello) = fresh.iter().find_map(|record| match record.body {
                 Body::Hello(hello) => Some(hello),
                 _ => None,
@@ -656,7 +689,13 @@ impl<'a> Session<'a> {
                     });
                 }
                 self.hello = Some(hello);
-                return Ok(hello);
+                if hello.contract_version < CONTRACT_VERSION_CAPABILITIES {
+                    self.capabilities = Some(Capabilities::BEFORE_CONTRACT_3);
+                }
+                if self.capabilities.is_some() {
+                    return Ok(hello);
+                }
+                continue;
             }
             self.alive("the firmware's Hello record", waiting_since)?;
             self.wait_for_more(fresh.len())?;
@@ -775,12 +814,24 @@ impl<'a> Session<'a> {
         }
         let from = records.len();
         self.link.send_line(self.target, line)?;
+        self.ack_after(line, records, from, |ack| ack.command == command)
+    }
+
+    /// Waits for the first Ack among `records[from..]` that `wanted`
+    /// takes, the answer to `line` (sent just before).
+    fn ack_after(
+        &mut self,
+        line: &str,
+        records: &mut Vec<Record>,
+        from: usize,
+        wanted: impl Fn(&Ack) -> bool,
+    ) -> Result<(u64, Ack), RunError> {
         let sent = Instant::now();
         let waiting_for = format!("the Ack of `{line}`");
         let mut checked = from;
         loop {
             let found = records.iter().skip(checked).find_map(|record| match record.body {
-                Body::Ack(ack) if ack.command == command => Some((record.at_us, ack)),
+                Body::Ack(ack) if wanted(&ack) => Some((record.at_us, ack)),
                 _ => None,
             });
             if let Some(answer) = found {
@@ -830,9 +881,11 @@ impl<'a> Session<'a> {
             _ => 0,
         };
         let debounce_us = self.hello.map_or(0, |hello| u64::from(hello.debounce_us));
+        let flag_order = compare::FlagOrder::of(self.capabilities.is_none_or(|announced| announced.shows_flag_order));
         let comparison = start_us.map(|_| {
-            compare::compare(&schedule.control_text, tick_us, &records).map(|mut comparison| {
+            compare::compare_on(&schedule.control_text, tick_us, &records, flag_order).map(|mut comparison| {
                 compare::check_debounce(&mut comparison, &records, debounce_us);
+                compare::check_cadence(&mut comparison, &records, tick_us);
                 let made: Vec<compare::MadePress> = sent.iter().map(SentPress::made).collect();
                 // In lockstep each edge's firmware instant is known: a stamp
                 // may trail it by the tick an interrupt can wait, and 100 µs.
@@ -885,9 +938,11 @@ impl<'a> Session<'a> {
             status: ack.status,
             position: ack.error_position,
         };
-        // A new game. The first game after boot has no control to reset to.
+        // A new game. The first game after boot has no control to reset to
+        // (contract §4: refused); every later one has the last game's.
         let (_, ack) = self.command("reset", CommandCode::Reset, records)?;
-        if !matches!(ack.status, AckStatus::Ok | AckStatus::NotAllowed) {
+        let reset_status = if self.control_set { AckStatus::Ok } else { AckStatus::NotAllowed };
+        if ack.status != reset_status {
             return Err(refused("reset", &ack));
         }
         let line = format!("tc {}", schedule.control_text);
@@ -895,6 +950,7 @@ impl<'a> Session<'a> {
         if ack.status != AckStatus::Ok {
             return Err(refused(&line, &ack));
         }
+        self.control_set = true;
         let (at_us, ack) = self.command("start", CommandCode::Start, records)?;
         if ack.status != AckStatus::Ok {
             return Err(refused("start", &ack));
@@ -1218,6 +1274,8 @@ max_moves = 8
         silent_after_us: Option<u64>,
         /// Answer `tc` with "bad time control" at byte 2.
         refuse_tc: bool,
+        /// Answer `reset` with "not allowed", a control set or not.
+        refuse_reset: bool,
         /// A board counter the host reads (probe-like); the firmware then
         /// stamps it at each edge and sends it in TimeBase records.
         counter: Option<&'static FakeCounter>,
@@ -1243,14 +1301,24 @@ max_moves = 8
             }
             for line in board.take_lines() {
                 let DownLine::Line(text) = line else { continue };
-                if behaviour.refuse_tc && matches!(Command::parse(text.as_bytes()), Ok(Command::TimeControl(_))) {
+                let refused = match Command::parse(text.as_bytes()) {
+                    Ok(Command::TimeControl(_)) if behaviour.refuse_tc => Some(CommandCode::TimeControl),
+                    Ok(Command::Reset) if behaviour.refuse_reset => Some(CommandCode::Reset),
+                    _ => None,
+                };
+                if let Some(command) = refused {
+                    let (status, error_position) = match command {
+                        CommandCode::TimeControl => (AckStatus::BadTimeControl, 2),
+                        _ => (AckStatus::NotAllowed, 0),
+                    };
                     let ack = Ack {
-                        command: CommandCode::TimeControl,
-                        status: AckStatus::BadTimeControl,
-                        error_position: 2,
+                        command,
+                        status,
+                        error_position,
                         commands: u32::try_from(board.lines_received().len()).unwrap_or(0),
                         initial_us: 0,
                         final_period: 0,
+                        side: None,
                     };
                     board.emit(clock(now), Body::Ack(ack));
                     continue;
@@ -1282,12 +1350,10 @@ max_moves = 8
         target
     }
 
+    /// Silence is judged in host time: a loaded host can stall a test's
+    /// loop for seconds, so only the test about silence uses a short limit.
     fn options() -> RunOptions {
-        RunOptions {
-            poll_interval: Duration::ZERO,
-            silence_timeout: Duration::from_millis(500),
-            ..RunOptions::default()
-        }
+        RunOptions { poll_interval: Duration::ZERO, silence_timeout: Duration::from_secs(60), ..RunOptions::default() }
     }
 
     /// Plays games `games` of `scenario` on a fresh fake board.
@@ -1483,7 +1549,8 @@ max_moves = 8
     fn a_firmware_that_stops_sending_ends_the_game_incomplete() {
         let behaviour = Behaviour { silent_after_us: Some(4_000_000), ..Behaviour::default() };
         let started = Instant::now();
-        let (runs, _) = play(behaviour, &scenario("30+1"), 0..1, options());
+        let quick = RunOptions { silence_timeout: Duration::from_millis(500), ..options() };
+        let (runs, _) = play(behaviour, &scenario("30+1"), 0..1, quick);
         let run = runs.first().expect("a game");
         assert!(matches!(run.error, Some(RunError::Silent { .. })), "{:?}", run.error);
         assert!(!run.complete() && !run.passed());
@@ -1519,6 +1586,17 @@ max_moves = 8
         assert!(error.is_firmware_failure(), "{error}");
         assert_eq!(error.to_string(), "the firmware refused `tc 30+1`: BadTimeControl at byte 2 of the time control");
         assert!(run.comparison.is_none(), "never started");
+    }
+
+    #[test]
+    fn a_reset_refused_once_a_control_is_set_is_the_firmwares_failure() {
+        let behaviour = Behaviour { refuse_reset: true, ..Behaviour::default() };
+        let (runs, _) = play(behaviour, &scenario("30+1"), 0..2, options());
+        // After boot no control is set: refused is right.
+        assert!(runs[0].passed(), "{:?}", runs[0].error);
+        let error = runs[1].error.as_ref().expect("the second game's reset is refused");
+        assert!(error.is_firmware_failure(), "{error}");
+        assert_eq!(error.to_string(), "the firmware refused `reset`: NotAllowed");
     }
 
     #[test]

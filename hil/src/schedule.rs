@@ -198,6 +198,7 @@ enum Next {
 
 struct Builder<'a> {
     scenario: &'a Scenario,
+    shows_flag_order: bool,
     clock: Clock,
     players: BySide<Stream>,
     board_stream: Stream,
@@ -225,17 +226,46 @@ pub struct Games<'a> {
     pub seed: u64,
     /// Games 0 to `count - 1`.
     pub count: u64,
+    /// Whether the clock under test shows which flag fell first (6.12), as
+    /// its Capabilities record says; `None`: as the scenario's
+    /// `arbiter.clock_shows_first_flag` says, until the firmware is heard.
+    pub shows_flag_order: Option<bool>,
 }
 
 impl Games<'_> {
     /// The schedule of game `game`.
     pub fn schedule(&self, game: u64) -> Result<Schedule, ScheduleError> {
-        schedule(self.scenario, self.seed, game)
+        let shows_flag_order = self.shows_flag_order.unwrap_or(self.scenario.arbiter.clock_shows_first_flag);
+        schedule_on(self.scenario, self.seed, game, shows_flag_order)
+    }
+
+    /// The same games on a clock whose flag order is as `capabilities` say.
+    pub fn on_clock(&self, capabilities: &bench_contract::Capabilities) -> Games<'_> {
+        Games { shows_flag_order: Some(capabilities.shows_flag_order), ..*self }
+    }
+
+    /// What the scenario needs that a firmware with `capabilities` leaves
+    /// out: the games are skipped, not played, when there is any.
+    pub fn unsupported(&self, capabilities: &bench_contract::Capabilities) -> Option<crate::needs::Unsupported> {
+        let control = &self.scenario.control;
+        crate::needs::unsupported(capabilities, &control.text, &control.control)
     }
 }
 
-/// The press schedule of game `game` of `scenario` with `seed`.
+/// The press schedule of game `game` of `scenario` with `seed`, on the
+/// clock the scenario describes.
 pub fn schedule(scenario: &Scenario, seed: u64, game: u64) -> Result<Schedule, ScheduleError> {
+    schedule_on(scenario, seed, game, scenario.arbiter.clock_shows_first_flag)
+}
+
+/// The press schedule of game `game` of `scenario` with `seed`, on a clock
+/// that shows which flag fell first or not (6.12).
+pub fn schedule_on(
+    scenario: &Scenario,
+    seed: u64,
+    game: u64,
+    shows_flag_order: bool,
+) -> Result<Schedule, ScheduleError> {
     if scenario.correspondence.is_some() {
         return Err(ScheduleError::Correspondence { scenario: scenario.name.clone() });
     }
@@ -243,6 +273,7 @@ pub fn schedule(scenario: &Scenario, seed: u64, game: u64) -> Result<Schedule, S
     let notice = player::flag_notices(&scenario.arbiter, &mut stream(Actor::Arbiter));
     let mut builder = Builder {
         scenario,
+        shows_flag_order,
         clock: Clock::new(scenario.control.control),
         players: BySide::new(stream(Actor::White), stream(Actor::Black)),
         board_stream: stream(Actor::Board),
@@ -449,7 +480,7 @@ impl Builder<'_> {
         let Some(&single) = flags.first() else { return Ok(None) };
         let control = *self.clock.control();
         let ruling = if flags.len() == 2 {
-            let in_order = match (self.scenario.arbiter.clock_shows_first_flag, self.clock.first_flag()) {
+            let in_order = match (self.shows_flag_order, self.clock.first_flag()) {
                 (true, Some(first)) => {
                     let second = if first == flags[0] { flags[1] } else { flags[0] };
                     Some([self.facts(first), self.facts(second)])
@@ -517,7 +548,7 @@ mod tests {
             game,
             swarm: false,
             trace: true,
-            tick_oracle: false,
+            model_oracle: false,
             disabled: DefectSet::default(),
         });
         let presses = record

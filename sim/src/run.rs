@@ -15,6 +15,7 @@ use chessclock::{Outcome, Side};
 use crate::board::MateSearches;
 use crate::coverage::Coverage;
 use crate::game::{self, DefectCounts, GameRecord, GameSpec};
+use crate::oracle::OracleCoverage;
 use crate::outcome::ResultClass;
 use crate::scenario::Scenario;
 use crate::shrink::DefectSet;
@@ -35,7 +36,7 @@ pub struct RunOptions {
     pub games: Range<u64>,
     pub jobs: usize,
     pub swarm: bool,
-    pub tick_oracle: bool,
+    pub model_oracle: bool,
     /// Defects switched off in every game (`--disable`).
     pub disabled: DefectSet,
 }
@@ -50,7 +51,7 @@ impl RunOptions {
             games: 0..scenario.games,
             jobs,
             swarm: false,
-            tick_oracle: true,
+            model_oracle: true,
             disabled: DefectSet::NONE,
         }
     }
@@ -146,6 +147,8 @@ pub struct Summary {
     /// Full 6.10 searches on real positions (legal-move mode), and those
     /// that gave up and were ruled "can mate".
     pub mate_searches: MateSearches,
+    /// Oracle coverage: what the independent model checked.
+    pub oracle_coverage: OracleCoverage,
 }
 
 impl Summary {
@@ -172,6 +175,7 @@ impl Summary {
             drift_ppb: None,
             coverage: Coverage::default(),
             mate_searches: MateSearches::default(),
+            oracle_coverage: OracleCoverage::default(),
         }
     }
 
@@ -218,6 +222,7 @@ impl Summary {
         }
         add_defects(&mut self.defects, &record.defects);
         self.coverage.add_game(&record.transitions);
+        self.oracle_coverage.add_game(&record.model);
         for sample in &record.drift {
             let index = usize::try_from(sample.true_us / self.envelope_bucket_us.max(1)).unwrap_or(usize::MAX);
             let bucket = &mut self.envelope[index.min(ENVELOPE_BUCKETS - 1)];
@@ -279,6 +284,7 @@ impl Summary {
         self.drift_ppb = merge_range(self.drift_ppb, other.drift_ppb);
         self.coverage.merge(&other.coverage);
         self.mate_searches.add(other.mate_searches);
+        self.oracle_coverage.merge(&other.oracle_coverage);
     }
 }
 
@@ -398,7 +404,7 @@ pub fn run_with(scenario: &Scenario, options: &RunOptions, controls: &Controls<'
         game,
         swarm: options.swarm,
         trace: false,
-        tick_oracle: options.tick_oracle,
+        model_oracle: options.model_oracle,
         disabled: options.disabled,
     };
     std::thread::scope(|scope| {

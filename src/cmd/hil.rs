@@ -20,14 +20,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{anyhow, Context};
-use bench_contract::Hello;
+use bench_contract::{Capabilities, Hello};
 use bench_hil::board::BoardProfile;
 use bench_hil::drift::{self, Fit, FitError};
 use bench_hil::farm::{self, BoardOutcome, FarmConfig, ProbeBackend};
+use bench_hil::needs::Unsupported;
 use bench_hil::probe::{self, ProbeInfo};
 use bench_hil::qemu::{QemuConfig, QemuTarget};
 use bench_hil::rtt::{ControlBlockLocation, RttReader};
-use bench_hil::run::{GameRun, Progress, RunError, RunOptions, Session};
+use bench_hil::run::{AckCheck, GameRun, Progress, RunError, RunOptions, Session};
 use bench_hil::schedule::{Games, ScheduleError};
 use bench_hil::target::Target;
 use bench_sim::scenario::Scenario;
@@ -36,7 +37,8 @@ use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
 use crate::report::gate;
 use crate::report::hil::{self as hil_report, BoardRunInput, HilReportInput, HilRunFacts};
-use crate::report::sha256_hex;
+use crate::report::markdown::signed;
+use crate::report::{self, sha256_hex};
 
 mod progress;
 
@@ -44,6 +46,10 @@ mod progress;
 const DEFAULT_DRIFT_TOLERANCE_PPM: f64 = 5.0;
 /// The reference image `scripts/build-firmware` writes.
 pub const DEFAULT_IMAGE: &str = "normal.elf";
+/// In a skipped scenario's folder, instead of its report.
+const SKIPPED_MD: &str = "skipped.md";
+/// The suite's own summary, in its folder.
+const SUITE_MD: &str = "suite.md";
 /// How long the firmware may take to set up RTT after a reset.
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -120,9 +126,10 @@ pub struct Cmd {
     /// same think times as `bench sim`.
     #[arg(long)]
     seed: Option<u64>,
-    /// Games to play (games 0..N of the seed).
-    #[arg(long, default_value_t = 1)]
-    games: u64,
+    /// Games to play (games 0..N of the seed) [default: 1; in a suite,
+    /// each scenario's own `games`].
+    #[arg(long)]
+    games: Option<u64>,
     /// The firmware image [default: the reference image from
     /// `scripts/build-firmware`, normal.elf].
     #[arg(long, value_name = "ELF")]
@@ -130,6 +137,12 @@ pub struct Cmd {
     /// Report directory [default: reports/hil-<scenario>-<seed>].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Replace the report in the report folder even when it is another
+    /// run's (another scenario, seed, --games, firmware path or option).
+    /// Without it such a folder is refused (exit 2); a rerun of the same
+    /// command (after rebuilding the firmware) replaces its own report.
+    #[arg(long)]
+    force: bool,
     /// At most this many moves per player, 1 to 10 000 (overrides the scenario's bound).
     #[arg(long, value_name = "N", value_parser = super::parse_max_moves)]
     max_moves: Option<u32>,
@@ -196,12 +209,17 @@ pub fn firmware_dirs() -> Vec<PathBuf> {
 struct Played {
     description: String,
     hello: Option<Hello>,
+    capabilities: Option<Capabilities>,
+    /// The scenario needs what the firmware leaves out: nothing was played.
+    skipped: Option<Unsupported>,
     runs: Vec<GameRun>,
     drift: std::result::Result<Fit, FitError>,
     drift_samples: Vec<drift::Sample>,
     /// What stopped the run before or between games.
     error: Option<String>,
     boards: Vec<BoardRunInput>,
+    /// The Acks of refused lines, right after boot (every board's).
+    acks: Option<AckCheck>,
 }
 
 impl Played {
@@ -217,10 +235,13 @@ impl Played {
             }],
             description,
             hello: None,
+            capabilities: None,
+            skipped: None,
             runs: Vec::new(),
             drift: Err(FitError::TooFew { used: 0 }),
             drift_samples: Vec::new(),
             error: Some(error.to_string()),
+            acks: None,
         }
     }
 
@@ -255,6 +276,8 @@ impl Played {
             })
             .collect();
         let hello = outcomes.iter().find_map(|outcome| outcome.hello);
+        let capabilities = outcomes.iter().find_map(|outcome| outcome.capabilities);
+        let skipped = outcomes.iter().find_map(|outcome| outcome.skipped.clone());
         let (drift, drift_samples) = match outcomes.get_mut(deciding) {
             Some(outcome) => (outcome.drift, std::mem::take(&mut outcome.drift_samples)),
             None => (Err(FitError::TooFew { used: 0 }), Vec::new()),
@@ -262,11 +285,14 @@ impl Played {
         Played {
             description,
             hello,
+            capabilities,
+            skipped,
             runs,
             drift,
             drift_samples,
             error: (!errors.is_empty()).then(|| errors.join("; ")),
             boards,
+            acks: AckCheck::joined(outcomes.iter().filter_map(|outcome| outcome.acks.as_ref())),
         }
     }
 }
@@ -292,15 +318,33 @@ impl Cmd {
             super::print(&profile.wiring_text())?;
             return Ok(Exit::Pass);
         }
-        let Some(scenario_name) = self.scenario.clone() else {
+        if self.scenario.is_none() {
             let suite = self.suite.unwrap_or(Suite::Release);
             return self.run_suite(suite, probes);
-        };
+        }
+        match self.run_scenario(probes)? {
+            Ran::Judged(exit) => Ok(exit),
+            Ran::Skipped(why) => {
+                super::print(&format!("SKIPPED: {why}; nothing was played, so nothing passed (exit 1)\n"))?;
+                Ok(Exit::GateFailed)
+            }
+        }
+    }
+
+    /// `--games`, or one game.
+    fn game_count(&self) -> u64 {
+        self.games.unwrap_or(1)
+    }
+
+    /// One scenario (`--scenario`): played and judged, or skipped when the
+    /// firmware announces it cannot run the scenario's control.
+    fn run_scenario<B: ProbeBackend>(self, probes: &B) -> Result<Ran> {
+        let scenario_name = self.scenario.clone().unwrap_or_default();
         let (mut scenario, file) = catalog::find(&scenario_name).map_err(Failure::usage)?;
         if let Some(max_moves) = self.max_moves {
             scenario.board.max_moves = max_moves;
         }
-        if self.games == 0 {
+        if self.game_count() == 0 {
             return Err(Failure::usage(anyhow!("--games must be at least 1")));
         }
         if !(self.drift_tolerance_ppm.is_finite() && self.drift_tolerance_ppm >= 0.0) {
@@ -315,7 +359,7 @@ impl Cmd {
         if let Some(path) = &self.records {
             check_records_path(path)?;
         }
-        let games = Games { scenario: &scenario, seed, count: self.games };
+        let games = Games { scenario: &scenario, seed, count: self.game_count(), shows_flag_order: None };
         // Game 0's schedule now, so a scenario no board can play (a postal
         // game) is refused before anything starts; the others are made as
         // they are played, however many games are asked for.
@@ -325,12 +369,26 @@ impl Cmd {
         })?;
         let elf = self.firmware_image()?;
         // Before the probes are opened or the emulator started: a folder
-        // that cannot take the report would lose the whole run.
+        // that cannot take the report would lose the whole run, and one
+        // that holds another run's report would lose that run.
+        super::refuse_to_replace_another_run(&out_dir, &self.reproduce_command(seed), self.force)?;
         super::check_out_dir(&out_dir)?;
         let boards = self.select_probes(probes)?;
         let elf_bytes = std::fs::read(&elf).with_context(|| format!("reading the firmware image {}", elf.display()))?;
         let scenario_bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
         super::prepare_out_dir(&out_dir)?;
+        // What is about to play, before the progress bar: the summary with
+        // the same line comes only when the run is over.
+        eprintln!(
+            "{}",
+            crate::visible::visible(&format!(
+                "bench hil {}  seed {seed}  games 0..{}  on {}, firmware {}",
+                scenario.name,
+                self.game_count(),
+                self.board.name(),
+                elf.display()
+            ))
+        );
 
         // Ctrl-C, SIGTERM and SIGHUP (ctrlc's `termination` feature): a
         // cancelled CI job or a closed terminal ends the run incomplete, and
@@ -348,6 +406,10 @@ impl Cmd {
             None => self.play(&elf, &games, options),
         };
         let wall = started.elapsed();
+        if let Some(why) = played.skipped {
+            write_skipped(&out_dir, &scenario, &why).map_err(Failure::infrastructure)?;
+            return Ok(Ran::Skipped(why));
+        }
 
         let input = HilReportInput {
             board: self.board.name(),
@@ -355,11 +417,12 @@ impl Cmd {
             firmware_file: &elf,
             firmware_sha256: sha256_hex(&elf_bytes),
             hello: played.hello,
+            capabilities: played.capabilities,
             scenario: &scenario,
             scenario_file: &file,
             scenario_sha256: sha256_hex(&scenario_bytes),
             seed,
-            games_requested: self.games,
+            games_requested: self.game_count(),
             runs: &played.runs,
             drift: played.drift,
             drift_samples: played.drift_samples.clone(),
@@ -367,6 +430,7 @@ impl Cmd {
             command_line: self.reproduce_command(seed),
             error: played.error.clone(),
             boards: played.boards.clone(),
+            acks: played.acks.as_ref(),
         };
         let written = hil_report::write_hil_report(&out_dir, &input);
         let records_written = self.records.as_ref().map(|path| write_records(path, &played.runs));
@@ -410,12 +474,12 @@ impl Cmd {
         let firmware_failure =
             played.runs.iter().any(|run| run.error.as_ref().is_some_and(|e| e.is_firmware_failure()));
         match gated {
-            Some(Ok((true, _))) => Ok(Exit::Pass),
-            Some(Ok((false, _))) => Ok(Exit::GateFailed),
+            Some(Ok((true, _))) => Ok(Ran::Judged(Exit::Pass)),
+            Some(Ok((false, _))) => Ok(Ran::Judged(Exit::GateFailed)),
             Some(Err(error)) => Err(Failure::infrastructure(error)),
             // Incomplete: the firmware's fault (a refused command) fails;
             // the bench's or the board's is an infrastructure failure.
-            None if firmware_failure => Ok(Exit::GateFailed),
+            None if firmware_failure => Ok(Ran::Judged(Exit::GateFailed)),
             None => {
                 let why = played
                     .error
@@ -429,38 +493,53 @@ impl Cmd {
 
     /// Each scenario of `suite` in turn, as `bench hil --scenario FILE` with
     /// the same options, reports in `--out`/NAME. Stops at an
-    /// infrastructure failure; otherwise exits with the worst verdict.
+    /// infrastructure failure; otherwise exits with the worst verdict. A
+    /// scenario the firmware announces it cannot run is skipped with its
+    /// reason; a suite with nothing played does not pass.
     fn run_suite<B: ProbeBackend>(self, suite: Suite, probes: &B) -> Result {
         let files = suite.files().map_err(Failure::infrastructure)?;
         let base = self.out.clone().unwrap_or_else(|| PathBuf::from("reports").join("hil-suite-release"));
         // The suite's folder is checked as a whole first: a folder that
         // cannot be written is named as given, not as its first scenario's.
         super::check_out_dir(&base)?;
-        let mut verdicts = Vec::new();
-        for file in &files {
-            let name = file.file_stem().map_or_else(String::new, |stem| stem.to_string_lossy().into_owned());
-            let one = Cmd {
-                suite: None,
-                scenario: Some(file.display().to_string()),
-                out: Some(base.join(&name)),
-                ..self.clone()
-            };
-            let exit = one.run_with(probes)?;
-            verdicts.push((name, exit));
+        let runs: Vec<(String, Cmd)> = files
+            .iter()
+            .map(|file| {
+                let name = file.file_stem().map_or_else(String::new, |stem| stem.to_string_lossy().into_owned());
+                let scenario = file.display().to_string();
+                // Each scenario plays its own games (a reset between two is
+                // what one of them is for) unless --games says otherwise.
+                let games = match self.games {
+                    Some(games) => games,
+                    None => catalog::find(&scenario).map_err(Failure::infrastructure)?.0.games,
+                };
+                let one = Cmd {
+                    suite: None,
+                    scenario: Some(scenario),
+                    games: Some(games),
+                    out: Some(base.join(&name)),
+                    ..self.clone()
+                };
+                Ok((name, one))
+            })
+            .collect::<Result<_>>()?;
+        // Every scenario's folder before the first scenario plays: a
+        // refusal half-way would leave the suite half replaced.
+        for (_, one) in &runs {
+            one.refuse_to_replace_another_run()?;
         }
-        let failed: Vec<&str> =
-            verdicts.iter().filter(|(_, exit)| *exit != Exit::Pass).map(|(name, _)| name.as_str()).collect();
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "suite release: {} of {} scenarios passed{}; reports in {}",
-            verdicts.len() - failed.len(),
-            verdicts.len(),
-            if failed.is_empty() { String::new() } else { format!(" (failed: {})", failed.join(", ")) },
-            base.display()
-        );
-        super::print(&out)?;
-        Ok(if failed.is_empty() { Exit::Pass } else { Exit::GateFailed })
+        let mut verdicts = Vec::new();
+        for (name, one) in runs {
+            let ran = one.run_scenario(probes)?;
+            verdicts.push(SuiteEntry { name, ran });
+        }
+        let summary = suite_summary(&verdicts);
+        std::fs::create_dir_all(&base)
+            .and_then(|()| std::fs::write(base.join(SUITE_MD), &summary.markdown))
+            .with_context(|| format!("writing {}", base.join(SUITE_MD).display()))
+            .map_err(Failure::infrastructure)?;
+        super::print(&format!("{}; reports in {}\n{}", summary.line, base.display(), summary.skips))?;
+        Ok(if summary.passed { Exit::Pass } else { Exit::GateFailed })
     }
 
     /// Boards on probes, chosen before anything runs: the profile, an
@@ -587,6 +666,16 @@ impl Cmd {
         )))
     }
 
+    /// [`super::refuse_to_replace_another_run`] for this one scenario's
+    /// report folder (a suite checks them all before it plays any).
+    fn refuse_to_replace_another_run(&self) -> Result<()> {
+        let name = self.scenario.as_deref().unwrap_or_default();
+        let (scenario, _) = catalog::find(name).map_err(Failure::usage)?;
+        let seed = self.seed.unwrap_or(scenario.seed);
+        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(&scenario, seed));
+        super::refuse_to_replace_another_run(&out_dir, &self.reproduce_command(seed), self.force)
+    }
+
     /// The command that plays the same games again: every option that
     /// changes results, each word quoted for a POSIX shell.
     fn reproduce_command(&self, seed: u64) -> String {
@@ -594,7 +683,7 @@ impl Cmd {
             "bench hil --board {} --scenario {} --seed {seed} --games {}",
             self.board.name(),
             super::shell_word(self.scenario.as_deref().unwrap_or_default()),
-            self.games
+            self.game_count()
         );
         if let Some(firmware) = &self.firmware {
             let _ = write!(command, " --firmware {}", super::shell_word(&firmware.display().to_string()));
@@ -634,11 +723,19 @@ impl Cmd {
             Err(error) => return Played::failed(description, format!("the firmware's RTT channels: {error}")),
         };
         let mut session = Session::new(target.as_mut(), &mut reader, options);
-        let hello = match session.hello() {
-            Ok(hello) => hello,
+        let (hello, capabilities) = match session.hello().and_then(|hello| Ok((hello, session.capabilities()?))) {
+            Ok(announced) => announced,
             Err(error) => return Played::failed(description, error),
         };
-        let (runs, stopped) = play_games(&mut session, games);
+        let acks = match session.check_acks() {
+            Ok(acks) => acks,
+            Err(error) => return Played::failed(description, error),
+        };
+        let skipped = games.unsupported(&capabilities);
+        let (runs, stopped) = match skipped {
+            Some(_) => (Vec::new(), None),
+            None => play_games(&mut session, &games.on_clock(&capabilities)),
+        };
         // Short games (a forfeit before the first move) leave too few
         // TimeBase records for a drift: listen on a few seconds of guest time.
         let error = match session.gather_time_bases(&runs) {
@@ -657,8 +754,94 @@ impl Cmd {
             accounting_drift_ppm: drift.as_ref().ok().map(|fit| fit.drift_ppm),
             oscillator,
         }];
-        Played { description, hello: Some(hello), runs, drift, drift_samples, error, boards }
+        Played {
+            description,
+            hello: Some(hello),
+            capabilities: Some(capabilities),
+            skipped,
+            runs,
+            drift,
+            drift_samples,
+            error,
+            boards,
+            acks: Some(acks),
+        }
     }
+}
+
+/// What became of one scenario.
+enum Ran {
+    /// Played and gated: the exit code of its gate.
+    Judged(Exit),
+    /// The firmware cannot run it: nothing was played.
+    Skipped(Unsupported),
+}
+
+struct SuiteEntry {
+    name: String,
+    ran: Ran,
+}
+
+struct SuiteSummary {
+    /// Every scenario the firmware can run passed, and it could run one.
+    passed: bool,
+    /// `suite release: 2 of 8 scenarios passed, 6 skipped`.
+    line: String,
+    /// One line per skipped scenario, with its reason.
+    skips: String,
+    /// `suite.md`: the line and a table of every scenario.
+    markdown: String,
+}
+
+fn suite_summary(entries: &[SuiteEntry]) -> SuiteSummary {
+    let verdict = |ran: &Ran| match ran {
+        Ran::Judged(Exit::Pass) => "pass",
+        Ran::Judged(_) => "FAIL",
+        Ran::Skipped(_) => "skipped",
+    };
+    let count = |wanted: &str| entries.iter().filter(|entry| verdict(&entry.ran) == wanted).count();
+    let (passed, failed, skipped) = (count("pass"), count("FAIL"), count("skipped"));
+    let failed_names: Vec<&str> =
+        entries.iter().filter(|entry| verdict(&entry.ran) == "FAIL").map(|entry| entry.name.as_str()).collect();
+    let mut line = format!("suite release: {passed} of {} scenarios passed", entries.len());
+    if skipped > 0 {
+        let _ = write!(line, ", {skipped} skipped (the firmware cannot run them)");
+    }
+    if failed > 0 {
+        let _ = write!(line, " (failed: {})", failed_names.join(", "));
+    }
+    let mut skips = String::new();
+    let mut table = String::from("| scenario | verdict | why |\n|---|---|---|\n");
+    for entry in entries {
+        let why = match &entry.ran {
+            Ran::Skipped(why) => {
+                let _ = writeln!(skips, "  skipped {}: {why}", entry.name);
+                why.to_string()
+            }
+            Ran::Judged(_) => String::new(),
+        };
+        let _ = writeln!(table, "| `{}` | {} | {} |", entry.name, verdict(&entry.ran), why);
+    }
+    let all_skipped = passed == 0 && failed == 0;
+    if all_skipped {
+        line.push_str(": nothing was played, so nothing passed");
+    }
+    let markdown = format!("# {line}\n\n{table}");
+    SuiteSummary { passed: failed == 0 && !all_skipped, line, skips, markdown }
+}
+
+/// A skipped scenario's folder says why it holds no report; an earlier
+/// run's report there is removed, so no gate or CI reads it as this run's.
+fn write_skipped(out_dir: &Path, scenario: &Scenario, why: &Unsupported) -> anyhow::Result<()> {
+    for stale in [report::REPORT_JSON, report::JUNIT_XML, report::SUMMARY_MD, report::INDEX_HTML] {
+        report::atomic::remove_if_exists(out_dir, stale)?;
+    }
+    let text = format!(
+        "# SKIPPED: `{}`\n\nNothing was played: {why}. A firmware announces what it supports in its \
+         Capabilities record (hil/CONTRACT.md, contract 3).\n",
+        scenario.name
+    );
+    report::atomic::write_bytes(out_dir, SKIPPED_MD, text.as_bytes()).map(|_| ())
 }
 
 /// The games in turn on the emulated board, each schedule made as it
@@ -681,11 +864,10 @@ fn play_games(session: &mut Session<'_>, games: &Games<'_>) -> (Vec<GameRun>, Op
         let mut progress = |progress: &Progress| {
             bar.set_position(done_before + progress.presses_sent as u64);
             bar.set_message(format!(
-                "game {}/{}, guest {:.1} of {:.1} s",
+                "game {}/{}, {}",
                 progress.game + 1,
                 games.count,
-                progress.guest_us as f64 / 1e6,
-                progress.duration_us as f64 / 1e6
+                guest_text(progress.guest_us, progress.duration_us)
             ));
         };
         let run = session.play(&schedule, &mut progress);
@@ -766,6 +948,22 @@ fn write_records(path: &Path, runs: &[GameRun]) -> anyhow::Result<()> {
     let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("records.jsonl");
     crate::report::atomic::write_bytes(folder, name, text.as_bytes())?;
     Ok(())
+}
+
+/// Guest time against the time the game is scheduled to take. A game goes
+/// on past its schedule (a flag still to fall, the last records to come):
+/// then it says so, not `guest 88.4 of 87.9 s`.
+fn guest_text(guest_us: u64, scheduled_us: u64) -> String {
+    let seconds = |us: u64| us as f64 / 1e6;
+    if guest_us <= scheduled_us {
+        format!("guest {:.1} of {:.1} s", seconds(guest_us), seconds(scheduled_us))
+    } else {
+        format!(
+            "guest {:.1} s, past the schedule's {:.1} s: waiting for the game's end",
+            seconds(guest_us),
+            seconds(scheduled_us)
+        )
+    }
 }
 
 fn progress_bar(total: u64) -> indicatif::ProgressBar {
@@ -874,9 +1072,13 @@ fn render_console(out: &mut String, report: &hil_report::Report, facts: &HilRunF
             (Some(ppm), Some(half), Some(trip)) => {
                 let _ = writeln!(
                     out,
-                    "  oscillator of {name}: {ppm:+.2} ppm ± {half:.2} against host time ({} of {} reads; \
+                    "  oscillator of {name}: {} ppm ± {half:.2} against host time ({} of {} reads; \
                      probe round trip p50 {} us, p99 {} us)",
-                    oscillator.used, oscillator.samples, trip.p50_us, trip.p99_us
+                    signed(ppm, 2),
+                    oscillator.used,
+                    oscillator.samples,
+                    trip.p50_us,
+                    trip.p99_us
                 );
             }
             _ => {
@@ -1219,8 +1421,129 @@ max_moves = 3
     }
 
     #[test]
+    fn guest_time_past_the_schedule_says_so() {
+        assert_eq!(guest_text(12_340_000, 87_900_000), "guest 12.3 of 87.9 s");
+        let past = guest_text(88_400_000, 87_900_000);
+        assert!(!past.contains(" of 87.9"), "{past}");
+        assert!(past.starts_with("guest 88.4 s, past the schedule's 87.9 s"), "{past}");
+    }
+
+    #[test]
     fn reports_go_to_a_folder_named_after_the_scenario_and_seed() {
         let (scenario, _) = catalog::find("blitz-3-2").expect("shipped");
         assert_eq!(default_out_dir(&scenario, 7), Path::new("reports/hil-blitz-3-2-7"));
+    }
+
+    /// A clock with sudden death and Fischer increment only, as its
+    /// Capabilities record says (contract 3).
+    fn fischer_only() -> Capabilities {
+        Capabilities {
+            controls: bench_contract::CONTROL_PLAIN | bench_contract::CONTROL_INCREMENT,
+            arbiter: bench_contract::ARBITER_PAUSE,
+            shows_flag_order: false,
+        }
+    }
+
+    /// 17.6: the release suite skips, with the reason, a scenario whose
+    /// control the firmware announces it cannot run, plays the others, and
+    /// passes when they pass; the skipped scenario's folder holds no report
+    /// for a gate to read.
+    #[test]
+    fn the_suite_skips_what_the_firmware_announces_it_cannot_run() {
+        let dir = TempDir::new("hil-suite-skips");
+        let mut probes = FakeProbes::new(&["A"]);
+        probes.us_per_call = FAST_US_PER_CALL;
+        probes.announced = Some(fischer_only());
+        let elf = dir.path().join("clock.elf");
+        std::fs::write(&elf, stm32_image()).expect("write the image");
+        let base = dir.path().join("suite");
+        let stale = base.join("2-delay");
+        std::fs::create_dir_all(&stale).expect("an earlier run's folder");
+        std::fs::write(stale.join(report::REPORT_JSON), "{}").expect("an earlier run's report");
+        let args = ["hil", "--board", "stm32", "--games", "1", "--silence-timeout", "60"];
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["--firmware", elf.to_str().expect("utf-8"), "--out", base.to_str().expect("utf-8")]);
+        let HilArgs { cmd } = HilArgs::try_parse_from(all).expect("the arguments parse");
+        let outcome = cmd.run_with(&probes);
+        assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::Pass));
+
+        let suite = std::fs::read_to_string(base.join(SUITE_MD)).expect("suite.md written");
+        let files = Suite::Release.files().expect("the release suite");
+        for file in &files {
+            let name = file.file_stem().expect("a name").to_string_lossy().into_owned();
+            let (scenario, _) = catalog::find(&file.display().to_string()).expect("a release scenario");
+            let runs =
+                bench_hil::needs::unsupported(&fischer_only(), &scenario.control.text, &scenario.control.control)
+                    .is_none();
+            let folder = base.join(&name);
+            assert_eq!(folder.join(report::REPORT_JSON).exists(), runs, "{name}: a report only when played");
+            assert_eq!(folder.join(SKIPPED_MD).exists(), !runs, "{name}: skipped.md only when skipped");
+            let row = suite.lines().find(|line| line.starts_with(&format!("| `{name}` |"))).expect("a row");
+            assert_eq!(row.contains("| skipped |"), !runs, "{row}");
+            if runs {
+                let report: Value =
+                    serde_json::from_slice(&std::fs::read(folder.join(report::REPORT_JSON)).expect("read"))
+                        .expect("json");
+                let capabilities = &report["firmware"]["capabilities"];
+                assert_eq!(capabilities["controls"], serde_json::json!(["plain", "increment"]));
+                assert_eq!(
+                    (capabilities["announced"].as_bool(), capabilities["shows_flag_order"].as_bool()),
+                    (Some(true), Some(false))
+                );
+            } else {
+                assert!(row.contains("leaves out"), "the reason is given: {row}");
+            }
+        }
+        assert!(suite.contains("skipped (the firmware cannot run them)"), "{suite}");
+    }
+
+    /// 17.6: without --games the suite plays each scenario's own games (a
+    /// `reset` between two games on one boot is what `9-two-games` is for).
+    #[test]
+    fn the_suite_plays_each_scenario_s_own_games() {
+        let dir = TempDir::new("hil-suite-games");
+        let mut probes = FakeProbes::new(&["A"]);
+        probes.us_per_call = FAST_US_PER_CALL;
+        // Only what the Fischer and staged scenarios need, to keep it short.
+        probes.announced = Some(Capabilities {
+            controls: bench_contract::CONTROL_PLAIN
+                | bench_contract::CONTROL_INCREMENT
+                | bench_contract::CONTROL_STAGES,
+            ..fischer_only()
+        });
+        let elf = dir.path().join("clock.elf");
+        std::fs::write(&elf, stm32_image()).expect("write the image");
+        let base = dir.path().join("suite");
+        let args = ["hil", "--board", "stm32", "--silence-timeout", "60", "--firmware", elf.to_str().expect("utf-8")];
+        let mut all = args.to_vec();
+        all.extend(["--out", base.to_str().expect("utf-8")]);
+        let HilArgs { cmd } = HilArgs::try_parse_from(all).expect("the arguments parse");
+        let outcome = cmd.run_with(&probes);
+        assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::Pass));
+        let mut most_games = 0;
+        for file in Suite::Release.files().expect("the release suite") {
+            let name = file.file_stem().expect("a name").to_string_lossy().into_owned();
+            let Ok(bytes) = std::fs::read(base.join(&name).join(report::REPORT_JSON)) else { continue };
+            let report: Value = serde_json::from_slice(&bytes).expect("json");
+            let (scenario, _) = catalog::find(&file.display().to_string()).expect("a release scenario");
+            let played = report["games_detail"].as_array().expect("games").len() as u64;
+            assert_eq!(played, scenario.games, "{name}");
+            most_games = most_games.max(played);
+        }
+        assert_eq!(most_games, 2, "the two-game scenario was played");
+    }
+
+    /// An explicit `--scenario` the firmware cannot run is not a pass.
+    #[test]
+    fn a_scenario_the_firmware_cannot_run_is_skipped_and_fails() {
+        let dir = TempDir::new("hil-skip-one");
+        let mut probes = FakeProbes::new(&["A"]);
+        probes.us_per_call = FAST_US_PER_CALL;
+        probes.announced = Some(Capabilities { controls: bench_contract::CONTROL_DELAY, ..fischer_only() });
+        let outcome = run_on_fake_probes(dir.path(), &probes, &["--games", "1"]);
+        assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::GateFailed));
+        assert!(!dir.path().join("report").join(report::REPORT_JSON).exists());
+        let why = std::fs::read_to_string(dir.path().join("report").join(SKIPPED_MD)).expect("skipped.md");
+        assert!(why.contains("Fischer increment (6.2a)") && why.contains("`20+1`"), "{why}");
     }
 }

@@ -14,8 +14,8 @@
 //! The rule defects hook in here through [`Defects`].
 
 use bench_contract::{
-    self as contract, Ack, AckStatus, Body, Button, Command, CommandCode, Flag, PeriodCause, PeriodChange, Press,
-    PressResult, Snapshot,
+    self as contract, Ack, AckStatus, Adjustment, Body, Button, Capabilities, Command, CommandCode, Flag, PeriodCause,
+    PeriodChange, Press, PressResult, Snapshot, ARBITER_ALL, CONTROLS_ALL,
 };
 use chessclock::{
     notation, BySide, Clock, ClockError, Duration, FlagFall, Instant, Phase, Side, TimeAdjustment, TimeControl,
@@ -27,6 +27,12 @@ use crate::Defects;
 /// More than this many in one call (byo-yomi periods of microseconds) are
 /// still applied, then reported together at the call's instant.
 pub const TRANSITIONS_PER_ADVANCE_MAX: u32 = 8;
+
+/// What the reference firmware announces after Hello (contract 3): every
+/// control and arbiter function, and displays that show which flag fell
+/// first (the core keeps the order, 6.12).
+pub const CAPABILITIES: Capabilities =
+    Capabilities { controls: CONTROLS_ALL, arbiter: ARBITER_ALL, shows_flag_order: true };
 
 /// Where the game's effects go: the board's record stream and its buttons.
 pub trait Outputs {
@@ -93,13 +99,14 @@ impl Game {
         self.commands = self.commands.wrapping_add(1);
         self.advance(now, out);
         let at = self.clock.map_or(now, |clock| later(now, clock.settled_at()));
+        let mut side = None;
         let (code, outcome) = match line.map(Command::parse) {
             Err(()) => (CommandCode::Unknown, Err((AckStatus::LineTooLong, 0))),
-            Ok(Err(error)) if error.status == AckStatus::BadTimeControl => {
-                (CommandCode::TimeControl, Err((error.status, error.position)))
+            Ok(Err(error)) => (error.command, Err((error.status, error.position))),
+            Ok(Ok(command)) => {
+                side = command.side();
+                (command.code(), self.apply(command, at, out))
             }
-            Ok(Err(error)) => (CommandCode::Unknown, Err((error.status, error.position))),
-            Ok(Ok(command)) => (command.code(), self.apply(command, at, out)),
         };
         let (status, error_position) = match outcome {
             Ok(()) => (AckStatus::Ok, 0),
@@ -112,8 +119,13 @@ impl Game {
             commands: self.commands,
             initial_us: self.control.map_or(0, |control| control.initial_time().as_us()),
             final_period: self.control.map_or(0, |control| control.final_period()),
+            side,
         };
         out.emit(at.as_us(), Body::Ack(ack));
+        // An arbiter's setting can clear a flag or make one due at once.
+        if let Game { clock: Some(clock), reported, .. } = self {
+            reported.report(clock, at, None, at, out);
+        }
         self.snapshot(at, out);
     }
 
@@ -141,6 +153,22 @@ impl Game {
             }
             Command::Pause => self.clock.as_mut().ok_or(NOT_ALLOWED)?.pause(at).map_err(|_| NOT_ALLOWED),
             Command::Resume => self.clock.as_mut().ok_or(NOT_ALLOWED)?.resume(at).map_err(|_| NOT_ALLOWED),
+            Command::SetTime { side, time_us } => {
+                let clock = self.clock.as_mut().ok_or(NOT_ALLOWED)?;
+                clock.set_time(core_side(side), Duration::from_us(time_us), at).map_err(arbiter_refusal)
+            }
+            Command::AdjustTime { side, adjustment } => {
+                let clock = self.clock.as_mut().ok_or(NOT_ALLOWED)?;
+                let adjustment = match adjustment {
+                    Adjustment::Add(amount_us) => TimeAdjustment::Add(Duration::from_us(amount_us)),
+                    Adjustment::Subtract(amount_us) => TimeAdjustment::Subtract(Duration::from_us(amount_us)),
+                };
+                clock.adjust_time(core_side(side), adjustment, at).map_err(arbiter_refusal)
+            }
+            Command::SetMoves { side, moves } => {
+                let clock = self.clock.as_mut().ok_or(NOT_ALLOWED)?;
+                clock.set_moves(core_side(side), moves, at).map_err(arbiter_refusal)
+            }
         }
     }
 
@@ -366,6 +394,22 @@ fn shown(clock: &Clock, side: Side, at: Instant, counted_increment: Option<(Side
 
 fn later(a: Instant, b: Instant) -> Instant {
     a.max(b)
+}
+
+/// A time the clock cannot show is the argument's fault; anything else
+/// (a finished game) is the moment's.
+fn arbiter_refusal(error: ClockError) -> (AckStatus, u16) {
+    match error {
+        ClockError::TimeTooLong { .. } => (AckStatus::BadArgument, 0),
+        _ => (AckStatus::NotAllowed, 0),
+    }
+}
+
+fn core_side(side: contract::Side) -> Side {
+    match side {
+        contract::Side::White => Side::White,
+        contract::Side::Black => Side::Black,
+    }
 }
 
 fn contract_side(side: Side) -> contract::Side {

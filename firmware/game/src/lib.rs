@@ -39,4 +39,4 @@ mod defects;
 mod game;
 
 pub use defects::Defects;
-pub use game::{Edge, Game, Outputs, TRANSITIONS_PER_ADVANCE_MAX};
+pub use game::{Edge, Game, Outputs, CAPABILITIES, TRANSITIONS_PER_ADVANCE_MAX};

@@ -194,3 +194,67 @@ fn the_rounded_display_flags_less_than_half_a_second_early() {
     assert!(!rounding.flags_on_rounded_display(&flag(500), now));
     assert!(!Defects::default().flags_on_rounded_display(&flag(0), now));
 }
+
+fn last_snapshot(out: &Recorded) -> bench_contract::Snapshot {
+    out.records
+        .iter()
+        .rev()
+        .find_map(|(_, body)| match body {
+            Body::Snapshot(snapshot) => Some(*snapshot),
+            _ => None,
+        })
+        .expect("a Snapshot after every command")
+}
+
+/// Contract 3: the arbiter's commands act on the side they name, their Ack
+/// names it, and the Snapshot that follows shows the result (6.11, 6.14,
+/// 6.8d, 13.4).
+#[test]
+fn the_arbiter_sets_adjusts_and_counts_through_commands() {
+    let (mut game, mut out) = started("300+2", Defects::default());
+    command(&mut game, &mut out, "set b 100000000", at_ms(1_000));
+    command(&mut game, &mut out, "adjust w -60000000", at_ms(2_000));
+    command(&mut game, &mut out, "moves b 7", at_ms(3_000));
+    let acks: Vec<_> = out
+        .records
+        .iter()
+        .filter_map(|(at_us, body)| match body {
+            Body::Ack(ack) => Some((*at_us, ack.command, ack.status, ack.side)),
+            _ => None,
+        })
+        .collect();
+    use bench_contract::Side as ContractSide;
+    assert_eq!(
+        acks,
+        [
+            (1_000_000, CommandCode::SetTime, AckStatus::Ok, Some(ContractSide::Black)),
+            (2_000_000, CommandCode::AdjustTime, AckStatus::Ok, Some(ContractSide::White)),
+            (3_000_000, CommandCode::SetMoves, AckStatus::Ok, Some(ContractSide::Black)),
+        ]
+    );
+    let snapshot = last_snapshot(&out);
+    // White's clock ran 3 s and lost 60 s; Black's was set to 100 s and waits.
+    assert_eq!(snapshot.remaining_white_us, (300_000 - 3_000 - 60_000) * 1_000);
+    assert_eq!(snapshot.remaining_black_us, 100_000_000);
+    assert_eq!((snapshot.moves_white, snapshot.moves_black), (0, 7));
+}
+
+/// 6.14: a display the arbiter sets above zero no longer shows its flag;
+/// a time the clock cannot show is the argument's fault.
+#[test]
+fn the_arbiter_clears_a_flag_by_setting_time_and_bad_arguments_are_named() {
+    let (mut game, mut out) = started("1", Defects::default());
+    game.advance(at_ms(1_500), &mut out);
+    assert!(last_snapshot(&out).flag_white, "White's flag fell at 1 s");
+    command(&mut game, &mut out, "set w 5000000", at_ms(2_000));
+    let snapshot = last_snapshot(&out);
+    assert!(!snapshot.flag_white);
+    assert_eq!(snapshot.remaining_white_us, 5_000_000);
+    out.records.clear();
+    command(&mut game, &mut out, "set w 99999999999999999", at_ms(2_100));
+    command(&mut game, &mut out, "adjust q +1", at_ms(2_200));
+    assert_eq!(
+        acks(&out),
+        [(CommandCode::SetTime, AckStatus::BadArgument, 0), (CommandCode::AdjustTime, AckStatus::BadArgument, 0)]
+    );
+}

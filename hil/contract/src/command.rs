@@ -9,18 +9,26 @@
 //! reset     a new game with the same time control, not started
 //! pause     the arbiter stops the clock (6.13)
 //! resume    the arbiter restarts it
+//!
+//! contract 3, the arbiter's functions (side `w` or `b`, times in µs):
+//! set w 300000000      set White's main time to 300 s (6.11, 6.14)
+//! adjust b +60000000   give Black 60 s more; `-` takes it away, stopping at 0 (6.8d, 13.4)
+//! moves w 40           set White's completed moves to 40 (6.14)
 //! ```
 //!
 //! A line is at most [`COMMAND_LINE_MAX`] bytes before its newline; a longer
 //! one is discarded whole and answered with `LineTooLong`.
 
-use crate::record::{AckStatus, CommandCode};
+use crate::record::{AckStatus, CommandCode, Side};
 
 /// Longest command line, in bytes, not counting the `\n`.
 pub const COMMAND_LINE_MAX: usize = 96;
 
 /// Prefix of the time-control command, argument included after it.
 const TC_PREFIX: &[u8] = b"tc ";
+const SET_TIME_PREFIX: &[u8] = b"set ";
+const ADJUST_TIME_PREFIX: &[u8] = b"adjust ";
+const SET_MOVES_PREFIX: &[u8] = b"moves ";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command<'a> {
@@ -30,12 +38,37 @@ pub enum Command<'a> {
     Reset,
     Pause,
     Resume,
+    /// Contract 3: the arbiter sets `side`'s main time (6.11, 6.14).
+    SetTime {
+        side: Side,
+        time_us: u64,
+    },
+    /// Contract 3: the arbiter adds or takes away time (6.8d, 13.4).
+    AdjustTime {
+        side: Side,
+        adjustment: Adjustment,
+    },
+    /// Contract 3: the arbiter sets `side`'s completed moves (6.14).
+    SetMoves {
+        side: Side,
+        moves: u32,
+    },
+}
+
+/// An arbiter's change of a display, in µs. Taking away stops at zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Adjustment {
+    Add(u64),
+    Subtract(u64),
 }
 
 /// Why a line is not a command: the [`Ack`](crate::Ack) status and, for a
-/// time-control text that is not ASCII/UTF-8, the offset of the bad byte in it.
+/// time-control text that is not ASCII/UTF-8 or an arbiter command's bad
+/// argument, the offset of the bad byte in the text after the command word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CommandError {
+    /// The command the line names, if its word was one.
+    pub command: CommandCode,
     pub status: AckStatus,
     pub position: u16,
 }
@@ -45,23 +78,44 @@ impl<'a> Command<'a> {
     pub fn parse(line: &'a [u8]) -> Result<Command<'a>, CommandError> {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.len() > COMMAND_LINE_MAX {
-            return Err(CommandError { status: AckStatus::LineTooLong, position: 0 });
+            return Err(CommandError { command: CommandCode::Unknown, status: AckStatus::LineTooLong, position: 0 });
         }
         if let Some(text) = line.strip_prefix(TC_PREFIX) {
             return match core::str::from_utf8(text) {
                 Ok(text) => Ok(Command::TimeControl(text)),
                 Err(error) => Err(CommandError {
+                    command: CommandCode::TimeControl,
                     status: AckStatus::BadTimeControl,
                     position: u16::try_from(error.valid_up_to()).unwrap_or(u16::MAX),
                 }),
             };
+        }
+        if let Some(arguments) = line.strip_prefix(SET_TIME_PREFIX) {
+            let (side, time_us) =
+                side_and_number(arguments, false).map_err(|position| bad_argument(CommandCode::SetTime, position))?;
+            return Ok(Command::SetTime { side, time_us });
+        }
+        if let Some(arguments) = line.strip_prefix(ADJUST_TIME_PREFIX) {
+            let (side, amount_us) =
+                side_and_number(arguments, true).map_err(|position| bad_argument(CommandCode::AdjustTime, position))?;
+            let adjustment = match arguments.get(2) {
+                Some(b'-') => Adjustment::Subtract(amount_us),
+                _ => Adjustment::Add(amount_us),
+            };
+            return Ok(Command::AdjustTime { side, adjustment });
+        }
+        if let Some(arguments) = line.strip_prefix(SET_MOVES_PREFIX) {
+            let bad_moves = |position| bad_argument(CommandCode::SetMoves, position);
+            let (side, moves) = side_and_number(arguments, false).map_err(bad_moves)?;
+            let moves = u32::try_from(moves).map_err(|_| bad_moves(2))?;
+            return Ok(Command::SetMoves { side, moves });
         }
         match line {
             b"start" => Ok(Command::Start),
             b"reset" => Ok(Command::Reset),
             b"pause" => Ok(Command::Pause),
             b"resume" => Ok(Command::Resume),
-            _ => Err(CommandError { status: AckStatus::UnknownCommand, position: 0 }),
+            _ => Err(CommandError { command: CommandCode::Unknown, status: AckStatus::UnknownCommand, position: 0 }),
         }
     }
 
@@ -72,18 +126,41 @@ impl<'a> Command<'a> {
             Command::Reset => CommandCode::Reset,
             Command::Pause => CommandCode::Pause,
             Command::Resume => CommandCode::Resume,
+            Command::SetTime { .. } => CommandCode::SetTime,
+            Command::AdjustTime { .. } => CommandCode::AdjustTime,
+            Command::SetMoves { .. } => CommandCode::SetMoves,
+        }
+    }
+
+    /// The side an arbiter command acts on; `None` for the others.
+    pub const fn side(&self) -> Option<Side> {
+        match self {
+            Command::SetTime { side, .. } | Command::AdjustTime { side, .. } | Command::SetMoves { side, .. } => {
+                Some(*side)
+            }
+            _ => None,
         }
     }
 
     /// Writes the line and its `\n` into `out`; returns its length, or `None`
     /// if `out` is too small or the line would exceed [`COMMAND_LINE_MAX`].
     pub fn encode(&self, out: &mut [u8]) -> Option<usize> {
+        let mut arguments = Arguments::default();
         let (head, tail): (&[u8], &[u8]) = match self {
             Command::TimeControl(text) => (TC_PREFIX, text.as_bytes()),
             Command::Start => (b"start", b""),
             Command::Reset => (b"reset", b""),
             Command::Pause => (b"pause", b""),
             Command::Resume => (b"resume", b""),
+            Command::SetTime { side, time_us } => (SET_TIME_PREFIX, arguments.write(*side, None, *time_us)),
+            Command::AdjustTime { side, adjustment } => {
+                let (sign, amount_us) = match adjustment {
+                    Adjustment::Add(amount_us) => (b'+', amount_us),
+                    Adjustment::Subtract(amount_us) => (b'-', amount_us),
+                };
+                (ADJUST_TIME_PREFIX, arguments.write(*side, Some(sign), *amount_us))
+            }
+            Command::SetMoves { side, moves } => (SET_MOVES_PREFIX, arguments.write(*side, None, u64::from(*moves))),
         };
         let len = head.len().checked_add(tail.len())?;
         if len > COMMAND_LINE_MAX {
@@ -97,6 +174,91 @@ impl<'a> Command<'a> {
         tail_out.copy_from_slice(tail);
         newline.copy_from_slice(b"\n");
         Some(total)
+    }
+}
+
+const fn bad_argument(command: CommandCode, position: usize) -> CommandError {
+    let position = if position > u16::MAX as usize { u16::MAX } else { position as u16 };
+    CommandError { command, status: AckStatus::BadArgument, position }
+}
+
+/// Parses `w N` or `b N` (with `signed`, `w +N` or `w -N`): a side, one
+/// space and a decimal number that fits a `u64`. `Err` is the offset of the
+/// first byte that is wrong.
+fn side_and_number(arguments: &[u8], signed: bool) -> Result<(Side, u64), usize> {
+    let side = match arguments.first() {
+        Some(b'w') => Side::White,
+        Some(b'b') => Side::Black,
+        _ => return Err(0),
+    };
+    if arguments.get(1) != Some(&b' ') {
+        return Err(1);
+    }
+    let mut digits_from = 2;
+    if signed {
+        if !matches!(arguments.get(2), Some(b'+' | b'-')) {
+            return Err(2);
+        }
+        digits_from = 3;
+    }
+    let digits = arguments.get(digits_from..).unwrap_or(&[]);
+    if digits.is_empty() {
+        return Err(digits_from);
+    }
+    let mut number: u64 = 0;
+    for (index, digit) in digits.iter().enumerate() {
+        let position = digits_from.saturating_add(index);
+        if !digit.is_ascii_digit() {
+            return Err(position);
+        }
+        number =
+            number.checked_mul(10).and_then(|number| number.checked_add(u64::from(digit - b'0'))).ok_or(position)?;
+    }
+    Ok((side, number))
+}
+
+/// The text after an arbiter command's word: `w -123`, written without
+/// allocation. 24 bytes hold a side, a space, a sign and 20 digits.
+#[derive(Default)]
+struct Arguments {
+    bytes: [u8; 24],
+    len: usize,
+}
+
+impl Arguments {
+    fn write(&mut self, side: Side, sign: Option<u8>, number: u64) -> &[u8] {
+        self.push(match side {
+            Side::White => b'w',
+            Side::Black => b'b',
+        });
+        self.push(b' ');
+        if let Some(sign) = sign {
+            self.push(sign);
+        }
+        let mut digits = [0u8; 20];
+        let mut count = 0;
+        let mut rest = number;
+        loop {
+            if let Some(slot) = digits.get_mut(count) {
+                *slot = b'0' + (rest % 10) as u8;
+            }
+            count += 1;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        for index in (0..count).rev() {
+            self.push(digits.get(index).copied().unwrap_or(b'0'));
+        }
+        self.bytes.get(..self.len).unwrap_or(&[])
+    }
+
+    fn push(&mut self, byte: u8) {
+        if let Some(slot) = self.bytes.get_mut(self.len) {
+            *slot = byte;
+            self.len += 1;
+        }
     }
 }
 
@@ -158,7 +320,7 @@ mod tests {
     }
 
     fn error(status: AckStatus) -> Result<Command<'static>, CommandError> {
-        Err(CommandError { status, position: 0 })
+        Err(CommandError { command: CommandCode::Unknown, status, position: 0 })
     }
 
     #[test]
@@ -177,11 +339,43 @@ mod tests {
         check("stop", error(AckStatus::UnknownCommand));
     }
 
+    fn bad_argument_at(command: CommandCode, position: u16) -> Result<Command<'static>, CommandError> {
+        Err(CommandError { command, status: AckStatus::BadArgument, position })
+    }
+
+    #[test]
+    fn arbiter_commands_parse() {
+        check("set w 300000000", Ok(Command::SetTime { side: Side::White, time_us: 300_000_000 }));
+        check("set b 0\r", Ok(Command::SetTime { side: Side::Black, time_us: 0 }));
+        check(
+            "adjust b +60000000",
+            Ok(Command::AdjustTime { side: Side::Black, adjustment: Adjustment::Add(60_000_000) }),
+        );
+        check("adjust w -1", Ok(Command::AdjustTime { side: Side::White, adjustment: Adjustment::Subtract(1) }));
+        check("moves w 40", Ok(Command::SetMoves { side: Side::White, moves: 40 }));
+        check("set w 18446744073709551615", Ok(Command::SetTime { side: Side::White, time_us: u64::MAX }));
+    }
+
+    #[test]
+    fn arbiter_commands_name_the_byte_that_is_wrong() {
+        check("set x 1", bad_argument_at(CommandCode::SetTime, 0));
+        check("set w", bad_argument_at(CommandCode::SetTime, 1));
+        check("set w  1", bad_argument_at(CommandCode::SetTime, 2));
+        check("set w 1s", bad_argument_at(CommandCode::SetTime, 3));
+        check("set w ", bad_argument_at(CommandCode::SetTime, 2));
+        check("set w 18446744073709551616", bad_argument_at(CommandCode::SetTime, 21));
+        check("adjust w 5", bad_argument_at(CommandCode::AdjustTime, 2));
+        check("adjust w +", bad_argument_at(CommandCode::AdjustTime, 3));
+        check("moves b 4294967296", bad_argument_at(CommandCode::SetMoves, 2));
+        check("moves b -1", bad_argument_at(CommandCode::SetMoves, 2));
+        check("set", error(AckStatus::UnknownCommand));
+    }
+
     #[test]
     fn a_time_control_that_is_not_utf8_is_rejected_at_its_first_bad_byte() {
         assert_eq!(
             Command::parse(b"tc 300\xff+2"),
-            Err(CommandError { status: AckStatus::BadTimeControl, position: 3 })
+            Err(CommandError { command: CommandCode::TimeControl, status: AckStatus::BadTimeControl, position: 3 })
         );
     }
 
@@ -202,6 +396,12 @@ mod tests {
             Command::Reset,
             Command::Pause,
             Command::Resume,
+            Command::SetTime { side: Side::White, time_us: 0 },
+            Command::SetTime { side: Side::Black, time_us: u64::MAX },
+            Command::AdjustTime { side: Side::White, adjustment: Adjustment::Add(60_000_000) },
+            Command::AdjustTime { side: Side::Black, adjustment: Adjustment::Subtract(u64::MAX) },
+            Command::SetMoves { side: Side::Black, moves: u32::MAX },
+            Command::SetMoves { side: Side::White, moves: 0 },
         ];
         for command in commands {
             let mut out = [0; COMMAND_LINE_MAX + 1];

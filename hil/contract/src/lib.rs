@@ -1,5 +1,5 @@
 //! `bench-contract`: what a clock firmware adds so bench can test it —
-//! version 2 of the contract in `hil/CONTRACT.md`, as code.
+//! version 3 of the contract in `hil/CONTRACT.md`, as code.
 //!
 //! - [`record`]: the fixed-size little-endian records of the RTT up-channel
 //!   [`UP_CHANNEL`] (`bench`), with [`Record::encode`] and [`Record::decode`].
@@ -9,10 +9,10 @@
 //!   read the channels over plain memory access.
 //!
 //! The firmware encodes, the harness decodes; both use this crate, so the
-//! layout is written once. `CONTRACT.md` gives the same layout as tables and
-//! C structs, and `include/bench_contract.h` as a C header for firmware
-//! written in C or C++; the golden-byte tests here and `tests/c_header.rs`
-//! pin them.
+//! layout is written once. `CONTRACT.md` gives the same layout as tables,
+//! and `include/bench_contract.h` as a C header for firmware written in C or
+//! C++ (`firmware/c-example/` uses it); the golden-byte tests here,
+//! `tests/c_header.rs` and `tests/c_structs.rs` pin all three.
 //!
 //! **API Boundary:** no dependency, no allocation, no panics: it builds for
 //! the host and for any Cortex-M target.
@@ -24,11 +24,13 @@ pub mod command;
 pub mod record;
 pub mod rtt;
 
-pub use command::{Command, CommandError, LineBuffer, LineEvent, COMMAND_LINE_MAX};
+pub use command::{Adjustment, Command, CommandError, LineBuffer, LineEvent, COMMAND_LINE_MAX};
 pub use record::{
-    Ack, AckStatus, Body, Button, CommandCode, DecodeError, Flag, Hello, Kind, PeriodCause, PeriodChange, Phase, Press,
-    PressResult, Record, Side, Snapshot, TimeBase, BUTTONS_PAUSE, BUTTONS_PLAYERS, BUTTON_BLACK, BUTTON_PAUSE,
-    BUTTON_WHITE,
+    Ack, AckStatus, Body, Button, Capabilities, CommandCode, DecodeError, Flag, Hello, Kind, PeriodCause, PeriodChange,
+    Phase, Press, PressResult, Record, Side, Snapshot, TimeBase, ARBITER_ADJUST_TIME, ARBITER_ALL, ARBITER_PAUSE,
+    ARBITER_SET_MOVES, ARBITER_SET_TIME, BUTTONS_PAUSE, BUTTONS_PLAYERS, BUTTON_BLACK, BUTTON_PAUSE, BUTTON_WHITE,
+    CONTROLS_ALL, CONTROL_BRONSTEIN, CONTROL_BYO_YOMI, CONTROL_CANADIAN, CONTROL_DELAY, CONTROL_HOURGLASS,
+    CONTROL_INCREMENT, CONTROL_PLAIN, CONTROL_STAGES,
 };
 
 /// The contract version a firmware announces in its [`Hello`] record.
@@ -36,13 +38,21 @@ pub use record::{
 /// - 1: the records and commands of `CONTRACT.md`.
 /// - 2: as 1, and a Press record carries the hardware counter read at the
 ///   edge ([`Press::edge_hw_counter`], bytes reserved in 1).
-pub const CONTRACT_VERSION: u16 = 2;
+/// - 3: as 2, and a [`Capabilities`] record right after Hello; the arbiter's
+///   commands `set`, `adjust` and `moves` (their Ack names the side); the
+///   press result [`PressResult::NotApplied`]; the pause button is pressed.
+pub const CONTRACT_VERSION: u16 = 3;
+
+/// The first contract version with a [`Capabilities`] record and the
+/// arbiter's commands.
+pub const CONTRACT_VERSION_CAPABILITIES: u16 = 3;
 
 /// The oldest contract version the harness still runs: a version-1
 /// firmware is tested as before, without the board-side press latency.
 pub const CONTRACT_VERSION_MIN: u16 = 1;
 
-const _: () = assert!(CONTRACT_VERSION_MIN <= CONTRACT_VERSION);
+const _: () = assert!(CONTRACT_VERSION_MIN <= CONTRACT_VERSION_CAPABILITIES);
+const _: () = assert!(CONTRACT_VERSION_CAPABILITIES <= CONTRACT_VERSION);
 
 /// Every record on the up-channel is exactly this many bytes.
 pub const RECORD_SIZE: usize = 48;

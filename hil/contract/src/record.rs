@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! offset size  field
-//!      0  u8   kind           Kind code (1 Hello .. 7 Ack)
+//!      0  u8   kind           Kind code (1 Hello .. 8 Capabilities)
 //!      1  u8   side           0 White, 1 Black, 2 pause button (Press only), 0xFF none
 //!      2  u16  dropped        records dropped so far (up buffer full), saturating at 0xFFFF
 //!      4  u32  seq            0 for the first record after boot, +1 for every record the
@@ -15,7 +15,7 @@
 //! and carries 32 bytes of payload at offsets 16..48, laid out per kind (see
 //! each struct). Reserved bytes are written as zero and ignored when read, so
 //! a later minor version can use them. Every field is naturally aligned, so
-//! the C structs in `CONTRACT.md` need no packing.
+//! the C structs of `include/bench_contract.h` need no packing.
 //!
 //! A gap in `seq` means records were lost: `dropped` says whether the
 //! firmware dropped them (up buffer full) or the host lost them.
@@ -75,11 +75,21 @@ pub enum Kind {
     Snapshot = 5,
     TimeBase = 6,
     Ack = 7,
+    /// Contract 3: what the clock supports, right after Hello.
+    Capabilities = 8,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 7] =
-        [Kind::Hello, Kind::Press, Kind::Flag, Kind::Period, Kind::Snapshot, Kind::TimeBase, Kind::Ack];
+    pub const ALL: [Kind; 8] = [
+        Kind::Hello,
+        Kind::Press,
+        Kind::Flag,
+        Kind::Period,
+        Kind::Snapshot,
+        Kind::TimeBase,
+        Kind::Ack,
+        Kind::Capabilities,
+    ];
 
     pub const fn code(self) -> u8 {
         self as u8
@@ -113,6 +123,7 @@ pub enum Body {
     Snapshot(Snapshot),
     TimeBase(TimeBase),
     Ack(Ack),
+    Capabilities(Capabilities),
 }
 
 impl Body {
@@ -125,6 +136,7 @@ impl Body {
             Body::Snapshot(_) => Kind::Snapshot,
             Body::TimeBase(_) => Kind::TimeBase,
             Body::Ack(_) => Kind::Ack,
+            Body::Capabilities(_) => Kind::Capabilities,
         }
     }
 }
@@ -173,6 +185,10 @@ pub enum PressResult {
     Finished = 4,
     /// Any other refusal.
     Other = 5,
+    /// Contract 3: the firmware saw the press but did not apply it (a
+    /// polling firmware that noticed a release with no press before it, or
+    /// a press it had no room to queue). It is counted, never silent.
+    NotApplied = 6,
 }
 
 /// Kind 2: a debounced press, as the firmware registered it. `side` is the
@@ -341,6 +357,12 @@ pub enum CommandCode {
     Reset = 3,
     Pause = 4,
     Resume = 5,
+    /// Contract 3: `set`, the arbiter sets a side's main time (6.11, 6.14).
+    SetTime = 6,
+    /// Contract 3: `adjust`, the arbiter adds or takes away time (6.8d, 13.4).
+    AdjustTime = 7,
+    /// Contract 3: `moves`, the arbiter sets a side's move counter (6.14).
+    SetMoves = 8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -354,10 +376,18 @@ pub enum AckStatus {
     BadTimeControl = 3,
     /// Not possible now (no time control set, already started, not paused, …).
     NotAllowed = 4,
+    /// Contract 3: an arbiter command's argument is not a side and a number
+    /// (`error_position` says where), or the clock cannot show that time.
+    BadArgument = 5,
+    /// Contract 3: a command the firmware knows but does not support (its
+    /// Capabilities record leaves it out).
+    Unsupported = 6,
 }
 
 /// Kind 7: the answer to one down-channel command line. `at_us` is when it
-/// took effect (for `start`: the instant White's clock started, 6.5).
+/// took effect (for `start`: the instant White's clock started, 6.5). `side`
+/// is the side an arbiter command acted on (contract 3), none otherwise; the
+/// Snapshot that follows every command shows what it did.
 ///
 /// ```text
 /// 16 u8  command   18 u16 error_position   24 u64 initial_us    36..48 reserved
@@ -375,6 +405,68 @@ pub struct Ack {
     pub initial_us: u64,
     /// The configured control's final period (0 if none).
     pub final_period: u32,
+    /// Contract 3: the side of `set`, `adjust` and `moves`; `None` otherwise.
+    pub side: Option<Side>,
+}
+
+/// Bits of [`Capabilities::controls`]: the kinds of time control a clock
+/// runs. A control needs the bit of each feature it uses: `40/5400+30:1800`
+/// needs [`CONTROL_STAGES`], [`CONTROL_INCREMENT`] and [`CONTROL_PLAIN`].
+pub const CONTROL_PLAIN: u32 = 1 << 0;
+/// Fischer increment, `300+2` (6.2a).
+pub const CONTROL_INCREMENT: u32 = 1 << 1;
+/// Time delay, `300+d5` (6.2b).
+pub const CONTROL_DELAY: u32 = 1 << 2;
+/// Bronstein delay, `300+b3`.
+pub const CONTROL_BRONSTEIN: u32 = 1 << 3;
+/// More than one stage, `40/5400:1800` (6.2b, 6.3).
+pub const CONTROL_STAGES: u32 = 1 << 4;
+/// Hourglass, `*180`.
+pub const CONTROL_HOURGLASS: u32 = 1 << 5;
+/// Byo-yomi, `3600(5x30)`.
+pub const CONTROL_BYO_YOMI: u32 = 1 << 6;
+/// Canadian overtime, `600(20/300)`.
+pub const CONTROL_CANADIAN: u32 = 1 << 7;
+/// Every control kind the contract names.
+pub const CONTROLS_ALL: u32 = (1 << 8) - 1;
+
+/// Bits of [`Capabilities::arbiter`]: the arbiter's functions a clock has.
+/// `pause`/`resume` (6.13).
+pub const ARBITER_PAUSE: u32 = 1 << 0;
+/// `set` (6.11, 6.14).
+pub const ARBITER_SET_TIME: u32 = 1 << 1;
+/// `adjust` (6.8d, 13.4).
+pub const ARBITER_ADJUST_TIME: u32 = 1 << 2;
+/// `moves` (6.14).
+pub const ARBITER_SET_MOVES: u32 = 1 << 3;
+/// Every arbiter function the contract names.
+pub const ARBITER_ALL: u32 = (1 << 4) - 1;
+
+/// Kind 8 (contract 3): what the clock supports, sent right after Hello
+/// (`seq` 1). side 0xFF. bench skips, with the reason in its report, a
+/// scenario that needs what the clock leaves out.
+///
+/// ```text
+/// 16 u32 controls   20 u32 arbiter   24 u8 flag_order   25..48 reserved
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Capabilities {
+    /// `CONTROL_*` bits.
+    pub controls: u32,
+    /// `ARBITER_*` bits.
+    pub arbiter: u32,
+    /// Whether the displays show which flag fell first: 6.12 rules a game
+    /// where both flags fell by their order only when the clock shows it.
+    pub shows_flag_order: bool,
+}
+
+impl Capabilities {
+    /// What a contract 1 or 2 firmware is taken to support: every control,
+    /// pause and resume, and the order of the flags (as bench assumed
+    /// before contract 3).
+    pub const BEFORE_CONTRACT_3: Capabilities =
+        Capabilities { controls: CONTROLS_ALL, arbiter: ARBITER_PAUSE, shows_flag_order: true };
 }
 
 /// Why bytes are not a valid record.
@@ -391,7 +483,7 @@ impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DecodeError::UnknownKind { code } => {
-                write!(f, "unknown record kind {code} at offset 0 (contract version 2 knows 1 to 7)")
+                write!(f, "unknown record kind {code} at offset 0 (contract version 3 knows 1 to 8)")
             }
             DecodeError::BadField { kind, offset, value } => {
                 write!(f, "{kind:?} record: byte {value:#04x} at offset {offset} is not a valid value")
@@ -476,6 +568,12 @@ impl Record {
                 out.u32(20, ack.commands);
                 out.u64(24, ack.initial_us);
                 out.u32(32, ack.final_period);
+                side_code(ack.side)
+            }
+            Body::Capabilities(capabilities) => {
+                out.u32(16, capabilities.controls);
+                out.u32(20, capabilities.arbiter);
+                out.u8(24, u8::from(capabilities.shows_flag_order));
                 SIDE_NONE
             }
         };
@@ -524,6 +622,7 @@ impl Record {
                     3 => PressResult::Paused,
                     4 => PressResult::Finished,
                     5 => PressResult::Other,
+                    6 => PressResult::NotApplied,
                     _ => return Err(bad(16)),
                 };
                 Body::Press(Press {
@@ -608,7 +707,10 @@ impl Record {
                 })
             }
             Kind::Ack => {
-                no_side()?;
+                let side = match side_byte {
+                    SIDE_NONE => None,
+                    _ => Some(a_side()?),
+                };
                 let command = match read.u8(16) {
                     0 => CommandCode::Unknown,
                     1 => CommandCode::TimeControl,
@@ -616,6 +718,9 @@ impl Record {
                     3 => CommandCode::Reset,
                     4 => CommandCode::Pause,
                     5 => CommandCode::Resume,
+                    6 => CommandCode::SetTime,
+                    7 => CommandCode::AdjustTime,
+                    8 => CommandCode::SetMoves,
                     _ => return Err(bad(16)),
                 };
                 let status = match read.u8(17) {
@@ -624,6 +729,8 @@ impl Record {
                     2 => AckStatus::LineTooLong,
                     3 => AckStatus::BadTimeControl,
                     4 => AckStatus::NotAllowed,
+                    5 => AckStatus::BadArgument,
+                    6 => AckStatus::Unsupported,
                     _ => return Err(bad(17)),
                 };
                 Body::Ack(Ack {
@@ -633,6 +740,19 @@ impl Record {
                     commands: read.u32(20),
                     initial_us: read.u64(24),
                     final_period: read.u32(32),
+                    side,
+                })
+            }
+            Kind::Capabilities => {
+                no_side()?;
+                let flag_order = read.u8(24);
+                if flag_order > 1 {
+                    return Err(bad(24));
+                }
+                Body::Capabilities(Capabilities {
+                    controls: read.u32(16),
+                    arbiter: read.u32(20),
+                    shows_flag_order: flag_order == 1,
                 })
             }
         };
@@ -839,10 +959,25 @@ mod tests {
                         commands: 2,
                         initial_us: 0,
                         final_period: 0,
+                        side: None,
                     }),
                 ),
                 "07ff0000 03000000 0e00000000000000 \
                  01030500 02000000 0000000000000000 00000000 000000000000000000000000",
+            ),
+            (
+                Record::new(
+                    1,
+                    0,
+                    15,
+                    Body::Capabilities(Capabilities {
+                        controls: CONTROL_PLAIN | CONTROL_INCREMENT | CONTROL_CANADIAN,
+                        arbiter: ARBITER_PAUSE | ARBITER_SET_MOVES,
+                        shows_flag_order: true,
+                    }),
+                ),
+                "08ff0000 01000000 0f00000000000000 \
+                 83000000 09000000 01000000 00000000 0000000000000000 0000000000000000",
             ),
         ]
     }
@@ -897,6 +1032,7 @@ mod tests {
                 PressResult::Paused,
                 PressResult::Finished,
                 PressResult::Other,
+                PressResult::NotApplied,
             ] {
                 let record = Record::new(1, 0, 2, Body::Press(Press { button, result, ..base }));
                 assert_eq!(Record::decode(&record.encode()), Ok(record));
@@ -943,6 +1079,9 @@ mod tests {
             CommandCode::Reset,
             CommandCode::Pause,
             CommandCode::Resume,
+            CommandCode::SetTime,
+            CommandCode::AdjustTime,
+            CommandCode::SetMoves,
         ];
         let statuses = [
             AckStatus::Ok,
@@ -950,19 +1089,29 @@ mod tests {
             AckStatus::LineTooLong,
             AckStatus::BadTimeControl,
             AckStatus::NotAllowed,
+            AckStatus::BadArgument,
+            AckStatus::Unsupported,
         ];
         for command in commands {
             for status in statuses {
-                let ack = Ack { command, status, error_position: 0, commands: 1, initial_us: 2, final_period: 3 };
-                let record = Record::new(1, 0, 2, Body::Ack(ack));
-                assert_eq!(Record::decode(&record.encode()), Ok(record));
+                for side in [None, Some(Side::White), Some(Side::Black)] {
+                    let ack =
+                        Ack { command, status, error_position: 0, commands: 1, initial_us: 2, final_period: 3, side };
+                    let record = Record::new(1, 0, 2, Body::Ack(ack));
+                    assert_eq!(Record::decode(&record.encode()), Ok(record));
+                }
             }
+        }
+        for shows_flag_order in [false, true] {
+            let capabilities = Capabilities { controls: CONTROLS_ALL, arbiter: ARBITER_ALL, shows_flag_order };
+            let record = Record::new(1, 0, 2, Body::Capabilities(capabilities));
+            assert_eq!(Record::decode(&record.encode()), Ok(record));
         }
     }
 
     #[test]
     fn decode_rejects_unknown_kinds() {
-        for code in [0, 8, 0x80, 0xFF] {
+        for code in [0, 9, 0x80, 0xFF] {
             let mut bytes = [0; RECORD_SIZE];
             bytes[0] = code;
             assert_eq!(Record::decode(&bytes), Err(DecodeError::UnknownKind { code }));
@@ -983,7 +1132,7 @@ mod tests {
     fn decode_rejects_invalid_field_values() {
         check_bad_field(0, OFFSET_SIDE, 0); // Hello has no side
         check_bad_field(1, OFFSET_SIDE, 3); // no button 3
-        check_bad_field(1, 16, 6); // no press result 6
+        check_bad_field(1, 16, 7); // no press result 7
         check_bad_field(2, OFFSET_SIDE, SIDE_PAUSE); // a flag is a player's
         check_bad_field(3, 24, 4); // no period cause 4
         check_bad_field(3, OFFSET_SIDE, SIDE_NONE); // a period change is a player's
@@ -992,8 +1141,11 @@ mod tests {
         check_bad_field(4, OFFSET_SIDE, SIDE_NONE); // paused needs the side that resumes
         check_bad_field(5, 28, 2); // only the edge bit
         check_bad_field(5, OFFSET_SIDE, SIDE_WHITE);
-        check_bad_field(6, 16, 6); // no command 6
-        check_bad_field(6, 17, 5); // no status 5
+        check_bad_field(6, 16, 9); // no command 9
+        check_bad_field(6, 17, 7); // no status 7
+        check_bad_field(6, OFFSET_SIDE, SIDE_PAUSE); // an arbiter command acts on a player
+        check_bad_field(7, OFFSET_SIDE, SIDE_WHITE); // capabilities are the clock's
+        check_bad_field(7, 24, 2); // flag order is shown or not
     }
 
     #[test]
@@ -1028,7 +1180,7 @@ mod tests {
         assert_eq!(error.to_string(), "Snapshot record: byte 0x09 at offset 46 is not a valid value");
         assert_eq!(
             DecodeError::UnknownKind { code: 9 }.to_string(),
-            "unknown record kind 9 at offset 0 (contract version 2 knows 1 to 7)"
+            "unknown record kind 9 at offset 0 (contract version 3 knows 1 to 8)"
         );
     }
 }

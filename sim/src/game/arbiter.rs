@@ -4,7 +4,7 @@
 use chessclock::{Duration, Side, TimeAdjustment};
 
 use super::{Event, Game, IntoInstant, DEVICE_DEADLINE, IDEAL_DEADLINE};
-use crate::oracle::Op;
+use crate::oracle::{Call, Op};
 use crate::player::occasional_us;
 use crate::sample::{self, Ratio};
 
@@ -79,7 +79,9 @@ impl Game<'_> {
             *self.referees.device.final_flag_carried.get_mut(side) = false;
         }
         self.device_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
-        self.ideal_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
+        self.ideal_call_as(Op::Arbiter, Some(Call::Adjust(side, adjustment)), |clock, at| {
+            clock.adjust_time(side, adjustment, at)
+        });
         let (sign, amount) = match adjustment {
             TimeAdjustment::Add(amount) => ('+', amount),
             TimeAdjustment::Subtract(amount) => ('-', amount),

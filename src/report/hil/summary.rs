@@ -1,7 +1,7 @@
 //! `summary.md` of a HIL run.
 
 use super::{MismatchInfo, Report, BOARD_COLUMNS, MISMATCHES_LISTED};
-use crate::report::markdown::{cell, code};
+use crate::report::markdown::{cell, code, signed};
 use crate::report::DRIFT_SVG;
 
 fn seconds(us: u64) -> String {
@@ -55,6 +55,9 @@ pub fn render_summary(report: &Report) -> String {
         code(&report.firmware.file),
         code(report.firmware.sha256.get(..16).unwrap_or(&report.firmware.sha256))
     ));
+    if let Some(capabilities) = &report.firmware.capabilities {
+        line(&format!("- Clock: {}", capabilities_text(capabilities)));
+    }
     line(&format!("- Scenario: {} — {}", code(&report.scenario.name), cell(&report.scenario.description)));
     line(&format!(
         "- Control: {}, seed {}, games {}",
@@ -171,8 +174,9 @@ pub fn render_summary(report: &Report) -> String {
     let drift = &report.drift;
     match (drift.ppm, drift.ci_half_ppm) {
         (Some(ppm), Some(half)) => line(&format!(
-            "- Accounting drift (firmware clock against {}): **{ppm:+.2} ppm ± {half:.2}** ({:.0} % CI; {} of {} samples over {:.1} s; residual sd {:.1} µs, max {:.1} µs); tolerance ±{} ppm.",
+            "- Accounting drift (firmware clock against {}): **{} ppm ± {half:.2}** ({:.0} % CI; {} of {} samples over {:.1} s; residual sd {:.1} µs, max {:.1} µs); tolerance ±{} ppm.",
             drift.reference,
+            signed(ppm, 2),
             drift.confidence.unwrap_or(0.0) * 100.0,
             drift.used,
             drift.samples,
@@ -215,4 +219,17 @@ pub fn render_summary(report: &Report) -> String {
     line("");
     line(&format!("![drift]({DRIFT_SVG})"));
     out
+}
+
+/// What the firmware supports, in words: the controls, the arbiter's
+/// functions and the kind of clock 6.12 asks about.
+pub fn capabilities_text(capabilities: &super::CapabilitiesInfo) -> String {
+    let list = |items: &[String]| if items.is_empty() { "none".to_string() } else { items.join(", ") };
+    format!(
+        "controls {}; arbiter {}; {} which flag fell first (6.12){}",
+        list(&capabilities.controls),
+        list(&capabilities.arbiter),
+        if capabilities.shows_flag_order { "shows" } else { "does not show" },
+        if capabilities.announced { "" } else { " — assumed: no Capabilities record before contract 3" }
+    )
 }

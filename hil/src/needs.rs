@@ -1,0 +1,238 @@
+//! What a scenario needs of a firmware, against what the firmware announced
+//! in its Capabilities record (contract 3): a scenario whose time control
+//! uses a feature the clock leaves out is skipped, with the feature named,
+//! instead of failing on a refused `tc`.
+
+use std::fmt;
+
+use bench_contract::{
+    Capabilities, ARBITER_ADJUST_TIME, ARBITER_PAUSE, ARBITER_SET_MOVES, ARBITER_SET_TIME, CONTROL_BRONSTEIN,
+    CONTROL_BYO_YOMI, CONTROL_CANADIAN, CONTROL_DELAY, CONTROL_HOURGLASS, CONTROL_INCREMENT, CONTROL_PLAIN,
+    CONTROL_STAGES,
+};
+use chessclock::{Bonus, TimeControl};
+
+/// One feature of a time control, as Capabilities' `controls` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ControlFeature {
+    Plain,
+    Increment,
+    Delay,
+    Bronstein,
+    Stages,
+    Hourglass,
+    ByoYomi,
+    Canadian,
+}
+
+impl ControlFeature {
+    pub const ALL: [ControlFeature; 8] = [
+        ControlFeature::Plain,
+        ControlFeature::Increment,
+        ControlFeature::Delay,
+        ControlFeature::Bronstein,
+        ControlFeature::Stages,
+        ControlFeature::Hourglass,
+        ControlFeature::ByoYomi,
+        ControlFeature::Canadian,
+    ];
+
+    /// Its bit in [`Capabilities::controls`].
+    pub const fn bit(self) -> u32 {
+        match self {
+            ControlFeature::Plain => CONTROL_PLAIN,
+            ControlFeature::Increment => CONTROL_INCREMENT,
+            ControlFeature::Delay => CONTROL_DELAY,
+            ControlFeature::Bronstein => CONTROL_BRONSTEIN,
+            ControlFeature::Stages => CONTROL_STAGES,
+            ControlFeature::Hourglass => CONTROL_HOURGLASS,
+            ControlFeature::ByoYomi => CONTROL_BYO_YOMI,
+            ControlFeature::Canadian => CONTROL_CANADIAN,
+        }
+    }
+
+    /// The name reports use, with the article where the Laws define it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ControlFeature::Plain => "a stage with no bonus (sudden death)",
+            ControlFeature::Increment => "Fischer increment (6.2a)",
+            ControlFeature::Delay => "time delay (6.2b)",
+            ControlFeature::Bronstein => "Bronstein delay",
+            ControlFeature::Stages => "several stages by moves (6.2b, 6.3)",
+            ControlFeature::Hourglass => "hourglass",
+            ControlFeature::ByoYomi => "byo-yomi",
+            ControlFeature::Canadian => "Canadian overtime",
+        }
+    }
+
+    /// The short key of report.json.
+    pub const fn key(self) -> &'static str {
+        match self {
+            ControlFeature::Plain => "plain",
+            ControlFeature::Increment => "increment",
+            ControlFeature::Delay => "delay",
+            ControlFeature::Bronstein => "bronstein",
+            ControlFeature::Stages => "stages",
+            ControlFeature::Hourglass => "hourglass",
+            ControlFeature::ByoYomi => "byo-yomi",
+            ControlFeature::Canadian => "canadian",
+        }
+    }
+
+    /// The features whose bits are set in `controls`, in order.
+    pub fn of_bits(controls: u32) -> Vec<ControlFeature> {
+        ControlFeature::ALL.into_iter().filter(|feature| controls & feature.bit() != 0).collect()
+    }
+}
+
+impl fmt::Display for ControlFeature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One of the arbiter's functions, as Capabilities' `arbiter` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ArbiterFunction {
+    /// `pause` and `resume` (6.13).
+    Pause,
+    /// `set` (6.11, 6.14).
+    SetTime,
+    /// `adjust` (6.8d, 13.4).
+    AdjustTime,
+    /// `moves` (6.14).
+    SetMoves,
+}
+
+impl ArbiterFunction {
+    pub const ALL: [ArbiterFunction; 4] =
+        [ArbiterFunction::Pause, ArbiterFunction::SetTime, ArbiterFunction::AdjustTime, ArbiterFunction::SetMoves];
+
+    pub const fn bit(self) -> u32 {
+        match self {
+            ArbiterFunction::Pause => ARBITER_PAUSE,
+            ArbiterFunction::SetTime => ARBITER_SET_TIME,
+            ArbiterFunction::AdjustTime => ARBITER_ADJUST_TIME,
+            ArbiterFunction::SetMoves => ARBITER_SET_MOVES,
+        }
+    }
+
+    /// The short key of report.json.
+    pub const fn key(self) -> &'static str {
+        match self {
+            ArbiterFunction::Pause => "pause",
+            ArbiterFunction::SetTime => "set-time",
+            ArbiterFunction::AdjustTime => "adjust-time",
+            ArbiterFunction::SetMoves => "set-moves",
+        }
+    }
+
+    pub fn of_bits(arbiter: u32) -> Vec<ArbiterFunction> {
+        ArbiterFunction::ALL.into_iter().filter(|function| arbiter & function.bit() != 0).collect()
+    }
+}
+
+/// The features `control` uses: a stage's bonus kind for every stage, and
+/// more than one stage.
+pub fn control_features(control: &TimeControl) -> Vec<ControlFeature> {
+    let mut features = Vec::new();
+    match control {
+        TimeControl::Stages(stages) => {
+            if stages.len() > 1 {
+                features.push(ControlFeature::Stages);
+            }
+            for stage in stages.as_slice() {
+                features.push(match stage.bonus {
+                    Bonus::None => ControlFeature::Plain,
+                    Bonus::Increment(_) => ControlFeature::Increment,
+                    Bonus::Delay(_) => ControlFeature::Delay,
+                    Bonus::Bronstein(_) => ControlFeature::Bronstein,
+                });
+            }
+        }
+        TimeControl::Hourglass { .. } => features.push(ControlFeature::Hourglass),
+        TimeControl::ByoYomi { .. } => features.push(ControlFeature::ByoYomi),
+        TimeControl::Canadian { .. } => features.push(ControlFeature::Canadian),
+    }
+    features.sort();
+    features.dedup();
+    features
+}
+
+/// Why a firmware cannot play a scenario, or `None` when it can.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported {
+    pub control_text: String,
+    pub missing: Vec<ControlFeature>,
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.missing.iter().map(|feature| feature.name()).collect();
+        write!(
+            f,
+            "the firmware's Capabilities record leaves out {}, which the control `{}` needs",
+            names.join(" and "),
+            self.control_text
+        )
+    }
+}
+
+/// The features of `control` that `capabilities` leave out.
+pub fn unsupported(capabilities: &Capabilities, control_text: &str, control: &TimeControl) -> Option<Unsupported> {
+    let missing: Vec<ControlFeature> =
+        control_features(control).into_iter().filter(|feature| capabilities.controls & feature.bit() == 0).collect();
+    (!missing.is_empty()).then(|| Unsupported { control_text: control_text.to_string(), missing })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bench_contract::{ARBITER_PAUSE, CONTROLS_ALL};
+    use chessclock::notation;
+
+    fn features(text: &str) -> Vec<ControlFeature> {
+        control_features(&notation::parse(text).expect("a control"))
+    }
+
+    #[test]
+    fn a_control_needs_each_feature_it_uses() {
+        use ControlFeature::*;
+        assert_eq!(features("300"), [Plain]);
+        assert_eq!(features("300+2"), [Increment]);
+        assert_eq!(features("300+d5"), [Delay]);
+        assert_eq!(features("300+b3"), [Bronstein]);
+        assert_eq!(features("40/5400+30:1800+30"), [Increment, Stages]);
+        assert_eq!(features("40/5400:1800+30"), [Plain, Increment, Stages]);
+        assert_eq!(features("*180"), [Hourglass]);
+        assert_eq!(features("3600(5x30)"), [ByoYomi]);
+        assert_eq!(features("600(20/300)"), [Canadian]);
+    }
+
+    #[test]
+    fn a_clock_that_leaves_a_feature_out_is_told_which() {
+        let fischer_only = Capabilities {
+            controls: CONTROL_PLAIN | CONTROL_INCREMENT,
+            arbiter: ARBITER_PAUSE,
+            shows_flag_order: false,
+        };
+        let check = |text: &str| unsupported(&fischer_only, text, &notation::parse(text).expect("a control"));
+        assert_eq!(check("300+2"), None);
+        assert_eq!(check("300"), None);
+        let stages = check("40/5400+30:1800+30").expect("stages are left out");
+        assert_eq!(stages.missing, [ControlFeature::Stages]);
+        assert_eq!(
+            stages.to_string(),
+            "the firmware's Capabilities record leaves out several stages by moves (6.2b, 6.3), which the control \
+             `40/5400+30:1800+30` needs"
+        );
+        assert_eq!(check("30+d1").map(|why| why.missing), Some(vec![ControlFeature::Delay]));
+        let everything = Capabilities { controls: CONTROLS_ALL, ..fischer_only };
+        for feature in ControlFeature::ALL {
+            assert_eq!(everything.controls & feature.bit(), feature.bit(), "{feature:?} is in CONTROLS_ALL");
+        }
+        assert_eq!(ControlFeature::of_bits(fischer_only.controls), [ControlFeature::Plain, ControlFeature::Increment]);
+        assert_eq!(ArbiterFunction::of_bits(fischer_only.arbiter), [ArbiterFunction::Pause]);
+        assert_eq!(ArbiterFunction::of_bits(bench_contract::ARBITER_ALL), ArbiterFunction::ALL);
+    }
+}

@@ -20,6 +20,7 @@ use serde::Deserialize;
 
 use chessclock::Outcome;
 
+use crate::board::MateSearches;
 use crate::game::{DefectCounts, GameRecord, GameSpec};
 use crate::oracle::Violation;
 use crate::outcome::{GameResult, Reason};
@@ -525,6 +526,7 @@ pub fn game_record(postal: &Postal, spec: GameSpec<'_>) -> GameRecord {
         trace_hash: hash,
         trace: spec.trace.then_some(lines),
         device_config: spec.scenario.device,
+        mate_searches: MateSearches::default(),
     }
 }
 

@@ -22,7 +22,7 @@ use std::fmt::Write as _;
 
 use chessclock::{Article, BySide, Clock, Duration, Instant, Outcome, Side, TimeAdjustment, Transition, Transitions};
 
-use crate::board::{self, Board};
+use crate::board::{self, Board, MateSearches};
 use crate::oracle::{Before, Call, ClockOracle, ModelCoverage, ModelOracle, Op, Violation};
 use crate::outcome::{GameResult, Reason};
 use crate::player::{self, MateAnswers};
@@ -116,6 +116,8 @@ pub struct GameRecord {
     pub trace: Option<Vec<String>>,
     /// The defect mix this game ran with (swarm mode draws it).
     pub device_config: Device,
+    /// The board's full 6.10 searches and those that gave up.
+    pub mate_searches: MateSearches,
 }
 
 impl GameRecord {
@@ -707,6 +709,7 @@ impl<'a> Game<'a> {
             trace_hash: self.trace_hash,
             trace: self.trace,
             device_config: self.device.config,
+            mate_searches: self.board.mate_searches(),
         }
     }
 }

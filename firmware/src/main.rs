@@ -30,11 +30,12 @@ mod buttons;
 mod channel;
 mod defects;
 mod game;
+mod interrupts;
 mod time_base;
 
 use bench_contract::{Body, Hello, TimeBase, BUTTONS_PAUSE, COMMAND_LINE_MAX, CONTRACT_VERSION, RECORD_SIZE};
 use chessclock::Instant;
-use cortex_m_rt::{entry, exception};
+use cortex_m_rt::entry;
 // Last resort only: nothing in this firmware panics by design (the core
 // returns errors, buffers are bounded and indexed with `get`).
 use panic_halt as _;
@@ -148,16 +149,5 @@ fn next_due(due_us: u64, now_us: u64, interval_us: u64) -> u64 {
         next
     } else {
         now_us.saturating_add(interval_us)
-    }
-}
-
-/// Device interrupts: cortex-m-rt's default vector table sends every one
-/// here with its number (no device crate needed for one interrupt).
-#[exception]
-unsafe fn DefaultHandler(irqn: i16) {
-    if board::is_counter_irq(irqn) {
-        board::on_counter_interrupt();
-    } else if board::is_button_irq(irqn) {
-        buttons::on_interrupt();
     }
 }

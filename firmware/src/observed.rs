@@ -18,12 +18,13 @@ mod board;
 mod buttons;
 mod defects;
 mod game;
+mod interrupts;
 mod time_base;
 
 use bench_contract::{Body, Button};
 use bench_firmware_game::{Game, Outputs};
 use chessclock::Instant;
-use cortex_m_rt::{entry, exception};
+use cortex_m_rt::entry;
 // Nothing here panics by design; see main.rs.
 use panic_halt as _;
 
@@ -119,15 +120,5 @@ fn main() -> ! {
         }
         game.advance(now, &mut display);
         game.snapshot(now, &mut display);
-    }
-}
-
-/// Device interrupts, as in the reference image.
-#[exception]
-unsafe fn DefaultHandler(irqn: i16) {
-    if board::is_counter_irq(irqn) {
-        board::on_counter_interrupt();
-    } else if board::is_button_irq(irqn) {
-        buttons::on_interrupt();
     }
 }

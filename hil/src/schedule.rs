@@ -550,6 +550,7 @@ mod tests {
             trace: true,
             tick_oracle: false,
             disabled: DefectSet::default(),
+            record_inputs: false,
         });
         let presses = record
             .trace

@@ -393,6 +393,7 @@ pub fn run_with(scenario: &Scenario, options: &RunOptions, controls: &Controls<'
         trace: false,
         tick_oracle: options.tick_oracle,
         disabled: options.disabled,
+        record_inputs: false,
     };
     std::thread::scope(|scope| {
         for _ in 0..jobs {

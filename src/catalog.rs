@@ -95,7 +95,9 @@ impl std::error::Error for LookupError {}
 /// found in more than one directory is taken from the first, with a note
 /// on stderr naming the file taken.
 pub fn find(argument: &str) -> Result<(Scenario, PathBuf), LookupError> {
-    let is_path = argument.contains('/') || argument.ends_with(".toml");
+    // `release/1-fischer` names a scenario of a suite folder; a path to a
+    // file is taken as it is.
+    let is_path = argument.ends_with(".toml") || (argument.contains('/') && Path::new(argument).exists());
     let path = if is_path {
         PathBuf::from(argument)
     } else {
@@ -111,10 +113,27 @@ pub fn find(argument: &str) -> Result<(Scenario, PathBuf), LookupError> {
             return Err(LookupError::Unknown { name: argument.to_string(), known, dirs: scenario_dirs_text() });
         };
         if let Some(hidden) = found.get(1) {
-            eprintln!("note: scenario `{argument}` is {}; it hides the one in {}", first.display(), hidden.display());
+            let note =
+                format!("note: scenario `{argument}` is {}; it hides the one in {}", first.display(), hidden.display());
+            eprintln!("{}", crate::visible::visible(&note));
         }
         first.clone()
     };
     let scenario = Scenario::load(&path).map_err(LookupError::Invalid)?;
     Ok((scenario, path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A suite's scenario is named by its folder, as the suite's report
+    /// and CONTRACT.md §8 name it, from any working folder.
+    #[test]
+    fn a_suite_scenario_is_found_by_its_folder_and_name() {
+        let (scenario, path) = find("release/1-fischer").expect("the release suite's first scenario");
+        assert!(path.ends_with("release/1-fischer.toml"), "{}", path.display());
+        assert_eq!(scenario.name, "1-fischer");
+        assert!(matches!(find("release/no-such"), Err(LookupError::Unknown { .. })));
+    }
 }

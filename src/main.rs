@@ -7,6 +7,7 @@ mod catalog;
 mod cmd;
 mod exit;
 pub mod report;
+mod visible;
 
 use std::process::ExitCode;
 
@@ -87,7 +88,7 @@ enum Cli {
     ///
     ///   bench hil                                   (the release suite)
     ///   bench hil --scenario both-flags --games 3
-    ///   bench hil --firmware /tmp/target/firmware/defect-systick-off-by-one.elf
+    ///   bench hil --firmware ~/.cache/bench/target/firmware/defect-systick-off-by-one.elf  (scripts/build-firmware)
     ///   bench hil --board stm32 --games 20 --probe 0483:374b:066DFF --probe 0483:374b:0671FF
     #[command(verbatim_doc_comment)]
     Hil(cmd::hil::Cmd),
@@ -146,7 +147,8 @@ fn main() -> ExitCode {
     match outcome {
         Ok(exit) => exit.into(),
         Err(failure) => {
-            eprintln!("error: {:#}", failure.error);
+            // Errors quote files and arguments: nothing in them may hide.
+            eprintln!("error: {}", visible::visible(&format!("{:#}", failure.error)));
             failure.exit.into()
         }
     }

@@ -350,6 +350,8 @@ fn a_game_over_before_the_first_move_still_measures_the_drift() {
     std::fs::write(&file, text).expect("write the scenario");
     let (code, output, report) = hil("normal", file.to_str().expect("utf-8"), &dir.join("report"), &[]);
     assert_eq!(code, Some(0), "{output}");
+    // What plays is said on stderr before the run, not only in the summary after it.
+    assert!(output.contains("bench hil forfeit  seed 2  games 0..1  on qemu, firmware "), "{output}");
     assert_eq!(report["games_detail"][0]["presses_scheduled"], 0, "{output}");
     assert_eq!(report["drift"]["measured"], true, "{}", report["drift"]);
 }
@@ -374,14 +376,19 @@ fn the_reference_firmware_passes_both_flags() {
     let (code, output, report) = hil("normal", "both-flags", &out, &[]);
     assert_eq!(code, Some(0), "{output}");
     assert_gated_like_bench_gate(code, &output, &out);
+    // The scenario's simulated clock cannot show which flag fell first; the
+    // reference firmware's can, and says so: both flags down are ruled by
+    // their order (6.12), in the schedule and in the comparison alike.
+    assert_eq!(report["firmware"]["capabilities"]["shows_flag_order"], true, "{}", report["firmware"]);
     let game = &report["games_detail"][0];
-    // 10/20:20: both flags fall in the first stage (play goes on, 6.12 a)
-    // and again in the final one.
     let flags = game["model"]["flags"].as_array().expect("flags");
     for side in ["White", "Black"] {
-        assert!(flags.iter().any(|flag| flag["side"] == side && flag["period"] == 1), "{side}'s final flag: {game}");
+        assert!(flags.iter().any(|flag| flag["side"] == side), "{side}'s flag fell: {game}");
     }
     assert_eq!(game["firmware"]["flags"], game["model"]["flags"]);
+    assert_eq!(game["firmware"]["result"], game["model"]["result"]);
+    let result = game["model"]["result"].as_str().expect("a ruling");
+    assert!(!result.contains("6.12"), "ruled by the order the clock shows, not as unknown: {result}");
 }
 
 #[test]
@@ -633,4 +640,62 @@ fn the_release_suite_passes_the_reference_and_fails_every_defect_image() {
         });
         assert!(found, "{image}: no report of the suite names {broken}:\n{}", text(&output));
     }
+}
+
+/// A report folder holding another run's report (here `bench sim`'s) is
+/// refused before the emulator starts, naming --out and --force; for the
+/// release suite, every scenario's folder is checked before the first
+/// scenario plays, so a refusal never leaves the suite half replaced.
+#[test]
+fn another_runs_report_folder_is_refused_before_the_board_starts() {
+    let dir = temp_dir("another-run");
+    let elf = images().join("normal.elf");
+    let elf = elf.to_str().expect("utf-8");
+    let sim_into = |out: &Path| {
+        let output = bench(&["sim", "--scenario", "both-flags", "--games", "2", "--out", out.to_str().expect("utf-8")]);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+        std::fs::read(out.join("report.json")).expect("the sim report")
+    };
+    let out = dir.join("report");
+    let before = sim_into(&out);
+    let output = bench(&["hil", "--scenario", "both-flags", "--firmware", elf, "--out", out.to_str().expect("utf-8")]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(
+        text(&output).contains("holds the report of another run (`bench sim --scenario both-flags"),
+        "{}",
+        text(&output)
+    );
+    assert!(text(&output).contains("--force") && output.stdout.is_empty(), "{}", text(&output));
+    assert!(std::fs::read(out.join("report.json")).expect("kept") == before, "the sim report is kept");
+
+    let base = dir.join("suite");
+    let mut names: Vec<String> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/release"))
+        .expect("scenarios/release")
+        .filter_map(|entry| entry.ok()?.path().file_stem().map(|stem| stem.to_string_lossy().into_owned()))
+        .collect();
+    names.sort();
+    let last = names.last().expect("a release scenario");
+    sim_into(&base.join(last));
+    let output = bench(&["hil", "--firmware", elf, "--out", base.to_str().expect("utf-8")]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(text(&output).contains(&format!("{} holds the report of another run", base.join(last).display())));
+    let made: Vec<_> = std::fs::read_dir(&base).expect("the suite's folder").filter_map(Result::ok).collect();
+    assert_eq!(made.len(), 1, "no scenario played before the refusal: {made:?}");
+}
+
+/// The `bench hil --help` example's image is where `scripts/build-firmware`
+/// puts images by default (`~/.cache/bench/target/firmware`), and is one it
+/// builds.
+#[test]
+fn the_help_examples_image_is_where_scripts_build_firmware_puts_it() {
+    let help = text(&bench(&["hil", "--help"]));
+    let example = help
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("bench hil --firmware "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .expect("an example with --firmware");
+    let image = Path::new(example);
+    assert_eq!(image.parent(), Some(Path::new("~/.cache/bench/target/firmware")), "{example}");
+    let name = image.file_name().expect("a file name");
+    assert!(images().join(name).is_file(), "scripts/build-firmware builds no {}", name.to_string_lossy());
 }

@@ -37,10 +37,14 @@ fn perf_prints_each_figure_of_a_real_run_against_its_goal() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 2, "one figure and its goal: {stdout}");
-    assert!(lines[0].starts_with("abstract, invariants, defects") && lines[0].contains("jobs 1: 30 games"), "{stdout}");
+    // The headline figure is bench sim's default: the independent model on.
+    assert!(
+        lines[0].starts_with("abstract, invariants + model, defects") && lines[0].contains("jobs 1: 30 games"),
+        "{stdout}"
+    );
     // The count is the run's, not a number made up for the printout.
     let scenario = Scenario::parse(ABSTRACT_SCENARIO, Path::new("throughput.toml")).expect("parses");
-    assert_eq!(presses(lines[0]), perf::time_run(&scenario, 30, 1, false).presses);
+    assert_eq!(presses(lines[0]), perf::time_run(&scenario, 30, 1, true).presses);
     // The figure is the median of three runs, inside their range.
     let (rate, slowest, fastest) = rate_and_range(lines[0]);
     assert!(slowest <= rate && rate <= fastest, "{stdout}");
@@ -53,6 +57,30 @@ fn perf_prints_each_figure_of_a_real_run_against_its_goal() {
     let figure = stdout.lines().next().expect("a figure line");
     assert!(figure.contains("5 games"), "a quarter of the games: {stdout}");
     assert_eq!(presses(figure), perf::time_run(&legal, 5, 1, false).presses);
+}
+
+/// The model's cost in one run: the figure without it, then the ratio of
+/// the two (pairs run in turn) against its goal of one half.
+#[test]
+fn perf_prints_the_ratio_of_the_model_on_to_the_model_off() {
+    let number = |text: &str| text.trim().parse::<f64>().unwrap_or_else(|_| panic!("not a number: {text:?}"));
+    for only in ["model", "tick"] {
+        let output = bench(&["perf", "--games", "20", "--only", only]);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines.len(), 3, "the figure without the model, the ratio, its goal: {stdout}");
+        assert!(lines[0].starts_with("abstract, invariants, defects, no model"), "{stdout}");
+        let scenario = Scenario::parse(ABSTRACT_SCENARIO, Path::new("throughput.toml")).expect("parses");
+        assert_eq!(presses(lines[0]), perf::time_run(&scenario, 20, 1, false).presses);
+        let ratio = lines[1].strip_prefix("model on / model off = ").and_then(|tail| tail.split('x').next());
+        let range = lines[1].split("(median of 5 pairs, ").nth(1).and_then(|tail| tail.strip_suffix(')'));
+        let (Some(ratio), Some((low, high))) = (ratio, range.and_then(|range| range.split_once('-'))) else {
+            panic!("no ratio with its range in {stdout}");
+        };
+        assert!(number(low) <= number(ratio) && number(ratio) <= number(high), "{stdout}");
+        assert!(lines[2].contains("goal >= 0.5 x (independent model on / off)"), "{stdout}");
+    }
 }
 
 #[test]

@@ -286,7 +286,10 @@ fn merge_refuses_shards_of_different_sweeps_with_the_reason() {
     refused(&[&one, &swarm], "different swarm settings");
     refused(&[&one, &third], "different shard counts (2 and 3)");
     refused(&[&one, &no_bounce], "different defects switched off (no --disable and --disable jitter,bounce)");
-    refused(&[&one, &no_tick], "different tick-oracle settings (no --no-tick-oracle and --no-tick-oracle)");
+    refused(
+        &[&one, &no_tick],
+        "different independent-model oracle settings (no --no-model-oracle and --no-model-oracle)",
+    );
     refused(&[&one], "shards missing: 2/2");
     refused(&[&one, &one, &two], "shard 1/2 is given twice");
     refused(&[&one, &unsharded], "is not a shard");
@@ -419,4 +422,43 @@ fn every_command_that_gates_its_report_agrees_with_bench_gate() {
     let output = bench(&["report", "merge", "--out", path(&merged), path(&shards[0]), path(&shards[1])]);
     assert_eq!(output.status.code(), Some(1), "{}", show(&output));
     assert_gated_like_bench_gate(&output, &merged);
+}
+
+/// `bench report merge` checks its --out before it merges: a folder that
+/// cannot be written (exit 2, not exit 3 after the work), and one that
+/// holds another run's report (exit 2 unless --force).
+#[test]
+fn merge_checks_its_report_folder_before_it_merges() {
+    let dir = temp_dir("merge-out");
+    let scenario = drifting(&dir);
+    let shards: Vec<PathBuf> = ["1/2", "2/2"]
+        .iter()
+        .map(|shard| {
+            let out = dir.join(format!("shard-{}", shard.replace('/', "-of-")));
+            let output = sim(&scenario, &out, &["--games", "6", "--shard", shard]);
+            assert!(matches!(output.status.code(), Some(0 | 1)), "{}", show(&output));
+            out
+        })
+        .collect();
+    let merge = |out: &Path, extra: &[&str]| {
+        let mut args = vec!["report", "merge", "--out", path(out)];
+        args.extend_from_slice(extra);
+        args.extend(shards.iter().map(|shard| path(shard)));
+        bench(&args)
+    };
+    for out in support::unwritable_folders(&dir) {
+        let output = merge(&out, &[]);
+        assert_eq!(output.status.code(), Some(2), "{}", show(&output));
+        assert!(text(&output.stderr).contains(&format!("the report folder {} cannot be written", out.display())));
+    }
+    let other = dir.join("other");
+    let output = bench(&["sim", "--scenario", "both-flags", "--games", "2", "--out", path(&other)]);
+    assert_eq!(output.status.code(), Some(0), "{}", show(&output));
+    let refused = merge(&other, &[]);
+    assert_eq!(refused.status.code(), Some(2), "{}", show(&refused));
+    assert!(text(&refused.stderr).contains("holds the report of another run"), "{}", show(&refused));
+    assert!(matches!(merge(&other, &["--force"]).status.code(), Some(0 | 1)));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(other.join("report.json")).expect("read")).expect("json");
+    assert_eq!(report["scenario"]["name"], "drifting", "--force replaced it");
 }

@@ -285,42 +285,37 @@ fn scenarios_lists_every_shipped_scenario() {
     }
 }
 
-/// One game that takes hours: 11-day thinks on an 11-day hourglass, every
-/// millisecond followed by the tick-model oracle.
-const ENDLESS_GAME: &str = r#"
-description = "one very long game"
-control = "*1000000"
-games = 1
-[players]
-think = { distribution = "uniform", min_ms = 999999000, max_ms = 999999999 }
-"#;
+/// A run far longer than the test: games are short (no oracle makes one
+/// take hours any more), so the run is long by their number.
+const ENDLESS_RUN_GAMES: &str = "100000000";
 
 /// The first interrupt lets the games under way finish (a report follows);
-/// a second one stops at once, whatever the game, with exit 3.
+/// a second one, sent soon after it, stops at once with exit 3, before the
+/// report is written.
 #[test]
-fn a_second_interrupt_stops_a_long_game_at_once() {
+fn a_second_interrupt_stops_a_long_run_at_once() {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
 
     let dir = temp_dir("interrupt-twice");
-    let scenario = dir.join("endless.toml");
-    std::fs::write(&scenario, ENDLESS_GAME).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(["sim", "--scenario", scenario.to_str().unwrap(), "--jobs", "1"])
+        .args(["sim", "--scenario", "blitz-3-2", "--games", ENDLESS_RUN_GAMES, "--jobs", "1"])
         .args(["--out", dir.join("report").to_str().unwrap()])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("bench starts");
-    let interrupt = |child: &std::process::Child| {
-        let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill runs");
-        assert!(status.success(), "SIGINT sent");
-    };
     std::thread::sleep(Duration::from_millis(1_000));
-    interrupt(&child);
-    std::thread::sleep(Duration::from_millis(1_000));
-    assert!(child.try_wait().expect("wait").is_none(), "the game under way goes on after one interrupt");
-    interrupt(&child);
+    assert!(child.try_wait().expect("wait").is_none(), "the run goes on until interrupted");
+    // From one shell, 20 ms apart: two signals sent at once merge into one
+    // (standard signals do not queue), and the run takes longer than that
+    // to finish its game and write the report.
+    let pid = child.id().to_string();
+    let status = Command::new("sh")
+        .args(["-c", "kill -INT \"$1\"; sleep 0.02; kill -INT \"$1\"", "sh", &pid])
+        .status()
+        .expect("sh runs");
+    assert!(status.success(), "two SIGINTs sent");
     let started = Instant::now();
     while child.try_wait().expect("wait").is_none() {
         if started.elapsed() > Duration::from_secs(60) {
@@ -334,6 +329,7 @@ fn a_second_interrupt_stops_a_long_game_at_once() {
     assert_eq!(output.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("finishing the games under way"), "{stderr}");
     assert!(stderr.contains("stopping now, without a report"), "{stderr}");
+    assert!(!dir.join("report").join("report.json").exists(), "no report after a second interrupt");
 }
 
 /// A report folder that cannot exist is refused before any game is played,
@@ -474,4 +470,138 @@ fn a_postal_games_report_folder_is_checked_and_named_before_it_is_played() {
         assert_eq!(output.status.code(), Some(2), "{out_text}: {stderr}");
         assert!(stderr.contains(&format!("the report folder {out_text}")), "{out_text}: {stderr}");
     }
+}
+
+/// A scenario whose name and description hold control characters (NUL,
+/// ESC, a right-to-left override): none of them reaches the console or
+/// summary.md raw; each shows as `[U+XXXX]`.
+#[test]
+fn control_characters_from_a_scenario_file_never_reach_the_console_or_summary_md() {
+    let dir = temp_dir("control-characters");
+    let scenarios = dir.join("scenarios");
+    std::fs::create_dir_all(&scenarios).unwrap();
+    let description = r"evil\u0000 \u001b[2J \u202Etxt.exe";
+    let file = scenarios.join("rtl\u{202E}name.toml");
+    let body = format!("description = \"{description}\"\ncontrol = \"60+1\"\ngames = 2\n");
+    std::fs::write(&file, body).unwrap();
+    let out = dir.join("report");
+    let runs = [
+        support::bench_in(&["sim", "--scenario", file.to_str().unwrap(), "--out", out.to_str().unwrap()], &[]),
+        support::bench_in(&["scenarios"], &[("BENCH_SCENARIOS", &scenarios)]),
+    ];
+    let summary = std::fs::read_to_string(out.join("summary.md")).expect("summary.md");
+    for (shown, what) in
+        [(support::text(&runs[0]), "bench sim"), (support::text(&runs[1]), "bench scenarios"), (summary, "summary.md")]
+    {
+        for raw in ['\0', '\u{1b}', '\u{202E}'] {
+            assert!(!shown.contains(raw), "{what} holds U+{:04X} raw:\n{shown}", u32::from(raw));
+        }
+        assert!(shown.contains("[U+202E]"), "{what} shows the override as a code point:\n{shown}");
+    }
+    assert!(
+        support::text(&runs[1]).contains("evil[U+0000] [U+001B][2J [U+202E]txt.exe"),
+        "{}",
+        support::text(&runs[1])
+    );
+}
+
+/// A report folder holding the report of another run is not replaced
+/// silently: refused (exit 2, naming --out and --force) before any game,
+/// replaced with --force; a rerun of the same command replaces its own.
+#[test]
+fn another_runs_report_is_replaced_only_with_force() {
+    let out = temp_dir("another-run");
+    let out_text = out.to_str().unwrap();
+    let run = |games: &str, extra: &[&str]| {
+        let mut args = vec!["sim", "--scenario", "both-flags", "--games", games, "--out", out_text];
+        args.extend_from_slice(extra);
+        bench(&args)
+    };
+    let played = |games: u64| {
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+        assert_eq!(report["games"]["played"], games, "{report}");
+    };
+    assert_eq!(run("4", &[]).status.code(), Some(0));
+    assert_eq!(run("4", &[]).status.code(), Some(0), "the same command replaces its own report");
+    let refused = run("6", &[]);
+    let stderr = text(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    let theirs = "holds the report of another run (`bench sim --scenario both-flags --seed 1 --games 4`)";
+    assert!(stderr.contains(theirs) && stderr.contains("--out") && stderr.contains("--force"), "{stderr}");
+    assert!(refused.stdout.is_empty(), "no game was played: {}", text(&refused.stdout));
+    played(4);
+    assert_eq!(run("6", &["--force"]).status.code(), Some(0));
+    played(6);
+}
+
+/// `--game G` replays one game: what it cannot honour is refused before
+/// the game is played (exit 2, naming the option), and
+/// `--check-determinism` is honoured (the game played twice).
+#[test]
+fn one_game_refuses_the_options_of_a_run_and_honours_check_determinism() {
+    let dir = temp_dir("one-game-options");
+    let out = dir.join("report");
+    let out_text = out.to_str().unwrap();
+    for (extra, needle) in [
+        (&["--shard", "1/2"][..], "--shard 1/2 picks a slice of a run's games"),
+        (&["--out", out_text], "--out names a run's report folder"),
+        (&["--force"], "--force replaces a run's report, and --game writes none"),
+    ] {
+        let mut args = vec!["sim", "--scenario", "both-flags", "--game", "3"];
+        args.extend_from_slice(extra);
+        let output = bench(&args);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert!(stderr.contains(needle) && stderr.contains("nothing was run"), "{extra:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{extra:?}: no game was played: {}", text(&output.stdout));
+        assert!(!out.exists(), "{extra:?}: nothing is written");
+    }
+    let output = bench(&["sim", "--scenario", "both-flags", "--game", "3", "--check-determinism"]);
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", text(&output.stderr));
+    let trace = stdout.lines().find_map(|line| line.split("trace ").nth(1)).expect("the game's trace hash");
+    let twice = format!("PASS every game plays the same twice: trace {trace} both times");
+    assert!(stdout.contains(&twice), "{stdout}");
+}
+
+/// `--trace` says what its numbers are, and numbers stages as `bench
+/// timecontrol` does: from 1.
+#[test]
+fn a_trace_has_a_header_with_units_and_counts_stages_from_1() {
+    let output = bench(&["sim", "--scenario", "both-flags", "--games", "40", "--game", "0", "--trace"]);
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let header = stdout.lines().next().unwrap_or_default();
+    assert!(header.starts_with('#') && header.contains("(us)"), "{header}");
+    let flags: Vec<&str> = stdout.lines().filter(|line| line.contains(" flag(s) ")).collect();
+    assert!(!flags.is_empty(), "both-flags' game 0 has flags:\n{stdout}");
+    for line in flags {
+        assert!(line.contains(" in stage 1") || line.contains(" in stage 2"), "{line}");
+    }
+    let timecontrol = text(&bench(&["timecontrol", "10/20:20"]).stdout);
+    assert!(timecontrol.contains("Stage 1:") && timecontrol.contains("Stage 2:"), "{timecontrol}");
+}
+
+/// Every `games in class` check has its row in summary.md, `6.12 a)` (a
+/// ruling play goes on after, which no game ends with) included, with
+/// what an article class counts; index.html shows the check's name with
+/// no Markdown backtick.
+#[test]
+fn every_expected_class_has_its_row_and_article_classes_are_explained() {
+    let out = temp_dir("expected-classes");
+    let output = bench(&["sim", "--scenario", "both-flags", "--games", "30", "--out", out.to_str().unwrap()]);
+    assert!(matches!(output.status.code(), Some(0 | 1)), "{}", text(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    for expected in report["expected_classes"].as_array().unwrap() {
+        let row = format!("| {} | {} |", expected["class"].as_str().unwrap(), expected["games"]);
+        assert!(summary.contains(&row), "no row `{row}`:\n{summary}");
+    }
+    assert!(summary.contains("| 6.12 a) |"), "{summary}");
+    assert!(summary.contains("add up to more than the games"), "{summary}");
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(!html.contains("`6.12 a)`"), "a Markdown backtick in index.html");
+    assert!(html.contains("games in class <code>6.12 a)</code>"), "the class as code");
+    assert!(html.contains("add up to more than the games"), "index.html explains article classes too");
 }

@@ -71,9 +71,21 @@ fn bench_sim_reports_of_shipped_scenarios_match_the_schema() {
         sim(&out, args);
         assert_valid(&out, "bench.sim.report/1");
     }
-    let report: Value =
-        serde_json::from_slice(&std::fs::read(dir.join("legal/report.json")).expect("read")).expect("json");
-    assert_eq!(report["options"]["max_moves"], 12, "a non-null max_moves was validated");
+    let read = |name: &str| -> Value {
+        serde_json::from_slice(&std::fs::read(dir.join(name).join("report.json")).expect("read")).expect("json")
+    };
+    let legal = read("legal");
+    assert_eq!(legal["options"]["max_moves"], 12, "a non-null max_moves was validated");
+    // `--no-tick-oracle`, the old name of `--no-model-oracle`, still switches the model off.
+    assert_eq!(legal["options"]["tick_oracle"], false);
+    assert_eq!(legal["oracle_coverage"]["calls_checked"], 0, "{}", legal["oracle_coverage"]);
+    // By default the independent model checks every call of every game.
+    let coverage = &read("both-flags")["oracle_coverage"];
+    assert_eq!(coverage["games"], 4, "{coverage}");
+    assert_eq!(coverage["games_checked"], coverage["games"], "{coverage}");
+    assert!(coverage["calls"].as_u64().is_some_and(|calls| calls > 0), "{coverage}");
+    assert_eq!(coverage["calls_checked"], coverage["calls"], "{coverage}");
+    assert_eq!(read("postal")["oracle_coverage"]["games"], 0, "a postal game has no chess clock");
 }
 
 #[test]
@@ -128,6 +140,7 @@ fn a_report_with_a_field_added_or_removed_does_not_match() {
                 object.remove("run_hash");
             }
         }),
+        ("added to oracle_coverage", |report: &mut Value| report["oracle_coverage"]["calls_missed"] = 0.into()),
     ] {
         let mut report = original.clone();
         edit(&mut report);

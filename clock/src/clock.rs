@@ -33,6 +33,7 @@
 //!   `set_moves`, `replace`. 6.13 `pause`/`resume`. 6.15 move counter.
 
 use crate::control::{Bonus, TimeControl, PERIODS_MAX, STAGES_MAX};
+use crate::planted::{self, Mutant};
 use crate::side::{BySide, Side};
 use crate::time::{Duration, Instant, TimeAdjustment};
 use crate::transitions::{Transition, Transitions};
@@ -575,6 +576,7 @@ impl Clock {
             let shown = clock.displays.get(side).shown(&control);
             let adjusted = match adjustment {
                 TimeAdjustment::Add(amount) => shown.saturating_add(amount),
+                TimeAdjustment::Subtract(amount) if planted::on(Mutant::PenaltyAdds) => shown.saturating_add(amount),
                 TimeAdjustment::Subtract(amount) => shown.saturating_sub(amount),
             };
             check_arbiter_time(adjusted)?;
@@ -707,11 +709,16 @@ impl Clock {
             match bonus {
                 Bonus::Increment(increment) => {
                     display.credit(increment);
+                    if planted::on(Mutant::IncrementTwice) {
+                        display.credit(increment);
+                    }
                     transitions.note(Transition::Increment);
                 }
                 Bonus::Bronstein(delay) => {
                     let whole_move = display.move_elapsed <= delay;
-                    display.credit(display.move_elapsed.min(delay));
+                    let refund =
+                        if planted::on(Mutant::BronsteinFullDelay) { delay } else { display.move_elapsed.min(delay) };
+                    display.credit(refund);
                     transitions.note(if whole_move {
                         Transition::BronsteinWholeMove
                     } else {
@@ -719,17 +726,25 @@ impl Clock {
                     });
                 }
                 // 6.2b: unused extra time is not banked.
-                Bonus::Delay(_) if !display.delay_left.is_zero() => transitions.note(Transition::DelayUnused),
+                Bonus::Delay(_) if !display.delay_left.is_zero() => {
+                    if planted::on(Mutant::DelayBanks) {
+                        display.credit(display.delay_left);
+                    }
+                    transitions.note(Transition::DelayUnused)
+                }
                 Bonus::Delay(_) | Bonus::None => {}
             }
             match *control {
                 TimeControl::ByoYomi { period, .. } if display.period > 0 => {
-                    display.period_left = period;
+                    if !planted::on(Mutant::ByoYomiNotRenewed) {
+                        display.period_left = period;
+                    }
                     transitions.note(Transition::ByoYomiPeriodRenewed);
                 }
                 TimeControl::Canadian { moves, period, .. } if display.period > 0 => {
                     display.period_moves = display.period_moves.saturating_add(1);
-                    if display.period_moves >= moves {
+                    let early = u32::from(planted::on(Mutant::CanadianBlockEarly));
+                    if display.period_moves.saturating_add(early) >= moves {
                         display.period_moves = 0;
                         display.period_left = period;
                         transitions.note(Transition::CanadianBlockReset);
@@ -765,7 +780,9 @@ impl Clock {
                 .ok()
                 .and_then(|period| stages.get(period))
                 .map_or(Duration::ZERO, |stage| stage.time);
-            display.credit(next_time);
+            if !planted::on(Mutant::StageTimeLost) {
+                display.credit(next_time);
+            }
             self.transitions.note(Transition::StageByMoves);
         }
     }
@@ -836,7 +853,7 @@ impl Clock {
             display.ledger.charged = display.ledger.charged.saturating_add(spent);
             if let TimeControl::Hourglass { .. } = control {
                 let opponent = self.displays.get_mut(side.opponent());
-                if !opponent.frozen {
+                if !opponent.frozen && !planted::on(Mutant::HourglassNoGain) {
                     opponent.credit(spent);
                 }
             }

@@ -40,6 +40,7 @@ pub mod correspondence;
 pub mod laws;
 pub mod notation;
 pub mod placement;
+pub mod planted;
 pub mod rules;
 pub mod side;
 pub mod time;

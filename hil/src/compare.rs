@@ -102,6 +102,12 @@ pub enum Quantity {
     /// A side's rounding, accumulated over its presses, beyond its bound
     /// ([`tolerance`]).
     RoundingAccumulated,
+    /// No Snapshot for longer than the contract's interval while a time
+    /// control is set ([`cadence`]).
+    SnapshotCadence,
+    /// An event (Ack, Press, Flag, Period) with no Snapshot at its instant
+    /// ([`cadence`]).
+    SnapshotAfterEvent,
 }
 
 impl Quantity {
@@ -140,6 +146,8 @@ impl Quantity {
             Quantity::PeriodRemaining => "period_change.remaining_us",
             Quantity::Result => "result",
             Quantity::RoundingAccumulated => "rounding.accumulated_us",
+            Quantity::SnapshotCadence => "snapshot.cadence",
+            Quantity::SnapshotAfterEvent => "snapshot.after_event",
         }
     }
 }
@@ -1288,6 +1296,8 @@ impl Checker<'_> {
 /// cargo feature `fake`.
 mod accounting;
 pub use accounting::{check_presses, EdgeTiming, MadePress};
+mod cadence;
+pub use cadence::{check_cadence, SNAPSHOT_INTERVAL_MAX_US};
 
 #[cfg(any(test, feature = "fake"))]
 pub mod fake_firmware;
@@ -1327,6 +1337,25 @@ mod tests {
     fn check(control: &str, presses: &[(Button, u64)], until_us: u64, defects: Defects) -> Comparison {
         let records = play(defects, control, presses, until_us);
         compare(control, tick(), &records).expect("the control parses")
+    }
+
+    /// 6.12: both flags down in the final period are a draw on a clock
+    /// that cannot show which fell first, and are ruled by their order on
+    /// one that shows it; the firmware's records are judged for the kind of
+    /// clock it announced.
+    #[test]
+    fn both_flags_are_ruled_for_the_kind_of_clock() {
+        // 3 s sudden death: White presses at 1 s, Black's flag falls at 4 s
+        // and White's (2 s left) at 6.5 s after Black's late press.
+        let records = play(Defects::default(), "3", &alternate(&[1_000_000, 4_500_000]), 8_000_000);
+        let shown = compare_on("3", tick(), &records, FlagOrder::Shown).expect("the control parses");
+        let unknown = compare_on("3", tick(), &records, FlagOrder::Unknown).expect("the control parses");
+        assert_eq!(shown.model.flags.len(), 2, "{:?}", shown.model.flags);
+        let article = |comparison: &Comparison| comparison.model.ruling.map(|ruling| ruling.article);
+        assert_eq!(article(&unknown), Some(chessclock::Article::A6_12b));
+        assert_ne!(article(&shown), Some(chessclock::Article::A6_12b));
+        assert_eq!(unknown.model.ruling, unknown.firmware.ruling);
+        assert!(shown.passed() && unknown.passed());
     }
 
     /// Periods entered at the instant a display starts: with no main time

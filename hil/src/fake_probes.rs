@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::board::BoardProfile;
 use crate::compare::fake_firmware::{Defects, FakeFirmware};
-use crate::fake::{contract_button, fake_image, DownLine, FakeConfig, FakeCounter, FakeTarget, Fault, ImageSegment};
+use crate::fake::{contract_button, fake_image, FakeConfig, FakeCounter, FakeTarget, Fault, ImageSegment};
 use crate::farm::ProbeBackend;
 use crate::probe::{FlashUpdate, ProbeError, ProbeInfo, ProbeOptions};
 use crate::target::{ButtonId, Capabilities, CounterReading, EdgeWindow, Target, TargetError};
@@ -165,11 +165,7 @@ impl ProbeBackend for FakeProbes {
         let mut next_second = 1u64;
         target.set_firmware(move |board| {
             let now = board.now_us();
-            for line in board.take_lines() {
-                if let DownLine::Line(text) = line {
-                    firmware.command(&text, now);
-                }
-            }
+            firmware.lines(board.take_lines(), now);
             for edge in board.button_edges() {
                 if edge.pressed {
                     let counter = board.counter_at(edge.at_us + 5);

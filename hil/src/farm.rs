@@ -30,7 +30,7 @@ use crate::drift::{self, Fit, FitError};
 use crate::needs::Unsupported;
 use crate::probe::{check_image, choose, FlashUpdate, ProbeError, ProbeInfo, ProbeOptions, Selector};
 use crate::rtt::{ControlBlockLocation, RttReader};
-use crate::run::{GameRun, Oscillator, Progress, RunError, RunOptions, Session};
+use crate::run::{AckCheck, GameRun, Oscillator, Progress, RunError, RunOptions, Session};
 use crate::schedule::Games;
 use crate::target::{Target, TargetError};
 
@@ -146,6 +146,8 @@ pub struct BoardOutcome {
     pub oscillator: Option<Oscillator>,
     /// What stopped this board before or between its games.
     pub error: Option<String>,
+    /// The Acks of refused lines, right after boot.
+    pub acks: Option<AckCheck>,
 }
 
 impl BoardOutcome {
@@ -162,6 +164,7 @@ impl BoardOutcome {
             drift_samples: Vec::new(),
             oscillator: None,
             error: Some(error),
+            acks: None,
         }
     }
 }
@@ -257,6 +260,10 @@ fn run_board<B: ProbeBackend>(
         Ok(announced) => announced,
         Err(error) => return failed(description, error.to_string()),
     };
+    let acks = match session.check_acks() {
+        Ok(acks) => acks,
+        Err(error) => return failed(description, error.to_string()),
+    };
     let skipped = games.unsupported(&capabilities);
     let (runs, stopped) = match skipped {
         Some(_) => (Vec::new(), None),
@@ -279,6 +286,7 @@ fn run_board<B: ProbeBackend>(
         oscillator: session.oscillator(),
         runs,
         error,
+        acks: Some(acks),
     }
 }
 

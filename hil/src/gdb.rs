@@ -272,13 +272,15 @@ impl GdbClient {
 
     /// Reads what the socket has, waiting until `deadline` at most.
     fn fill(&mut self, deadline: Instant, context: &str) -> Result<(), TargetError> {
-        let remaining = deadline.saturating_duration_since(Instant::now());
-        if remaining.is_zero() {
-            return Err(self.timeout_error(context));
-        }
-        self.stream.set_read_timeout(Some(remaining)).map_err(|error| self.io_error(error, context))?;
         let mut chunk = [0u8; 4096];
         loop {
+            // The kernel may end a socket timeout a little before the
+            // deadline, so the deadline, not the socket, decides.
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if remaining.is_zero() {
+                return Err(self.timeout_error(context));
+            }
+            self.stream.set_read_timeout(Some(remaining)).map_err(|error| self.io_error(error, context))?;
             match self.stream.read(&mut chunk) {
                 Ok(0) => {
                     return Err(TargetError::Disconnected {
@@ -291,6 +293,7 @@ impl GdbClient {
                     return Ok(());
                 }
                 Err(error) if error.kind() == ErrorKind::Interrupted => continue,
+                Err(error) if matches!(error.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => continue,
                 Err(error) => return Err(self.io_error(error, context)),
             }
         }
@@ -1035,7 +1038,8 @@ mod tests {
         let error = client.read_memory(0x2000_0000, &mut buffer).unwrap_err();
         let waited = started.elapsed();
         assert!(matches!(error, TargetError::Timeout { .. }), "{error}");
-        assert!(waited >= TEST_TIMEOUT && waited < TEST_TIMEOUT * 3, "waited {waited:?}");
+        // Never early; how late depends on the host's load, so that bound is loose.
+        assert!(waited >= TEST_TIMEOUT && waited < Duration::from_secs(60), "waited {waited:?}");
         done_sender.send(()).unwrap();
         handle.join().unwrap();
     }

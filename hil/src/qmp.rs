@@ -156,7 +156,11 @@ impl QmpClient {
                     })
                 }
                 Ok(count) => self.rx.extend_from_slice(chunk.get(..count).unwrap_or_default()),
-                Err(error) if error.kind() == ErrorKind::Interrupted => {}
+                // A socket timeout may end a little before the deadline: the
+                // deadline above decides.
+                Err(error)
+                    if matches!(error.kind(), ErrorKind::Interrupted | ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                }
                 Err(error) => return Err(self.io_error(error, context)),
             }
         }

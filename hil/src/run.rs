@@ -58,6 +58,9 @@ use crate::rtt::{RttError, RttReader};
 use crate::schedule::{Schedule, ScheduleEnd};
 use crate::target::{Bounce, ButtonId, CounterReading, EdgeWindow, StepPlan, Stop, Target, TargetError};
 
+mod acks;
+pub use acks::{expected_ack, probe_lines, shape_text, AckCheck, AckShape, LineAck};
+
 /// Records in, command lines out: what the run needs of a firmware's
 /// channels.
 pub trait RecordLink {
@@ -524,6 +527,8 @@ pub struct Session<'a> {
     /// Lockstep: the firmware instant of the latest tick stop, counted on
     /// from the latest record (a tick is `tick_us` of the Hello).
     tick_guest_us: Option<u64>,
+    /// A `tc` of this session was accepted: `reset` must be too.
+    control_set: bool,
 }
 
 impl fmt::Debug for Session<'_> {
@@ -587,6 +592,7 @@ impl<'a> Session<'a> {
             lockstep,
             want_tick: false,
             tick_guest_us: None,
+            control_set: false,
         }
     }
 
@@ -808,12 +814,24 @@ impl<'a> Session<'a> {
         }
         let from = records.len();
         self.link.send_line(self.target, line)?;
+        self.ack_after(line, records, from, |ack| ack.command == command)
+    }
+
+    /// Waits for the first Ack among `records[from..]` that `wanted`
+    /// takes, the answer to `line` (sent just before).
+    fn ack_after(
+        &mut self,
+        line: &str,
+        records: &mut Vec<Record>,
+        from: usize,
+        wanted: impl Fn(&Ack) -> bool,
+    ) -> Result<(u64, Ack), RunError> {
         let sent = Instant::now();
         let waiting_for = format!("the Ack of `{line}`");
         let mut checked = from;
         loop {
             let found = records.iter().skip(checked).find_map(|record| match record.body {
-                Body::Ack(ack) if ack.command == command => Some((record.at_us, ack)),
+                Body::Ack(ack) if wanted(&ack) => Some((record.at_us, ack)),
                 _ => None,
             });
             if let Some(answer) = found {
@@ -867,6 +885,7 @@ impl<'a> Session<'a> {
         let comparison = start_us.map(|_| {
             compare::compare_on(&schedule.control_text, tick_us, &records, flag_order).map(|mut comparison| {
                 compare::check_debounce(&mut comparison, &records, debounce_us);
+                compare::check_cadence(&mut comparison, &records, tick_us);
                 let made: Vec<compare::MadePress> = sent.iter().map(SentPress::made).collect();
                 // In lockstep each edge's firmware instant is known: a stamp
                 // may trail it by the tick an interrupt can wait, and 100 µs.
@@ -919,9 +938,11 @@ impl<'a> Session<'a> {
             status: ack.status,
             position: ack.error_position,
         };
-        // A new game. The first game after boot has no control to reset to.
+        // A new game. The first game after boot has no control to reset to
+        // (contract §4: refused); every later one has the last game's.
         let (_, ack) = self.command("reset", CommandCode::Reset, records)?;
-        if !matches!(ack.status, AckStatus::Ok | AckStatus::NotAllowed) {
+        let reset_status = if self.control_set { AckStatus::Ok } else { AckStatus::NotAllowed };
+        if ack.status != reset_status {
             return Err(refused("reset", &ack));
         }
         let line = format!("tc {}", schedule.control_text);
@@ -929,6 +950,7 @@ impl<'a> Session<'a> {
         if ack.status != AckStatus::Ok {
             return Err(refused(&line, &ack));
         }
+        self.control_set = true;
         let (at_us, ack) = self.command("start", CommandCode::Start, records)?;
         if ack.status != AckStatus::Ok {
             return Err(refused("start", &ack));
@@ -1252,6 +1274,8 @@ max_moves = 8
         silent_after_us: Option<u64>,
         /// Answer `tc` with "bad time control" at byte 2.
         refuse_tc: bool,
+        /// Answer `reset` with "not allowed", a control set or not.
+        refuse_reset: bool,
         /// A board counter the host reads (probe-like); the firmware then
         /// stamps it at each edge and sends it in TimeBase records.
         counter: Option<&'static FakeCounter>,
@@ -1277,11 +1301,20 @@ max_moves = 8
             }
             for line in board.take_lines() {
                 let DownLine::Line(text) = line else { continue };
-                if behaviour.refuse_tc && matches!(Command::parse(text.as_bytes()), Ok(Command::TimeControl(_))) {
+                let refused = match Command::parse(text.as_bytes()) {
+                    Ok(Command::TimeControl(_)) if behaviour.refuse_tc => Some(CommandCode::TimeControl),
+                    Ok(Command::Reset) if behaviour.refuse_reset => Some(CommandCode::Reset),
+                    _ => None,
+                };
+                if let Some(command) = refused {
+                    let (status, error_position) = match command {
+                        CommandCode::TimeControl => (AckStatus::BadTimeControl, 2),
+                        _ => (AckStatus::NotAllowed, 0),
+                    };
                     let ack = Ack {
-                        command: CommandCode::TimeControl,
-                        status: AckStatus::BadTimeControl,
-                        error_position: 2,
+                        command,
+                        status,
+                        error_position,
                         commands: u32::try_from(board.lines_received().len()).unwrap_or(0),
                         initial_us: 0,
                         final_period: 0,
@@ -1553,6 +1586,17 @@ max_moves = 8
         assert!(error.is_firmware_failure(), "{error}");
         assert_eq!(error.to_string(), "the firmware refused `tc 30+1`: BadTimeControl at byte 2 of the time control");
         assert!(run.comparison.is_none(), "never started");
+    }
+
+    #[test]
+    fn a_reset_refused_once_a_control_is_set_is_the_firmwares_failure() {
+        let behaviour = Behaviour { refuse_reset: true, ..Behaviour::default() };
+        let (runs, _) = play(behaviour, &scenario("30+1"), 0..2, options());
+        // After boot no control is set: refused is right.
+        assert!(runs[0].passed(), "{:?}", runs[0].error);
+        let error = runs[1].error.as_ref().expect("the second game's reset is refused");
+        assert!(error.is_firmware_failure(), "{error}");
+        assert_eq!(error.to_string(), "the firmware refused `reset`: NotAllowed");
     }
 
     #[test]

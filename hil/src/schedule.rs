@@ -548,7 +548,7 @@ mod tests {
             game,
             swarm: false,
             trace: true,
-            tick_oracle: false,
+            model_oracle: false,
             disabled: DefectSet::default(),
             record_inputs: false,
         });

@@ -1,9 +1,9 @@
 //! Oracles: invariants checked on every event a clock sees, and the
-//! differential check of the ideal clock against the independent tick model.
+//! differential check of the ideal clock against the independent model.
 //! A violated oracle fails the game.
 
-use chessclock::{Bonus, BySide, Clock, Deadline, DeadlineKind, Instant, Side, TimeControl};
-use chessclock_tick_model::TickClock;
+use chessclock::{Bonus, BySide, Clock, Deadline, DeadlineKind, Instant, Side, TimeAdjustment, TimeControl};
+use chessclock_tick_model::EventClock;
 
 /// One broken invariant.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -231,93 +231,184 @@ impl ClockOracle {
     }
 }
 
-/// The ideal clock shadowed by the independently written tick model: same
-/// calls, and both displays must agree within one tick after each.
-#[derive(Debug)]
-pub struct TickOracle {
-    model: Option<TickClock>,
+/// A call the independent model can follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Call {
+    Start,
+    Press(Side),
+    /// Time passed up to the call's instant.
+    Settle,
+    Pause,
+    Resume,
+    /// 6.14, 13.4: the arbiter adds or takes away time.
+    Adjust(Side, TimeAdjustment),
 }
 
-/// Microseconds per tick of the model.
-const TICK_US: u64 = 1_000;
+impl Call {
+    /// The call behind `op`, when `op` says all of it: an arbiter's
+    /// setting does not say which.
+    pub fn of(op: Op) -> Option<Call> {
+        match op {
+            Op::Start => Some(Call::Start),
+            Op::Press(side) => Some(Call::Press(side)),
+            Op::Settle(_) => Some(Call::Settle),
+            Op::Pause => Some(Call::Pause),
+            Op::Resume => Some(Call::Resume),
+            Op::Arbiter => None,
+        }
+    }
+}
 
-impl TickOracle {
-    /// The model needs whole milliseconds; other controls go unshadowed.
-    pub fn new(control: &TimeControl) -> TickOracle {
-        TickOracle { model: whole_milliseconds(control).then(|| TickClock::new(control)) }
+/// How much of one game the independent model checked: every call the
+/// ideal clock accepted, and those the model followed and compared.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ModelCoverage {
+    pub calls: u64,
+    pub checked: u64,
+}
+
+impl ModelCoverage {
+    /// Every call of the game was checked (and there was one).
+    pub fn whole_game(&self) -> bool {
+        self.calls > 0 && self.checked == self.calls
+    }
+}
+
+/// The independent model's reach over a run, for the report: the ideal
+/// clock's calls and how many it checked, and the games played on a chess
+/// clock (a postal game has none) and how many it checked from start to end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OracleCoverage {
+    pub calls: u64,
+    pub calls_checked: u64,
+    pub games: u64,
+    pub games_checked: u64,
+}
+
+impl OracleCoverage {
+    pub fn add_game(&mut self, game: &ModelCoverage) {
+        self.calls += game.calls;
+        self.calls_checked += game.checked;
+        if game.calls > 0 {
+            self.games += 1;
+            self.games_checked += u64::from(game.whole_game());
+        }
     }
 
-    /// No shadowing at all (for benchmarks of the bare simulator).
-    pub fn disabled() -> TickOracle {
-        TickOracle { model: None }
+    pub fn merge(&mut self, other: &OracleCoverage) {
+        self.calls += other.calls;
+        self.calls_checked += other.calls_checked;
+        self.games += other.games;
+        self.games_checked += other.games_checked;
+    }
+}
+
+/// The ideal clock shadowed by the independent model's event reading
+/// (`chessclock-tick-model`'s `EventClock`, written from the rules, not
+/// from the core): the same calls, arbiter settings included, at any
+/// instant; after each, both displays must agree to the microsecond — big
+/// number, flag (instant, period, sequence), move counter and period.
+#[derive(Debug)]
+pub struct ModelOracle {
+    /// `None`: switched off, or stopped at its first disagreement (one
+    /// violation fails the game; what follows it would repeat it).
+    model: Option<EventClock>,
+    coverage: ModelCoverage,
+}
+
+impl ModelOracle {
+    pub fn new(control: &TimeControl) -> ModelOracle {
+        ModelOracle { model: Some(EventClock::new(control)), coverage: ModelCoverage::default() }
+    }
+
+    /// No shadowing at all (`--no-model-oracle`: the bare simulator).
+    pub fn disabled() -> ModelOracle {
+        ModelOracle { model: None, coverage: ModelCoverage::default() }
     }
 
     pub fn is_active(&self) -> bool {
         self.model.is_some()
     }
 
-    /// Stops shadowing: the clock was changed in a way the model has no call
-    /// for (arbiter settings).
-    pub fn stop(&mut self) {
-        self.model = None;
+    pub fn coverage(&self) -> ModelCoverage {
+        self.coverage
     }
 
-    /// Mirrors `op` at `at` and compares with `clock`.
-    pub fn follow(&mut self, true_us: u64, op: Op, at: Instant, clock: &Clock, violations: &mut Vec<Violation>) {
+    /// Mirrors `call` (`None`: one the model cannot follow) at `at`, and
+    /// compares with `clock`, which has just accepted it.
+    #[inline]
+    pub fn follow(
+        &mut self,
+        true_us: u64,
+        call: Option<Call>,
+        at: Instant,
+        clock: &Clock,
+        violations: &mut Vec<Violation>,
+    ) {
+        self.coverage.calls += 1;
         let Some(model) = self.model.as_mut() else { return };
-        if at.as_us() % TICK_US != 0 || op == Op::Arbiter {
+        let Some(call) = call else {
             self.model = None;
             return;
-        }
-        let at_ms = at.as_us() / TICK_US;
-        let result = match op {
-            Op::Start => model.start(at_ms),
-            Op::Press(side) => model.press(side, at_ms),
-            Op::Pause => model.pause(at_ms),
-            Op::Resume => model.resume(at_ms),
-            Op::Settle(_) => model.run_until(at_ms),
-            Op::Arbiter => Ok(()),
         };
-        if let Err(error) = result {
-            violations.push(Violation {
-                at_us: true_us,
-                clock: "ideal",
-                check: "tick model agrees",
-                detail: format!("the tick model refused {op:?}: {error:?}"),
-            });
-            self.model = None;
-            return;
-        }
-        for side in Side::BOTH {
-            let core_us = clock.remaining(side, at).map(|time| time.as_us()).unwrap_or(0);
-            let model_us = model.remaining_ms(side) * TICK_US;
-            let model_flag = model.flag(side).is_some();
-            let core_flag = clock.flag(side).is_some();
-            if core_us.abs_diff(model_us) > TICK_US || model_flag != core_flag {
+        let result = match call {
+            Call::Start => model.start(at),
+            Call::Press(side) => model.press(side, at),
+            Call::Pause => model.pause(at),
+            Call::Resume => model.resume(at),
+            Call::Settle => model.run_until(at),
+            Call::Adjust(side, adjustment) => model.adjust_time(side, adjustment, at),
+        };
+        let disagreement = match result {
+            Ok(()) => compare(model, clock, at),
+            Err(error) => Some(format!("the model refused {call:?}: {error:?}")),
+        };
+        match disagreement {
+            None => self.coverage.checked += 1,
+            Some(detail) => {
                 violations.push(Violation {
                     at_us: true_us,
                     clock: "ideal",
-                    check: "tick model agrees",
-                    detail: format!(
-                        "after {op:?} {side}: core {core_us} us flag {core_flag}, tick model {model_us} us flag {model_flag}"
-                    ),
+                    check: "independent model agrees",
+                    detail,
                 });
                 self.model = None;
-                return;
             }
         }
     }
 }
 
-fn whole_milliseconds(control: &TimeControl) -> bool {
-    let whole = |time: chessclock::Duration| time.as_us() % TICK_US == 0;
-    match control {
-        TimeControl::Stages(stages) => {
-            stages.as_slice().iter().all(|stage| whole(stage.time) && whole(stage.bonus.amount()))
-        }
-        TimeControl::Hourglass { time } => whole(*time),
-        TimeControl::ByoYomi { main, period, .. } | TimeControl::Canadian { main, period, .. } => {
-            whole(*main) && whole(*period)
+/// What the model and the core show after a call, side by side; `None`
+/// when they agree.
+#[inline]
+fn compare(model: &EventClock, clock: &Clock, at: Instant) -> Option<String> {
+    for side in Side::BOTH {
+        let core_flag = clock.flag(side).map(|flag| (flag.at, flag.period, flag.sequence));
+        let model_flag = model.flag(side).map(|flag| (flag.at, flag.period, flag.sequence));
+        if clock.remaining(side, at).ok() != Some(model.shown(side))
+            || core_flag != model_flag
+            || clock.moves(side) != model.moves(side)
+            || clock.period(side) != model.period(side)
+        {
+            return Some(disagreement(side, model, clock, at));
         }
     }
+    None
+}
+
+#[cold]
+fn disagreement(side: Side, model: &EventClock, clock: &Clock, at: Instant) -> String {
+    format!(
+        "{side} at {} us: core shows {:?} us, flag {:?}, {} moves, period {}; the model {:?} us, flag {:?}, {} moves, \
+         period {}",
+        at.as_us(),
+        clock.remaining(side, at).map(|time| time.as_us()),
+        clock.flag(side).map(|flag| (flag.at.as_us(), flag.period, flag.sequence)),
+        clock.moves(side),
+        clock.period(side),
+        model.shown(side).as_us(),
+        model.flag(side).map(|flag| (flag.at.as_us(), flag.period, flag.sequence)),
+        model.moves(side),
+        model.period(side),
+    )
 }

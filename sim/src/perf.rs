@@ -13,9 +13,9 @@ use crate::run::{self, RunOptions};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::shrink::DefectSet;
 
-/// Abstract moves, full rules, the invariant oracles and every defect on.
+/// Abstract moves, full rules, the oracles and every defect on.
 pub const ABSTRACT_SCENARIO: &str = r#"
-description = "throughput: abstract moves, all invariant oracles, every defect"
+description = "throughput: abstract moves, all oracles, every defect"
 control = "300+2"
 games = 2000
 seed = 1
@@ -52,13 +52,16 @@ think = { distribution = "uniform", min_ms = 300, max_ms = 2500 }
 agreement_min_percent = 0
 "#;
 
-/// The goals, per core: abstract moves with every defect and the
-/// invariants on, and legal moves; and two threads against one.
+/// The goals, per core: abstract moves with every defect, the invariants
+/// and the independent model on, and legal moves; two threads against one;
+/// and the independent model's cost, as the throughput with it against
+/// the throughput without.
 pub const ABSTRACT_GOAL_PER_CORE: f64 = 20e6;
 pub const LEGAL_GOAL_PER_CORE: f64 = 2e6;
 pub const JOBS2_GOAL_RATIO: f64 = 1.8;
-/// Paired runs behind the jobs 2 / jobs 1 ratio.
-const JOBS2_PAIRS: usize = 5;
+pub const MODEL_GOAL_RATIO: f64 = 0.5;
+/// Paired runs behind each ratio (jobs 2 / jobs 1, model on / off).
+const PAIRS: usize = 5;
 /// Runs behind each presses/s figure: one run swings by a tenth or more on
 /// a shared machine, the median of a few much less.
 const FIGURE_RUNS: usize = 3;
@@ -66,31 +69,38 @@ const FIGURE_RUNS: usize = 3;
 /// Which measurements to make.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Measure {
-    /// Abstract moves on one thread.
+    /// Abstract moves on one thread, as `bench sim` plays them by default:
+    /// the independent model on. The headline figure.
     Abstract,
+    /// The same without the independent model, and the ratio of the two
+    /// (the median of five pairs).
+    Model,
     /// Abstract moves on one thread and on two, and their ratio (the
     /// median of five pairs).
     Jobs2,
-    /// Abstract moves with the tick-model oracle on (a tenth of the games).
-    Tick,
     /// Legal moves (a quarter of the games).
     Legal,
 }
 
 impl Measure {
-    pub const ALL: [Measure; 4] = [Measure::Abstract, Measure::Jobs2, Measure::Tick, Measure::Legal];
+    pub const ALL: [Measure; 4] = [Measure::Abstract, Measure::Model, Measure::Jobs2, Measure::Legal];
 
     pub const fn name(self) -> &'static str {
         match self {
             Measure::Abstract => "abstract",
+            Measure::Model => "model",
             Measure::Jobs2 => "jobs2",
-            Measure::Tick => "tick",
             Measure::Legal => "legal",
         }
     }
 
+    /// A measurement by name; `tick`, the name the model's measurement had
+    /// when the model was a tick model, still names it.
     pub fn parse(name: &str) -> Option<Measure> {
-        Measure::ALL.into_iter().find(|measure| measure.name() == name)
+        match name {
+            "tick" => Some(Measure::Model),
+            _ => Measure::ALL.into_iter().find(|measure| measure.name() == name),
+        }
     }
 }
 
@@ -110,8 +120,9 @@ impl Figure {
 }
 
 /// Plays `games` games of `scenario` (seed 1) on `jobs` threads, timed.
-pub fn time_run(scenario: &Scenario, games: u64, jobs: usize, tick_oracle: bool) -> Figure {
-    let options = RunOptions { seed: 1, games: 0..games, jobs, swarm: false, tick_oracle, disabled: DefectSet::NONE };
+/// `model_oracle`: with the independent model, as `bench sim` by default.
+pub fn time_run(scenario: &Scenario, games: u64, jobs: usize, model_oracle: bool) -> Figure {
+    let options = RunOptions { seed: 1, games: 0..games, jobs, swarm: false, model_oracle, disabled: DefectSet::NONE };
     let started = WallClock::now();
     let summary = run::run(scenario, &options, &|_| {});
     Figure { games, jobs, presses: summary.presses, seconds: started.elapsed().as_secs_f64() }
@@ -119,49 +130,49 @@ pub fn time_run(scenario: &Scenario, games: u64, jobs: usize, tick_oracle: bool)
 
 /// The median of `FIGURE_RUNS` timed runs (by presses/s), with the
 /// slowest and fastest rates.
-fn median_run(scenario: &Scenario, games: u64, jobs: usize, tick_oracle: bool) -> (Figure, f64, f64) {
-    let mut figures: Vec<Figure> = (0..FIGURE_RUNS).map(|_| time_run(scenario, games, jobs, tick_oracle)).collect();
+fn median_run(scenario: &Scenario, games: u64, jobs: usize, model_oracle: bool) -> (Figure, f64, f64) {
+    let mut figures: Vec<Figure> = (0..FIGURE_RUNS).map(|_| time_run(scenario, games, jobs, model_oracle)).collect();
     figures.sort_by(|a, b| a.presses_per_s().total_cmp(&b.presses_per_s()));
     let (slowest, fastest) = (figures[0].presses_per_s(), figures[figures.len() - 1].presses_per_s());
     (figures[figures.len() / 2], slowest, fastest)
 }
 
-/// Makes the measurements asked for with `games` abstract games (fewer for
-/// the slower ones, as [`Measure`] says) and gives each printed line to
-/// `print` as it comes.
+/// Makes the measurements asked for with `games` abstract games (a quarter
+/// of them for legal moves) and gives each printed line to `print` as it
+/// comes.
 pub fn measure(games: u64, only: Option<Measure>, print: &mut dyn FnMut(String)) -> Result<(), ScenarioError> {
     let wanted = |measure: Measure| only.is_none_or(|only| only == measure);
     let abstract_scenario = Scenario::parse(ABSTRACT_SCENARIO, Path::new("throughput.toml"))?;
     let legal_scenario = Scenario::parse(LEGAL_SCENARIO, Path::new("throughput-legal.toml"))?;
-    let mut one = None;
-    if wanted(Measure::Abstract) || wanted(Measure::Jobs2) {
+    if wanted(Measure::Abstract) {
+        let (figure, slowest, fastest) = median_run(&abstract_scenario, games, 1, true);
+        print(median_line("abstract, invariants + model, defects", figure, slowest, fastest));
+        let per_core = figure.presses_per_s() / 1e6;
+        print(against_goal(per_core, ABSTRACT_GOAL_PER_CORE / 1e6, "M presses/s per core (abstract)"));
+    }
+    if wanted(Measure::Model) {
         let (figure, slowest, fastest) = median_run(&abstract_scenario, games, 1, false);
-        print(median_line("abstract, invariants, defects", figure, slowest, fastest));
-        one = Some(figure.presses_per_s());
+        print(median_line("abstract, invariants, defects, no model", figure, slowest, fastest));
+        // The same machine drift for both of a pair: one with the model, one without, in turn.
+        let ratio = median_ratio(|| {
+            let without = time_run(&abstract_scenario, games, 1, false).presses_per_s();
+            time_run(&abstract_scenario, games, 1, true).presses_per_s() / without
+        });
+        print(ratio_line("model on / model off", ratio));
+        print(against_goal(ratio.0, MODEL_GOAL_RATIO, "x (independent model on / off)"));
     }
-    if let Some(one) = one {
-        print(against_goal(one / 1e6, ABSTRACT_GOAL_PER_CORE / 1e6, "M presses/s per core (abstract)"));
-    }
-    if let (true, Some(one)) = (wanted(Measure::Jobs2), one) {
-        let figure = time_run(&abstract_scenario, games, 2, false);
-        print(figure_line("abstract, invariants, defects", figure));
+    if wanted(Measure::Jobs2) {
+        let figure = time_run(&abstract_scenario, games, 2, true);
+        print(figure_line("abstract, invariants + model, defects", figure));
         // One short run each swings by a tenth on a shared machine: the
         // ratio is the median of pairs run one after the other, as the
         // machine's speed drifts alike for both of a pair.
-        let mut ratios = vec![figure.presses_per_s() / one];
-        for _ in 1..JOBS2_PAIRS {
-            let one = time_run(&abstract_scenario, games, 1, false).presses_per_s();
-            ratios.push(time_run(&abstract_scenario, games, 2, false).presses_per_s() / one);
-        }
-        ratios.sort_by(f64::total_cmp);
-        let median = ratios[ratios.len() / 2];
-        let (low, high) = (ratios[0], ratios[ratios.len() - 1]);
-        print(format!("jobs 2 / jobs 1 = {median:.2}x (median of {JOBS2_PAIRS} pairs, {low:.2}-{high:.2})"));
-        print(against_goal(median, JOBS2_GOAL_RATIO, "x (jobs 2 / jobs 1)"));
-    }
-    if wanted(Measure::Tick) {
-        let (figure, slowest, fastest) = median_run(&abstract_scenario, games / 10, 1, true);
-        print(median_line("abstract, invariants + tick model, defects", figure, slowest, fastest));
+        let ratio = median_ratio(|| {
+            let one = time_run(&abstract_scenario, games, 1, true).presses_per_s();
+            time_run(&abstract_scenario, games, 2, true).presses_per_s() / one
+        });
+        print(ratio_line("jobs 2 / jobs 1", ratio));
+        print(against_goal(ratio.0, JOBS2_GOAL_RATIO, "x (jobs 2 / jobs 1)"));
     }
     if wanted(Measure::Legal) {
         let (figure, slowest, fastest) = median_run(&legal_scenario, games / 4, 1, false);
@@ -169,6 +180,18 @@ pub fn measure(games: u64, only: Option<Measure>, print: &mut dyn FnMut(String))
         print(against_goal(figure.presses_per_s() / 1e6, LEGAL_GOAL_PER_CORE / 1e6, "M presses/s per core (legal)"));
     }
     Ok(())
+}
+
+/// The median of [`PAIRS`] ratios, with the lowest and highest.
+fn median_ratio(mut pair: impl FnMut() -> f64) -> (f64, f64, f64) {
+    let mut ratios: Vec<f64> = (0..PAIRS).map(|_| pair()).collect();
+    ratios.sort_by(f64::total_cmp);
+    (ratios[ratios.len() / 2], ratios[0], ratios[ratios.len() - 1])
+}
+
+/// A ratio's line: the median of its pairs, and their range.
+fn ratio_line(label: &str, (median, low, high): (f64, f64, f64)) -> String {
+    format!("{label} = {median:.2}x (median of {PAIRS} pairs, {low:.2}-{high:.2})")
 }
 
 /// One measurement's line: what, how many, how fast.

@@ -463,6 +463,8 @@ pub fn game_record(postal: &Postal, spec: GameSpec<'_>) -> GameRecord {
         defects: DefectCounts::default(),
         transitions: chessclock::Transitions::default(),
         violations,
+        // The independent model is of the chess clock; a postal game has none.
+        model: crate::oracle::ModelCoverage::default(),
         trace_hash: hash,
         trace: spec.trace.then_some(lines),
         device_config: spec.scenario.device,

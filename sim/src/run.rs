@@ -14,6 +14,7 @@ use chessclock::{Outcome, Side};
 
 use crate::coverage::Coverage;
 use crate::game::{self, DefectCounts, GameRecord, GameSpec};
+use crate::oracle::OracleCoverage;
 use crate::outcome::ResultClass;
 use crate::scenario::Scenario;
 use crate::shrink::DefectSet;
@@ -34,7 +35,7 @@ pub struct RunOptions {
     pub games: Range<u64>,
     pub jobs: usize,
     pub swarm: bool,
-    pub tick_oracle: bool,
+    pub model_oracle: bool,
     /// Defects switched off in every game (`--disable`).
     pub disabled: DefectSet,
 }
@@ -49,7 +50,7 @@ impl RunOptions {
             games: 0..scenario.games,
             jobs,
             swarm: false,
-            tick_oracle: true,
+            model_oracle: true,
             disabled: DefectSet::NONE,
         }
     }
@@ -142,6 +143,8 @@ pub struct Summary {
     pub drift_ppb: Option<(i64, i64)>,
     /// Rule coverage: the transitions the games went through.
     pub coverage: Coverage,
+    /// Oracle coverage: what the independent model checked.
+    pub oracle_coverage: OracleCoverage,
 }
 
 impl Summary {
@@ -167,6 +170,7 @@ impl Summary {
             run_hash: 0,
             drift_ppb: None,
             coverage: Coverage::default(),
+            oracle_coverage: OracleCoverage::default(),
         }
     }
 
@@ -213,6 +217,7 @@ impl Summary {
         }
         add_defects(&mut self.defects, &record.defects);
         self.coverage.add_game(&record.transitions);
+        self.oracle_coverage.add_game(&record.model);
         for sample in &record.drift {
             let index = usize::try_from(sample.true_us / self.envelope_bucket_us.max(1)).unwrap_or(usize::MAX);
             let bucket = &mut self.envelope[index.min(ENVELOPE_BUCKETS - 1)];
@@ -272,6 +277,7 @@ impl Summary {
         self.run_hash = self.run_hash.wrapping_add(other.run_hash);
         self.drift_ppb = merge_range(self.drift_ppb, other.drift_ppb);
         self.coverage.merge(&other.coverage);
+        self.oracle_coverage.merge(&other.oracle_coverage);
     }
 }
 
@@ -391,7 +397,7 @@ pub fn run_with(scenario: &Scenario, options: &RunOptions, controls: &Controls<'
         game,
         swarm: options.swarm,
         trace: false,
-        tick_oracle: options.tick_oracle,
+        model_oracle: options.model_oracle,
         disabled: options.disabled,
         record_inputs: false,
     };

@@ -191,7 +191,7 @@ pub struct Target<'a> {
     pub seed: u64,
     pub game: u64,
     pub swarm: bool,
-    pub tick_oracle: bool,
+    pub model_oracle: bool,
 }
 
 /// Plays the target with `disabled` switched off and at most `max_moves`.
@@ -204,7 +204,7 @@ pub fn play_variant(target: Target<'_>, disabled: DefectSet, max_moves: u32, tra
         game: target.game,
         swarm: target.swarm,
         trace,
-        tick_oracle: target.tick_oracle,
+        model_oracle: target.model_oracle,
         disabled,
         record_inputs: false,
     })

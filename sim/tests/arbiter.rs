@@ -32,11 +32,16 @@ fn arbiter_settings_land_on_both_clocks_alike() {
 }
 
 /// Plays the first `games` of `scenario` and checks that in every one the
-/// device shows the ideal clock's times and reaches its result.
+/// device shows the ideal clock's times and reaches its result, and that
+/// the independent model followed the ideal clock through every one of the
+/// arbiter's settings to the end of every game.
 fn perfect_device_agrees(scenario: &Scenario, games: u64, label: &str) -> Summary {
-    let options = RunOptions { games: 0..games, tick_oracle: false, ..RunOptions::scenario(scenario, 2) };
+    let options = RunOptions { games: 0..games, ..RunOptions::scenario(scenario, 2) };
     let summary = run::run(scenario, &options, &|_| {});
     assert_eq!(summary.games_with_violations, 0, "{label}");
+    let coverage = summary.oracle_coverage;
+    assert_eq!((coverage.games_checked, coverage.games), (games, games), "{label}: {coverage:?}");
+    assert_eq!(coverage.calls_checked, coverage.calls, "{label}: {coverage:?}");
     assert_eq!(summary.max_time_error_us, 0, "{label}: the device's times differ from the ideal clock's");
     let differ = summary.games - summary.agreeing;
     assert_eq!(differ, 0, "{label}: results differ in {differ} games");

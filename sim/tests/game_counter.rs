@@ -16,7 +16,7 @@ fn the_last_games_of_u64_max_are_played_once_each() {
     let scenario = Scenario::parse(SHORT, Path::new("short.toml")).expect("the scenario parses");
     for (games, jobs) in [(1u64, 2usize), (1, 4), (3, 2), (5, 3)] {
         let mut options = RunOptions::scenario(&scenario, jobs);
-        options.tick_oracle = false;
+        options.model_oracle = false;
         options.games = u64::MAX - games..u64::MAX;
         // Without a bound the test would hang: stop once more games are
         // done than the run has (progress comes every 64 games at most).

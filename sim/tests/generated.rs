@@ -74,7 +74,7 @@ proptest! {
             replace_clock = if replace { "replace_clock = \"1/7\"\n" } else { "" },
         );
         let scenario = scenario(&control, think_max_s * 1_000, &tables);
-        let options = RunOptions { games: 0..60, tick_oracle: true, ..RunOptions::scenario(&scenario, 2) };
+        let options = RunOptions { games: 0..60, model_oracle: true, ..RunOptions::scenario(&scenario, 2) };
         let summary = run::run(&scenario, &options, &|_| {});
         let reasons: Vec<&String> = summary.failures.iter().flat_map(|failure| &failure.reasons).take(3).collect();
         prop_assert_eq!(summary.games_with_violations, 0, "{}: {:?}\n{}", control, reasons, tables);
@@ -92,7 +92,7 @@ proptest! {
                       adjust = { chance = \"1/10\", min_ms = 1000, max_ms = 9000 }\nset_moves = \"1/9\"\n\
                       replace_clock = \"1/9\"\n[expect]\nagreement_min_percent = 0\n";
         let scenario = scenario(&control, think_max_s * 1_000, tables);
-        let options = RunOptions { games: 0..40, swarm: true, tick_oracle: true, ..RunOptions::scenario(&scenario, 2) };
+        let options = RunOptions { games: 0..40, swarm: true, model_oracle: true, ..RunOptions::scenario(&scenario, 2) };
         let summary = run::run(&scenario, &options, &|_| {});
         let reasons: Vec<&String> = summary.failures.iter().flat_map(|failure| &failure.reasons).take(3).collect();
         prop_assert_eq!(summary.games_with_violations, 0, "{}: {:?}", control, reasons);

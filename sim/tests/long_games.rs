@@ -16,7 +16,7 @@ fn first_game(text: &str) -> game::GameRecord {
         game: 0,
         swarm: false,
         trace: true,
-        tick_oracle: false,
+        model_oracle: true,
         disabled: DefectSet::default(),
         record_inputs: false,
     })

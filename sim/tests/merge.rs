@@ -26,8 +26,8 @@ fn shipped() -> Vec<PathBuf> {
     files
 }
 
-fn play(scenario: &Scenario, seed: u64, games: std::ops::Range<u64>, swarm: bool, tick_oracle: bool) -> Summary {
-    let options = RunOptions { seed, games, jobs: 1, swarm, tick_oracle, disabled: DefectSet::NONE };
+fn play(scenario: &Scenario, seed: u64, games: std::ops::Range<u64>, swarm: bool, model_oracle: bool) -> Summary {
+    let options = RunOptions { seed, games, jobs: 1, swarm, model_oracle, disabled: DefectSet::NONE };
     run::run(scenario, &options, &|_| {})
 }
 
@@ -43,7 +43,7 @@ proptest! {
         rotate in any::<prop::sample::Index>(),
         seed in any::<u64>(),
         swarm in any::<bool>(),
-        tick_oracle in any::<bool>(),
+        model_oracle in any::<bool>(),
     ) {
         let files = shipped();
         let file = pick.get(&files);
@@ -51,14 +51,14 @@ proptest! {
         let scenario = Scenario::parse(&text, file).expect("parses");
         // Postal games have no device to draw defects for.
         let swarm = swarm && scenario.correspondence.is_none();
-        let whole = play(&scenario, seed, 0..games, swarm, tick_oracle);
+        let whole = play(&scenario, seed, 0..games, swarm, model_oracle);
 
         let mut bounds: Vec<u64> = cuts.into_iter().map(|cut| cut.min(games)).collect();
         bounds.extend([0, games]);
         bounds.sort_unstable();
         bounds.dedup();
         let mut slices: Vec<Summary> =
-            bounds.windows(2).map(|pair| play(&scenario, seed, pair[0]..pair[1], swarm, tick_oracle)).collect();
+            bounds.windows(2).map(|pair| play(&scenario, seed, pair[0]..pair[1], swarm, model_oracle)).collect();
         let turn = rotate.index(slices.len());
         slices.rotate_left(turn);
         let mut merged = slices.remove(0);

@@ -42,7 +42,7 @@ fn every_missed_press_is_noticed_and_corrected_within_an_attention_span() {
             game: index,
             swarm: false,
             trace: true,
-            tick_oracle: true,
+            model_oracle: true,
             disabled: DefectSet::default(),
             record_inputs: false,
         });
@@ -124,7 +124,7 @@ fn traced_first_game(scenario: &Scenario) -> game::GameRecord {
         game: 0,
         swarm: false,
         trace: true,
-        tick_oracle: true,
+        model_oracle: true,
         disabled: DefectSet::default(),
         record_inputs: false,
     })

@@ -136,7 +136,7 @@ fn every_shipped_expectation_fails_only_by_rare_chance() {
         let scenario = Scenario::load(&file).unwrap_or_else(|error| panic!("{error}"));
         let games = if scenario.moves == MoveMode::Legal { CALIBRATION_GAMES_LEGAL } else { CALIBRATION_GAMES };
         let options =
-            RunOptions { seed: 4242, games: 0..games, tick_oracle: false, ..RunOptions::scenario(&scenario, JOBS) };
+            RunOptions { seed: 4242, games: 0..games, model_oracle: false, ..RunOptions::scenario(&scenario, JOBS) };
         let summary = run::run(&scenario, &options, &|_| {});
         for calibration in calibrate::calibrate(&scenario, &summary).iter().filter(|calibration| calibration.too_narrow)
         {
@@ -175,8 +175,7 @@ fn a_perfect_device_agrees_with_the_ideal_clock_in_every_scenario() {
             continue;
         }
         let games = 0..PERFECT_DEVICE_GAMES;
-        let options =
-            RunOptions { games, tick_oracle: false, disabled: perfect, ..RunOptions::scenario(&scenario, JOBS) };
+        let options = RunOptions { games, disabled: perfect, ..RunOptions::scenario(&scenario, JOBS) };
         let summary = run::run(&scenario, &options, &|_| {});
         if summary.agreeing != summary.games || summary.max_time_error_us != 0 {
             problems.push(format!(
@@ -711,7 +710,7 @@ fn a_run_is_the_same_on_one_thread_and_on_two() {
         games: 0..games,
         jobs,
         swarm: false,
-        tick_oracle: true,
+        model_oracle: true,
         disabled: DefectSet::NONE,
     };
     let one = run::run(&scenario, &at(1, scenario.seed), &|_| {});

@@ -34,12 +34,12 @@ fn shrinking_keeps_only_the_missed_press_and_cuts_the_game_after_it() {
     let scenario = Scenario::parse(SCENARIO, Path::new("shrink.toml")).unwrap();
     let failing = (0..scenario.games)
         .find(|game| {
-            let target = Target { scenario: &scenario, seed: 3, game: *game, swarm: false, tick_oracle: false };
+            let target = Target { scenario: &scenario, seed: 3, game: *game, swarm: false, model_oracle: false };
             !failure_reasons(&scenario, &play_variant(target, DefectSet::NONE, scenario.board.max_moves, false))
                 .is_empty()
         })
         .expect("some game has a missed press");
-    let target = Target { scenario: &scenario, seed: 3, game: failing, swarm: false, tick_oracle: false };
+    let target = Target { scenario: &scenario, seed: 3, game: failing, swarm: false, model_oracle: false };
     let shrunk = shrink(target).expect("the game fails, so it shrinks");
 
     assert!(!shrunk.disabled.contains(Defect::MissedPress), "the missed press is the cause: {}", shrunk.disabled);
@@ -62,7 +62,7 @@ fn a_passing_game_has_nothing_to_shrink() {
         device: DefectSet::NONE.with(Defect::MissedPress).apply_to_device(scenario.device),
         ..scenario.clone()
     };
-    let target = Target { scenario: &clean, seed: 3, game: 0, swarm: false, tick_oracle: false };
+    let target = Target { scenario: &clean, seed: 3, game: 0, swarm: false, model_oracle: false };
     assert!(shrink(target).is_none());
 }
 
@@ -110,7 +110,7 @@ proptest! {
         legal in prop::bool::weighted(0.2),
     ) {
         let scenario = mixed_scenario(control, &on, legal);
-        let target = Target { scenario: &scenario, seed, game, swarm: false, tick_oracle: false };
+        let target = Target { scenario: &scenario, seed, game, swarm: false, model_oracle: false };
         let Some(shrunk) = shrink(target) else {
             let whole = play_variant(target, DefectSet::NONE, scenario.board.max_moves, false);
             prop_assert!(failure_reasons(&scenario, &whole).is_empty(), "fails but does not shrink");
@@ -145,7 +145,7 @@ proptest! {
         legal in prop::bool::weighted(0.2),
     ) {
         let scenario = mixed_scenario(control, &on, legal);
-        let target = Target { scenario: &scenario, seed, game, swarm, tick_oracle: false };
+        let target = Target { scenario: &scenario, seed, game, swarm, model_oracle: false };
         let max_moves = scenario.board.max_moves;
         let ran = play_variant(target, DefectSet::NONE, max_moves, false);
         let same = |replay: &bench_sim::game::GameRecord| {

@@ -28,7 +28,7 @@ use bench_hil::needs::Unsupported;
 use bench_hil::probe::{self, ProbeInfo};
 use bench_hil::qemu::{QemuConfig, QemuTarget};
 use bench_hil::rtt::{ControlBlockLocation, RttReader};
-use bench_hil::run::{GameRun, Progress, RunError, RunOptions, Session};
+use bench_hil::run::{AckCheck, GameRun, Progress, RunError, RunOptions, Session};
 use bench_hil::schedule::{Games, ScheduleError};
 use bench_hil::target::Target;
 use bench_sim::scenario::Scenario;
@@ -37,6 +37,7 @@ use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
 use crate::report::gate;
 use crate::report::hil::{self as hil_report, BoardRunInput, HilReportInput, HilRunFacts};
+use crate::report::markdown::signed;
 use crate::report::{self, sha256_hex};
 
 mod progress;
@@ -125,9 +126,10 @@ pub struct Cmd {
     /// same think times as `bench sim`.
     #[arg(long)]
     seed: Option<u64>,
-    /// Games to play (games 0..N of the seed).
-    #[arg(long, default_value_t = 1)]
-    games: u64,
+    /// Games to play (games 0..N of the seed) [default: 1; in a suite,
+    /// each scenario's own `games`].
+    #[arg(long)]
+    games: Option<u64>,
     /// The firmware image [default: the reference image from
     /// `scripts/build-firmware`, normal.elf].
     #[arg(long, value_name = "ELF")]
@@ -135,6 +137,12 @@ pub struct Cmd {
     /// Report directory [default: reports/hil-<scenario>-<seed>].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Replace the report in the report folder even when it is another
+    /// run's (another scenario, seed, --games, firmware path or option).
+    /// Without it such a folder is refused (exit 2); a rerun of the same
+    /// command (after rebuilding the firmware) replaces its own report.
+    #[arg(long)]
+    force: bool,
     /// At most this many moves per player, 1 to 10 000 (overrides the scenario's bound).
     #[arg(long, value_name = "N", value_parser = super::parse_max_moves)]
     max_moves: Option<u32>,
@@ -210,6 +218,8 @@ struct Played {
     /// What stopped the run before or between games.
     error: Option<String>,
     boards: Vec<BoardRunInput>,
+    /// The Acks of refused lines, right after boot (every board's).
+    acks: Option<AckCheck>,
 }
 
 impl Played {
@@ -231,6 +241,7 @@ impl Played {
             drift: Err(FitError::TooFew { used: 0 }),
             drift_samples: Vec::new(),
             error: Some(error.to_string()),
+            acks: None,
         }
     }
 
@@ -281,6 +292,7 @@ impl Played {
             drift_samples,
             error: (!errors.is_empty()).then(|| errors.join("; ")),
             boards,
+            acks: AckCheck::joined(outcomes.iter().filter_map(|outcome| outcome.acks.as_ref())),
         }
     }
 }
@@ -319,6 +331,11 @@ impl Cmd {
         }
     }
 
+    /// `--games`, or one game.
+    fn game_count(&self) -> u64 {
+        self.games.unwrap_or(1)
+    }
+
     /// One scenario (`--scenario`): played and judged, or skipped when the
     /// firmware announces it cannot run the scenario's control.
     fn run_scenario<B: ProbeBackend>(self, probes: &B) -> Result<Ran> {
@@ -327,7 +344,7 @@ impl Cmd {
         if let Some(max_moves) = self.max_moves {
             scenario.board.max_moves = max_moves;
         }
-        if self.games == 0 {
+        if self.game_count() == 0 {
             return Err(Failure::usage(anyhow!("--games must be at least 1")));
         }
         if !(self.drift_tolerance_ppm.is_finite() && self.drift_tolerance_ppm >= 0.0) {
@@ -342,7 +359,7 @@ impl Cmd {
         if let Some(path) = &self.records {
             check_records_path(path)?;
         }
-        let games = Games { scenario: &scenario, seed, count: self.games, shows_flag_order: None };
+        let games = Games { scenario: &scenario, seed, count: self.game_count(), shows_flag_order: None };
         // Game 0's schedule now, so a scenario no board can play (a postal
         // game) is refused before anything starts; the others are made as
         // they are played, however many games are asked for.
@@ -352,12 +369,26 @@ impl Cmd {
         })?;
         let elf = self.firmware_image()?;
         // Before the probes are opened or the emulator started: a folder
-        // that cannot take the report would lose the whole run.
+        // that cannot take the report would lose the whole run, and one
+        // that holds another run's report would lose that run.
+        super::refuse_to_replace_another_run(&out_dir, &self.reproduce_command(seed), self.force)?;
         super::check_out_dir(&out_dir)?;
         let boards = self.select_probes(probes)?;
         let elf_bytes = std::fs::read(&elf).with_context(|| format!("reading the firmware image {}", elf.display()))?;
         let scenario_bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
         super::prepare_out_dir(&out_dir)?;
+        // What is about to play, before the progress bar: the summary with
+        // the same line comes only when the run is over.
+        eprintln!(
+            "{}",
+            crate::visible::visible(&format!(
+                "bench hil {}  seed {seed}  games 0..{}  on {}, firmware {}",
+                scenario.name,
+                self.game_count(),
+                self.board.name(),
+                elf.display()
+            ))
+        );
 
         // Ctrl-C, SIGTERM and SIGHUP (ctrlc's `termination` feature): a
         // cancelled CI job or a closed terminal ends the run incomplete, and
@@ -391,7 +422,7 @@ impl Cmd {
             scenario_file: &file,
             scenario_sha256: sha256_hex(&scenario_bytes),
             seed,
-            games_requested: self.games,
+            games_requested: self.game_count(),
             runs: &played.runs,
             drift: played.drift,
             drift_samples: played.drift_samples.clone(),
@@ -399,6 +430,7 @@ impl Cmd {
             command_line: self.reproduce_command(seed),
             error: played.error.clone(),
             boards: played.boards.clone(),
+            acks: played.acks.as_ref(),
         };
         let written = hil_report::write_hil_report(&out_dir, &input);
         let records_written = self.records.as_ref().map(|path| write_records(path, &played.runs));
@@ -470,15 +502,34 @@ impl Cmd {
         // The suite's folder is checked as a whole first: a folder that
         // cannot be written is named as given, not as its first scenario's.
         super::check_out_dir(&base)?;
+        let runs: Vec<(String, Cmd)> = files
+            .iter()
+            .map(|file| {
+                let name = file.file_stem().map_or_else(String::new, |stem| stem.to_string_lossy().into_owned());
+                let scenario = file.display().to_string();
+                // Each scenario plays its own games (a reset between two is
+                // what one of them is for) unless --games says otherwise.
+                let games = match self.games {
+                    Some(games) => games,
+                    None => catalog::find(&scenario).map_err(Failure::infrastructure)?.0.games,
+                };
+                let one = Cmd {
+                    suite: None,
+                    scenario: Some(scenario),
+                    games: Some(games),
+                    out: Some(base.join(&name)),
+                    ..self.clone()
+                };
+                Ok((name, one))
+            })
+            .collect::<Result<_>>()?;
+        // Every scenario's folder before the first scenario plays: a
+        // refusal half-way would leave the suite half replaced.
+        for (_, one) in &runs {
+            one.refuse_to_replace_another_run()?;
+        }
         let mut verdicts = Vec::new();
-        for file in &files {
-            let name = file.file_stem().map_or_else(String::new, |stem| stem.to_string_lossy().into_owned());
-            let one = Cmd {
-                suite: None,
-                scenario: Some(file.display().to_string()),
-                out: Some(base.join(&name)),
-                ..self.clone()
-            };
+        for (name, one) in runs {
             let ran = one.run_scenario(probes)?;
             verdicts.push(SuiteEntry { name, ran });
         }
@@ -615,6 +666,16 @@ impl Cmd {
         )))
     }
 
+    /// [`super::refuse_to_replace_another_run`] for this one scenario's
+    /// report folder (a suite checks them all before it plays any).
+    fn refuse_to_replace_another_run(&self) -> Result<()> {
+        let name = self.scenario.as_deref().unwrap_or_default();
+        let (scenario, _) = catalog::find(name).map_err(Failure::usage)?;
+        let seed = self.seed.unwrap_or(scenario.seed);
+        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(&scenario, seed));
+        super::refuse_to_replace_another_run(&out_dir, &self.reproduce_command(seed), self.force)
+    }
+
     /// The command that plays the same games again: every option that
     /// changes results, each word quoted for a POSIX shell.
     fn reproduce_command(&self, seed: u64) -> String {
@@ -622,7 +683,7 @@ impl Cmd {
             "bench hil --board {} --scenario {} --seed {seed} --games {}",
             self.board.name(),
             super::shell_word(self.scenario.as_deref().unwrap_or_default()),
-            self.games
+            self.game_count()
         );
         if let Some(firmware) = &self.firmware {
             let _ = write!(command, " --firmware {}", super::shell_word(&firmware.display().to_string()));
@@ -666,6 +727,10 @@ impl Cmd {
             Ok(announced) => announced,
             Err(error) => return Played::failed(description, error),
         };
+        let acks = match session.check_acks() {
+            Ok(acks) => acks,
+            Err(error) => return Played::failed(description, error),
+        };
         let skipped = games.unsupported(&capabilities);
         let (runs, stopped) = match skipped {
             Some(_) => (Vec::new(), None),
@@ -699,6 +764,7 @@ impl Cmd {
             drift_samples,
             error,
             boards,
+            acks: Some(acks),
         }
     }
 }
@@ -798,11 +864,10 @@ fn play_games(session: &mut Session<'_>, games: &Games<'_>) -> (Vec<GameRun>, Op
         let mut progress = |progress: &Progress| {
             bar.set_position(done_before + progress.presses_sent as u64);
             bar.set_message(format!(
-                "game {}/{}, guest {:.1} of {:.1} s",
+                "game {}/{}, {}",
                 progress.game + 1,
                 games.count,
-                progress.guest_us as f64 / 1e6,
-                progress.duration_us as f64 / 1e6
+                guest_text(progress.guest_us, progress.duration_us)
             ));
         };
         let run = session.play(&schedule, &mut progress);
@@ -883,6 +948,22 @@ fn write_records(path: &Path, runs: &[GameRun]) -> anyhow::Result<()> {
     let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("records.jsonl");
     crate::report::atomic::write_bytes(folder, name, text.as_bytes())?;
     Ok(())
+}
+
+/// Guest time against the time the game is scheduled to take. A game goes
+/// on past its schedule (a flag still to fall, the last records to come):
+/// then it says so, not `guest 88.4 of 87.9 s`.
+fn guest_text(guest_us: u64, scheduled_us: u64) -> String {
+    let seconds = |us: u64| us as f64 / 1e6;
+    if guest_us <= scheduled_us {
+        format!("guest {:.1} of {:.1} s", seconds(guest_us), seconds(scheduled_us))
+    } else {
+        format!(
+            "guest {:.1} s, past the schedule's {:.1} s: waiting for the game's end",
+            seconds(guest_us),
+            seconds(scheduled_us)
+        )
+    }
 }
 
 fn progress_bar(total: u64) -> indicatif::ProgressBar {
@@ -991,9 +1072,13 @@ fn render_console(out: &mut String, report: &hil_report::Report, facts: &HilRunF
             (Some(ppm), Some(half), Some(trip)) => {
                 let _ = writeln!(
                     out,
-                    "  oscillator of {name}: {ppm:+.2} ppm ± {half:.2} against host time ({} of {} reads; \
+                    "  oscillator of {name}: {} ppm ± {half:.2} against host time ({} of {} reads; \
                      probe round trip p50 {} us, p99 {} us)",
-                    oscillator.used, oscillator.samples, trip.p50_us, trip.p99_us
+                    signed(ppm, 2),
+                    oscillator.used,
+                    oscillator.samples,
+                    trip.p50_us,
+                    trip.p99_us
                 );
             }
             _ => {
@@ -1336,6 +1421,14 @@ max_moves = 3
     }
 
     #[test]
+    fn guest_time_past_the_schedule_says_so() {
+        assert_eq!(guest_text(12_340_000, 87_900_000), "guest 12.3 of 87.9 s");
+        let past = guest_text(88_400_000, 87_900_000);
+        assert!(!past.contains(" of 87.9"), "{past}");
+        assert!(past.starts_with("guest 88.4 s, past the schedule's 87.9 s"), "{past}");
+    }
+
+    #[test]
     fn reports_go_to_a_folder_named_after_the_scenario_and_seed() {
         let (scenario, _) = catalog::find("blitz-3-2").expect("shipped");
         assert_eq!(default_out_dir(&scenario, 7), Path::new("reports/hil-blitz-3-2-7"));
@@ -1402,6 +1495,42 @@ max_moves = 3
             }
         }
         assert!(suite.contains("skipped (the firmware cannot run them)"), "{suite}");
+    }
+
+    /// 17.6: without --games the suite plays each scenario's own games (a
+    /// `reset` between two games on one boot is what `9-two-games` is for).
+    #[test]
+    fn the_suite_plays_each_scenario_s_own_games() {
+        let dir = TempDir::new("hil-suite-games");
+        let mut probes = FakeProbes::new(&["A"]);
+        probes.us_per_call = FAST_US_PER_CALL;
+        // Only what the Fischer and staged scenarios need, to keep it short.
+        probes.announced = Some(Capabilities {
+            controls: bench_contract::CONTROL_PLAIN
+                | bench_contract::CONTROL_INCREMENT
+                | bench_contract::CONTROL_STAGES,
+            ..fischer_only()
+        });
+        let elf = dir.path().join("clock.elf");
+        std::fs::write(&elf, stm32_image()).expect("write the image");
+        let base = dir.path().join("suite");
+        let args = ["hil", "--board", "stm32", "--silence-timeout", "60", "--firmware", elf.to_str().expect("utf-8")];
+        let mut all = args.to_vec();
+        all.extend(["--out", base.to_str().expect("utf-8")]);
+        let HilArgs { cmd } = HilArgs::try_parse_from(all).expect("the arguments parse");
+        let outcome = cmd.run_with(&probes);
+        assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::Pass));
+        let mut most_games = 0;
+        for file in Suite::Release.files().expect("the release suite") {
+            let name = file.file_stem().expect("a name").to_string_lossy().into_owned();
+            let Ok(bytes) = std::fs::read(base.join(&name).join(report::REPORT_JSON)) else { continue };
+            let report: Value = serde_json::from_slice(&bytes).expect("json");
+            let (scenario, _) = catalog::find(&file.display().to_string()).expect("a release scenario");
+            let played = report["games_detail"].as_array().expect("games").len() as u64;
+            assert_eq!(played, scenario.games, "{name}");
+            most_games = most_games.max(played);
+        }
+        assert_eq!(most_games, 2, "the two-game scenario was played");
     }
 
     /// An explicit `--scenario` the firmware cannot run is not a pass.

@@ -44,6 +44,10 @@ struct MergeCmd {
     /// name, relative to the current folder].
     #[arg(long, value_name = "PATH")]
     scenario: Option<PathBuf>,
+    /// Replace the report in --out even when it is another run's (exit 2
+    /// without it); the unsharded run of the same sweep may be replaced.
+    #[arg(long)]
+    force: bool,
 }
 
 impl Cmd {
@@ -63,13 +67,16 @@ fn failure(error: MergeError) -> Failure {
 
 impl MergeCmd {
     fn run(self) -> Result {
+        let first = self.shards.first().ok_or_else(|| Failure::usage(anyhow::anyhow!("no shard given")))?;
         let out = match &self.out {
             Some(out) => out.clone(),
-            None => {
-                let first = self.shards.first().ok_or_else(|| Failure::usage(anyhow::anyhow!("no shard given")))?;
-                merge::default_out_dir(first).map_err(failure)?
-            }
+            None => merge::default_out_dir(first).map_err(failure)?,
         };
+        // Before any shard is merged: a folder that cannot take the merged
+        // report, or that holds another run's, is named now.
+        let command = merge::merged_command(first).map_err(failure)?;
+        super::refuse_to_replace_another_run(&out, &command, self.force)?;
+        super::check_out_dir(&out)?;
         let merged = merge::merge(&self.shards, self.scenario.as_deref(), &out).map_err(failure)?;
         // The same gate, through the same function, as `bench sim` and
         // `bench hil` apply to their own reports.

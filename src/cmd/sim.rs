@@ -38,6 +38,12 @@ pub struct Cmd {
     /// Report directory [default: reports/<scenario>-<seed>].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Replace the report in the report folder even when it is another
+    /// run's (another scenario, seed, --games or option). Without it such a
+    /// folder is refused (exit 2); a rerun of the same command replaces its
+    /// own report.
+    #[arg(long)]
+    force: bool,
     /// Play only game G (0-based) and print its result; with --trace, every event.
     #[arg(long, value_name = "G")]
     game: Option<u64>,
@@ -56,9 +62,11 @@ pub struct Cmd {
     /// they usually fail under --swarm (scenarios/README.md, "Swarm runs").
     #[arg(long)]
     swarm: bool,
-    /// Skip the tick-model oracle (faster; the invariants still run).
-    #[arg(long)]
-    no_tick_oracle: bool,
+    /// Skip the independent-model oracle, which checks the ideal clock
+    /// against a second, independently written model of the rules (faster;
+    /// the invariants still run). `--no-tick-oracle` is its old name.
+    #[arg(long, alias = "no-tick-oracle")]
+    no_model_oracle: bool,
     /// Play with these defects switched off, comma-separated, e.g. `bounce,drift` (an
     /// unknown name lists them all; --shrink prints the list a failure needs).
     #[arg(long, value_name = "LIST", value_parser = parse_defects)]
@@ -69,9 +77,9 @@ pub struct Cmd {
     /// For scenario authors: play --games games (default 20 000), measure
     /// each expected share, and print the range a run of the scenario's own
     /// `games` fails by chance less than once in 10 000 a side; exit 1 when
-    /// a written range is narrower. Writes no report; plays without the
-    /// tick-model oracle, which changes no result (the invariants still run).
-    #[arg(long, conflicts_with_all = ["game", "shrink", "shard", "check_determinism", "swarm", "out"])]
+    /// a written range is narrower. Writes no report; the oracles run as in
+    /// any run, and a game that violates one fails the calibration.
+    #[arg(long, conflicts_with_all = ["game", "shrink", "shard", "check_determinism", "swarm", "out", "force"])]
     calibrate: bool,
 }
 
@@ -121,6 +129,7 @@ impl Cmd {
         }
         let seed = self.seed.unwrap_or(scenario.seed);
         if let Some(game) = self.game {
+            self.refuse_what_one_game_cannot_honour(&scenario)?;
             return self.one_game(&scenario, seed, game);
         }
         if self.calibrate {
@@ -129,12 +138,29 @@ impl Cmd {
         self.many_games(&scenario, &file, seed)
     }
 
+    /// `--game G` replays one game: options about a run's games would be
+    /// silently dropped, so they are refused (exit 2) before it is played.
+    fn refuse_what_one_game_cannot_honour(&self, scenario: &Scenario) -> Result<()> {
+        let why = if let Some((index, count)) = self.shard {
+            format!("--shard {index}/{count} picks a slice of a run's games, and --game one game: give one of them")
+        } else if self.force {
+            "--force replaces a run's report, and --game writes none".to_string()
+        } else if self.out.is_some() && scenario.correspondence.is_none() {
+            "--out names a run's report folder, and --game on an over-the-board scenario writes no report: it \
+             prints the game (--trace: every event); drop --game for a report"
+                .to_string()
+        } else {
+            return Ok(());
+        };
+        Err(Failure::usage(anyhow::anyhow!("{why} (nothing was run)")))
+    }
+
     fn disabled(&self) -> DefectSet {
         self.disable.unwrap_or_default()
     }
 
     fn target<'a>(&self, scenario: &'a Scenario, seed: u64, game: u64) -> Target<'a> {
-        Target { scenario, seed, game, swarm: self.swarm, tick_oracle: !self.no_tick_oracle }
+        Target { scenario, seed, game, swarm: self.swarm, model_oracle: !self.no_model_oracle }
     }
 
     /// The command that replays game `game` with its trace.
@@ -163,7 +189,7 @@ impl Cmd {
         for (flag, on) in [
             ("--swarm", self.swarm),
             ("--check-determinism", self.check_determinism),
-            ("--no-tick-oracle", self.no_tick_oracle),
+            ("--no-model-oracle", self.no_model_oracle),
         ] {
             if on {
                 let _ = write!(command, " {flag}");
@@ -188,16 +214,29 @@ impl Cmd {
         if self.shrink {
             return self.shrink_game(scenario, seed, game);
         }
-        let record = game::play(GameSpec {
+        // A postal game's report folder is checked before the game is played.
+        let postal_dir = match &scenario.correspondence {
+            Some(_) => {
+                let dir = self.out.clone().unwrap_or_else(|| postal_game_dir(scenario, seed, game));
+                super::prepare_out_dir(&dir)?;
+                Some(dir)
+            }
+            None => None,
+        };
+        let spec = GameSpec {
             scenario,
             seed,
             game,
             swarm: self.swarm,
             trace: self.trace,
-            tick_oracle: !self.no_tick_oracle,
+            model_oracle: !self.no_model_oracle,
             disabled: self.disabled(),
-        });
+        };
+        let record = game::play(spec);
         let mut out = String::new();
+        if self.trace {
+            out.push_str(TRACE_HEADER);
+        }
         for line in record.trace.iter().flatten() {
             let _ = writeln!(out, "{line}");
         }
@@ -211,17 +250,15 @@ impl Cmd {
             record.max_time_error_us,
             record.trace_hash
         );
-        let reasons = run::failure_reasons(scenario, &record);
+        let mut reasons = run::failure_reasons(scenario, &record);
+        if self.check_determinism {
+            reasons.extend(played_twice(&mut out, spec, &record));
+        }
         for reason in &reasons {
             let _ = writeln!(out, "  FAIL {reason}");
         }
-        if let Some(postal) = &scenario.correspondence {
+        if let (Some(postal), Some(dir)) = (&scenario.correspondence, postal_dir) {
             // The day-by-day accounting and the claims timeline of this game.
-            let dir = self
-                .out
-                .clone()
-                .unwrap_or_else(|| PathBuf::from("reports").join(format!("{}-{seed}-game-{game}", scenario.name)));
-            super::prepare_out_dir(&dir)?;
             let played = bench_sim::postal::play(postal, seed, game);
             let report = report::postal::PostalGame { scenario: &scenario.name, seed, game, record: &played };
             report::postal::write_postal_game(&dir, &report).map_err(Failure::infrastructure)?;
@@ -236,7 +273,7 @@ impl Cmd {
             super::print(&format!("game {game} (seed {seed}) does not fail: nothing to shrink\n"))?;
             return Ok(Exit::Pass);
         };
-        let mut out = String::new();
+        let mut out = String::from(TRACE_HEADER);
         for line in shrunk.record.trace.iter().flatten() {
             let _ = writeln!(out, "{line}");
         }
@@ -266,9 +303,9 @@ impl Cmd {
             games: 0..games,
             jobs: self.jobs(),
             swarm: false,
-            // It only checks: shares and time errors are the same without it,
-            // and with it the long controls take many minutes.
-            tick_oracle: false,
+            // The oracles only check: with them the shares are the same, and
+            // a wrong core is caught while calibrating too.
+            model_oracle: !self.no_model_oracle,
             disabled: self.disabled(),
         };
         let bar = progress_bar(games);
@@ -319,17 +356,18 @@ impl Cmd {
             games: range.clone(),
             jobs,
             swarm: self.swarm,
-            tick_oracle: !self.no_tick_oracle,
+            model_oracle: !self.no_model_oracle,
             disabled: self.disabled(),
         };
         let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(scenario, seed, self.shard));
+        let command = self.reproduce_command(seed, games);
+        super::refuse_to_replace_another_run(&out_dir, &command, self.force)?;
         super::prepare_out_dir(&out_dir)?;
         let stop = Arc::new(AtomicBool::new(false));
         let handler_stop = Arc::clone(&stop);
         // Ctrl-C, SIGTERM or SIGHUP: the games under way finish and the run
         // ends with an incomplete report. A second one stops at once: a very
-        // long game (days of thinking on an 11-day control with the tick
-        // oracle) must not hold the terminal.
+        // long game must not hold the terminal.
         let _ = ctrlc::set_handler(move || {
             if handler_stop.swap(true, Ordering::Relaxed) {
                 eprintln!("bench sim: interrupted again: stopping now, without a report");
@@ -365,7 +403,7 @@ impl Cmd {
                 games_total: games,
                 options: report::json::Options {
                     check_determinism: self.check_determinism,
-                    tick_oracle: !self.no_tick_oracle,
+                    tick_oracle: !self.no_model_oracle,
                     max_moves: self.max_moves,
                     disabled: self.disabled().iter().map(|defect| defect.name().to_string()).collect(),
                 },
@@ -374,7 +412,7 @@ impl Cmd {
                 summary: &summary,
                 checks: &checks,
                 replay: &replay,
-                command: self.reproduce_command(seed, games),
+                command,
                 complete,
                 wall_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
                 jobs,
@@ -479,6 +517,32 @@ fn render_calibration(
     out
 }
 
+/// What `--trace` prints before the events, so that a line reads without
+/// the source: every time in it is in microseconds.
+const TRACE_HEADER: &str = "\
+# true time since the game began (us), then the event; every time is in us,
+# stages and periods count from 1 as `bench timecontrol` shows them
+";
+
+fn postal_game_dir(scenario: &Scenario, seed: u64, game: u64) -> PathBuf {
+    PathBuf::from("reports").join(format!("{}-{seed}-game-{game}", scenario.name))
+}
+
+/// `--check-determinism` on one game, as a run does it for each of its
+/// games: the game played again must give the same trace and result.
+/// Returns the failure, if any; a pass is noted in `out`.
+fn played_twice(out: &mut String, spec: GameSpec<'_>, record: &game::GameRecord) -> Option<String> {
+    let again = game::play(GameSpec { trace: false, ..spec });
+    if again.trace_hash != record.trace_hash || again.device != record.device {
+        return Some(format!(
+            "the game does not play the same twice: trace {:016x}, then {:016x}",
+            record.trace_hash, again.trace_hash
+        ));
+    }
+    let _ = writeln!(out, "  PASS {}: trace {:016x} both times", run::DETERMINISM_CHECK, again.trace_hash);
+    None
+}
+
 /// Why `--shrink` shrinks nothing when no game of the run failed.
 fn nothing_to_shrink(passed: bool) -> &'static str {
     if passed {
@@ -491,11 +555,25 @@ fn nothing_to_shrink(passed: bool) -> &'static str {
 fn progress_bar(total: u64) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
     if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} games [{bar:40}] {per_sec} eta {eta}")
+        indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} games [{bar:40}] {rate} eta {eta}")
     {
-        bar.set_style(style.progress_chars("=> "));
+        // Not indicatif's `{per_sec}`, which shows `1,646.5792/s`.
+        let rate = |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
+            let _ = out.write_str(&games_per_second(state.per_sec()));
+        };
+        bar.set_style(style.with_key("rate", rate).progress_chars("=> "));
     }
     bar
+}
+
+/// A run's pace for its progress bar: whole games a second, one decimal
+/// below ten (a long game's run), and no figure before there is one.
+fn games_per_second(rate: f64) -> String {
+    match rate {
+        rate if !rate.is_finite() || rate <= 0.0 => "- games/s".to_string(),
+        rate if rate < 10.0 => format!("{rate:.1} games/s"),
+        rate => format!("{rate:.0} games/s"),
+    }
 }
 
 fn default_out_dir(scenario: &Scenario, seed: u64, shard: Option<(u64, u64)>) -> PathBuf {
@@ -616,6 +694,14 @@ fn render_summary(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_progress_bar_shows_a_plain_rate_of_games() {
+        assert_eq!(games_per_second(1_646.579_2), "1647 games/s");
+        assert_eq!(games_per_second(2.26), "2.3 games/s");
+        assert_eq!(games_per_second(0.0), "- games/s");
+        assert_eq!(games_per_second(f64::INFINITY), "- games/s");
+    }
 
     #[test]
     fn a_command_word_is_quoted_only_when_a_shell_needs_it() {

@@ -52,6 +52,10 @@ pub struct Report {
     /// games went through it. Absent in reports written before it existed.
     #[serde(default)]
     pub coverage: Vec<super::coverage::Entry>,
+    /// Oracle coverage: how much of the run the independent model checked.
+    /// Absent in reports written before it existed.
+    #[serde(default)]
+    pub oracle_coverage: OracleCoverage,
     pub outcomes: Outcomes,
     pub agreement: Agreement,
     pub max_time_error_us: u64,
@@ -78,6 +82,58 @@ pub struct Report {
     /// The other files of this report and their SHA-256: which files in
     /// the folder belong to this `report.json`.
     pub files: BTreeMap<String, String>,
+}
+
+/// The ideal clock's calls and the games on a chess clock, and how many of
+/// each the independent model checked (a game: every one of its calls).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OracleCoverage {
+    pub calls: u64,
+    pub calls_checked: u64,
+    pub games: u64,
+    pub games_checked: u64,
+}
+
+impl OracleCoverage {
+    /// The summary's sentence. A share shows 100 % only when nothing was
+    /// left unchecked (it rounds down).
+    pub fn sentence(&self) -> String {
+        if self.games == 0 {
+            return "No game ran on a chess clock: the independent model, a model of the chess clock, had \
+                    nothing to check."
+                .into();
+        }
+        format!(
+            "The independent model checked {} of the ideal clock's {} calls ({} %) and every call of {} of {} \
+             games ({} %).",
+            self.calls_checked,
+            self.calls,
+            share_rounded_down(self.calls_checked, self.calls),
+            self.games_checked,
+            self.games,
+            share_rounded_down(self.games_checked, self.games),
+        )
+    }
+}
+
+/// `part` of `whole` in percent with one decimal, rounded down.
+fn share_rounded_down(part: u64, whole: u64) -> String {
+    let permille = u128::from(part) * 1_000 / u128::from(whole.max(1));
+    format!("{}.{}", permille / 10, permille % 10)
+}
+
+impl From<bench_sim::oracle::OracleCoverage> for OracleCoverage {
+    fn from(run: bench_sim::oracle::OracleCoverage) -> OracleCoverage {
+        let bench_sim::oracle::OracleCoverage { calls, calls_checked, games, games_checked } = run;
+        OracleCoverage { calls, calls_checked, games, games_checked }
+    }
+}
+
+impl From<OracleCoverage> for bench_sim::oracle::OracleCoverage {
+    fn from(report: OracleCoverage) -> bench_sim::oracle::OracleCoverage {
+        let OracleCoverage { calls, calls_checked, games, games_checked } = report;
+        bench_sim::oracle::OracleCoverage { calls, calls_checked, games, games_checked }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,7 +164,8 @@ pub struct Games {
 pub struct Options {
     /// `--check-determinism`: every game played twice, and a check more.
     pub check_determinism: bool,
-    /// False with `--no-tick-oracle`.
+    /// False with `--no-model-oracle` (the independent model, once a tick
+    /// model: the field keeps its first name so reports stay comparable).
     pub tick_oracle: bool,
     /// `--max-moves N`: the scenario's move bound, overridden.
     pub max_moves: Option<u32>,
@@ -307,6 +364,7 @@ pub fn build(input: &SimReportInput) -> Report {
         results: Results { device: summary.results.clone(), ideal: summary.ideal_results.clone() },
         articles: summary.articles.clone(),
         coverage: super::coverage::entries(&summary.coverage),
+        oracle_coverage: summary.oracle_coverage.into(),
         outcomes: Outcomes { white, black, draw },
         agreement: Agreement { agreeing: summary.agreeing, games: summary.games },
         max_time_error_us: summary.max_time_error_us,

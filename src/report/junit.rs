@@ -129,7 +129,9 @@ fn escape(value: &str, attribute: bool) -> String {
             '\n' | '\t' => out.push(c),
             // `\r` in text would be normalised away; everything else below
             // U+0020 is not allowed in XML 1.0, nor are U+FFFE and U+FFFF.
-            c if (c < ' ' || c == '\u{FFFE}' || c == '\u{FFFF}') => {
+            // Bidirectional overrides are allowed, but would reverse what
+            // a CI page shows: visible like every other control.
+            c if (c < ' ' || c == '\u{FFFE}' || c == '\u{FFFF}' || crate::visible::is_hidden_control(c)) => {
                 let _ = write!(out, "[U+{:04X}]", u32::from(c));
             }
             c => out.push(c),

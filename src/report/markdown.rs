@@ -96,7 +96,10 @@ pub fn render(report: &Report, command_line: &str) -> String {
 
     line("## Results");
     line("");
-    line("Games by result class, on the simulated device and on a perfect clock given the same presses.");
+    line(
+        "Games by how they ended (the article of the final ruling, or who won), on the simulated device and on a \
+         perfect clock given the same presses.",
+    );
     line("");
     line("| Class | Device | Ideal clock |");
     line("| --- | ---: | ---: |");
@@ -109,6 +112,7 @@ pub fn render(report: &Report, command_line: &str) -> String {
         line(&format!("| {} | {device} | {ideal} |", cell(class)));
     }
     line("");
+    expected_classes(&mut line, report);
     let outcomes = &report.outcomes;
     line(&format!(
         "Outcomes on the device: White won {}, Black won {}, drawn {}. Device and ideal clock agree in {} of {} \
@@ -140,6 +144,11 @@ pub fn render(report: &Report, command_line: &str) -> String {
     for coverage_line in super::coverage::markdown(&report.coverage) {
         line(&coverage_line);
     }
+    line("");
+
+    line("## Oracle coverage");
+    line("");
+    line(&report.oracle_coverage.sentence());
     line("");
 
     line("## Defects");
@@ -178,6 +187,38 @@ pub fn render(report: &Report, command_line: &str) -> String {
     out
 }
 
+/// What an article class of `[[expect.result]]` counts, where its games are
+/// shown: unlike a final result, a ruling that lets play go on is counted.
+pub(crate) const ARTICLE_CLASSES: &str = "An article class counts every game in which the device applied that \
+     article, also when play went on (6.3, 6.12 a)); a game can be in more than one class, so the classes can \
+     add up to more than the games. `white`, `black`, `draw` and `move-bound` count how games ended.";
+
+/// The classes the scenario expects, each with its games and share: every
+/// `games in class` check has its row here, a ruling that let play go on
+/// (which no game ends with) included.
+fn expected_classes(line: &mut impl FnMut(&str), report: &Report) {
+    if report.expected_classes.is_empty() {
+        return;
+    }
+    line("Classes the scenario expects (`[[expect.result]]`), on the device:");
+    line("");
+    line("| Class | Games | Share | Expected |");
+    line("| --- | ---: | ---: | --- |");
+    for expected in &report.expected_classes {
+        line(&format!(
+            "| {} | {} | {} | {} % to {} % |",
+            cell(&expected.class),
+            expected.games,
+            super::html::percent(expected.games, report.games.played),
+            expected.min_percent,
+            expected.max_percent
+        ));
+    }
+    line("");
+    line(ARTICLE_CLASSES);
+    line("");
+}
+
 /// Each defect and arbiter intervention by name, with its count: the
 /// device's defects first, then the arbiter's interventions.
 pub(crate) fn defect_rows(defects: &DefectCounts) -> [(&'static str, u64); 10] {
@@ -197,7 +238,7 @@ pub(crate) fn defect_rows(defects: &DefectCounts) -> [(&'static str, u64); 10] {
 
 /// Inline code that survives backticks in `text`.
 pub(crate) fn code(text: &str) -> String {
-    let text = text.replace(['\n', '\r'], " ");
+    let text = escape_text(text);
     let mut fence = String::from("`");
     while text.contains(fence.as_str()) {
         fence.push('`');
@@ -211,9 +252,10 @@ pub(crate) fn cell(text: &str) -> String {
     escape_text(text).replace('|', "\\|")
 }
 
-/// Free text on one line (a reason or a description cannot break the layout).
+/// Free text on one line (a reason or a description cannot break the
+/// layout), with no hidden control character ([`crate::visible`]).
 fn escape_text(text: &str) -> String {
-    text.replace(['\n', '\r'], " ")
+    crate::visible::visible(&text.replace(['\n', '\r', '\t'], " ")).into_owned()
 }
 
 /// `1234567` → `1.234567 s`; under a second, in ms or µs.
@@ -224,6 +266,18 @@ pub(crate) fn micros(value_us: u64) -> String {
         format!("{} ms", value_us / 1_000)
     } else {
         format!("{value_us} µs")
+    }
+}
+
+/// A signed measurement with `decimals` decimals: `+1.23`, `-0.50`, and
+/// `0.00` for anything that rounds to zero, which `{:+.2}` shows as
+/// `-0.00` or `+0.00`: a sign on nothing reads as a direction.
+pub(crate) fn signed(value: f64, decimals: usize) -> String {
+    let text = format!("{value:+.decimals$}");
+    if text[1..].chars().all(|c| c == '0' || c == '.') {
+        text[1..].to_string()
+    } else {
+        text
     }
 }
 
@@ -312,6 +366,16 @@ mod tests {
         assert_eq!(number_ranges(&[7]), "7");
         assert_eq!(number_ranges(&[u64::MAX - 2, u64::MAX - 1, u64::MAX]), format!("{}–{}", u64::MAX - 2, u64::MAX));
         assert_eq!(number_ranges(&[]), "none");
+    }
+
+    #[test]
+    fn a_signed_value_that_rounds_to_zero_has_no_sign() {
+        assert_eq!(signed(-0.001, 2), "0.00");
+        assert_eq!(signed(0.004, 2), "0.00");
+        assert_eq!(signed(-0.0, 3), "0.000");
+        assert_eq!(signed(-0.005_1, 2), "-0.01");
+        assert_eq!(signed(1.234_6, 3), "+1.235");
+        assert_eq!(signed(-12.0, 0), "-12");
     }
 
     #[test]

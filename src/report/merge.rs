@@ -55,6 +55,12 @@ pub fn default_out_dir(shard: &Path) -> Result<PathBuf, MergeError> {
     Ok(PathBuf::from("reports").join(format!("{}-{}", report.scenario.name, report.seed)))
 }
 
+/// The command of the merged report, read from one shard (`merge` checks
+/// that every shard's is the same): the unsharded run's.
+pub fn merged_command(shard: &Path) -> Result<String, MergeError> {
+    unsharded_command(&gate::report_path(shard), &load_shard(shard)?)
+}
+
 fn load_shard(dir: &Path) -> Result<Report, MergeError> {
     let path = gate::report_path(dir);
     let report = gate::load_complete(dir).map_err(|error| MergeError::Input(error.into()))?;
@@ -206,9 +212,9 @@ fn same_sweep(a_path: &Path, a: &Report, b_path: &Path, b: &Report) -> Result<()
         flag(b.options.check_determinism, "--check-determinism"),
     )?;
     differ(
-        "tick-oracle settings",
-        flag(!a.options.tick_oracle, "--no-tick-oracle"),
-        flag(!b.options.tick_oracle, "--no-tick-oracle"),
+        "independent-model oracle settings",
+        flag(!a.options.tick_oracle, "--no-model-oracle"),
+        flag(!b.options.tick_oracle, "--no-model-oracle"),
     )?;
     let max_moves =
         |report: &Report| report.options.max_moves.map_or("no --max-moves".into(), |n| format!("--max-moves {n}"));
@@ -370,5 +376,6 @@ pub fn summary_of(report: &Report) -> Result<Summary, String> {
         run_hash,
         drift_ppb: report.drift_ppb.map(|range| (range.min, range.max)),
         coverage: super::coverage::from_entries(&report.coverage)?,
+        oracle_coverage: report.oracle_coverage.into(),
     })
 }

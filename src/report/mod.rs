@@ -127,15 +127,38 @@ pub fn write_sim_report(dir: &Path, input: &SimReportInput) -> anyhow::Result<Ve
     Ok(written)
 }
 
+/// The command of the run whose report `dir` holds, when it holds a whole
+/// one (`report.json` that reads as JSON with a `command`), of any kind:
+/// what a new run in `dir` would replace. A folder with no such file holds
+/// no report to lose (a run that died part-way leaves none).
+pub fn command_of_report_in(dir: &Path) -> Option<String> {
+    let bytes = std::fs::read(dir.join(REPORT_JSON)).ok()?;
+    let report: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    report.get("command")?.as_str().map(str::to_string)
+}
+
+/// Why `dir` may not take the report of the run `command`: it holds the
+/// report of another run, which the new one would replace. The same
+/// command may: a rerun (after editing the scenario or rebuilding the
+/// firmware) is meant to replace its report.
+pub fn another_runs_report(dir: &Path, command: &str) -> Option<String> {
+    let theirs = command_of_report_in(dir).filter(|theirs| theirs != command)?;
+    Some(format!(
+        "the report folder {} holds the report of another run (`{theirs}`): give --out a folder for this run \
+         (`{command}`), or --force to replace that report",
+        dir.display()
+    ))
+}
+
+/// The drift plot's title. The bucket is written as `summary.md` writes it
+/// (`1.25 s`, every digit it has): a rounded `1.2 s` read as another bucket.
 fn plot_title(report: &json::Report) -> String {
-    let bucket_us = report.drift_envelope.bucket_us;
     format!(
-        "{}, seed {}, {} games: min–max across games per {}.{} s of game time",
-        report.scenario.name,
+        "{}, seed {}, {} games: min–max across games per {} of game time",
+        crate::visible::visible(&report.scenario.name),
         report.seed,
         report.games.played,
-        bucket_us / 1_000_000,
-        bucket_us % 1_000_000 / 100_000
+        markdown::seconds(report.drift_envelope.bucket_us)
     )
 }
 
@@ -534,7 +557,7 @@ time_error_max_us = 0
         let file = Path::new("scenarios/<b>evil&'\".toml");
         let scenario = Scenario::parse(HOSTILE, file).expect("parses");
         let options =
-            RunOptions { seed: 1, games: 0..2, jobs: 1, swarm: false, tick_oracle: true, disabled: DefectSet::NONE };
+            RunOptions { seed: 1, games: 0..2, jobs: 1, swarm: false, model_oracle: true, disabled: DefectSet::NONE };
         let summary = run::run(&scenario, &options, &|_| {});
         let checks = run::judge(&scenario, &summary);
         assert!(!summary.failures.is_empty(), "the run must have failures to show");
@@ -597,6 +620,16 @@ time_error_max_us = 0
             let report = gate::load(dir.path()).expect("the report loads").into_sim().expect("a sim report");
             assert_eq!(merge::summary_of(&report).expect("a summary"), run.summary);
         }
+    }
+
+    /// The plot's title gives the bucket as summary.md does (it said
+    /// `per 1.2 s` of 1.25 s buckets).
+    #[test]
+    fn the_drift_plots_title_gives_the_bucket_in_full() {
+        let run = simulate(DRIFTING, 1);
+        let mut report = json::build(&input(&run, true));
+        report.drift_envelope.bucket_us = 1_250_000;
+        assert!(plot_title(&report).ends_with("per 1.25 s of game time"), "{}", plot_title(&report));
     }
 
     #[test]

@@ -88,7 +88,21 @@ fn register() -> anyhow::Result<()> {
     }
 }
 
-/// One band: per bucket, (start, end) in minutes and (min, max) in ms.
+/// Games this short or shorter are plotted in seconds: on a minutes axis an
+/// 80 s game would read 0 to 1.3.
+const SECONDS_AXIS_MAX_US: u64 = 180_000_000;
+
+/// The game-time axis for an envelope ending at `end_us`: microseconds per
+/// unit, and the unit's name.
+fn time_axis(end_us: u64) -> (f64, &'static str) {
+    if end_us <= SECONDS_AXIS_MAX_US {
+        (1e6, "seconds")
+    } else {
+        (60e6, "minutes")
+    }
+}
+
+/// One band: per bucket, (start, end) in the time axis's unit and (min, max) in ms.
 struct Band {
     label: &'static str,
     color: RGBColor,
@@ -102,12 +116,13 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &DriftPlot) -> 
     let (upper, lower) = root.split_vertically(HEIGHT.saturating_sub(40) / 2);
 
     let envelope = plot.envelope;
-    let minutes = |us: u64| us as f64 / 60_000_000.0;
-    let ms = |us: i64| us as f64 / 1_000.0;
     let bucket_us = envelope.bucket_us;
-    let span = |start_us: u64, end_us: Option<u64>| {
-        (minutes(start_us), minutes(end_us.unwrap_or_else(|| start_us.saturating_add(bucket_us))))
-    };
+    let bucket_end = |start_us: u64, end_us: Option<u64>| end_us.unwrap_or_else(|| start_us.saturating_add(bucket_us));
+    let last_us = envelope.buckets.iter().map(|bucket| bucket_end(bucket.start_us, bucket.end_us)).max();
+    let (unit_us, unit) = time_axis(last_us.unwrap_or(0));
+    let in_unit = |us: u64| us as f64 / unit_us;
+    let ms = |us: i64| us as f64 / 1_000.0;
+    let span = |start_us: u64, end_us: Option<u64>| (in_unit(start_us), in_unit(bucket_end(start_us, end_us)));
     let mut white = Band { label: "White's display", color: WHITE_SIDE, spans: Vec::new() };
     let mut black = Band { label: "Black's display", color: BLACK_SIDE, spans: Vec::new() };
     let mut offset = Band { label: "device time base", color: TIME_BASE, spans: Vec::new() };
@@ -120,10 +135,13 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &DriftPlot) -> 
     let x_end = envelope.buckets.iter().map(|bucket| span(bucket.start_us, bucket.end_us).1).fold(0.0, f64::max);
     let x_end = if x_end > 0.0 { x_end } else { 1.0 };
     let open_ended = envelope.buckets.iter().any(|bucket| bucket.end_us.is_none());
-    let x_desc =
-        if open_ended { "game time (minutes; the last band holds every later sample)" } else { "game time (minutes)" };
-    panel(&upper, "Displayed time: device minus ideal clock", x_desc, x_end, &[white, black])?;
-    panel(&lower, "Time base: device minus true time", x_desc, x_end, &[offset])?;
+    let x_desc = if open_ended {
+        format!("game time ({unit}; the last band holds every later sample)")
+    } else {
+        format!("game time ({unit})")
+    };
+    panel(&upper, "Displayed time: device minus ideal clock", &x_desc, x_end, &[white, black])?;
+    panel(&lower, "Time base: device minus true time", &x_desc, x_end, &[offset])?;
     Ok(())
 }
 
@@ -158,9 +176,13 @@ fn panel<DB: DrawingBackend>(
         .draw()
         .map_err(fail)?;
     chart.draw_series(LineSeries::new([(0.0, 0.0), (x_end, 0.0)], BLACK.mix(0.6))).map_err(fail)?;
-    let mut any = false;
-    for band in bands.iter().filter(|band| !band.spans.is_empty()) {
-        any = true;
+    let drawn: Vec<&Band> = bands.iter().filter(|band| !band.spans.is_empty()).collect();
+    let any = !drawn.is_empty();
+    // Every fill first, then the edges: a later band's fill would veil an
+    // earlier one's edges. Where two sides' edges coincide (a defect that
+    // hits both alike), the earlier band's are wider, so that each colour
+    // shows: White's as a rim around Black's.
+    for band in &drawn {
         let color = band.color;
         chart
             .draw_series(
@@ -171,11 +193,15 @@ fn panel<DB: DrawingBackend>(
             .map_err(fail)?
             .label(band.label)
             .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 20, y + 6)], color.mix(0.5).filled()));
+    }
+    for (index, band) in drawn.iter().enumerate() {
+        let width = edge_width_px(index, drawn.len());
+        let style = band.color.stroke_width(width);
         chart
             .draw_series(band.spans.iter().flat_map(|&(x0, x1, low, high)| {
                 [
-                    PathElement::new(vec![(x0, low), (x1, low)], color.stroke_width(2)),
-                    PathElement::new(vec![(x0, high), (x1, high)], color.stroke_width(2)),
+                    PathElement::new(vec![(x0, low), (x1, low)], style),
+                    PathElement::new(vec![(x0, high), (x1, high)], style),
                 ]
             }))
             .map_err(fail)?;
@@ -199,6 +225,13 @@ fn panel<DB: DrawingBackend>(
             .map_err(fail)?;
     }
     Ok(())
+}
+
+/// The edge width of the `index`-th of `bands` bands: 2 px for the last,
+/// 3 px more for each before it, so coinciding edges all show.
+fn edge_width_px(index: usize, bands: usize) -> u32 {
+    let below_the_last = u32::try_from(bands.saturating_sub(index + 1)).unwrap_or(0);
+    2 + 3 * below_the_last
 }
 
 /// The y range: every band and zero, with a margin; never empty.
@@ -268,6 +301,48 @@ mod tests {
         assert!(svg.starts_with("<svg") && svg.contains("full envelope"));
         let png = std::fs::read(dir.path().join("drift.png")).expect("read the png");
         assert!(png.starts_with(b"\x89PNG"));
+    }
+
+    /// An envelope of `buckets` buckets of `bucket_us`, White's and Black's
+    /// bands the same (a defect that hits both sides alike).
+    fn envelope_of(buckets: u64, bucket_us: u64) -> DriftEnvelope {
+        use crate::report::json::{Bucket, PerSide};
+        let buckets = (0..buckets)
+            .map(|index| Bucket {
+                index,
+                start_us: index * bucket_us,
+                end_us: Some((index + 1) * bucket_us),
+                samples: 10,
+                offset_min_us: 0,
+                offset_max_us: 100,
+                error_min_us: PerSide { white: -300, black: -300 },
+                error_max_us: PerSide { white: 300, black: 300 },
+            })
+            .collect();
+        DriftEnvelope { bucket_us, buckets_total: 64, buckets }
+    }
+
+    #[test]
+    fn a_short_game_is_plotted_in_seconds_a_long_one_in_minutes() {
+        let short = svg(&DriftPlot { title: "t".into(), envelope: &envelope_of(64, 1_250_000) }).expect("svg");
+        assert!(short.contains("game time (seconds)") && !short.contains("minutes"), "an 80 s game");
+        let long = svg(&DriftPlot { title: "t".into(), envelope: &envelope_of(64, 10_000_000) }).expect("svg");
+        assert!(long.contains("game time (minutes)"), "a game of 10 min 40 s");
+    }
+
+    /// Where the two sides' bands coincide, White's edges (drawn first)
+    /// are wider than Black's on top of them, so both colours show.
+    #[test]
+    fn whites_band_shows_where_blacks_covers_it() {
+        let text = svg(&DriftPlot { title: "t".into(), envelope: &envelope_of(4, 1_000_000) }).expect("svg");
+        let edge = |color: RGBColor| {
+            let stroke = format!("stroke=\"#{:02X}{:02X}{:02X}\" stroke-width=\"", color.0, color.1, color.2);
+            let at = text.find(&stroke).unwrap_or_else(|| panic!("no edge of {stroke}"));
+            let width: String = text[at + stroke.len()..].chars().take_while(char::is_ascii_digit).collect();
+            (at, width.parse::<u32>().expect("a width"))
+        };
+        let ((white_at, white_px), (black_at, black_px)) = (edge(WHITE_SIDE), edge(BLACK_SIDE));
+        assert!(white_at < black_at && white_px > black_px, "White {white_px} px, then Black {black_px} px");
     }
 
     #[test]

@@ -6,8 +6,11 @@
  * (hil/contract/src); hil/contract/tests/c_header.rs compiles this header
  * and compares every value, offset and size with the crate, so the two
  * cannot drift apart. C99 or later, or C++11 or later. No allocation, no
- * library calls; two static inline helpers, bench_record_init and
- * bench_command_parse. hil/CONTRACT.md section 10 shows them in use.
+ * library calls; static inline helpers bench_record_init (a record to fill),
+ * bench_command_parse (a bench-ctl line to a command) and
+ * bench_command_arguments (an arbiter command's `w N` / `b +N`).
+ * hil/CONTRACT.md section 10 shows them in use, and firmware/c-example/ is
+ * a whole firmware built on this header.
  *
  * Records are 48 bytes, little-endian, every field naturally aligned, so
  * the structs below need no packing: on a little-endian target fill a
@@ -42,8 +45,12 @@ extern "C" {
 
 /* ---- Versions and sizes (CONTRACT.md, top and §2) ------------------------ */
 
-/* Announced in Hello.contract_version. 2 adds Press.edge_hw_counter. */
-#define BENCH_CONTRACT_VERSION 2
+/* Announced in Hello.contract_version. 2 adds Press.edge_hw_counter; 3 adds
+   the Capabilities record, the arbiter's commands (set, adjust, moves) and
+   the press result BENCH_RESULT_NOT_APPLIED. */
+#define BENCH_CONTRACT_VERSION 3
+/* The first version with a Capabilities record right after Hello. */
+#define BENCH_CONTRACT_VERSION_CAPABILITIES 3
 /* The oldest version the harness still runs. */
 #define BENCH_CONTRACT_VERSION_MIN 1
 /* Every record on the up-channel is this many bytes. */
@@ -147,10 +154,12 @@ enum bench_kind {
     BENCH_PERIOD = 4,
     BENCH_SNAPSHOT = 5,
     BENCH_TIME_BASE = 6,
-    BENCH_ACK = 7
+    BENCH_ACK = 7,
+    BENCH_CAPABILITIES = 8 /* contract 3 */
 };
 
-/* Header byte 1: a player, the pause button (Press only), or none. */
+/* Header byte 1: a player, the pause button (Press only), or none. An Ack
+   names the side its arbiter command acted on (contract 3). */
 enum bench_side {
     BENCH_WHITE = 0,
     BENCH_BLACK = 1,
@@ -198,7 +207,11 @@ enum bench_press_result {
     BENCH_RESULT_NOT_STARTED = 2,
     BENCH_RESULT_PAUSED = 3, /* stopped by the arbiter (6.13) */
     BENCH_RESULT_FINISHED = 4,
-    BENCH_RESULT_OTHER = 5
+    BENCH_RESULT_OTHER = 5,
+    /* Contract 3: seen but not applied (a polling firmware that noticed a
+       release with no press before it, a queue that was full). Counted,
+       never silent. */
+    BENCH_RESULT_NOT_APPLIED = 6
 };
 
 typedef struct {
@@ -296,7 +309,10 @@ enum bench_command {
     BENCH_COMMAND_START = 2,
     BENCH_COMMAND_RESET = 3,
     BENCH_COMMAND_PAUSE = 4,
-    BENCH_COMMAND_RESUME = 5
+    BENCH_COMMAND_RESUME = 5,
+    BENCH_COMMAND_SET_TIME = 6,    /* contract 3: `set w 300000000` (6.11, 6.14) */
+    BENCH_COMMAND_ADJUST_TIME = 7, /* contract 3: `adjust b +60000000` (6.8d, 13.4) */
+    BENCH_COMMAND_SET_MOVES = 8    /* contract 3: `moves w 40` (6.14) */
 };
 
 /* Ack.status. */
@@ -305,11 +321,17 @@ enum bench_ack_status {
     BENCH_STATUS_UNKNOWN_COMMAND = 1,
     BENCH_STATUS_LINE_TOO_LONG = 2,    /* longer than BENCH_COMMAND_LINE_MAX, discarded whole */
     BENCH_STATUS_BAD_TIME_CONTROL = 3, /* error_position: byte offset in the tc text */
-    BENCH_STATUS_NOT_ALLOWED = 4
+    BENCH_STATUS_NOT_ALLOWED = 4,
+    /* Contract 3: an arbiter command's argument is not a side and a number
+       (error_position: byte offset after the command word and its space), or
+       a time the clock cannot show. */
+    BENCH_STATUS_BAD_ARGUMENT = 5,
+    /* Contract 3: a command the firmware knows but its Capabilities leave out. */
+    BENCH_STATUS_UNSUPPORTED = 6
 };
 
 typedef struct {
-    bench_header h;          /* at_us: when it took effect */
+    bench_header h;          /* at_us: when it took effect; side: an arbiter command's side */
     uint8_t command;         /* 16 enum bench_command */
     uint8_t status;          /* 17 enum bench_ack_status */
     uint16_t error_position; /* 18 */
@@ -318,6 +340,46 @@ typedef struct {
     uint32_t final_period;   /* 32 (0 if none) */
     uint8_t reserved[12];    /* 36 */
 } bench_ack;
+
+/* ---- Kind 8, Capabilities: what the clock supports, right after Hello (seq 1),
+   side none (contract 3). bench skips, with the reason in its report, a
+   scenario that needs what the clock leaves out. ------------------------- */
+
+/* Capabilities.controls bits: the kinds of time control the clock runs. A
+   control needs the bit of each feature it uses: `40/5400+30:1800` needs
+   STAGES, INCREMENT and PLAIN. */
+#define BENCH_CONTROL_PLAIN 0x01u      /* sudden death, `300` */
+#define BENCH_CONTROL_INCREMENT 0x02u  /* Fischer increment, `300+2` (6.2a) */
+#define BENCH_CONTROL_DELAY 0x04u      /* time delay, `300+d5` (6.2b) */
+#define BENCH_CONTROL_BRONSTEIN 0x08u  /* Bronstein delay, `300+b3` */
+#define BENCH_CONTROL_STAGES 0x10u     /* more than one stage, `40/5400:1800` (6.2b, 6.3) */
+#define BENCH_CONTROL_HOURGLASS 0x20u  /* `*180` */
+#define BENCH_CONTROL_BYO_YOMI 0x40u   /* `3600(5x30)` */
+#define BENCH_CONTROL_CANADIAN 0x80u   /* `600(20/300)` */
+#define BENCH_CONTROLS_ALL 0xFFu
+
+/* Capabilities.arbiter bits: the arbiter's functions the clock has. */
+#define BENCH_ARBITER_PAUSE 0x01u       /* `pause` / `resume` (6.13) */
+#define BENCH_ARBITER_SET_TIME 0x02u    /* `set` (6.11, 6.14) */
+#define BENCH_ARBITER_ADJUST_TIME 0x04u /* `adjust` (6.8d, 13.4) */
+#define BENCH_ARBITER_SET_MOVES 0x08u   /* `moves` (6.14) */
+#define BENCH_ARBITER_ALL 0x0Fu
+
+/* Capabilities.flag_order: whether the displays show which flag fell first.
+   6.12 rules a game where both flags fell by their order only when they do. */
+#define BENCH_FLAG_ORDER_NOT_SHOWN 0u
+#define BENCH_FLAG_ORDER_SHOWN 1u
+
+typedef struct {
+    bench_header h;
+    uint32_t controls;     /* 16 BENCH_CONTROL_* */
+    uint32_t arbiter;      /* 20 BENCH_ARBITER_* */
+    uint8_t flag_order;    /* 24 BENCH_FLAG_ORDER_* */
+    uint8_t reserved[23];  /* 25 */
+} bench_capabilities;
+
+/* A firmware of contract 1 or 2 sends no Capabilities record: bench takes it
+   to run every control, to have pause and resume, and to show the flag order. */
 
 /* ---- Any record ---------------------------------------------------------- */
 
@@ -330,6 +392,7 @@ typedef union {
     bench_snapshot snapshot;
     bench_time_base time_base;
     bench_ack ack;
+    bench_capabilities capabilities;
     uint8_t bytes[BENCH_RECORD_SIZE];
 } bench_record;
 
@@ -352,6 +415,8 @@ BENCH_STATIC_ASSERT(sizeof(bench_time_base) == BENCH_RECORD_SIZE, "bench_time_ba
 BENCH_STATIC_ASSERT(offsetof(bench_time_base, dropped_total) == 32, "bench_time_base.dropped_total");
 BENCH_STATIC_ASSERT(sizeof(bench_ack) == BENCH_RECORD_SIZE, "bench_ack size");
 BENCH_STATIC_ASSERT(offsetof(bench_ack, final_period) == 32, "bench_ack.final_period");
+BENCH_STATIC_ASSERT(sizeof(bench_capabilities) == BENCH_RECORD_SIZE, "bench_capabilities size");
+BENCH_STATIC_ASSERT(offsetof(bench_capabilities, flag_order) == 24, "bench_capabilities.flag_order");
 BENCH_STATIC_ASSERT(sizeof(bench_record) == BENCH_RECORD_SIZE, "bench_record size");
 
 /* Starts a record: every byte zero (reserved bytes must be), then kind, side
@@ -369,13 +434,38 @@ static inline void bench_record_init(bench_record *record, uint8_t kind, uint8_t
 
 /* ---- Commands on bench-ctl (§4) ------------------------------------------ */
 
-/* The lines, without their '\n'; `tc` is followed by the time-control text. */
+/* The lines, without their '\n'. `tc` is followed by the time-control text,
+   the arbiter's commands (contract 3) by a side and a number:
+   `set w 300000000`, `adjust b +60000000`, `moves w 40`. */
 #define BENCH_COMMAND_TEXT_TC "tc "
 #define BENCH_COMMAND_TEXT_TC_LEN 3
 #define BENCH_COMMAND_TEXT_START "start"
 #define BENCH_COMMAND_TEXT_RESET "reset"
 #define BENCH_COMMAND_TEXT_PAUSE "pause"
 #define BENCH_COMMAND_TEXT_RESUME "resume"
+#define BENCH_COMMAND_TEXT_SET_TIME "set "
+#define BENCH_COMMAND_TEXT_SET_TIME_LEN 4
+#define BENCH_COMMAND_TEXT_ADJUST_TIME "adjust "
+#define BENCH_COMMAND_TEXT_ADJUST_TIME_LEN 7
+#define BENCH_COMMAND_TEXT_SET_MOVES "moves "
+#define BENCH_COMMAND_TEXT_SET_MOVES_LEN 6
+/* The side letters of an arbiter command's argument. */
+#define BENCH_ARGUMENT_WHITE 'w'
+#define BENCH_ARGUMENT_BLACK 'b'
+/* bench_command_arguments's answer when the arguments are good. */
+#define BENCH_ARGUMENTS_OK (-1)
+
+/* One line, as bench_command_parse read it. */
+typedef struct {
+    uint8_t command;         /* enum bench_command: the command the line's word names */
+    uint8_t status;          /* enum bench_ack_status: BENCH_STATUS_OK if the line is a whole command */
+    uint16_t error_position; /* BENCH_STATUS_BAD_ARGUMENT: offset in the text after the command word and its space */
+    uint8_t side;            /* set, adjust, moves: BENCH_WHITE or BENCH_BLACK; otherwise BENCH_NO_SIDE */
+    uint8_t subtract;        /* adjust: 1 takes the amount away (stopping at 0), 0 adds it */
+    uint64_t number;         /* set: the time in us; adjust: the amount in us; moves: the move count */
+    const char *text;        /* tc: the time-control text, text_len bytes, not NUL-terminated */
+    size_t text_len;
+} bench_command_line;
 
 /* Whether line[0..len) starts with the NUL-terminated `text`; exact: and has nothing after it. */
 static inline int bench_line_matches_(const char *line, size_t len, const char *text, int exact)
@@ -389,40 +479,128 @@ static inline int bench_line_matches_(const char *line, size_t len, const char *
     return !exact || i == len;
 }
 
-/* Which command one line is (`line` without its '\n', a '\r' before it
-   allowed): its BENCH_COMMAND_* code, BENCH_COMMAND_UNKNOWN if none, and the
-   Ack status in *status. For tc the text starts at line +
-   BENCH_COMMAND_TEXT_TC_LEN; the firmware's notation parser judges it (the
-   Rust crate also refuses non-UTF-8 text here, which no notation has). A line
-   collected into a buffer of BENCH_COMMAND_LINE_MAX + 1 bytes that overflowed
-   is BENCH_STATUS_LINE_TOO_LONG without calling this. */
-static inline uint8_t bench_command_parse(const char *line, size_t len, uint8_t *status)
+/* An arbiter command's arguments, text[0..len): a side letter, one space
+   and a decimal number that fits 64 bits; with `is_signed` a '+' or '-'
+   before the number. Returns BENCH_ARGUMENTS_OK and fills *side
+   (BENCH_WHITE/BENCH_BLACK), *subtract (1 for '-') and *number, or else the
+   offset of the first byte that is wrong: 0 the side, 1 the space, 2 the
+   sign (or the first digit), the first non-digit, or the digit at which the
+   number no longer fits. Bench's own parser answers the same positions. */
+static inline int bench_command_arguments(const char *text, size_t len, int is_signed, uint8_t *side,
+                                          uint8_t *subtract, uint64_t *number)
 {
+    size_t digits_from = 2;
+    size_t i;
+    uint64_t value = 0;
+    if (len < 1 || (text[0] != BENCH_ARGUMENT_WHITE && text[0] != BENCH_ARGUMENT_BLACK)) {
+        return 0;
+    }
+    if (len < 2 || text[1] != ' ') {
+        return 1;
+    }
+    *subtract = 0;
+    if (is_signed) {
+        if (len < 3 || (text[2] != '+' && text[2] != '-')) {
+            return 2;
+        }
+        *subtract = text[2] == '-';
+        digits_from = 3;
+    }
+    if (len <= digits_from) {
+        return (int)digits_from;
+    }
+    for (i = digits_from; i < len; i++) {
+        uint64_t digit = (uint64_t)(text[i] - '0');
+        if (text[i] < '0' || text[i] > '9' || value > (UINT64_MAX - digit) / 10u) {
+            return (int)i;
+        }
+        value = value * 10u + digit;
+    }
+    *side = text[0] == BENCH_ARGUMENT_WHITE ? BENCH_WHITE : BENCH_BLACK;
+    *number = value;
+    return BENCH_ARGUMENTS_OK;
+}
+
+/* The arbiter command `out->command` with its arguments at line[0..len). */
+static inline uint8_t bench_command_arbiter_(const char *line, size_t len, int is_signed, bench_command_line *out)
+{
+    int position = bench_command_arguments(line, len, is_signed, &out->side, &out->subtract, &out->number);
+    /* `moves` counts in 32 bits: a larger number is wrong from its first digit. */
+    if (position == BENCH_ARGUMENTS_OK && out->command == BENCH_COMMAND_SET_MOVES && out->number > UINT32_MAX) {
+        position = 2;
+    }
+    if (position != BENCH_ARGUMENTS_OK) {
+        out->side = BENCH_NO_SIDE;
+        out->subtract = 0;
+        out->number = 0;
+        out->status = BENCH_STATUS_BAD_ARGUMENT;
+        out->error_position = (uint16_t)position;
+    }
+    return out->status;
+}
+
+/* Reads one line (`line` without its '\n', a '\r' before it allowed) into
+   *out and returns out->status: BENCH_STATUS_OK for a command (its code in
+   out->command, its arguments in the other fields), else the Ack status to
+   answer with, and out->command the command the line's word names
+   (BENCH_COMMAND_UNKNOWN if none). For tc the firmware's notation parser
+   judges out->text (bench's own parser also refuses a text that is not
+   UTF-8, which no notation is). A line collected into a buffer of
+   BENCH_COMMAND_LINE_MAX + 1 bytes that overflowed is
+   BENCH_STATUS_LINE_TOO_LONG without calling this. */
+static inline uint8_t bench_command_parse(const char *line, size_t len, bench_command_line *out)
+{
+    static const struct {
+        const char *word;
+        size_t word_len;
+        uint8_t command;
+        int is_signed;
+    } arbiter[3] = {
+        {BENCH_COMMAND_TEXT_SET_TIME, BENCH_COMMAND_TEXT_SET_TIME_LEN, BENCH_COMMAND_SET_TIME, 0},
+        {BENCH_COMMAND_TEXT_ADJUST_TIME, BENCH_COMMAND_TEXT_ADJUST_TIME_LEN, BENCH_COMMAND_ADJUST_TIME, 1},
+        {BENCH_COMMAND_TEXT_SET_MOVES, BENCH_COMMAND_TEXT_SET_MOVES_LEN, BENCH_COMMAND_SET_MOVES, 0},
+    };
+    size_t i;
     if (len > 0 && line[len - 1] == '\r') {
         len--;
     }
-    *status = BENCH_STATUS_OK;
+    out->command = BENCH_COMMAND_UNKNOWN;
+    out->status = BENCH_STATUS_OK;
+    out->error_position = 0;
+    out->side = BENCH_NO_SIDE;
+    out->subtract = 0;
+    out->number = 0;
+    out->text = line;
+    out->text_len = 0;
     if (len > BENCH_COMMAND_LINE_MAX) {
-        *status = BENCH_STATUS_LINE_TOO_LONG;
-        return BENCH_COMMAND_UNKNOWN;
+        out->status = BENCH_STATUS_LINE_TOO_LONG;
+        return out->status;
     }
     if (bench_line_matches_(line, len, BENCH_COMMAND_TEXT_TC, 0)) {
-        return BENCH_COMMAND_TC;
+        out->command = BENCH_COMMAND_TC;
+        out->text = line + BENCH_COMMAND_TEXT_TC_LEN;
+        out->text_len = len - BENCH_COMMAND_TEXT_TC_LEN;
+        return out->status;
+    }
+    for (i = 0; i < 3; i++) {
+        if (bench_line_matches_(line, len, arbiter[i].word, 0)) {
+            out->command = arbiter[i].command;
+            return bench_command_arbiter_(line + arbiter[i].word_len, len - arbiter[i].word_len,
+                                          arbiter[i].is_signed, out);
+        }
     }
     if (bench_line_matches_(line, len, BENCH_COMMAND_TEXT_START, 1)) {
-        return BENCH_COMMAND_START;
+        out->command = BENCH_COMMAND_START;
+    } else if (bench_line_matches_(line, len, BENCH_COMMAND_TEXT_RESET, 1)) {
+        out->command = BENCH_COMMAND_RESET;
+    } else if (bench_line_matches_(line, len, BENCH_COMMAND_TEXT_PAUSE, 1)) {
+        out->command = BENCH_COMMAND_PAUSE;
+    } else if (bench_line_matches_(line, len, BENCH_COMMAND_TEXT_RESUME, 1)) {
+        out->command = BENCH_COMMAND_RESUME;
+    } else {
+        out->status = BENCH_STATUS_UNKNOWN_COMMAND;
     }
-    if (bench_line_matches_(line, len, BENCH_COMMAND_TEXT_RESET, 1)) {
-        return BENCH_COMMAND_RESET;
-    }
-    if (bench_line_matches_(line, len, BENCH_COMMAND_TEXT_PAUSE, 1)) {
-        return BENCH_COMMAND_PAUSE;
-    }
-    if (bench_line_matches_(line, len, BENCH_COMMAND_TEXT_RESUME, 1)) {
-        return BENCH_COMMAND_RESUME;
-    }
-    *status = BENCH_STATUS_UNKNOWN_COMMAND;
-    return BENCH_COMMAND_UNKNOWN;
+    return out->status;
 }
 
 #ifdef __cplusplus

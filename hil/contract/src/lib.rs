@@ -9,10 +9,10 @@
 //!   read the channels over plain memory access.
 //!
 //! The firmware encodes, the harness decodes; both use this crate, so the
-//! layout is written once. `CONTRACT.md` gives the same layout as tables and
-//! C structs, and `include/bench_contract.h` as a C header for firmware
-//! written in C or C++; the golden-byte tests here and `tests/c_header.rs`
-//! pin them.
+//! layout is written once. `CONTRACT.md` gives the same layout as tables,
+//! and `include/bench_contract.h` as a C header for firmware written in C or
+//! C++ (`firmware/c-example/` uses it); the golden-byte tests here,
+//! `tests/c_header.rs` and `tests/c_structs.rs` pin all three.
 //!
 //! **API Boundary:** no dependency, no allocation, no panics: it builds for
 //! the host and for any Cortex-M target.

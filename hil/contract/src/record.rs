@@ -15,7 +15,7 @@
 //! and carries 32 bytes of payload at offsets 16..48, laid out per kind (see
 //! each struct). Reserved bytes are written as zero and ignored when read, so
 //! a later minor version can use them. Every field is naturally aligned, so
-//! the C structs in `CONTRACT.md` need no packing.
+//! the C structs of `include/bench_contract.h` need no packing.
 //!
 //! A gap in `seq` means records were lost: `dropped` says whether the
 //! firmware dropped them (up buffer full) or the host lost them.

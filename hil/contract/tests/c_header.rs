@@ -16,10 +16,13 @@ use std::process::{Command as Process, Output};
 
 use bench_contract::record::{OFFSET_AT_US, OFFSET_DROPPED, OFFSET_KIND, OFFSET_PAYLOAD, OFFSET_SEQ, OFFSET_SIDE};
 use bench_contract::{
-    rtt, Ack, AckStatus, Body, Button, Command, CommandCode, Flag, Hello, Kind, PeriodCause, PeriodChange, Phase,
-    Press, PressResult, Record, Side, Snapshot, TimeBase, BUTTONS_PAUSE, BUTTONS_PLAYERS, BUTTON_BLACK, BUTTON_PAUSE,
-    BUTTON_WHITE, COMMAND_LINE_MAX, CONTRACT_VERSION, CONTRACT_VERSION_MIN, DOWN_BUFFER_MIN, DOWN_CHANNEL, RECORD_SIZE,
-    UP_BUFFER_MIN, UP_CHANNEL,
+    rtt, Ack, AckStatus, Adjustment, Body, Button, Capabilities, Command, CommandCode, Flag, Hello, Kind, PeriodCause,
+    PeriodChange, Phase, Press, PressResult, Record, Side, Snapshot, TimeBase, ARBITER_ADJUST_TIME, ARBITER_ALL,
+    ARBITER_PAUSE, ARBITER_SET_MOVES, ARBITER_SET_TIME, BUTTONS_PAUSE, BUTTONS_PLAYERS, BUTTON_BLACK, BUTTON_PAUSE,
+    BUTTON_WHITE, COMMAND_LINE_MAX, CONTRACT_VERSION, CONTRACT_VERSION_CAPABILITIES, CONTRACT_VERSION_MIN,
+    CONTROLS_ALL, CONTROL_BRONSTEIN, CONTROL_BYO_YOMI, CONTROL_CANADIAN, CONTROL_DELAY, CONTROL_HOURGLASS,
+    CONTROL_INCREMENT, CONTROL_PLAIN, CONTROL_STAGES, DOWN_BUFFER_MIN, DOWN_CHANNEL, RECORD_SIZE, UP_BUFFER_MIN,
+    UP_CHANNEL,
 };
 
 fn include_dir() -> PathBuf {
@@ -284,6 +287,7 @@ fn ack_layout() -> Layout {
         commands: 0,
         initial_us: 0,
         final_period: 0,
+        side: None,
     };
     layout(
         "bench_ack",
@@ -302,6 +306,23 @@ fn ack_layout() -> Layout {
     )
 }
 
+const CAPABILITIES: Capabilities = Capabilities { controls: 0, arbiter: 0, shows_flag_order: false };
+
+fn capabilities_layout() -> Layout {
+    layout(
+        "bench_capabilities",
+        CAPABILITIES,
+        Body::Capabilities,
+        vec![
+            ("h", None),
+            ("controls", Some(|b| b.controls = u32::MAX)),
+            ("arbiter", Some(|b| b.arbiter = u32::MAX)),
+            ("flag_order", Some(|b| b.shows_flag_order = true)),
+            ("reserved", None),
+        ],
+    )
+}
+
 fn layouts() -> Vec<Layout> {
     vec![
         header_layout(),
@@ -312,6 +333,7 @@ fn layouts() -> Vec<Layout> {
         snapshot_layout(),
         time_base_layout(),
         ack_layout(),
+        capabilities_layout(),
     ]
 }
 
@@ -369,6 +391,13 @@ fn decoded_codes(
 }
 
 fn add_enums(checks: &mut Checks) {
+    for (name, value) in record_enum_values().into_iter().chain(field_enum_values()) {
+        checks.constant(name, value);
+    }
+}
+
+/// The kinds, sides, press results and period causes, by their codes.
+fn record_enum_values() -> Vec<(&'static str, u64)> {
     let mut values = Vec::new();
     for code in 0..=u8::MAX {
         if let Some(kind) = Kind::from_code(code) {
@@ -380,12 +409,12 @@ fn add_enums(checks: &mut Checks) {
                 Kind::Snapshot => "BENCH_SNAPSHOT",
                 Kind::TimeBase => "BENCH_TIME_BASE",
                 Kind::Ack => "BENCH_ACK",
+                Kind::Capabilities => "BENCH_CAPABILITIES",
             };
             values.push((name, u64::from(code)));
         }
     }
-    let (hello, press, period, snapshot, ack) =
-        (hello_layout().base, press_layout().base, period_layout().base, snapshot_layout().base, ack_layout().base);
+    let (hello, press, period) = (hello_layout().base, press_layout().base, period_layout().base);
     values.extend(decoded_codes(&[press, hello], OFFSET_SIDE, |record| {
         Some(match record.body {
             Body::Press(press) => match press.button {
@@ -405,6 +434,7 @@ fn add_enums(checks: &mut Checks) {
                 PressResult::Paused => "BENCH_RESULT_PAUSED",
                 PressResult::Finished => "BENCH_RESULT_FINISHED",
                 PressResult::Other => "BENCH_RESULT_OTHER",
+                PressResult::NotApplied => "BENCH_RESULT_NOT_APPLIED",
             },
             _ => unreachable!(),
         })
@@ -420,6 +450,13 @@ fn add_enums(checks: &mut Checks) {
             _ => unreachable!(),
         })
     }));
+    values
+}
+
+/// The phases, Ack commands and statuses, and the flag bits, by their codes.
+fn field_enum_values() -> Vec<(&'static str, u64)> {
+    let mut values = Vec::new();
+    let (snapshot, ack) = (snapshot_layout().base, ack_layout().base);
     // A phase is valid with or without a side, depending on the phase.
     let with_side = record(Body::Snapshot(Snapshot { side: Some(Side::White), ..SNAPSHOT }));
     values.extend(decoded_codes(&[snapshot, with_side], 46, |record| {
@@ -442,6 +479,9 @@ fn add_enums(checks: &mut Checks) {
                 CommandCode::Reset => "BENCH_COMMAND_RESET",
                 CommandCode::Pause => "BENCH_COMMAND_PAUSE",
                 CommandCode::Resume => "BENCH_COMMAND_RESUME",
+                CommandCode::SetTime => "BENCH_COMMAND_SET_TIME",
+                CommandCode::AdjustTime => "BENCH_COMMAND_ADJUST_TIME",
+                CommandCode::SetMoves => "BENCH_COMMAND_SET_MOVES",
             },
             _ => unreachable!(),
         })
@@ -454,6 +494,8 @@ fn add_enums(checks: &mut Checks) {
                 AckStatus::LineTooLong => "BENCH_STATUS_LINE_TOO_LONG",
                 AckStatus::BadTimeControl => "BENCH_STATUS_BAD_TIME_CONTROL",
                 AckStatus::NotAllowed => "BENCH_STATUS_NOT_ALLOWED",
+                AckStatus::BadArgument => "BENCH_STATUS_BAD_ARGUMENT",
+                AckStatus::Unsupported => "BENCH_STATUS_UNSUPPORTED",
             },
             _ => unreachable!(),
         })
@@ -467,20 +509,25 @@ fn add_enums(checks: &mut Checks) {
             _ => return None,
         })
     }));
+    values.extend(decoded_codes(&[capabilities_layout().base], 24, |record| {
+        Some(match record.body {
+            Body::Capabilities(Capabilities { shows_flag_order: true, .. }) => "BENCH_FLAG_ORDER_SHOWN",
+            _ => "BENCH_FLAG_ORDER_NOT_SHOWN",
+        })
+    }));
     values.extend(decoded_codes(&[time_base_layout().base], 28, |record| {
         Some(match record.body {
             Body::TimeBase(TimeBase { edge: true, .. }) => "BENCH_TIME_BASE_EDGE",
             _ => return None,
         })
     }));
-    for (name, value) in values {
-        checks.constant(name, value);
-    }
+    values
 }
 
 fn add_constants(checks: &mut Checks) {
-    let constants: [(&str, u64); 34] = [
+    let mut constants: Vec<(&str, u64)> = vec![
         ("BENCH_CONTRACT_VERSION", CONTRACT_VERSION.into()),
+        ("BENCH_CONTRACT_VERSION_CAPABILITIES", CONTRACT_VERSION_CAPABILITIES.into()),
         ("BENCH_CONTRACT_VERSION_MIN", CONTRACT_VERSION_MIN.into()),
         ("BENCH_RECORD_SIZE", RECORD_SIZE as u64),
         ("BENCH_UP_BUFFER_MIN", UP_BUFFER_MIN as u64),
@@ -514,9 +561,34 @@ fn add_constants(checks: &mut Checks) {
         ("BENCH_RTT_MODE_BLOCK_IF_FULL", rtt::MODE_BLOCK_IF_FULL.into()),
         ("BENCH_RTT_CHANNELS_MAX", rtt::CHANNELS_MAX.into()),
         ("BENCH_COMMAND_TEXT_TC_LEN", command_line(&Command::TimeControl("")).len() as u64),
+        ("BENCH_CONTROL_PLAIN", CONTROL_PLAIN.into()),
+        ("BENCH_CONTROL_INCREMENT", CONTROL_INCREMENT.into()),
+        ("BENCH_CONTROL_DELAY", CONTROL_DELAY.into()),
+        ("BENCH_CONTROL_BRONSTEIN", CONTROL_BRONSTEIN.into()),
+        ("BENCH_CONTROL_STAGES", CONTROL_STAGES.into()),
+        ("BENCH_CONTROL_HOURGLASS", CONTROL_HOURGLASS.into()),
+        ("BENCH_CONTROL_BYO_YOMI", CONTROL_BYO_YOMI.into()),
+        ("BENCH_CONTROL_CANADIAN", CONTROL_CANADIAN.into()),
+        ("BENCH_CONTROLS_ALL", CONTROLS_ALL.into()),
+        ("BENCH_ARBITER_PAUSE", ARBITER_PAUSE.into()),
+        ("BENCH_ARBITER_SET_TIME", ARBITER_SET_TIME.into()),
+        ("BENCH_ARBITER_ADJUST_TIME", ARBITER_ADJUST_TIME.into()),
+        ("BENCH_ARBITER_SET_MOVES", ARBITER_SET_MOVES.into()),
+        ("BENCH_ARBITER_ALL", ARBITER_ALL.into()),
     ];
+    for (c_macro, word) in arbiter_words() {
+        constants.push((c_macro, word.len() as u64));
+    }
+    // The side letters, as the crate writes a White and a Black command.
+    let set_time = |side| command_line(&Command::SetTime { side, time_us: 0 });
+    let word_len = arbiter_words()[0].1.len();
+    constants.push(("BENCH_ARGUMENT_WHITE", set_time(Side::White)[word_len].into()));
+    constants.push(("BENCH_ARGUMENT_BLACK", set_time(Side::Black)[word_len].into()));
     for (c_macro, value) in constants {
         checks.constant(c_macro, value);
+    }
+    for (c_macro, word) in arbiter_words() {
+        checks.string(c_macro.strip_suffix("_LEN").expect("a _LEN macro"), &word, false);
     }
     checks.string("BENCH_UP_CHANNEL", UP_CHANNEL.as_bytes(), false);
     checks.string("BENCH_DOWN_CHANNEL", DOWN_CHANNEL.as_bytes(), false);
@@ -533,6 +605,34 @@ fn add_constants(checks: &mut Checks) {
     }
 }
 
+/// Each arbiter command's word and its space (`set `), as the crate writes
+/// it: what a White and a Black line of the command have in common, keyed
+/// by the header's length macro.
+fn arbiter_words() -> [(&'static str, Vec<u8>); 3] {
+    let word = |white: Command<'_>, black: Command<'_>| {
+        let (white, black) = (command_line(&white), command_line(&black));
+        white.iter().zip(&black).take_while(|(a, b)| a == b).map(|(a, _)| *a).collect::<Vec<u8>>()
+    };
+    let (white, black) = (Side::White, Side::Black);
+    [
+        (
+            "BENCH_COMMAND_TEXT_SET_TIME_LEN",
+            word(Command::SetTime { side: white, time_us: 0 }, Command::SetTime { side: black, time_us: 1 }),
+        ),
+        (
+            "BENCH_COMMAND_TEXT_ADJUST_TIME_LEN",
+            word(
+                Command::AdjustTime { side: white, adjustment: Adjustment::Add(0) },
+                Command::AdjustTime { side: black, adjustment: Adjustment::Subtract(1) },
+            ),
+        ),
+        (
+            "BENCH_COMMAND_TEXT_SET_MOVES_LEN",
+            word(Command::SetMoves { side: white, moves: 0 }, Command::SetMoves { side: black, moves: 1 }),
+        ),
+    ]
+}
+
 /// The command's line as the crate writes it, without its `\n`.
 fn command_line(command: &Command<'_>) -> Vec<u8> {
     let mut out = [0; COMMAND_LINE_MAX + 1];
@@ -540,40 +640,167 @@ fn command_line(command: &Command<'_>) -> Vec<u8> {
     out[..len - 1].to_vec()
 }
 
-/// `bench_command_parse` answers as `Command::parse` does (the crate's extra
-/// UTF-8 check of the time-control text aside, which the header documents).
+/// The header byte the crate writes for an Ack about `side` (none: 0xFF).
+fn side_byte(side: Option<Side>) -> u8 {
+    let ack = Ack {
+        command: CommandCode::SetTime,
+        status: AckStatus::Ok,
+        error_position: 0,
+        commands: 0,
+        initial_us: 0,
+        final_period: 0,
+        side,
+    };
+    record(Body::Ack(ack)).encode()[OFFSET_SIDE]
+}
+
+/// A C string literal of `bytes`, every byte escaped.
+fn c_literal(bytes: &[u8]) -> String {
+    let escaped: String = bytes.iter().map(|byte| format!("\\{byte:03o}")).collect();
+    format!("\"{escaped}\"")
+}
+
+/// What `print_parse` prints for a line, as the crate reads it:
+/// command,status,error_position,side,subtract,number,text (hex).
+fn parsed(line: &[u8]) -> String {
+    let (code, status, position) = match Command::parse(line) {
+        Ok(command) => (command.code(), AckStatus::Ok, 0),
+        Err(error) => (error.command, error.status, error.position),
+    };
+    let (side, subtract, number, text) = match Command::parse(line) {
+        Ok(Command::TimeControl(text)) => (None, false, 0, text.as_bytes()),
+        Ok(Command::SetTime { side, time_us }) => (Some(side), false, time_us, &b""[..]),
+        Ok(Command::AdjustTime { side, adjustment: Adjustment::Add(amount_us) }) => {
+            (Some(side), false, amount_us, &b""[..])
+        }
+        Ok(Command::AdjustTime { side, adjustment: Adjustment::Subtract(amount_us) }) => {
+            (Some(side), true, amount_us, &b""[..])
+        }
+        Ok(Command::SetMoves { side, moves }) => (Some(side), false, u64::from(moves), &b""[..]),
+        Ok(_) | Err(_) => (None, false, 0, &b""[..]),
+    };
+    let (code, status, side, subtract) = (code as u8, status as u8, side_byte(side), u8::from(subtract));
+    format!("{code},{status},{position},{side},{subtract},{number},{}", hex(text))
+}
+
+/// `bench_command_parse` answers as `Command::parse` does: the command, the
+/// status, the error position and the arguments (the crate's extra UTF-8
+/// check of the time-control text aside, which the header documents).
 fn add_parse_cases(checks: &mut Checks) {
     let longest = format!("tc {}", "9".repeat(COMMAND_LINE_MAX - 3));
-    let lines = [
-        "tc 40/5400+30:1800+30".to_string(),
-        "tc 300+2\r".to_string(),
-        "tc ".to_string(),
-        "tc".to_string(),
-        "start".to_string(),
-        "start\r".to_string(),
-        "start ".to_string(),
-        "START".to_string(),
-        "starts".to_string(),
-        "reset".to_string(),
-        "pause".to_string(),
-        "resume".to_string(),
-        "resume\r".to_string(),
-        "stop".to_string(),
-        String::new(),
-        "\r".to_string(),
-        format!("{longest}\r"),
-        format!("{longest}9"),
-        "x".repeat(COMMAND_LINE_MAX + 1),
-    ];
+    let mut lines: Vec<String> = [
+        "tc 40/5400+30:1800+30",
+        "tc 300+2\r",
+        "tc ",
+        "tc",
+        "start",
+        "start\r",
+        "start ",
+        "START",
+        "starts",
+        "reset",
+        "pause",
+        "resume",
+        "resume\r",
+        "stop",
+        "",
+        "\r",
+        // Contract 3: the arbiter's commands, good and bad.
+        "set w 300000000",
+        "set b 0\r",
+        "adjust b +60000000",
+        "adjust w -1",
+        "adjust b -0",
+        "moves w 40",
+        "moves b 040",
+        "moves b 4294967295",
+        "set w 18446744073709551615",
+        "set w 18446744073709551616",
+        "set x 1",
+        "set W 1",
+        "set w",
+        "set w  1",
+        "set w 1s",
+        "set w ",
+        "set w -1",
+        "adjust w 5",
+        "adjust w +",
+        "adjust w +5 ",
+        "moves b 4294967296",
+        "moves b -1",
+        "set",
+        "set ",
+        "sets w 1",
+        "adjust",
+        "moves\r",
+    ]
+    .map(str::to_string)
+    .to_vec();
+    lines.extend([format!("{longest}\r"), format!("{longest}9"), "x".repeat(COMMAND_LINE_MAX + 1)]);
+    lines.push(format!("set w {}", "9".repeat(COMMAND_LINE_MAX - 6)));
+    lines.push(format!("set w {}", "9".repeat(COMMAND_LINE_MAX - 5)));
     for line in &lines {
-        let (code, status) = match Command::parse(line.as_bytes()) {
-            Ok(command) => (command.code(), AckStatus::Ok),
-            Err(error) => (CommandCode::Unknown, error.status),
-        };
         let key = format!("bench_command_parse({line:?})");
-        let literal: String = line.bytes().map(|byte| format!("\\{byte:03o}")).collect();
-        checks.prints.push(format!("    print_parse({key:?}, \"{literal}\", {});", line.len()));
-        checks.expected.insert(key, format!("{},{}", code as u8, status as u8));
+        let literal = c_literal(line.as_bytes());
+        checks.prints.push(format!("    print_parse({key:?}, {literal}, {});", line.len()));
+        checks.expected.insert(key, parsed(line.as_bytes()));
+    }
+}
+
+/// `bench_command_arguments` agrees with the crate's argument parser (read
+/// through `Command::parse` of `set` for unsigned arguments, `adjust` for
+/// signed ones) on good and bad arguments: the side, sign and number, or
+/// the position of the first wrong byte.
+fn add_argument_cases(checks: &mut Checks) {
+    let arguments = [
+        "w 1",
+        "b 0",
+        "w 0001",
+        "w +5",
+        "b -18446744073709551615",
+        "b 18446744073709551615",
+        "w",
+        "",
+        "x 1",
+        "W 1",
+        "w1",
+        "w  1",
+        "w +",
+        "w -",
+        "w +-1",
+        "w 5",
+        "w -5",
+        "w 1s",
+        "w 1 ",
+        "w 18446744073709551616",
+        "w 99999999999999999999",
+        "b +18446744073709551616",
+        "b 1.5",
+        "\r",
+    ];
+    for text in arguments {
+        for (signed, word) in [(false, "set "), (true, "adjust ")] {
+            let expected = match Command::parse(format!("{word}{text}").as_bytes()) {
+                Ok(Command::SetTime { side, time_us }) => format!("-1,{},0,{time_us}", side_byte(Some(side))),
+                Ok(Command::AdjustTime { side, adjustment }) => {
+                    let (subtract, amount_us) = match adjustment {
+                        Adjustment::Add(amount_us) => (0, amount_us),
+                        Adjustment::Subtract(amount_us) => (1, amount_us),
+                    };
+                    format!("-1,{},{subtract},{amount_us}", side_byte(Some(side)))
+                }
+                Err(error) if error.status == AckStatus::BadArgument => error.position.to_string(),
+                other => panic!("{word}{text:?}: the crate answers {other:?}, not an arbiter command"),
+            };
+            let key = format!("bench_command_arguments({text:?}, signed {signed})");
+            let literal = c_literal(text.as_bytes());
+            checks.prints.push(format!(
+                "    print_arguments({key:?}, {literal}, {}, {});",
+                text.len(),
+                u8::from(signed)
+            ));
+            checks.expected.insert(key, expected);
+        }
     }
 }
 
@@ -594,9 +821,30 @@ static void print_bytes(const char *key, const char *bytes, size_t len)
 
 static void print_parse(const char *key, const char *line, size_t len)
 {{
-    uint8_t status = 0xEE;
-    uint8_t code = bench_command_parse(line, len, &status);
-    printf("%s=%u,%u\n", key, (unsigned)code, (unsigned)status);
+    bench_command_line parsed;
+    size_t i;
+    uint8_t status = bench_command_parse(line, len, &parsed);
+    if (status != parsed.status) {{
+        printf("%s=returned %u, status %u\n", key, (unsigned)status, (unsigned)parsed.status);
+        return;
+    }}
+    printf("%s=%u,%u,%u,%u,%u,%llu,", key, (unsigned)parsed.command, (unsigned)parsed.status,
+           (unsigned)parsed.error_position, (unsigned)parsed.side, (unsigned)parsed.subtract,
+           (unsigned long long)parsed.number);
+    for (i = 0; i < parsed.text_len; i++) printf("%02x", (unsigned)(unsigned char)parsed.text[i]);
+    printf("\n");
+}}
+
+static void print_arguments(const char *key, const char *text, size_t len, int is_signed)
+{{
+    uint8_t side = 0xEE, subtract = 0xEE;
+    uint64_t number = 0xEEEE;
+    int position = bench_command_arguments(text, len, is_signed, &side, &subtract, &number);
+    if (position == BENCH_ARGUMENTS_OK) {{
+        printf("%s=%d,%u,%u,%llu\n", key, position, (unsigned)side, (unsigned)subtract, (unsigned long long)number);
+    }} else {{
+        printf("%s=%d\n", key, position);
+    }}
 }}
 
 int main(void)
@@ -663,6 +911,7 @@ fn the_c_header_says_what_the_crate_says() {
     add_enums(&mut checks);
     add_layouts(&mut checks);
     add_parse_cases(&mut checks);
+    add_argument_cases(&mut checks);
 
     let dir = std::env::temp_dir().join(format!("bench-contract-c-header-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary folder");

@@ -12,6 +12,8 @@ pub use bench_firmware_game::Defects;
 use bench_firmware_game::{Edge, Game, Outputs};
 use chessclock::Instant;
 
+use crate::fake::DownLine;
+
 pub const TICK_US: u32 = 1_000;
 pub const SNAPSHOT_INTERVAL_US: u64 = 100_000;
 
@@ -83,6 +85,22 @@ impl FakeFirmware {
         game.command(Ok(line.as_bytes()), Instant::from_us(now_us), &mut stream);
     }
 
+    /// The lines a fake board took from its down ring, at `now_us`: each
+    /// a command, or one longer than the contract's limit that the line
+    /// buffer discarded whole.
+    pub fn lines(&mut self, lines: Vec<DownLine>, now_us: u64) {
+        for line in lines {
+            match line {
+                DownLine::Line(text) => self.command(&text, now_us),
+                DownLine::TooLong => {
+                    self.advance(now_us);
+                    let (game, mut stream) = self.game_and_stream();
+                    game.command(Err(()), Instant::from_us(now_us), &mut stream);
+                }
+            }
+        }
+    }
+
     /// A debounced press with its edge instant, applied at `handled_us`.
     pub fn press(&mut self, button: Button, edge_us: u64, handled_us: u64) {
         self.press_counted(button, edge_us, handled_us, 0);
@@ -117,7 +135,7 @@ impl FakeFirmware {
     }
 }
 
-/// A scripted game: `tc`, `start` at 1 s, then the presses (button,
+/// A scripted game: `tc` at 0.6 s, `start` at 1 s, then the presses (button,
 /// edge instant after the start, µs), main-loop turns every 1 ms until
 /// `until_us` after the start. Returns the records.
 pub fn play(defects: Defects, control: &str, presses: &[(Button, u64)], until_us: u64) -> Vec<Record> {
@@ -126,6 +144,11 @@ pub fn play(defects: Defects, control: &str, presses: &[(Button, u64)], until_us
     firmware.command("reset", 500_000);
     firmware.command(&format!("tc {control}"), 600_000);
     let start_us = 1_000_000;
+    // The main loop turns while the game waits for its start too: a
+    // Snapshot every 100 ms while a control is set (contract §3).
+    for now in (601_000..start_us).step_by(1_000) {
+        firmware.advance(now);
+    }
     firmware.command("start", start_us);
     let mut presses = presses.iter().peekable();
     let mut now = start_us;

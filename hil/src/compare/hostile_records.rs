@@ -10,7 +10,7 @@ use bench_contract::{Body, Button, Record};
 use proptest::prelude::*;
 
 use super::fake_firmware::{play, Defects, TICK_US};
-use super::{check_debounce, compare, records_lost};
+use super::{check_cadence, check_debounce, compare, records_lost};
 use crate::drift::{self, FitOptions};
 use crate::run::{board_latency, latency_histogram, press_latencies, SentPress};
 use crate::target::{Bounce, ButtonId, EdgeWindow};
@@ -97,6 +97,7 @@ proptest! {
         prop_assert!(comparison.is_ok(), "{comparison:?}");
         if let Ok(comparison) = &mut comparison {
             check_debounce(comparison, &records, 20_000);
+            check_cadence(comparison, &records, tick_us);
             prop_assert_eq!(comparison.records_lost, records_lost(&records));
         }
         let hello = records.iter().find_map(|record| match record.body {

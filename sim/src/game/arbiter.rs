@@ -4,7 +4,7 @@
 use chessclock::{Duration, Side, TimeAdjustment};
 
 use super::{Event, Game, Input, IntoInstant, DEVICE_DEADLINE, IDEAL_DEADLINE};
-use crate::oracle::Op;
+use crate::oracle::{Call, Op};
 use crate::player::occasional_us;
 use crate::sample::{self, Ratio};
 
@@ -80,7 +80,9 @@ impl Game<'_> {
         }
         self.log_input(Input::Adjust { side, adjustment });
         self.device_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
-        self.ideal_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
+        self.ideal_call_as(Op::Arbiter, Some(Call::Adjust(side, adjustment)), |clock, at| {
+            clock.adjust_time(side, adjustment, at)
+        });
         let (sign, amount) = match adjustment {
             TimeAdjustment::Add(amount) => ('+', amount),
             TimeAdjustment::Subtract(amount) => ('-', amount),

@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 use chessclock::{Article, BySide, Clock, Duration, Instant, Outcome, Side, TimeAdjustment, Transition, Transitions};
 
 use crate::board::{self, Board};
-use crate::oracle::{Before, ClockOracle, Op, TickOracle, Violation};
+use crate::oracle::{Before, Call, ClockOracle, ModelCoverage, ModelOracle, Op, Violation};
 use crate::outcome::{GameResult, Reason};
 use crate::player::{self, MateAnswers};
 use crate::queue::EventQueue;
@@ -59,8 +59,8 @@ pub struct GameSpec<'a> {
     pub swarm: bool,
     /// Keep the trace lines (the hash is always computed).
     pub trace: bool,
-    /// Shadow the ideal clock with the tick model.
-    pub tick_oracle: bool,
+    /// Shadow the ideal clock with the independent model.
+    pub model_oracle: bool,
     /// Defects switched off (shrinking, replays of shrunk games).
     pub disabled: DefectSet,
     /// Keep the [`InputLog`]: every press and arbiter act on the device, and
@@ -116,6 +116,8 @@ pub struct GameRecord {
     /// the device's replacements (6.11).
     pub transitions: Transitions,
     pub violations: Vec<Violation>,
+    /// The ideal clock's calls, and those the independent model checked.
+    pub model: ModelCoverage,
     /// FNV-1a over the handled events' words (instant, kind, payload): equal hashes, equal games.
     pub trace_hash: u64,
     pub trace: Option<Vec<String>>,
@@ -284,8 +286,8 @@ impl DeviceState {
 struct IdealState {
     clock: Clock,
     oracle: ClockOracle,
-    tick: TickOracle,
-    tick_violations: Vec<Violation>,
+    model: ModelOracle,
+    model_violations: Vec<Violation>,
 }
 
 /// The game's random streams besides the players', board's and drift's:
@@ -463,8 +465,8 @@ impl<'a> Game<'a> {
             ideal: IdealState {
                 clock: Clock::new(control),
                 oracle: ClockOracle::new("ideal"),
-                tick: if spec.tick_oracle { TickOracle::new(&control) } else { TickOracle::disabled() },
-                tick_violations: Vec::new(),
+                model: if spec.model_oracle { ModelOracle::new(&control) } else { ModelOracle::disabled() },
+                model_violations: Vec::new(),
             },
             referees: Referees::default(),
             present: BySide::both(false),
@@ -643,13 +645,24 @@ impl<'a> Game<'a> {
     }
 
     fn ideal_call(&mut self, op: Op, call: impl FnOnce(&mut Clock, Instant) -> Result<(), chessclock::ClockError>) {
+        self.ideal_call_as(op, Call::of(op), call);
+    }
+
+    /// A call on the ideal clock, which the independent model follows as
+    /// `model_call`.
+    fn ideal_call_as(
+        &mut self,
+        op: Op,
+        model_call: Option<Call>,
+        call: impl FnOnce(&mut Clock, Instant) -> Result<(), chessclock::ClockError>,
+    ) {
         let at = Instant::from_us(self.now_us);
         let before = Before::of(&self.ideal.clock);
         match call(&mut self.ideal.clock, at) {
             Ok(()) => {
                 let ideal = &mut self.ideal;
                 ideal.oracle.check(self.now_us, &before, &ideal.clock, op);
-                ideal.tick.follow(self.now_us, op, at, &ideal.clock, &mut ideal.tick_violations);
+                ideal.model.follow(self.now_us, model_call, at, &ideal.clock, &mut ideal.model_violations);
             }
             Err(error) => self.record(format_args!("ideal refuses {op:?}: {error}")),
         }
@@ -690,7 +703,8 @@ impl<'a> Game<'a> {
         let ideal = self.referees.ideal.result.unwrap_or(device);
         let mut violations = self.device.oracle.into_violations();
         violations.extend(self.ideal.oracle.into_violations());
-        violations.extend(self.ideal.tick_violations);
+        violations.extend(self.ideal.model_violations);
+        let model = self.ideal.model.coverage();
         let mut transitions = *self.ideal.clock.transitions();
         for _ in 0..self.defects.replacements {
             transitions.note(Transition::Replacement);
@@ -710,6 +724,7 @@ impl<'a> Game<'a> {
             defects: self.defects,
             transitions,
             violations,
+            model,
             trace_hash: self.trace_hash,
             trace: self.trace,
             device_config: self.device.config,

@@ -5,7 +5,7 @@ use chessclock::laws::{rule_on_both_flags, rule_on_flag, BothFlagsFacts};
 use chessclock::{Clock, Instant, Outcome, Ruling, Side};
 
 use super::{EndedBy, Ending, Event, Game, IntoInstant, Referee, Which, DEVICE_DEADLINE, IDEAL_DEADLINE};
-use crate::oracle::{Before, Op};
+use crate::oracle::{Before, Call, Op};
 use crate::outcome::{GameResult, Reason};
 use crate::player;
 use crate::timebase::TrueAt;
@@ -161,7 +161,12 @@ impl Game<'_> {
             rule_on_flag(&facts_for(self, flag))
         };
         self.referee(which).ruled.extend(flags.iter().copied());
-        self.record(format_args!("{} flag(s) {} ruled: {}", which.noun(), flags_text(&flags), ruling_text(ruling)));
+        self.record(format_args!(
+            "{} flag(s) {} ruled: {}",
+            which.noun(),
+            flags_text(&control, &flags),
+            ruling_text(ruling)
+        ));
         if which == Which::Device {
             self.applied.push(ruling.article);
         }
@@ -231,8 +236,12 @@ impl Game<'_> {
         if self.ideal.clock.running().is_some() {
             let before = Before::of(&self.ideal.clock);
             let deadline = self.ideal.clock.next_deadline().filter(|deadline| deadline.at <= at);
-            let _ = self.ideal.clock.settle(at);
-            self.ideal.oracle.check(self.now_us, &before, &self.ideal.clock, Op::Settle(deadline));
+            let settled = self.ideal.clock.settle(at);
+            let ideal = &mut self.ideal;
+            ideal.oracle.check(self.now_us, &before, &ideal.clock, Op::Settle(deadline));
+            if settled.is_ok() {
+                ideal.model.follow(self.now_us, Some(Call::Settle), at, &ideal.clock, &mut ideal.model_violations);
+            }
         }
         let flags = self.unruled_flags(Which::Ideal);
         if flags.iter().any(|flag| self.notice.get(flag.side).0) || flags.len() == 2 {
@@ -254,10 +263,26 @@ impl Which {
     }
 }
 
-/// Flags as the trace shows them: `White at 72708000 us in period 1`.
-fn flags_text(flags: &[chessclock::FlagFall]) -> String {
-    let each = flags.iter().map(|flag| format!("{} at {} us in period {}", flag.side, flag.at.as_us(), flag.period));
+/// Flags as the trace shows them: `White at 72708000 us in stage 1`.
+/// Stages and periods count from 1, as `bench timecontrol` shows them (the
+/// clock's own index counts from 0).
+fn flags_text(control: &chessclock::TimeControl, flags: &[chessclock::FlagFall]) -> String {
+    let each = flags
+        .iter()
+        .map(|flag| format!("{} at {} us {}", flag.side, flag.at.as_us(), period_text(control, flag.period)));
     each.collect::<Vec<_>>().join(", ")
+}
+
+/// Where in the control the clock's period index `period` is, in words.
+fn period_text(control: &chessclock::TimeControl, period: u32) -> String {
+    use chessclock::TimeControl;
+    match *control {
+        TimeControl::Stages(_) => format!("in stage {}", u64::from(period) + 1),
+        TimeControl::Hourglass { .. } => "on the hourglass".to_string(),
+        TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. } if period == 0 => "in main time".to_string(),
+        TimeControl::ByoYomi { periods, .. } => format!("in byo-yomi period {period} of {periods}"),
+        TimeControl::Canadian { .. } => "in overtime".to_string(),
+    }
 }
 
 /// A ruling as the trace shows it: `play on (6.3)`, `1/2-1/2 (6.12 b))`.

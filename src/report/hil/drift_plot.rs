@@ -6,6 +6,7 @@ use bench_hil::drift::{self, Fit};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use crate::report::markdown::signed;
 use crate::report::plot::{self, FONT};
 
 /// What the drift plot shows.
@@ -84,7 +85,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &DriftPlot) -> 
         .fold((0.0_f64, 0.0_f64), |(low, high), &(_, y)| (low.min(y), high.max(y)));
     let pad = ((high - low) * 0.08).max(1.0);
     let caption = match plot.fit {
-        Some(fit) => format!("{} — fit {:+.2} ppm ± {:.2}", plot.title, fit.drift_ppm, fit.ci_half_ppm),
+        Some(fit) => format!("{} — fit {} ppm ± {:.2}", plot.title, signed(fit.drift_ppm, 2), fit.ci_half_ppm),
         None => format!("{} — not enough samples for a fit", plot.title),
     };
     let mut chart = ChartBuilder::on(root)

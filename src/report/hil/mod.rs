@@ -28,14 +28,14 @@ use bench_contract::{Capabilities, Hello, CONTRACT_VERSION_CAPABILITIES};
 use bench_hil::compare::{Comparison, GameSummary, Mismatch};
 use bench_hil::drift::{self, Fit, FitError};
 use bench_hil::needs::{ArbiterFunction, ControlFeature};
-use bench_hil::run::{GameRun, Oscillator, Percentiles};
+use bench_hil::run::{shape_text, AckCheck, GameRun, Oscillator, Percentiles};
 use bench_sim::coverage::{exercises_check, Coverage};
 use chessclock::{Outcome, Side};
 use serde::{Deserialize, Serialize};
 
 use super::json::CheckInfo;
 use super::latency_plot::LatencyPlot;
-use super::markdown::{micros, number_ranges};
+use super::markdown::{micros, number_ranges, signed};
 use super::plot;
 use super::{
     atomic, html, junit, sha256_hex, DRIFT_PNG, DRIFT_SVG, INDEX_HTML, JUNIT_XML, LATENCY_PNG, LATENCY_SVG,
@@ -59,6 +59,7 @@ pub const RUN_SCHEMA: &str = "bench.hil.run/1";
 pub const COMPLETE_CHECK: &str = "every game played to its end";
 pub const MATCH_CHECK: &str = "the firmware matches the clock model";
 pub const DRIFT_CHECK: &str = "accounting drift within tolerance";
+pub const ACKS_CHECK: &str = "the firmware acknowledges refused lines as the contract says";
 
 /// Mismatches listed per game in `report.json` and `summary.md`.
 pub const MISMATCHES_LISTED: usize = 50;
@@ -91,6 +92,9 @@ pub struct HilReportInput<'a> {
     pub error: Option<String>,
     /// Each board of the run (one, or a farm's several).
     pub boards: Vec<BoardRunInput>,
+    /// The Acks of refused lines, sent right after boot (every board's, in
+    /// turn); `None` when no board got that far.
+    pub acks: Option<&'a AckCheck>,
 }
 
 /// One board's share of a run, for `boards[]` in the report.
@@ -146,9 +150,26 @@ pub struct Report {
     /// existed.
     #[serde(default)]
     pub coverage: Vec<super::coverage::Entry>,
+    /// The Acks of the lines the contract refuses, sent right after boot
+    /// (`bench_hil::run::AckCheck`); null when the run never got that far,
+    /// absent in reports written before bench sent them.
+    #[serde(default)]
+    pub contract_acks: Option<Vec<AckLineInfo>>,
     pub games_detail: Vec<GameInfo>,
     /// The other files of this report and their SHA-256.
     pub files: BTreeMap<String, String>,
+}
+
+/// One line of the Ack check: what was sent, the Ack the contract asks
+/// for and the firmware's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AckLineInfo {
+    pub line: String,
+    pub expected: String,
+    /// Null when the line could not be sent (`not_sent` says why).
+    pub firmware: Option<String>,
+    pub not_sent: Option<String>,
+    pub wrong: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -396,7 +417,7 @@ impl BoardInfoRun {
                 Some(error) => format!("FAILED: {error}"),
                 None => "ok".to_string(),
             },
-            self.accounting_drift_ppm.map_or_else(none, |ppm| format!("{ppm:+.3} ppm")),
+            self.accounting_drift_ppm.map_or_else(none, |ppm| format!("{} ppm", signed(ppm, 3))),
             oscillator.map_or_else(none, OscillatorInfo::drift_text),
             oscillator.map_or_else(none, |oscillator| format!("{} of {}", oscillator.used, oscillator.samples)),
             oscillator
@@ -431,8 +452,8 @@ impl OscillatorInfo {
     /// confidence is in [`Report::oscillator_fit_text`]).
     pub fn drift_text(&self) -> String {
         match (self.ppm, self.ci_half_ppm) {
-            (Some(ppm), Some(half)) => format!("{ppm:+.3} ppm ± {half:.3}"),
-            (Some(ppm), None) => format!("{ppm:+.3} ppm (no confidence interval)"),
+            (Some(ppm), Some(half)) => format!("{} ppm ± {half:.3}", signed(ppm, 3)),
+            (Some(ppm), None) => format!("{} ppm (no confidence interval)", signed(ppm, 3)),
             (None, _) => format!("not measured ({})", self.error.as_deref().unwrap_or("no reads")),
         }
     }
@@ -739,6 +760,36 @@ fn drift_info(input: &HilReportInput) -> DriftInfo {
     }
 }
 
+/// The Ack check's lines, for `contract_acks`.
+fn ack_lines(acks: &AckCheck) -> Vec<AckLineInfo> {
+    acks.lines
+        .iter()
+        .map(|line| AckLineInfo {
+            line: line.line.clone(),
+            expected: shape_text(&line.expected),
+            firmware: line.firmware.as_ref().map(shape_text),
+            not_sent: line.not_sent.clone(),
+            wrong: line.wrong(),
+        })
+        .collect()
+}
+
+/// A wrong Ack fails the run: the games send only good lines, so this is
+/// the one place a firmware's refusals are seen.
+fn acks_check(acks: &AckCheck) -> CheckInfo {
+    let wrong = acks.wrong_lines();
+    CheckInfo {
+        name: ACKS_CHECK.into(),
+        passed: wrong.is_empty(),
+        measured: if wrong.is_empty() {
+            format!("{} lines answered, each as expected", acks.answered())
+        } else {
+            format!("{} of {} lines answered wrongly: {}", wrong.len(), acks.answered(), wrong.join("; "))
+        },
+        expected: "each Ack as bench's parsers answer: command, status, error position, line count".into(),
+    }
+}
+
 /// The report, without `files`.
 pub fn build(input: &HilReportInput) -> Report {
     let games_detail: Vec<GameInfo> = input.runs.iter().map(game_info).collect();
@@ -788,7 +839,7 @@ pub fn build(input: &HilReportInput) -> Report {
         name: DRIFT_CHECK.into(),
         passed: drift.within_tolerance,
         measured: match (&input.drift, drift.error.as_ref()) {
-            (Ok(fit), _) => format!("{:+.2} ppm ± {:.2}", fit.drift_ppm, fit.ci_half_ppm),
+            (Ok(fit), _) => format!("{} ppm ± {:.2}", signed(fit.drift_ppm, 2), fit.ci_half_ppm),
             (Err(_), Some(error)) => format!("not measured: {error}"),
             (Err(_), None) => "not measured".into(),
         },
@@ -801,6 +852,10 @@ pub fn build(input: &HilReportInput) -> Report {
             measured: check.measured,
             expected: check.expected,
         });
+    }
+    let contract_acks = input.acks.map(ack_lines);
+    if let Some(check) = input.acks.map(acks_check) {
+        checks.push(check);
     }
     let verdict = if complete && checks.iter().all(|check| check.passed) { "pass" } else { "fail" };
     let hello = input.hello;
@@ -852,6 +907,7 @@ pub fn build(input: &HilReportInput) -> Report {
         board_latency: board_latency_info(input.runs),
         boards: input.boards.iter().map(board_info).collect(),
         coverage: super::coverage::entries(&coverage),
+        contract_acks,
         games_detail,
         files: BTreeMap::new(),
     }

@@ -1,7 +1,7 @@
 //! `summary.md` of a HIL run.
 
 use super::{MismatchInfo, Report, BOARD_COLUMNS, MISMATCHES_LISTED};
-use crate::report::markdown::{cell, code};
+use crate::report::markdown::{cell, code, signed};
 use crate::report::DRIFT_SVG;
 
 fn seconds(us: u64) -> String {
@@ -174,8 +174,9 @@ pub fn render_summary(report: &Report) -> String {
     let drift = &report.drift;
     match (drift.ppm, drift.ci_half_ppm) {
         (Some(ppm), Some(half)) => line(&format!(
-            "- Accounting drift (firmware clock against {}): **{ppm:+.2} ppm ± {half:.2}** ({:.0} % CI; {} of {} samples over {:.1} s; residual sd {:.1} µs, max {:.1} µs); tolerance ±{} ppm.",
+            "- Accounting drift (firmware clock against {}): **{} ppm ± {half:.2}** ({:.0} % CI; {} of {} samples over {:.1} s; residual sd {:.1} µs, max {:.1} µs); tolerance ±{} ppm.",
             drift.reference,
+            signed(ppm, 2),
             drift.confidence.unwrap_or(0.0) * 100.0,
             drift.used,
             drift.samples,

@@ -3,7 +3,7 @@ use std::time::Duration;
 
 use bench_contract::{Ack, AckStatus, Body, Button, CommandCode, Press, PressResult, Record, Snapshot, TimeBase};
 use bench_hil::drift::FitOptions;
-use bench_hil::run::RunError;
+use bench_hil::run::{AckShape, LineAck, RunError};
 use bench_hil::schedule;
 use bench_sim::scenario::Scenario;
 
@@ -115,6 +115,10 @@ fn game_run(records: Vec<Record>, error: Option<RunError>) -> GameRun {
 }
 
 fn write(runs: &[GameRun], error: Option<String>, dir: &Path) -> Report {
+    write_acked(runs, error, dir, None)
+}
+
+fn write_acked(runs: &[GameRun], error: Option<String>, dir: &Path, acks: Option<&AckCheck>) -> Report {
     let qemu = BoardRunInput {
         probe: None,
         description: "QEMU 7.2.0 lm3s6965evb".into(),
@@ -123,10 +127,20 @@ fn write(runs: &[GameRun], error: Option<String>, dir: &Path) -> Report {
         accounting_drift_ppm: Some(-2.5),
         oscillator: None,
     };
-    write_on(runs, error, dir, vec![qemu])
+    write_with_acks(runs, error, dir, vec![qemu], acks)
 }
 
 fn write_on(runs: &[GameRun], error: Option<String>, dir: &Path, boards: Vec<BoardRunInput>) -> Report {
+    write_with_acks(runs, error, dir, boards, None)
+}
+
+fn write_with_acks(
+    runs: &[GameRun],
+    error: Option<String>,
+    dir: &Path,
+    boards: Vec<BoardRunInput>,
+    acks: Option<&AckCheck>,
+) -> Report {
     let scenario = scenario();
     let time_bases: Vec<Record> = runs.iter().flat_map(|run| run.records.clone()).collect();
     let samples = drift::accounting_samples(&time_bases, &hello());
@@ -149,6 +163,7 @@ fn write_on(runs: &[GameRun], error: Option<String>, dir: &Path, boards: Vec<Boa
         command_line: "bench hil --board qemu --scenario hil-report-test --seed 2 --games 1".into(),
         error,
         boards,
+        acks,
     };
     let (report, written) = write_hil_report(dir, &input).expect("the report is written");
     let names: Vec<String> =
@@ -289,6 +304,7 @@ pub(crate) fn sample_report() -> Report {
             oscillator: None,
         }],
         coverage: Vec::new(),
+        contract_acks: None,
         games_detail: vec![passing_game(0), passing_game(1)],
         files: BTreeMap::new(),
     }
@@ -531,6 +547,26 @@ fn a_matching_game_passes_and_every_file_is_named_with_its_hash() {
     let svg = std::fs::read_to_string(dir.path().join(DRIFT_SVG)).expect("read");
     assert!(svg.starts_with("<svg") && svg.contains("least-squares fit"));
     assert!(std::fs::read(dir.path().join(DRIFT_PNG)).expect("read").starts_with(b"\x89PNG"));
+}
+
+#[test]
+fn a_wrong_ack_of_a_refused_line_fails_its_check_and_the_gate() {
+    let expected = bench_hil::run::expected_ack(b"stop", 2);
+    for (firmware, passed) in [(expected, true), (AckShape { command: CommandCode::TimeControl, ..expected }, false)] {
+        let dir = TempDir::new("hil-acks");
+        let line = LineAck { line: "stop".into(), expected, firmware: Some(firmware), not_sent: None };
+        let acks = AckCheck { lines: vec![line] };
+        let report = write_acked(&[game_run(records(58_500_000, 0.0), None)], None, dir.path(), Some(&acks));
+        let check = report.checks.iter().find(|check| check.name == ACKS_CHECK).expect("the Ack check");
+        assert_eq!(check.passed, passed, "{check:?}");
+        assert_eq!(report.verdict, if passed { "pass" } else { "fail" });
+        let json = read_json(dir.path());
+        assert!(schema::errors(&json).is_empty(), "{:?}", schema::errors(&json));
+        assert_eq!(json["contract_acks"][0]["wrong"], !passed);
+        // The gate reads the report back: the check agrees with its lines.
+        let (gate_passed, text) = crate::report::gate::apply_defaults(dir.path()).expect("the report loads");
+        assert_eq!(gate_passed, passed, "{text}");
+    }
 }
 
 #[test]

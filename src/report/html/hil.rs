@@ -7,7 +7,7 @@ use super::super::hil::{
     Report as HilReport, SideInfo as HilSide, BOARD_COLUMNS, MISMATCHES_LISTED,
 };
 use super::super::latency_plot::bin_label;
-use super::super::markdown::{micros, seconds};
+use super::super::markdown::{micros, seconds, signed};
 use super::super::{DRIFT_PNG, DRIFT_SVG, LATENCY_PNG, LATENCY_SVG};
 use super::*;
 
@@ -98,11 +98,14 @@ fn short_hash(sha256: &str) -> String {
 fn drift_text(drift: &HilDrift) -> String {
     match (drift.ppm, drift.ci_half_ppm, drift.ci_low_ppm, drift.ci_high_ppm) {
         (Some(ppm), Some(half), Some(low), Some(high)) => format!(
-            "{ppm:+.3} ppm ± {half:.3} ({:.0} % confidence interval {low:+.3} to {high:+.3} ppm; tolerance ±{} ppm)",
+            "{} ppm ± {half:.3} ({:.0} % confidence interval {} to {} ppm; tolerance ±{} ppm)",
+            signed(ppm, 3),
             drift.confidence.unwrap_or(0.0) * 100.0,
+            signed(low, 3),
+            signed(high, 3),
             drift.tolerance_ppm
         ),
-        (Some(ppm), ..) => format!("{ppm:+.3} ppm (no confidence interval)"),
+        (Some(ppm), ..) => format!("{} ppm (no confidence interval)", signed(ppm, 3)),
         _ => format!("not measured ({})", drift.error.as_deref().unwrap_or("no samples")),
     }
 }

@@ -156,6 +156,7 @@ fn results_section(report: &Report) -> Section {
                 numeric: vec![false, true, true, false],
                 rows,
             }),
+            Block::Paragraph(super::super::markdown::ARTICLE_CLASSES.into()),
         ]);
     }
     let mut articles: Vec<(&String, &u64)> = report.articles.iter().collect();

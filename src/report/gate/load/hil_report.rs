@@ -9,7 +9,7 @@ use bench_sim::coverage::EXERCISES_CHECK;
 
 use super::{at_most, drift_ppm, impossible, non_negative, sum, Problem};
 use crate::report::hil::{
-    self, DriftInfo, LatencyInfo, Report, COMPLETE_CHECK, DRIFT_CHECK, MATCH_CHECK, MISMATCHES_LISTED,
+    self, DriftInfo, LatencyInfo, Report, ACKS_CHECK, COMPLETE_CHECK, DRIFT_CHECK, MATCH_CHECK, MISMATCHES_LISTED,
 };
 
 /// Whether the field at `path` may be negative: a drift or a bound of its
@@ -333,6 +333,7 @@ fn checks(report: &Report) -> Result<(), Problem> {
             MATCH_CHECK => report.mismatches.total == 0 && compared > 0 && compared == detail.len(),
             DRIFT_CHECK => report.drift.within_tolerance,
             EXERCISES_CHECK => super::exercises_judged(check, &report.coverage),
+            ACKS_CHECK => report.contract_acks.as_ref().is_some_and(|lines| lines.iter().all(|line| !line.wrong)),
             name => return Err(Problem::Inconsistent(format!("check `{name}` is not one a HIL run makes"))),
         };
         if judged != check.passed {

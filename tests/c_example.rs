@@ -1,0 +1,298 @@
+//! The C example firmware (`firmware/c-example/`, plain C built with
+//! `arm-none-eabi-gcc`, no Rust) passes `bench hil` on QEMU's emulated
+//! board, and bench fails it once a rule is planted wrong in its C.
+//!
+//! This is the promise of `hil/CONTRACT.md` to a C team: a firmware built
+//! on `bench_contract.h` alone runs under bench. Needs `make`,
+//! `arm-none-eabi-gcc` and `qemu-system-arm` (scripts/install-deps
+//! installs them); never skipped. The release suite plays two short
+//! scenarios on it (one game each, about 50 s of guest time) and skips the
+//! rest; the planted fault plays one.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, MutexGuard};
+
+mod support;
+use support::{bench, temp_dir, text};
+
+fn example_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("firmware/c-example")
+}
+
+/// One emulator at a time: each keeps a core busy.
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Builds the example from `source` (its folder) into `build`, with the
+/// tree's `bench_contract.h`; the image.
+fn make(source: &Path, build: &Path) -> PathBuf {
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("hil/contract/include");
+    let mut make = Command::new("make");
+    make.arg("-C").arg(source).arg(format!("BUILD={}", build.display())).arg(format!("CONTRACT={}", include.display()));
+    let output = match make.output() {
+        Ok(output) => output,
+        Err(error) => panic!("`make` cannot run ({error}): install the Debian package make (scripts/install-deps)"),
+    };
+    assert!(
+        output.status.success(),
+        "`make -C {}` failed (arm-none-eabi-gcc comes with gcc-arm-none-eabi, scripts/install-deps):\n{}",
+        source.display(),
+        text(&output)
+    );
+    build.join("c-example.elf")
+}
+
+/// `bench hil --board qemu` on `elf` with one release scenario, one game;
+/// the exit code, what it printed and the report.
+fn hil(elf: &Path, scenario: &str, out: &Path) -> (Option<i32>, String, serde_json::Value) {
+    let (elf, out_text) = (elf.to_str().expect("utf-8"), out.to_str().expect("utf-8"));
+    let args = ["hil", "--board", "qemu", "--firmware", elf, "--scenario", scenario, "--games", "1", "--out", out_text];
+    let output = bench(&args);
+    let bytes = std::fs::read(out.join("report.json"))
+        .unwrap_or_else(|error| panic!("no report.json ({error}) from `bench {}`:\n{}", args.join(" "), text(&output)));
+    (output.status.code(), text(&output), serde_json::from_slice(&bytes).expect("valid json"))
+}
+
+/// Whether the example runs `control`: sudden death, with or without a
+/// Fischer increment (what its Capabilities announce), as bench's notation
+/// reads the text.
+fn example_runs(control: &str) -> bool {
+    use chessclock::{notation, Bonus, TimeControl};
+    match notation::parse(control) {
+        Ok(TimeControl::Stages(stages)) if stages.len() == 1 => {
+            matches!(stages.as_slice()[0].bonus, Bonus::None | Bonus::Increment(_))
+        }
+        _ => false,
+    }
+}
+
+/// The release suite's scenarios: name and `tc` text.
+fn release_suite() -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/release");
+    let mut scenarios: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .expect("scenarios/release")
+        .map(|entry| entry.expect("a folder entry").path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "toml"))
+        .map(|path| {
+            let name = path.file_stem().expect("a file name").to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(&path).expect("a scenario file");
+            let scenario: toml::Table = text.parse().expect("a scenario is TOML");
+            let control = scenario["control"].as_str().expect("a scenario's control is text").to_string();
+            (name, control)
+        })
+        .collect();
+    scenarios.sort();
+    scenarios
+}
+
+/// `bench hil --board qemu --firmware c-example.elf` as a C team first
+/// runs it: the release suite, the default. The example plays the
+/// scenarios of the controls it announces (Fischer with bounce, 6.2a and
+/// 6.8a; a flag, 6.3) and passes each, every press recorded and nothing
+/// mismatched; the others are skipped, not failed.
+#[test]
+fn the_c_example_passes_the_release_suite() {
+    let _serial = serial();
+    let dir = temp_dir("suite");
+    let elf = make(&example_dir(), &dir.join("build"));
+    let out = dir.join("reports");
+    let args =
+        ["hil", "--board", "qemu", "--firmware", elf.to_str().expect("utf-8"), "--out", out.to_str().expect("utf-8")];
+    let output = bench(&args);
+    let printed = text(&output);
+    assert_eq!(output.status.code(), Some(0), "`bench {}`:\n{printed}", args.join(" "));
+    let suite = release_suite();
+    assert!(suite.iter().any(|(_, control)| example_runs(control)), "no scenario the example runs: {suite:?}");
+    for (name, control) in suite {
+        let folder = out.join(&name);
+        if !example_runs(&control) {
+            assert!(folder.join("skipped.md").is_file(), "{name} (`{control}`) not skipped:\n{printed}");
+            continue;
+        }
+        let bytes =
+            std::fs::read(folder.join("report.json")).unwrap_or_else(|error| panic!("{name}: {error}\n{printed}"));
+        let report: serde_json::Value = serde_json::from_slice(&bytes).expect("valid json");
+        assert_eq!(report["verdict"], "pass", "{name}: {printed}");
+        assert_eq!(report["complete"], true, "{name}: {printed}");
+        assert_eq!(report["mismatches"]["total"], 0, "{name}: {printed}");
+        let game = &report["games_detail"][0];
+        assert_eq!(game["presses_registered"], game["presses_scheduled"], "{name}: {printed}");
+        assert!(game["presses_scheduled"].as_u64().is_some_and(|presses| presses > 0), "{name}: {printed}");
+    }
+}
+
+/// The same C with the Fischer increment left out of a press (6.2a): bench
+/// fails it, naming the press's remaining time. The fault is planted in a
+/// copy of the source, so the example itself stays as a team would copy it.
+#[test]
+fn the_c_example_without_its_increment_fails() {
+    let _serial = serial();
+    let dir = temp_dir("no-increment");
+    let source = dir.join("source");
+    copy_dir(&example_dir(), &source);
+    let clock_c = source.join("src/clock.c");
+    let code = std::fs::read_to_string(&clock_c).expect("clock.c");
+    const INCREMENT: &str = "clock->remaining_us[side] += clock->control.increment_us;";
+    assert_eq!(code.matches(INCREMENT).count(), 1, "clock.c adds the increment in one place:\n{code}");
+    std::fs::write(&clock_c, code.replace(INCREMENT, "/* increment planted out */")).expect("write clock.c");
+    let elf = make(&source, &dir.join("build"));
+    let (code, output, report) = hil(&elf, &release_scenario("1-fischer"), &dir.join("report"));
+    assert_eq!(code, Some(1), "{output}");
+    assert_eq!(report["verdict"], "fail", "{output}");
+    let press_mismatches = report["mismatches"]["by_quantity"]["press.remaining_us"].as_u64();
+    assert!(press_mismatches.is_some_and(|count| count > 0), "no press.remaining_us mismatch:\n{output}");
+}
+
+/// The path of a scenario of the release suite (`scenarios/release/NAME.toml`).
+fn release_scenario(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("scenarios/release/{name}.toml"));
+    assert!(path.is_file(), "no release scenario {}", path.display());
+    path.to_str().expect("utf-8").to_string()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a folder for the copy");
+    for entry in std::fs::read_dir(from).expect("the example's folder") {
+        let entry = entry.expect("a folder entry");
+        let (path, target) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_name() == "build" {
+            continue;
+        }
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy a file");
+        }
+    }
+}
+
+/// Texts of `tc` for the example's parser: what bench's release suite and
+/// its Fischer and sudden-death scenarios send, edge cases of the notation,
+/// controls the example does not run, and malformed texts.
+const TIME_CONTROLS: &[&str] = &[
+    "30+1",
+    "3+1",
+    "180",
+    "180+2",
+    "900+10",
+    "300+2",
+    "300",
+    "0",
+    "0+1",
+    " 300+2 ",
+    "300+0",
+    "0.5+0.000001",
+    "1000000",
+    "1000000+1000000",
+    "05+2.50",
+    "30+d1",
+    "300+b3",
+    "3/20:20",
+    "40/5400+30:1800+30",
+    "*180",
+    "3600(5x30)",
+    "0(2/5)",
+    "300:60",
+    "",
+    "   ",
+    "?",
+    "-",
+    "+2",
+    "300+",
+    "300.",
+    "300.1234567",
+    "1000001",
+    "18446744073709551616",
+    "300 +2",
+    "300+-2",
+    "300+2x",
+    "abc",
+    "300+2+1",
+    "3e2",
+];
+
+/// What the example's `time_control_parse` answers for each of
+/// [`TIME_CONTROLS`], compiled for the host with a driver that prints one
+/// line per text: `ok MAIN_US INCREMENT_US` or `refused POSITION`.
+fn c_parser_answers(dir: &Path) -> Vec<String> {
+    let mut calls = String::new();
+    for text in TIME_CONTROLS {
+        let literal: String = text.bytes().map(|byte| format!("\\{byte:03o}")).collect();
+        calls.push_str(&format!("    show(\"{literal}\", {});\n", text.len()));
+    }
+    let source = format!(
+        "#include <stdio.h>\n#include \"clock.h\"\n\
+         static void show(const char *text, size_t len)\n{{\n    time_control control;\n\
+         \x20   int position = time_control_parse(text, len, &control);\n\
+         \x20   if (position < 0) printf(\"ok %llu %llu\\n\", (unsigned long long)control.main_us, \
+         (unsigned long long)control.increment_us);\n    else printf(\"refused %d\\n\", position);\n}}\n\
+         int main(void)\n{{\n{calls}    return 0;\n}}\n"
+    );
+    let driver = dir.join("driver.c");
+    std::fs::write(&driver, source).expect("write the driver");
+    let (root, program) = (Path::new(env!("CARGO_MANIFEST_DIR")), dir.join("driver"));
+    let output = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".to_string()))
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror"])
+        .arg(format!("-I{}", root.join("firmware/c-example/src").display()))
+        .arg(format!("-I{}", root.join("hil/contract/include").display()))
+        .arg(&driver)
+        .arg(root.join("firmware/c-example/src/clock.c"))
+        .arg("-o")
+        .arg(&program)
+        .output()
+        .expect("the host C compiler runs (Debian package gcc, scripts/install-deps)");
+    assert!(output.status.success(), "clock.c does not build for the host:\n{}", text(&output));
+    let output = Command::new(&program).output().expect("the driver runs");
+    let printed = String::from_utf8(output.stdout).expect("ASCII");
+    let lines: Vec<String> = printed.lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), TIME_CONTROLS.len(), "one line per text:\n{printed}");
+    lines
+}
+
+/// Whether the example's answer `line` for `text` is bench's notation's.
+fn agrees_with_bench(text: &str, line: &str) -> bool {
+    use chessclock::{notation, Bonus, Duration, Stage, TimeControl};
+    let refused_at = line.strip_prefix("refused ").and_then(|position| position.parse::<usize>().ok());
+    // Where a control of another kind starts: a stage's moves or the next
+    // stage, overtime, an hourglass, a delay's letter.
+    let at_other_kind = refused_at.is_some_and(|position| {
+        let byte = |at: usize| text.as_bytes().get(at).copied();
+        matches!(byte(position), Some(b'/' | b':' | b'(' | b'*'))
+            || (matches!(byte(position), Some(b'd' | b'b')) && position > 0 && byte(position - 1) == Some(b'+'))
+    });
+    let sudden_death = |main: Duration, increment: Duration| format!("ok {} {}", main.as_us(), increment.as_us());
+    match notation::parse(text) {
+        Ok(TimeControl::Stages(stages)) if stages.len() == 1 => match stages.as_slice()[0] {
+            Stage { bonus: Bonus::None, time, .. } => line == sudden_death(time, Duration::ZERO),
+            Stage { bonus: Bonus::Increment(increment), time, .. } => line == sudden_death(time, increment),
+            Stage { bonus: Bonus::Delay(_) | Bonus::Bronstein(_), .. } => at_other_kind,
+        },
+        Ok(_) => at_other_kind,
+        Err(error) => refused_at == Some(error.position) || at_other_kind,
+    }
+}
+
+/// The example's `tc` parser (`src/clock.c`, compiled for the host) reads
+/// each text as bench's notation does: a control it accepts is the sudden
+/// death and increment `chessclock::notation::parse` makes of it; a
+/// malformed text is refused at the position bench's parser names; a
+/// control of another kind (a delay, stages, overtime, an hourglass) is
+/// refused at the byte where that kind begins.
+#[test]
+fn the_c_example_reads_time_controls_as_bench_does() {
+    let dir = temp_dir("tc-parser");
+    let mut problems = Vec::new();
+    for (text, line) in TIME_CONTROLS.iter().zip(c_parser_answers(&dir)) {
+        if !agrees_with_bench(text, &line) {
+            let bench = match chessclock::notation::parse(text) {
+                Ok(control) => format!("reads {control}"),
+                Err(error) => format!("refuses it at {}: {error}", error.position),
+            };
+            problems.push(format!("tc {text:?}: the example answers {line:?}; bench's notation {bench}"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

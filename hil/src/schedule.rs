@@ -37,8 +37,9 @@ use bench_sim::sample;
 use bench_sim::sample::Ratio;
 use bench_sim::scenario::{Occasional, Scenario};
 use bench_sim::shrink::{Defect, DefectSet};
-use chessclock::{BySide, FlagFall, GameEnd, Side};
+use chessclock::{BySide, Clock, ClockError, FlagFall, GameEnd, Instant, Side, TimeAdjustment};
 
+use crate::needs::ArbiterFunction;
 use crate::target::{Bounce, ButtonId, BOUNCE_EDGES_MAX};
 
 /// How long a press is held, drawn per press (guest time).
@@ -62,16 +63,80 @@ pub const BOUNCE_SPAN_MAX_MS: u64 = 12;
 pub struct ScheduledPress {
     /// Guest time after the game's start (the `start` command's Ack), µs.
     pub offset_us: u64,
-    /// The player who presses (the mover).
+    /// The player who presses (the mover); White for the arbiter's
+    /// pause button.
     pub side: Side,
-    /// The button: the player's own.
+    /// The button: the player's own, or the pause button (6.13: the
+    /// arbiter stops the clocks, or starts them again).
     pub button: ButtonId,
-    /// The mover's move number (1-based) this press completes.
+    /// The mover's move number (1-based) this press completes; 0 for the
+    /// pause button.
     pub move_number: u32,
     /// How long the button is held down after its last closing edge, guest µs.
     pub hold_us: u64,
     /// Contact bounce before the press settles (none on most presses).
     pub bounce: Bounce,
+}
+
+/// An arbiter command the schedule asks for, sent on the down channel
+/// (contract 3, `hil/CONTRACT.md` section 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArbiterCommand {
+    /// `adjust w +US`: the arbiter gives a side time or takes it away (6.14, 13.4).
+    Adjust { side: Side, adjustment: TimeAdjustment },
+    /// `moves w N`: the arbiter sets a side's completed moves (6.14).
+    SetMoves { side: Side, moves: u32 },
+}
+
+impl ArbiterCommand {
+    /// The command line, `adjust b -60000000`.
+    pub fn line(&self) -> String {
+        let letter = |side: Side| if side == Side::White { 'w' } else { 'b' };
+        match *self {
+            ArbiterCommand::Adjust { side, adjustment: TimeAdjustment::Add(amount) } => {
+                format!("adjust {} +{}", letter(side), amount.as_us())
+            }
+            ArbiterCommand::Adjust { side, adjustment: TimeAdjustment::Subtract(amount) } => {
+                format!("adjust {} -{}", letter(side), amount.as_us())
+            }
+            ArbiterCommand::SetMoves { side, moves } => format!("moves {} {moves}", letter(side)),
+        }
+    }
+
+    /// The code its Ack carries.
+    pub fn code(&self) -> bench_contract::CommandCode {
+        match self {
+            ArbiterCommand::Adjust { .. } => bench_contract::CommandCode::AdjustTime,
+            ArbiterCommand::SetMoves { .. } => bench_contract::CommandCode::SetMoves,
+        }
+    }
+
+    /// The Capabilities function it needs.
+    pub fn function(&self) -> ArbiterFunction {
+        match self {
+            ArbiterCommand::Adjust { .. } => ArbiterFunction::AdjustTime,
+            ArbiterCommand::SetMoves { .. } => ArbiterFunction::SetMoves,
+        }
+    }
+
+    /// The same act on the model clock.
+    pub fn apply(&self, clock: &mut Clock, at: Instant) -> Result<(), ClockError> {
+        match *self {
+            ArbiterCommand::Adjust { side, adjustment } => clock.adjust_time(side, adjustment, at),
+            ArbiterCommand::SetMoves { side, moves } => clock.set_moves(side, moves, at),
+        }
+    }
+}
+
+/// One arbiter command and when the schedule asks for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScheduledCommand {
+    /// Guest time after the game's start, µs.
+    pub offset_us: u64,
+    /// Presses of [`Schedule::presses`] that come before it in the game: it
+    /// is sent once they are made, and the next press waits for it.
+    pub after_presses: usize,
+    pub command: ArbiterCommand,
 }
 
 /// Why the schedule ends where it does.
@@ -114,6 +179,8 @@ pub struct Schedule {
     pub seed: u64,
     pub game: u64,
     pub presses: Vec<ScheduledPress>,
+    /// The arbiter's commands (adjust time, set moves), in the game's order.
+    pub commands: Vec<ScheduledCommand>,
     /// Guest time after the start at which the game is over, µs: the last
     /// press, the move that ended it on the board, or the flag notice.
     pub end_us: u64,
@@ -188,7 +255,7 @@ impl Games<'_> {
     /// out: the games are skipped, not played, when there is any.
     pub fn unsupported(&self, capabilities: &bench_contract::Capabilities) -> Option<crate::needs::Unsupported> {
         let control = &self.scenario.control;
-        crate::needs::unsupported(capabilities, &control.text, &control.control)
+        crate::needs::unsupported(capabilities, &control.text, &control.control, &arbiter_needs(self.scenario))
     }
 }
 
@@ -211,12 +278,14 @@ pub fn schedule_on(
     }
     let log = logged_game(scenario, seed, game, shows_flag_order);
     let ending = log.ending.clone().expect("a played over-the-board game has an ending");
+    let (presses, commands) = acts(scenario, seed, game, &log);
     Ok(Schedule {
         scenario: scenario.name.clone(),
         control_text: scenario.control.text.clone(),
         seed,
         game,
-        presses: presses(scenario, seed, game, &log),
+        presses,
+        commands,
         end_us: ending.at_us,
         end: schedule_end(ending.by),
         result: ending.result,
@@ -226,15 +295,16 @@ pub fn schedule_on(
 }
 
 /// The game `bench sim` plays on a perfect device (the firmware under test
-/// is the device), with its inputs logged. The arbiter's acts are switched
-/// off until a board can play them: a schedule without its pause would
-/// expect the firmware to run through it. Their streams are their own, so
-/// switching them off moves no other draw.
+/// is the device), with its inputs logged. The arbiter's pauses,
+/// adjustments and counter settings are played (they reach the firmware as
+/// pause-button presses and `adjust` / `moves` commands); its clock
+/// replacements (6.11) are switched off: the contract has no command that
+/// replaces a clock. Each habit has its own stream, so switching one off
+/// moves no other draw.
 fn logged_game(scenario: &Scenario, seed: u64, game: u64, shows_flag_order: bool) -> InputLog {
     let mut perfect = scenario.with_perfect_device();
     // 6.12 follows the clock under test, as its Capabilities say.
     perfect.arbiter.clock_shows_first_flag = shows_flag_order;
-    let arbiter_acts = [Defect::Pause, Defect::Adjust, Defect::SetMoves, Defect::ReplaceClock];
     let record = game::play(GameSpec {
         scenario: &perfect,
         seed,
@@ -242,33 +312,71 @@ fn logged_game(scenario: &Scenario, seed: u64, game: u64, shows_flag_order: bool
         swarm: false,
         trace: false,
         model_oracle: false,
-        disabled: arbiter_acts.into_iter().fold(DefectSet::NONE, DefectSet::with),
+        disabled: DefectSet::NONE.with(Defect::ReplaceClock),
         record_inputs: true,
     });
     record.inputs.unwrap_or_default()
 }
 
-/// The moves' presses of the log, each with its HIL-only draws: how long it
-/// is held (the `Device` stream) and its contact bounce (the `Bounce`
-/// stream), one press after the other. A press that puts a wrong clock
-/// right never happens on a perfect device.
-fn presses(scenario: &Scenario, seed: u64, game: u64, log: &InputLog) -> Vec<ScheduledPress> {
+/// The log's acts as the harness makes them: each move's press, with its
+/// HIL-only draws (how long it is held, the `Device` stream, and its
+/// contact bounce, the `Bounce` stream, one press after the other); each
+/// pause and resume as a press of the pause button (no draws: a player's
+/// presses keep theirs); each adjustment and counter setting as a command.
+/// A press that puts a wrong clock right never happens on a perfect device.
+fn acts(scenario: &Scenario, seed: u64, game: u64, log: &InputLog) -> (Vec<ScheduledPress>, Vec<ScheduledCommand>) {
     let mut hold_stream = Stream::new(seed, game, Actor::Device);
     let mut bounce_stream = Stream::new(seed, game, Actor::Bounce);
-    let moves = log.inputs.iter().filter_map(|entry| match entry.input {
-        Input::Press { side, move_number: Some(move_number) } => Some((entry.at_us, side, move_number)),
-        _ => None,
-    });
-    let press = |(offset_us, side, move_number)| {
-        let hold_us = sample::between(&mut hold_stream, HOLD_MIN_US, HOLD_MAX_US);
-        let bounce = draw_bounce(&mut bounce_stream, scenario.device.bounce);
-        let button = match side {
-            Side::White => ButtonId::White,
-            Side::Black => ButtonId::Black,
-        };
-        ScheduledPress { offset_us, side, button, move_number, hold_us, bounce }
-    };
-    moves.map(press).collect()
+    let mut presses = Vec::new();
+    let mut commands = Vec::new();
+    for entry in &log.inputs {
+        let offset_us = entry.at_us;
+        let command = |command| ScheduledCommand { offset_us, after_presses: presses.len(), command };
+        match entry.input {
+            Input::Press { side, move_number: Some(move_number) } => {
+                let hold_us = sample::between(&mut hold_stream, HOLD_MIN_US, HOLD_MAX_US);
+                let bounce = draw_bounce(&mut bounce_stream, scenario.device.bounce);
+                let button = match side {
+                    Side::White => ButtonId::White,
+                    Side::Black => ButtonId::Black,
+                };
+                presses.push(ScheduledPress { offset_us, side, button, move_number, hold_us, bounce });
+            }
+            Input::Pause | Input::Resume => presses.push(ScheduledPress {
+                offset_us,
+                side: Side::White,
+                button: ButtonId::Pause,
+                move_number: 0,
+                hold_us: HOLD_MIN_US,
+                bounce: Bounce::NONE,
+            }),
+            Input::Adjust { side, adjustment } => commands.push(command(ArbiterCommand::Adjust { side, adjustment })),
+            Input::SetMoves { moves } => {
+                for side in Side::BOTH {
+                    commands.push(command(ArbiterCommand::SetMoves { side, moves: *moves.get(side) }));
+                }
+            }
+            Input::Press { move_number: None, .. } | Input::Replace { .. } => {}
+        }
+    }
+    (presses, commands)
+}
+
+/// The arbiter functions `scenario`'s games use (its habits), which a
+/// firmware must announce to play them.
+pub fn arbiter_needs(scenario: &Scenario) -> Vec<ArbiterFunction> {
+    let habits = &scenario.arbiter;
+    let mut needs = Vec::new();
+    if !habits.pause.chance.is_never() {
+        needs.push(ArbiterFunction::Pause);
+    }
+    if !habits.adjust.chance.is_never() {
+        needs.push(ArbiterFunction::AdjustTime);
+    }
+    if !habits.set_moves.is_never() {
+        needs.push(ArbiterFunction::SetMoves);
+    }
+    needs
 }
 
 /// How the logged game ended, as schedules name it.
@@ -309,9 +417,6 @@ pub fn draw_bounce(stream: &mut Stream, scenario_bounce: Occasional) -> Bounce {
     }
     Bounce::new(&open_ms).unwrap_or(Bounce::NONE)
 }
-
-#[cfg(test)]
-mod derived_again;
 
 #[cfg(test)]
 mod tests {
@@ -375,7 +480,7 @@ mod tests {
         scenarios.filter(|scenario| scenario.correspondence.is_none()).collect()
     }
 
-    /// The games both tests below compare: every shipped scenario, three
+    /// The games the test below pins: every shipped scenario, three
     /// seeds, six games, on clocks that show the flag order and that do not.
     fn compared_games() -> Vec<(Scenario, u64, u64, bool)> {
         let mut games = Vec::new();
@@ -390,26 +495,10 @@ mod tests {
         games
     }
 
-    /// The schedules taken from the logged game equal, field by field
-    /// (presses with their holds and bounces, end, result, flags, moves),
-    /// the ones the old second engine derived, in every shipped scenario
-    /// (their arbiter acts are off in both).
-    #[test]
-    fn the_logged_game_gives_the_old_schedules() {
-        for (scenario, seed, game, shows_flag_order) in compared_games() {
-            let new = schedule_on(&scenario, seed, game, shows_flag_order).expect("a schedule");
-            let old = derived_again::schedule_on(&scenario, seed, game, shows_flag_order).expect("an old schedule");
-            let what = format!("{} seed {seed} game {game} shows_flag_order {shows_flag_order}", scenario.name);
-            assert_eq!(new.presses, old.presses, "{what}");
-            assert_eq!((new.end_us, new.end, new.result), (old.end_us, old.end, old.result), "{what}");
-            assert_eq!((&new.flags, new.moves), (&old.flags, old.moves), "{what}");
-            assert_eq!(new, old, "{what}");
-        }
-    }
-
     /// FNV-1a over the schedules of [`compared_games`], written out whole
-    /// (`Debug`): pins them once the old engine is gone. Made by the old
-    /// derivation; a change to any schedule fails here.
+    /// (`Debug`): a change to any schedule fails here. Until the arbiter's
+    /// acts were played, this hash was that of the second engine's
+    /// schedules, which commit 3880a34 showed equal field by field.
     #[test]
     fn the_shipped_scenarios_schedules_are_pinned() {
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
@@ -422,7 +511,7 @@ mod tests {
         assert_eq!(hash, SHIPPED_SCHEDULES_FNV, "{hash:#018x}");
     }
 
-    const SHIPPED_SCHEDULES_FNV: u64 = 0xc6e6_49e4_887c_c01f;
+    const SHIPPED_SCHEDULES_FNV: u64 = 0x0109_23fe_3e63_3911;
 
     /// The first presses of `blitz-3-2`, seed 12, game 0, pinned: a change
     /// to the derivation (or to the simulator's streams or player models)

@@ -1470,7 +1470,7 @@ max_moves = 3
             let name = file.file_stem().expect("a name").to_string_lossy().into_owned();
             let (scenario, _) = catalog::find(&file.display().to_string()).expect("a release scenario");
             let runs =
-                bench_hil::needs::unsupported(&fischer_only(), &scenario.control.text, &scenario.control.control)
+                bench_hil::needs::unsupported(&fischer_only(), &scenario.control.text, &scenario.control.control, &[])
                     .is_none();
             let folder = base.join(&name);
             assert_eq!(folder.join(report::REPORT_JSON).exists(), runs, "{name}: a report only when played");

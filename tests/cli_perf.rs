@@ -56,7 +56,25 @@ fn perf_prints_each_figure_of_a_real_run_against_its_goal() {
     let legal = Scenario::parse(LEGAL_SCENARIO, Path::new("throughput-legal.toml")).expect("parses");
     let figure = stdout.lines().next().expect("a figure line");
     assert!(figure.contains("5 games"), "a quarter of the games: {stdout}");
-    assert_eq!(presses(figure), perf::time_run(&legal, 5, 1, false).presses);
+    let run = perf::time_run(&legal, 5, 1, false);
+    assert_eq!(presses(figure), run.presses);
+    // The 6.10 searches of the run, and those that gave up: the run's counts.
+    let searches = run.mate_searches;
+    assert!(searches.searched > 0, "5 three-minute games of random moves end on flags");
+    let expected = format!("  6.10 searches: {}, {} gave up", searches.searched, searches.gave_up);
+    assert!(stdout.lines().any(|line| line.starts_with(&expected)), "{expected:?} in {stdout}");
+}
+
+#[test]
+fn perf_prints_bench_s_figure_on_the_peers_press_model() {
+    let output = bench(&["perf", "--games", "40", "--only", "peers"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let tally = bench_sim::press_model::run(40);
+    let expected = format!("{} games, {} events: ", tally.games, tally.events);
+    assert_eq!(tally.games, 40);
+    assert!(stdout.starts_with("trivial press model") && stdout.contains(&expected), "{expected:?} in {stdout}");
+    assert!(stdout.contains("scripts/peers"), "where the peers' figures come from: {stdout}");
 }
 
 /// The model's cost in one run: the figure without it, then the ratio of

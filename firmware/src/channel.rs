@@ -8,7 +8,10 @@
 //! still take a sequence number and are counted.
 
 use bench_contract::{Body, LineBuffer, LineEvent, Record, COMMAND_LINE_MAX, RECORD_SIZE};
+use bench_firmware_game::Outputs;
 use rtt_target::{rtt_init, ChannelMode, DownChannel, UpChannel};
+
+use crate::buttons;
 
 /// Up buffer: 341 records, about 30 s of the reference firmware's traffic
 /// (11 records a second). On QEMU, whose guest runs about 14 times faster
@@ -113,5 +116,16 @@ impl Channel {
     /// Records dropped since boot because the up buffer was full.
     pub fn dropped_total(&self) -> u32 {
         self.dropped_total
+    }
+}
+
+/// The game's records go up the channel; its buttons are armed on the board.
+impl Outputs for Channel {
+    fn emit(&mut self, at_us: u64, body: Body) {
+        Channel::emit(self, at_us, body);
+    }
+
+    fn arm_buttons(&mut self, armed: bool) {
+        buttons::arm(armed);
     }
 }

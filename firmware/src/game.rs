@@ -1,13 +1,12 @@
 //! The board's side of the game logic (crate `bench-firmware-game`, which
 //! the HIL harness's fake firmware runs too): which button is whose, and
-//! where the game's records and the buttons' arming go.
+//! buttons' arming goes (the records' way out is `channel.rs`).
 
-use bench_contract::{self as contract, Body};
-use bench_firmware_game::{Edge, Outputs};
+use bench_contract as contract;
+use bench_firmware_game::Edge;
 use chessclock::{Instant, Placement, Side};
 
 use crate::buttons::{self, Input};
-use crate::channel::Channel;
 
 /// Which button is White's (6.4): the left one, PE0 (QEMU key `up`).
 pub const PLACEMENT: Placement = Placement::WHITE_ON_LEFT;
@@ -23,14 +22,4 @@ pub fn placed(edge: buttons::Edge) -> Edge {
         },
     };
     Edge { button, at: Instant::from_us(edge.at_us), hw_counter: u64::from(edge.hw_counter), bounces: edge.bounces }
-}
-
-impl Outputs for Channel {
-    fn emit(&mut self, at_us: u64, body: Body) {
-        Channel::emit(self, at_us, body);
-    }
-
-    fn arm_buttons(&mut self, armed: bool) {
-        buttons::arm(armed);
-    }
 }

@@ -7,6 +7,7 @@
 //! - [`fake`]: an in-memory `Target` for unit tests; `fake_probes` (cargo feature `fake`): a
 //!   probe backend of fake boards running a model of the reference firmware.
 //! - [`needs`]: what a scenario needs of a firmware, against its Capabilities record.
+//! - [`observe`]: an uninstrumented firmware's state, read from RAM where a map file says.
 //! - [`schedule`]: the presses of a scenario's game; [`run`]: playing them on a board;
 //!   [`compare`]: the firmware's records against the clock model; [`drift`]: time-base fits.
 pub mod target;
@@ -22,6 +23,7 @@ pub mod gdb;
 #[cfg(test)]
 mod generated_controls;
 pub mod needs;
+pub mod observe;
 pub mod probe;
 pub mod qemu;
 pub mod qmp;

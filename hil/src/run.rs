@@ -35,9 +35,18 @@
 //! **Failures** end the game at once with a [`RunError`] and a partial
 //! result marked incomplete: the target went away, the firmware sent nothing
 //! new (no record speaking of a later instant) for
-//! [`RunOptions::silence_timeout`] of host time, or did not answer a command
-//! in that time, or the run was interrupted. A held button is released on
-//! the way out if the target still answers.
+//! [`RunOptions::silence_timeout`], or did not answer a command in that
+//! time, or the run was interrupted. A held button is released on the way
+//! out if the target still answers.
+//!
+//! **Silence is judged in the board's own time.** A board that runs in real
+//! time (a probe, QEMU without lockstep) counts it in host time. In
+//! lockstep the guest runs only while the harness steps it, so the silence
+//! limit is guest time as the harness knows it at its stops (records and
+//! counted ticks), and the same firmware goes silent at the same guest
+//! instant, with the same report, however loaded the host is. Host time
+//! then only guards against an emulator that reaches no stop at all
+//! ([`RunOptions::emulator_timeout`], [`RunError::NoStop`]).
 //!
 //! Records come and commands go through a [`RecordLink`]: the RTT reader
 //! ([`crate::rtt::RttReader`]) on every backend, or a test's own.
@@ -127,8 +136,15 @@ pub struct RunOptions {
     /// Pause between polls that brought nothing new (host time).
     pub poll_interval: Duration,
     /// The firmware is silent when no record speaks of a later instant for
-    /// this long, or a command has no Ack after this long (host time).
+    /// this long, or a command has no Ack after this long: host time on a
+    /// board that runs in real time, guest time in lockstep (see the
+    /// module's documentation).
     pub silence_timeout: Duration,
+    /// Lockstep only: host time the emulator may take to reach its next
+    /// stop before the run ends with [`RunError::NoStop`] (an emulator that
+    /// hangs, or a firmware that sends nothing while no tick is awaited).
+    /// Generous: it must never end a healthy run on a loaded host.
+    pub emulator_timeout: Duration,
     /// Guest time read after the schedule's end, so the last records (a
     /// flag, the final snapshot) are in.
     pub tail_us: u64,
@@ -147,6 +163,7 @@ impl Default for RunOptions {
         RunOptions {
             poll_interval: Duration::from_millis(2),
             silence_timeout: Duration::from_secs(10),
+            emulator_timeout: Duration::from_secs(300),
             tail_us: 500_000,
             drift: FitOptions::default(),
             counter_interval_us: 50_000,
@@ -165,7 +182,16 @@ pub enum RunError {
     /// The firmware sent nothing new for too long.
     Silent {
         waiting_for: String,
-        waited: Duration,
+        waited: Waited,
+        last_at_us: Option<u64>,
+    },
+    /// Lockstep: the emulator reached no stop (a record, or a tick the
+    /// harness waited for) within [`RunOptions::emulator_timeout`] of host
+    /// time. An infrastructure failure: guest time is not known, so the
+    /// firmware's silence cannot be judged.
+    NoStop {
+        waiting_for: String,
+        timeout: Duration,
         last_at_us: Option<u64>,
     },
     /// The firmware is not a contract-1 firmware.
@@ -202,15 +228,21 @@ impl fmt::Display for RunError {
         match self {
             RunError::Target(error) => write!(f, "{error}"),
             RunError::Silent { waiting_for, waited, last_at_us } => {
-                let last = match last_at_us {
-                    Some(at) => format!("its last record was about {}", compare::seconds(*at)),
-                    None => "no record at all".to_string(),
-                };
                 write!(
                     f,
-                    "the firmware went silent: nothing new for {:.1} s while waiting for {waiting_for} ({last}); \
+                    "the firmware went silent: nothing new for {waited} while waiting for {waiting_for} ({}); \
                      is it running, and does it implement the bench contract (hil/CONTRACT.md)?",
-                    waited.as_secs_f64()
+                    last_record(*last_at_us)
+                )
+            }
+            RunError::NoStop { waiting_for, timeout, last_at_us } => {
+                write!(
+                    f,
+                    "emulator problem: QEMU reached no lockstep stop (a record, or a tick the harness waited for) \
+                     within {} s of host time while waiting for {waiting_for} ({}); the emulator may hang, or the \
+                     firmware stopped sending records (the contract wants one at least every second)",
+                    timeout.as_secs(),
+                    last_record(*last_at_us)
                 )
             }
             RunError::Contract { detail } => {
@@ -235,6 +267,40 @@ impl fmt::Display for RunError {
 }
 
 impl std::error::Error for RunError {}
+
+fn last_record(last_at_us: Option<u64>) -> String {
+    match last_at_us {
+        Some(at) => format!("its last record was about {}", compare::seconds(at)),
+        None => "no record at all".to_string(),
+    }
+}
+
+/// How long a silent firmware was waited for, in the time its board runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Waited {
+    /// A board in real time: host time (varies from run to run).
+    Host(Duration),
+    /// Lockstep: guest time, µs (the same in every run).
+    GuestUs(u64),
+}
+
+impl fmt::Display for Waited {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Waited::Host(waited) => write!(f, "{:.1} s of host time", waited.as_secs_f64()),
+            Waited::GuestUs(us) => write!(f, "{} of guest time", compare::seconds(*us)),
+        }
+    }
+}
+
+/// When a wait began, in host time and as far as the harness knew guest
+/// time then: silence counts from it, or from the firmware's last progress
+/// if that is later.
+#[derive(Clone, Copy, Debug)]
+struct Since {
+    host: Instant,
+    guest_us: u64,
+}
 
 impl From<TargetError> for RunError {
     fn from(error: TargetError) -> RunError {
@@ -514,7 +580,8 @@ pub struct Session<'a> {
     time_bases: Vec<Record>,
     /// The latest firmware instant any record spoke of.
     guest_us: Option<u64>,
-    /// Host time the guest time last moved on.
+    /// Host time a record last spoke of a later instant (silence on a
+    /// board in real time).
     last_progress: Instant,
     /// Reads of the board's counter against host time.
     counter_readings: Vec<CounterReading>,
@@ -526,6 +593,11 @@ pub struct Session<'a> {
     lockstep: bool,
     /// Stop at every tick (a press or a contact change is near).
     want_tick: bool,
+    /// Lockstep: the board stands at a tick stop, where guest time is known
+    /// exactly ([`Session::tick_guest_us`]); at a record stop the emulator
+    /// has already moved guest time on past the record's instant by an
+    /// amount the harness does not know (hil/LOCKSTEP.md).
+    at_tick: bool,
     /// Lockstep: the firmware instant of the latest tick stop, counted on
     /// from the latest record (a tick is `tick_us` of the Hello).
     tick_guest_us: Option<u64>,
@@ -595,6 +667,7 @@ impl<'a> Session<'a> {
             counter_read_at_us: None,
             lockstep,
             want_tick: false,
+            at_tick: false,
             tick_guest_us: None,
             control_set: false,
             arbiter_sent: Vec::new(),
@@ -624,20 +697,34 @@ impl<'a> Session<'a> {
         }
         let plan = StepPlan { watch: self.link.record_written_at(), tick: self.want_tick };
         // Nothing touches a board that is still running towards its stop:
-        // a read would halt it at a point the host's speed decides.
+        // a read would halt it at a point the host's speed decides. How
+        // long the host takes decides nothing either, short of a hang.
+        let waiting_since = Instant::now();
         let stop = loop {
             if let Some(stop) = self.target.step(&plan, STEP_SLICE)? {
                 break stop;
             }
-            self.alive("the board's next lockstep stop", self.last_progress)?;
+            self.interrupted()?;
+            if waiting_since.elapsed() > self.options.emulator_timeout {
+                return Err(RunError::NoStop {
+                    waiting_for: "the board's next lockstep stop".to_string(),
+                    timeout: self.options.emulator_timeout,
+                    last_at_us: self.guest_us,
+                });
+            }
         };
+        self.at_tick = matches!(stop, Stop::Tick { .. });
         if let Stop::Tick { ticks } = stop {
             let tick_us = self.hello.map_or(1_000, |hello| u64::from(hello.tick_us)).max(1);
             let from = self.guest().unwrap_or(0);
             self.tick_guest_us = Some((from / tick_us).saturating_add(u64::from(ticks)).saturating_mul(tick_us));
-            self.last_progress = Instant::now();
         }
         Ok(())
+    }
+
+    /// Now, for silence to count from.
+    fn since(&self) -> Since {
+        Since { host: Instant::now(), guest_us: self.guest().unwrap_or(0) }
     }
 
     /// What the firmware supports: its Capabilities record (contract 3), or
@@ -657,7 +744,7 @@ impl<'a> Session<'a> {
         if let (Some(hello), Some(_)) = (self.hello, self.capabilities) {
             return Ok(hello);
         }
-        let waiting_since = Instant::now();
+        let waiting_since = self.since();
         loop {
             let mut fresh = Vec::new();
             self.pump(&mut fresh)?;
@@ -721,7 +808,7 @@ impl<'a> Session<'a> {
         if runs.last().is_none_or(|run| run.error.is_some()) {
             return Ok(());
         }
-        let since = Instant::now();
+        let since = self.since();
         let mut records = Vec::new();
         while self.time_bases.len() < TIME_BASES_MIN {
             let came = self.pump(&mut records)?;
@@ -799,17 +886,39 @@ impl<'a> Session<'a> {
         Ok(came)
     }
 
+    /// Fails when the run was stopped.
+    fn interrupted(&self) -> Result<(), RunError> {
+        match self.options.stop.as_ref().is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+            true => Err(RunError::Interrupted),
+            false => Ok(()),
+        }
+    }
+
     /// Fails when the run was stopped, or nothing new came for too long
-    /// (since the last progress, or since `waiting_since`, whichever is later).
-    fn alive(&self, waiting_for: &str, waiting_since: Instant) -> Result<(), RunError> {
-        if self.options.stop.as_ref().is_some_and(|stop| stop.load(Ordering::Relaxed)) {
-            return Err(RunError::Interrupted);
+    /// (since the last progress, or since `waiting_since`, whichever is
+    /// later): in guest time in lockstep, else in host time.
+    fn alive(&self, waiting_for: &str, waiting_since: Since) -> Result<(), RunError> {
+        self.interrupted()?;
+        let waited = if self.lockstep {
+            let progress_us = self.guest_us.unwrap_or(0).max(waiting_since.guest_us);
+            Waited::GuestUs(self.guest().unwrap_or(0).saturating_sub(progress_us))
+        } else {
+            Waited::Host(self.last_progress.elapsed().min(waiting_since.host.elapsed()))
+        };
+        self.judge_silence(waiting_for, waited)
+    }
+
+    /// Fails when `waited` is past the silence limit.
+    fn judge_silence(&self, waiting_for: &str, waited: Waited) -> Result<(), RunError> {
+        let limit = self.options.silence_timeout;
+        let silent = match waited {
+            Waited::Host(host) => host > limit,
+            Waited::GuestUs(us) => u128::from(us) > limit.as_micros(),
+        };
+        match silent {
+            true => Err(RunError::Silent { waiting_for: waiting_for.to_string(), waited, last_at_us: self.guest_us }),
+            false => Ok(()),
         }
-        let waited = self.last_progress.elapsed().min(waiting_since.elapsed());
-        if waited > self.options.silence_timeout {
-            return Err(RunError::Silent { waiting_for: waiting_for.to_string(), waited, last_at_us: self.guest_us });
-        }
-        Ok(())
     }
 
     /// Sends `line` and waits for the Ack of `command`.
@@ -831,7 +940,7 @@ impl<'a> Session<'a> {
         from: usize,
         wanted: impl Fn(&Ack) -> bool,
     ) -> Result<(u64, Ack), RunError> {
-        let sent = Instant::now();
+        let sent = self.since();
         let waiting_for = format!("the Ack of `{line}`");
         let mut checked = from;
         loop {
@@ -840,16 +949,23 @@ impl<'a> Session<'a> {
                 _ => None,
             });
             if let Some(answer) = found {
+                self.want_tick = false;
                 return Ok(answer);
             }
             checked = records.len();
             self.check_restart(records, from)?;
             let came = self.pump(records)?;
             // An Ack must come even while Snapshots keep the guest time moving.
-            if sent.elapsed() > self.options.silence_timeout {
-                return Err(RunError::Silent { waiting_for, waited: sent.elapsed(), last_at_us: self.guest_us });
-            }
+            let waited = match self.lockstep {
+                true => Waited::GuestUs(self.guest().unwrap_or(0).saturating_sub(sent.guest_us)),
+                false => Waited::Host(sent.host.elapsed()),
+            };
+            self.judge_silence(&waiting_for, waited)?;
             self.alive(&waiting_for, sent)?;
+            // Owed at once: in lockstep, count guest time in ticks meanwhile,
+            // so a firmware that answers nothing, records or Acks, is judged
+            // in guest time too.
+            self.want_tick = self.lockstep;
             self.wait_for_more(came)?;
         }
     }
@@ -982,7 +1098,7 @@ impl<'a> Session<'a> {
         let total = schedule.presses.len();
         let duration_us = schedule.duration_us();
         let play_from = records.len();
-        let waiting_since = Instant::now();
+        let waiting_since = self.since();
         loop {
             let came = self.pump(records)?;
             self.check_restart(records, play_from)?;
@@ -1092,7 +1208,13 @@ impl<'a> Session<'a> {
                     .copied()
                     .flatten()
                     .is_none_or(|last| down_us >= last.saturating_add(plan.debounce_us));
-                if down_us < due || !spaced || play.finished_at.is_some() {
+                // In lockstep an edge is made only where guest time is known
+                // exactly, a tick stop: at a record stop the emulator has
+                // moved on past the record's instant, and the firmware
+                // stamped such an edge up to 2 ms after the instant the
+                // harness took for it (a false `press.stamp`).
+                let placed = !self.lockstep || self.at_tick;
+                if down_us < due || !spaced || play.finished_at.is_some() || !placed {
                     return Ok(false);
                 }
                 let hold_ms = u32::try_from(press.hold_us.div_ceil(1_000)).unwrap_or(u32::MAX);
@@ -1130,7 +1252,10 @@ impl<'a> Session<'a> {
             PressState::Playing { over_at_us } => Ok(guest >= *over_at_us && play.release(guest)),
             PressState::Contact { button, steps, next } => {
                 while let Some((at_us, closed)) = steps.get(*next).copied() {
-                    if guest < at_us {
+                    // Bounce edges at tick stops, like the first edge; the
+                    // release (the last step) at the first stop after it.
+                    let timed = *next + 1 < steps.len();
+                    if guest < at_us || (timed && !self.at_tick) {
                         return Ok(false);
                     }
                     self.target.set_button(*button, closed)?;
@@ -1296,9 +1421,10 @@ mod tests {
 
     use super::*;
     use crate::compare::fake_firmware::{Defects, FakeFirmware};
-    use crate::fake::{contract_button, DownLine, FakeConfig, FakeCounter, FakeTarget, Fault};
+    use crate::fake::{contract_button, DownLine, FakeConfig, FakeCounter, FakeSteps, FakeTarget, Fault};
     use crate::rtt::{ControlBlockLocation, RttReader};
     use crate::schedule;
+    use crate::target::Capabilities as BoardCapabilities;
 
     /// Short games: 30 s + 1 s, quick players, 8 moves each.
     const SCENARIO: &str = r#"
@@ -1339,6 +1465,13 @@ max_moves = 8
         isr_us: u64,
         /// A planted fault: `adjust w` is applied to Black, `adjust b` to White.
         adjust_wrong_side: bool,
+        /// The board runs in lockstep, QEMU's way, stepping so.
+        lockstep: Option<FakeSteps>,
+        /// Answer no command line (TimeBase records still come).
+        deaf: bool,
+        /// A TimeBase record at every main-loop turn too, so records
+        /// (lockstep stops) come between every two ticks.
+        chatty: bool,
     }
 
     /// The fake target of `crate::fake` running the test firmware of
@@ -1347,7 +1480,13 @@ max_moves = 8
     fn board(behaviour: Behaviour) -> FakeTarget {
         let counter = behaviour.counter.cloned();
         let counting = counter.is_some();
-        let mut target = FakeTarget::with_config(FakeConfig { us_per_call: 250, counter, ..FakeConfig::default() });
+        let mut config = FakeConfig { us_per_call: 250, counter, ..FakeConfig::default() };
+        if let Some(steps) = behaviour.lockstep {
+            // The test firmware does not debounce: clean presses.
+            config.capabilities = BoardCapabilities { lockstep: true, ..config.capabilities };
+            config.steps = steps;
+        }
+        let mut target = FakeTarget::with_config(config);
         let mut firmware = FakeFirmware::new(behaviour.defects);
         let mut next_second = 1u64;
         let rate = 1.0 + behaviour.drift_ppm * 1e-6;
@@ -1357,7 +1496,8 @@ max_moves = 8
             if behaviour.silent_after_us.is_some_and(|after| now >= after) {
                 return;
             }
-            for line in board.take_lines() {
+            let lines = board.take_lines();
+            for line in lines.into_iter().filter(|_| !behaviour.deaf) {
                 let DownLine::Line(text) = line else { continue };
                 let refused = match Command::parse(text.as_bytes()) {
                     Ok(Command::TimeControl(_)) if behaviour.refuse_tc => Some(CommandCode::TimeControl),
@@ -1404,6 +1544,9 @@ max_moves = 8
                 let hw_counter = if counting { board.counter_at(next_second * 1_000_000) } else { next_second };
                 firmware.time_base(clock(next_second * 1_000_000) + 3, hw_counter);
                 next_second += 1;
+            }
+            if behaviour.chatty {
+                firmware.time_base(clock(now), next_second - 1);
             }
             for record in firmware.out.drain(..) {
                 board.emit(record.at_us, record.body);
@@ -1674,6 +1817,91 @@ max_moves = 8
         // The records up to the silence are still compared.
         assert!(comparison(run).passed(), "{:#?}", comparison(run).mismatches);
         assert!(run.sent.len() < run.schedule.presses.len());
+    }
+
+    /// Lockstep, QEMU's way: the fake board halts between steps.
+    fn lockstep(steps: FakeSteps) -> Behaviour {
+        Behaviour { lockstep: Some(steps), ..Behaviour::default() }
+    }
+
+    /// Lockstep: a step that takes a second of host time (a loaded host),
+    /// twice the silence limit, in the middle of a healthy game changes
+    /// nothing: silence is guest time there. (Judged in host time, the game
+    /// ended "silent" at that step.)
+    #[test]
+    fn in_lockstep_a_slow_host_does_not_make_a_healthy_firmware_silent() {
+        let quick = RunOptions { silence_timeout: Duration::from_millis(500), ..options() };
+        let stalled = FakeSteps { stall: Some((300, Duration::from_secs(1))), ..FakeSteps::default() };
+        let (runs, _) = play(lockstep(stalled), &scenario("30+1"), 0..1, quick);
+        let run = runs.first().expect("a game");
+        assert!(run.error.is_none(), "{:?}", run.error);
+        assert!(run.passed(), "{:#?}", comparison(run).mismatches);
+        assert_eq!(run.sent.len(), run.schedule.presses.len());
+    }
+
+    /// Lockstep: a firmware that answers no command (its TimeBase records
+    /// still come) is silent after the limit of guest time, and the run
+    /// says so in the same words and records whether the host stalled or
+    /// not: the verdict is a function of the firmware alone.
+    #[test]
+    fn in_lockstep_a_silent_firmware_is_judged_in_guest_time_the_same_every_run() {
+        let quick = RunOptions { silence_timeout: Duration::from_millis(500), ..options() };
+        let run = |steps: FakeSteps| {
+            let (mut runs, _) =
+                play(Behaviour { deaf: true, ..lockstep(steps) }, &scenario("30+1"), 0..1, quick.clone());
+            runs.pop().expect("a game")
+        };
+        let calm = run(FakeSteps::default());
+        let stalled = run(FakeSteps { stall: Some((2, Duration::from_secs(1))), ..FakeSteps::default() });
+        let Some(RunError::Silent { waited: Waited::GuestUs(waited_us), waiting_for, .. }) = &calm.error else {
+            panic!("silent in guest time: {:?}", calm.error)
+        };
+        assert!(*waited_us > 500_000 && *waited_us <= 502_000, "{waited_us} µs: judged at the first tick past it");
+        assert_eq!(waiting_for, "the Ack of `reset`");
+        let message = calm.error.as_ref().map(ToString::to_string).unwrap_or_default();
+        assert!(message.contains("of guest time") && message.contains("CONTRACT"), "{message}");
+        assert_eq!(message, stalled.error.as_ref().map(ToString::to_string).unwrap_or_default());
+        assert_eq!(calm.records, stalled.records);
+        assert!(!calm.complete());
+    }
+
+    /// Lockstep: a board that reaches no stop at all (no record, no tick
+    /// awaited) within the emulator limit is an infrastructure failure,
+    /// said so, not a firmware verdict.
+    #[test]
+    fn in_lockstep_no_stop_at_all_is_an_emulator_problem() {
+        let options = RunOptions {
+            emulator_timeout: Duration::from_millis(300),
+            silence_timeout: Duration::from_millis(500),
+            ..options()
+        };
+        // Silent once the game runs: no record comes, and the first press
+        // is more than a lead of ticks away.
+        let steps = FakeSteps { slice_us: 1_000, ..FakeSteps::default() };
+        let behaviour = Behaviour { silent_after_us: Some(50_000), ..lockstep(steps) };
+        let (runs, _) = play(behaviour, &scenario("30+1"), 0..1, options);
+        let error = runs.first().and_then(|run| run.error.as_ref()).expect("an error");
+        assert!(matches!(error, RunError::NoStop { .. }), "{error:?}");
+        assert!(!error.is_firmware_failure());
+        assert!(error.to_string().starts_with("emulator problem: QEMU reached no lockstep stop"), "{error}");
+    }
+
+    /// Lockstep: guest time is known exactly only at a tick stop; at a
+    /// record stop the emulator has moved on (here two ticks, as QEMU did
+    /// when the reference firmware stamped an edge made there 2 ms after
+    /// the record, a false `press.stamp`). Every edge is made at a tick
+    /// stop, so each stamp is the harness's own edge instant.
+    #[test]
+    fn in_lockstep_every_edge_is_made_at_a_tick_stop_where_guest_time_is_known() {
+        let steps = FakeSteps { record_stop_ticks: Some(2), ..FakeSteps::default() };
+        let behaviour = Behaviour { chatty: true, ..lockstep(steps) };
+        let (runs, _) = play(behaviour, &scenario("30+1"), 0..2, options());
+        for run in &runs {
+            assert!(run.error.is_none(), "{:?}", run.error);
+            let comparison = comparison(run);
+            assert_eq!(comparison.by_quantity.get("press.stamp"), None, "{:#?}", comparison.mismatches);
+            assert_eq!(comparison.largest_us.get("press.stamp"), Some(&0), "stamped at the harness's edge");
+        }
     }
 
     #[test]

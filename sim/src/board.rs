@@ -27,6 +27,28 @@ pub trait Board: std::fmt::Debug {
     /// Whether `side` can still checkmate its opponent by some legal series
     /// of moves (6.10), asked when the opponent's flag is ruled on.
     fn can_checkmate(&mut self, side: Side, stream: &mut Stream) -> bool;
+
+    /// The searches [`Board::can_checkmate`] ran on a real position, and how
+    /// many gave up; none for a board that draws its answers.
+    fn mate_searches(&self) -> MateSearches {
+        MateSearches::default()
+    }
+}
+
+/// Full 6.10 searches on real positions ("can this side still mate?"), and
+/// those that could not decide and were ruled "can mate". Counted so a run
+/// report can say how many flag rulings rest on that conservative reading.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MateSearches {
+    pub searched: u64,
+    pub gave_up: u64,
+}
+
+impl MateSearches {
+    pub fn add(&mut self, other: MateSearches) {
+        self.searched = self.searched.saturating_add(other.searched);
+        self.gave_up = self.gave_up.saturating_add(other.gave_up);
+    }
 }
 
 /// No board: endings and mating material are drawn from the scenario's rates.

@@ -43,28 +43,18 @@
 //! closure, a check-chain search of depth 16 and a final guided search capped
 //! at 2^24 nodes. When it still cannot decide (`None`), the flag is ruled as
 //! if the opponent can mate (the conservative reading: the flagged player
-//! loses), and the case is counted ([`LegalBoard::undecided`],
-//! [`undecided_total`]). Both clocks ask about the same flag: the last two
-//! answers are kept per board, so the same question is searched once.
-
-use std::sync::atomic::{AtomicU64, Ordering};
+//! loses), and the case is counted ([`LegalBoard::mate_searches`], summed
+//! into the run report's `mate_searches`). Both clocks ask about the same
+//! flag: the last two answers are kept per board, so the same question is
+//! searched once.
 
 use chasolver::Winnability;
 use chess::{Board as Position, ChessMove, Color, MoveGen, Piece, EMPTY};
 use chessclock::{GameEnd, Side};
 
-use crate::board::Board;
+use crate::board::{Board, MateSearches};
 use crate::rng::Stream;
 use crate::sample;
-
-/// Full 6.10 searches that gave up, over the whole process (every board).
-static UNDECIDED: AtomicU64 = AtomicU64::new(0);
-
-/// How many full 6.10 searches gave up and were ruled "can mate", over every
-/// [`LegalBoard`] of this process. A sum, so independent of thread order.
-pub fn undecided_total() -> u64 {
-    UNDECIDED.load(Ordering::Relaxed)
-}
 
 /// A real position, moved by uniformly random legal moves.
 pub struct LegalBoard {
@@ -76,8 +66,8 @@ pub struct LegalBoard {
     plies: u64,
     /// `play` calls refused because `side` was not the side to move.
     refused: u64,
-    /// 6.10 searches that gave up (ruled "can mate").
-    undecided: u64,
+    /// Full 6.10 searches run, and those that gave up (ruled "can mate").
+    searches: MateSearches,
     /// The last 6.10 answers: position, intended winner, can mate.
     rulings: [Option<(Position, Color, bool)>; 2],
 }
@@ -88,7 +78,7 @@ impl std::fmt::Debug for LegalBoard {
             .field("position", &format_args!("{}", self.position))
             .field("plies", &self.plies)
             .field("refused", &self.refused)
-            .field("undecided", &self.undecided)
+            .field("searches", &self.searches)
             .finish_non_exhaustive()
     }
 }
@@ -107,7 +97,14 @@ impl LegalBoard {
 
     /// Play goes on from `position` (tests, set-up positions).
     pub fn from_position(position: Position) -> LegalBoard {
-        LegalBoard { position, moves: None, plies: 0, refused: 0, undecided: 0, rulings: [None; 2] }
+        LegalBoard {
+            position,
+            moves: None,
+            plies: 0,
+            refused: 0,
+            searches: MateSearches::default(),
+            rulings: [None; 2],
+        }
     }
 
     /// The current position.
@@ -129,7 +126,7 @@ impl LegalBoard {
     /// 6.10 searches on this board that could not decide and were ruled
     /// "can mate".
     pub fn undecided(&self) -> u64 {
-        self.undecided
+        self.searches.gave_up
     }
 
     /// Whether `winner` can checkmate by some series of legal moves, by the
@@ -140,12 +137,12 @@ impl LegalBoard {
         if let Some(&(_, _, can_mate)) = remembered {
             return can_mate;
         }
+        self.searches.searched = self.searches.searched.saturating_add(1);
         let can_mate = match chasolver::winnability(&self.position, winner) {
             Some(Winnability::Winnable { .. }) => true,
             Some(Winnability::Unwinnable) => false,
             None => {
-                self.undecided = self.undecided.saturating_add(1);
-                UNDECIDED.fetch_add(1, Ordering::Relaxed);
+                self.searches.gave_up = self.searches.gave_up.saturating_add(1);
                 true
             }
         };
@@ -225,5 +222,9 @@ impl Board for LegalBoard {
 
     fn can_checkmate(&mut self, side: Side, _stream: &mut Stream) -> bool {
         self.search(color(side))
+    }
+
+    fn mate_searches(&self) -> MateSearches {
+        self.searches
     }
 }

@@ -14,6 +14,7 @@ pub mod outcome;
 pub mod perf;
 pub mod player;
 pub mod postal;
+pub mod press_model;
 pub mod queue;
 pub mod rng;
 pub mod run;

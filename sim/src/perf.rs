@@ -9,6 +9,8 @@
 use std::path::Path;
 use std::time::Instant as WallClock;
 
+use crate::board::MateSearches;
+use crate::press_model;
 use crate::run::{self, RunOptions};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::shrink::DefectSet;
@@ -80,10 +82,13 @@ pub enum Measure {
     Jobs2,
     /// Legal moves (a quarter of the games).
     Legal,
+    /// The trivial press model on bench's event queue, the figure that
+    /// `scripts/peers` sets beside NeXosim's and SimPy's.
+    Peers,
 }
 
 impl Measure {
-    pub const ALL: [Measure; 4] = [Measure::Abstract, Measure::Model, Measure::Jobs2, Measure::Legal];
+    pub const ALL: [Measure; 5] = [Measure::Abstract, Measure::Model, Measure::Jobs2, Measure::Legal, Measure::Peers];
 
     pub const fn name(self) -> &'static str {
         match self {
@@ -91,6 +96,7 @@ impl Measure {
             Measure::Model => "model",
             Measure::Jobs2 => "jobs2",
             Measure::Legal => "legal",
+            Measure::Peers => "peers",
         }
     }
 
@@ -111,6 +117,8 @@ pub struct Figure {
     pub jobs: usize,
     pub presses: u64,
     pub seconds: f64,
+    /// Legal moves: the full 6.10 searches run, and those that gave up.
+    pub mate_searches: MateSearches,
 }
 
 impl Figure {
@@ -125,7 +133,8 @@ pub fn time_run(scenario: &Scenario, games: u64, jobs: usize, model_oracle: bool
     let options = RunOptions { seed: 1, games: 0..games, jobs, swarm: false, model_oracle, disabled: DefectSet::NONE };
     let started = WallClock::now();
     let summary = run::run(scenario, &options, &|_| {});
-    Figure { games, jobs, presses: summary.presses, seconds: started.elapsed().as_secs_f64() }
+    let seconds = started.elapsed().as_secs_f64();
+    Figure { games, jobs, presses: summary.presses, seconds, mate_searches: summary.mate_searches }
 }
 
 /// The median of `FIGURE_RUNS` timed runs (by presses/s), with the
@@ -178,8 +187,34 @@ pub fn measure(games: u64, only: Option<Measure>, print: &mut dyn FnMut(String))
         let (figure, slowest, fastest) = median_run(&legal_scenario, games / 4, 1, false);
         print(median_line("legal moves (chess + chasolver), invariants", figure, slowest, fastest));
         print(against_goal(figure.presses_per_s() / 1e6, LEGAL_GOAL_PER_CORE / 1e6, "M presses/s per core (legal)"));
+        let searches = figure.mate_searches;
+        print(format!("  6.10 searches: {}, {} gave up (ruled \"can mate\")", searches.searched, searches.gave_up));
+    }
+    if wanted(Measure::Peers) {
+        print(peers_line(games));
     }
     Ok(())
+}
+
+/// Bench's figure on the trivial press model: as many games as `games`
+/// (about 260 events each), the median of `FIGURE_RUNS` runs.
+fn peers_line(games: u64) -> String {
+    let mut runs: Vec<(press_model::Tally, f64)> = (0..FIGURE_RUNS)
+        .map(|_| {
+            let started = WallClock::now();
+            let tally = press_model::run(games);
+            (tally, tally.events as f64 / started.elapsed().as_secs_f64().max(f64::MIN_POSITIVE))
+        })
+        .collect();
+    runs.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let (tally, rate) = runs[runs.len() / 2];
+    format!(
+        "{:<44} {} games, {} events: {:.3} M events/s (median of {FIGURE_RUNS}); NeXosim's and SimPy's beside it: scripts/peers",
+        "trivial press model, bench's event queue",
+        tally.games,
+        tally.events,
+        rate / 1e6
+    )
 }
 
 /// The median of [`PAIRS`] ratios, with the lowest and highest.

@@ -20,6 +20,7 @@ use serde::Deserialize;
 
 use chessclock::Outcome;
 
+use crate::board::MateSearches;
 use crate::game::{DefectCounts, GameRecord, GameSpec};
 use crate::oracle::Violation;
 use crate::outcome::{GameResult, Reason};
@@ -470,6 +471,7 @@ pub fn game_record(postal: &Postal, spec: GameSpec<'_>) -> GameRecord {
         device_config: spec.scenario.device,
         // No clock to press: correspondence games have no input log.
         inputs: None,
+        mate_searches: MateSearches::default(),
     }
 }
 

@@ -12,6 +12,7 @@ use std::sync::Mutex;
 
 use chessclock::{Outcome, Side};
 
+use crate::board::MateSearches;
 use crate::coverage::Coverage;
 use crate::game::{self, DefectCounts, GameRecord, GameSpec};
 use crate::oracle::OracleCoverage;
@@ -143,6 +144,9 @@ pub struct Summary {
     pub drift_ppb: Option<(i64, i64)>,
     /// Rule coverage: the transitions the games went through.
     pub coverage: Coverage,
+    /// Full 6.10 searches on real positions (legal-move mode), and those
+    /// that gave up and were ruled "can mate".
+    pub mate_searches: MateSearches,
     /// Oracle coverage: what the independent model checked.
     pub oracle_coverage: OracleCoverage,
 }
@@ -170,6 +174,7 @@ impl Summary {
             run_hash: 0,
             drift_ppb: None,
             coverage: Coverage::default(),
+            mate_searches: MateSearches::default(),
             oracle_coverage: OracleCoverage::default(),
         }
     }
@@ -234,6 +239,7 @@ impl Summary {
             }
         }
         self.run_hash = self.run_hash.wrapping_add(mix(record.game, record.trace_hash));
+        self.mate_searches.add(record.mate_searches);
     }
 
     fn keep_failure(&mut self, failure: FailedGame) {
@@ -277,6 +283,7 @@ impl Summary {
         self.run_hash = self.run_hash.wrapping_add(other.run_hash);
         self.drift_ppb = merge_range(self.drift_ppb, other.drift_ppb);
         self.coverage.merge(&other.coverage);
+        self.mate_searches.add(other.mate_searches);
         self.oracle_coverage.merge(&other.oracle_coverage);
     }
 }

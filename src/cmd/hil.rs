@@ -151,7 +151,9 @@ pub struct Cmd {
     #[arg(long, value_name = "PPM", default_value_t = DEFAULT_DRIFT_TOLERANCE_PPM)]
     drift_tolerance_ppm: f64,
     /// Seconds without a new record (or an Ack) before the firmware counts
-    /// as silent (exit 3).
+    /// as silent (exit 3). On QEMU in lockstep (the default) seconds of
+    /// guest time, so the verdict does not depend on the host's load; on a
+    /// board, and on QEMU with `--icount none`, seconds of host time.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     silence_timeout: f64,
     /// QEMU's `-icount` option for the emulated board (`none`: real time,

@@ -30,6 +30,8 @@ enum Only {
     Jobs2,
     /// Random legal moves (chess + chasolver)
     Legal,
+    /// The trivial press model on bench's event queue (scripts/peers sets NeXosim's and SimPy's beside it)
+    Peers,
 }
 
 impl Only {
@@ -39,6 +41,7 @@ impl Only {
             Only::Jobs2 => Measure::Jobs2,
             Only::Model => Measure::Model,
             Only::Legal => Measure::Legal,
+            Only::Peers => Measure::Peers,
         }
     }
 }

@@ -672,6 +672,10 @@ fn render_summary(
     );
     let _ = writeln!(out, "  device agrees with the ideal clock in {} of {} games", summary.agreeing, summary.games);
     let _ = writeln!(out, "  largest device-ideal time error: {} us", summary.max_time_error_us);
+    let searches = summary.mate_searches;
+    if let Some(sentence) = report::markdown::mate_searches_sentence(searches.searched, searches.gave_up) {
+        let _ = writeln!(out, "  {sentence}");
+    }
     let width = checks.iter().map(|check| check.name.chars().count()).max().unwrap_or(0);
     for check in checks {
         let _ = writeln!(

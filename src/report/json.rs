@@ -75,6 +75,11 @@ pub struct Report {
     pub defects: DefectCounts,
     pub presses: u64,
     pub events: u64,
+    /// Legal-move mode's full 6.10 searches, and those that gave up and
+    /// were ruled "can mate". Zeros in reports written before bench
+    /// counted them.
+    #[serde(default)]
+    pub mate_searches: MateSearchCounts,
     /// The order-independent hash of every game's trace, 16 hex digits:
     /// equal hashes, equal games.
     pub run_hash: String,
@@ -213,6 +218,16 @@ pub struct ExpectedClass {
 pub struct Results {
     pub device: BTreeMap<String, u64>,
     pub ideal: BTreeMap<String, u64>,
+}
+
+/// `mate_searches`: full 6.10 searches ("can the flagged player's
+/// opponent still mate?") run on a real position, and those that reached
+/// chasolver's node bounds undecided (ruled "can mate", the conservative
+/// reading).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MateSearchCounts {
+    pub searched: u64,
+    pub gave_up: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -385,6 +400,10 @@ pub fn build(input: &SimReportInput) -> Report {
         defects: summary.defects,
         presses: summary.presses,
         events: summary.events,
+        mate_searches: MateSearchCounts {
+            searched: summary.mate_searches.searched,
+            gave_up: summary.mate_searches.gave_up,
+        },
         run_hash: format!("{:016x}", summary.run_hash),
         drift_envelope: envelope(summary),
         files: BTreeMap::new(),

@@ -164,6 +164,10 @@ pub fn render(report: &Report, command_line: &str) -> String {
         report.presses, report.events, report.games_with_violations
     ));
     line("");
+    if let Some(sentence) = mate_searches_sentence(report.mate_searches.searched, report.mate_searches.gave_up) {
+        line(&sentence);
+        line("");
+    }
 
     line("## Drift");
     line("");
@@ -334,6 +338,18 @@ pub(crate) fn article_key(text: &str) -> (u8, Vec<u64>, String) {
         Some(parts) if !number.is_empty() => (0, parts, text.to_string()),
         _ => (1, Vec::new(), text.to_string()),
     }
+}
+
+/// The sentence on legal-move mode's 6.10 searches (None: none ran), for
+/// `summary.md` and the console alike: a flag ruled "can mate" because the
+/// search gave up is a ruling the reader should know rests on that reading.
+pub fn mate_searches_sentence(searched: u64, gave_up: u64) -> Option<String> {
+    (searched > 0).then(|| {
+        format!(
+            "6.10 searches on the real position: {searched}; {gave_up} gave up ({}) and were ruled \"can mate\".",
+            super::html::percent(gave_up, searched)
+        )
+    })
 }
 
 #[cfg(test)]

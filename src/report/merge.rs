@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
+use bench_sim::board::MateSearches;
 use bench_sim::run::{self, EnvelopeBucket, FailedGame, Summary, ENVELOPE_BUCKETS};
 use bench_sim::scenario::Scenario;
 
@@ -376,6 +377,7 @@ pub fn summary_of(report: &Report) -> Result<Summary, String> {
         run_hash,
         drift_ppb: report.drift_ppb.map(|range| (range.min, range.max)),
         coverage: super::coverage::from_entries(&report.coverage)?,
+        mate_searches: MateSearches { searched: report.mate_searches.searched, gave_up: report.mate_searches.gave_up },
         oracle_coverage: report.oracle_coverage.into(),
     })
 }

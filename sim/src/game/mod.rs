@@ -22,7 +22,7 @@ use std::fmt::Write as _;
 
 use chessclock::{Article, BySide, Clock, Duration, Instant, Outcome, Side, TimeAdjustment, Transition, Transitions};
 
-use crate::board::{self, Board};
+use crate::board::{self, Board, MateSearches};
 use crate::oracle::{Before, Call, ClockOracle, ModelCoverage, ModelOracle, Op, Violation};
 use crate::outcome::{GameResult, Reason};
 use crate::player::{self, MateAnswers};
@@ -125,6 +125,8 @@ pub struct GameRecord {
     pub device_config: Device,
     /// What reached the device, when [`GameSpec::record_inputs`] asked.
     pub inputs: Option<InputLog>,
+    /// The board's full 6.10 searches and those that gave up.
+    pub mate_searches: MateSearches,
 }
 
 impl GameRecord {
@@ -729,6 +731,7 @@ impl<'a> Game<'a> {
             trace: self.trace,
             device_config: self.device.config,
             inputs: self.log,
+            mate_searches: self.board.mate_searches(),
         }
     }
 }

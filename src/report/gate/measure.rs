@@ -46,6 +46,9 @@ pub enum Metric {
     RuleMismatches,
     /// 99th percentile of the press latency, edge to registered (HIL).
     LatencyP99,
+    /// Full 6.10 searches that gave up and were ruled "can mate" (legal-move
+    /// mode): flag rulings resting on the conservative reading.
+    UndecidedMateSearches,
 }
 
 impl Metric {
@@ -58,6 +61,7 @@ impl Metric {
             Metric::Agreement => "an agreement count",
             Metric::RuleMismatches => "rule mismatches",
             Metric::LatencyP99 => "latency",
+            Metric::UndecidedMateSearches => "6.10 search counts",
         }
     }
 }
@@ -84,6 +88,7 @@ pub(super) fn sim_measurements(report: &Report) -> Measurements {
     metrics.insert(Metric::OracleViolations, Value::Count(report.games_with_violations));
     metrics.insert(Metric::FailedGames, Value::Count(report.games_failed));
     metrics.insert(Metric::TimeError, Value::Micros(report.max_time_error_us));
+    metrics.insert(Metric::UndecidedMateSearches, Value::Count(report.mate_searches.gave_up));
     metrics.insert(
         Metric::Drift,
         match report.drift_ppb {

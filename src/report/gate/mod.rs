@@ -178,13 +178,18 @@ fn thresholds(report: &Measurements, rules: &Thresholds) -> Vec<Verdict> {
             .collect();
         verdicts.push(result);
     }
-    let maxima: [Limit; 6] = [
+    let maxima: [Limit; 7] = [
         ("max_oracle_violations", Metric::OracleViolations, rules.max_oracle_violations.map(|n| (n.to_string(), n))),
         ("max_failed_games", Metric::FailedGames, rules.max_failed_games.map(|n| (n.to_string(), n))),
         ("max_time_error_us", Metric::TimeError, rules.max_time_error_us.map(|us| (format!("{us} µs"), us))),
         ("max_abs_drift_ppm", Metric::Drift, rules.max_abs_drift_ppm.map(|ppm| (ppm.to_string(), ppm.0))),
         ("max_rule_mismatches", Metric::RuleMismatches, rules.max_rule_mismatches.map(|n| (n.to_string(), n))),
         ("max_latency_p99_us", Metric::LatencyP99, rules.max_latency_p99_us.map(|us| (format!("{us} µs"), us))),
+        (
+            "max_undecided_mate_searches",
+            Metric::UndecidedMateSearches,
+            rules.max_undecided_mate_searches.map(|n| (n.to_string(), n)),
+        ),
     ];
     for (rule, which, limit) in maxima {
         let Some((shown, limit)) = limit else { continue };

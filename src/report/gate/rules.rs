@@ -31,6 +31,8 @@ pub struct Thresholds {
     pub min_agreement_percent: Option<Percent>,
     pub max_rule_mismatches: Option<u64>,
     pub max_latency_p99_us: Option<u64>,
+    /// Full 6.10 searches that gave up (ruled "can mate").
+    pub max_undecided_mate_searches: Option<u64>,
     /// Rules of the clock model (transition names: `increment`,
     /// `flag.final`, …) the run must have gone through at least once.
     pub required_coverage: Option<Vec<String>>,
@@ -129,6 +131,7 @@ impl Thresholds {
             ("max_abs_drift_ppm", self.max_abs_drift_ppm.map(|ppm| decimal(ppm.0, 3))),
             ("max_rule_mismatches", self.max_rule_mismatches.map(|n| n.to_string())),
             ("max_latency_p99_us", self.max_latency_p99_us.map(|us| us.to_string())),
+            ("max_undecided_mate_searches", self.max_undecided_mate_searches.map(|n| n.to_string())),
         ];
         set.extend(limits.into_iter().filter_map(|(key, value)| Some((format!("{key} = {}", value?), true))));
         if let Some(required) = &self.required_coverage {

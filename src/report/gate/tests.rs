@@ -19,6 +19,7 @@ fn sim() -> Measurements {
     metrics.insert(Metric::TimeError, Value::Micros(1_000));
     metrics.insert(Metric::Drift, Value::Ppb(15_000));
     metrics.insert(Metric::Agreement, Value::Ratio { part: 99, whole: 100 });
+    metrics.insert(Metric::UndecidedMateSearches, Value::Count(2));
     Measurements {
         kind: "sim",
         subject: "simulation of `s`".into(),
@@ -90,6 +91,8 @@ fn table() -> Vec<Case> {
         ),
         case("[rules]\nmax_failed_games = 3", sim(), "max_failed_games", Pass),
         case("[rules]\nmax_failed_games = 2", sim(), "max_failed_games", Fail),
+        case("[rules]\nmax_undecided_mate_searches = 2", sim(), "max_undecided_mate_searches", Pass),
+        case("[rules]\nmax_undecided_mate_searches = 1", sim(), "max_undecided_mate_searches", Fail),
         case("[rules]\nmax_time_error_us = 1000", sim(), "max_time_error_us", Pass),
         case("[rules]\nmax_time_error_us = 999", sim(), "max_time_error_us", Fail),
         case("[rules]\nmax_abs_drift_ppm = 15", sim(), "max_abs_drift_ppm", Pass),
@@ -287,6 +290,7 @@ fn every_rule_fails_when_it_should_and_passes_when_it_should() {
         "min_agreement_percent",
         "max_rule_mismatches",
         "max_latency_p99_us",
+        "max_undecided_mate_searches",
         "max_new_failing_checks",
         "max_failed_games_growth",
         "max_agreement_drop_percent",
@@ -580,6 +584,7 @@ fn a_sim_report_with_impossible_counts_is_refused_naming_the_field() {
         ("games_failed", |v| v["games_failed"] = 7.into()),
         ("nondeterministic_games", |v| v["nondeterministic_games"] = 7.into()),
         ("agreement.agreeing", |v| v["agreement"]["agreeing"] = 7.into()),
+        ("mate_searches.gave_up", |v| v["mate_searches"]["gave_up"] = 1.into()),
         ("outcomes.draw", |v| v["outcomes"]["draw"] = 7.into()),
         ("outcomes.white + outcomes.black + outcomes.draw", |v| v["outcomes"]["white"] = 5.into()),
         ("results.device.5.1", |v| v["results"]["device"]["5.1"] = 7.into()),
@@ -1360,7 +1365,7 @@ mod properties {
     fn value(metric: Metric) -> impl Strategy<Value = Value> {
         let number = 0..2_000u64;
         let measured = match metric {
-            Metric::OracleViolations | Metric::FailedGames | Metric::RuleMismatches => {
+            Metric::OracleViolations | Metric::FailedGames | Metric::RuleMismatches | Metric::UndecidedMateSearches => {
                 number.prop_map(Value::Count).boxed()
             }
             Metric::TimeError | Metric::LatencyP99 => number.prop_map(Value::Micros).boxed(),
@@ -1374,7 +1379,7 @@ mod properties {
         prop_oneof![9 => measured, 1 => Just(Value::NoData("none".into()))]
     }
 
-    const METRICS: [Metric; 7] = [
+    const METRICS: [Metric; 8] = [
         Metric::OracleViolations,
         Metric::FailedGames,
         Metric::TimeError,
@@ -1382,6 +1387,7 @@ mod properties {
         Metric::Agreement,
         Metric::RuleMismatches,
         Metric::LatencyP99,
+        Metric::UndecidedMateSearches,
     ];
 
     fn measurements() -> impl Strategy<Value = Measurements> {
@@ -1417,18 +1423,22 @@ mod properties {
         let limit = || prop::option::of(0..2_000u64);
         let ppm = || prop::option::of((0..80_000u64).prop_map(Ppm));
         let percent = || prop::option::of((0..=1_000_000u64).prop_map(Percent));
-        let thresholds = (prop::option::of(Just(true)), limit(), limit(), limit(), ppm(), percent(), limit(), limit())
-            .prop_map(|(checks, oracle, failed, time, drift, agreement, mismatches, latency)| Thresholds {
-                every_check_passes: checks,
-                max_oracle_violations: oracle,
-                max_failed_games: failed,
-                max_time_error_us: time,
-                max_abs_drift_ppm: drift,
-                min_agreement_percent: agreement,
-                max_rule_mismatches: mismatches,
-                max_latency_p99_us: latency,
-                required_coverage: None,
-            });
+        let thresholds =
+            (prop::option::of(Just(true)), limit(), limit(), limit(), ppm(), percent(), limit(), limit(), limit())
+                .prop_map(|(checks, oracle, failed, time, drift, agreement, mismatches, latency, undecided)| {
+                    Thresholds {
+                        every_check_passes: checks,
+                        max_oracle_violations: oracle,
+                        max_failed_games: failed,
+                        max_time_error_us: time,
+                        max_abs_drift_ppm: drift,
+                        min_agreement_percent: agreement,
+                        max_rule_mismatches: mismatches,
+                        max_latency_p99_us: latency,
+                        max_undecided_mate_searches: undecided,
+                        required_coverage: None,
+                    }
+                });
         let tolerances = (limit(), limit(), percent(), limit(), ppm(), limit(), limit()).prop_map(
             |(checks, failed, agreement, time, drift, mismatches, latency)| Tolerances {
                 max_new_failing_checks: checks,

@@ -3,7 +3,7 @@ use std::time::Duration;
 
 use bench_contract::{Ack, AckStatus, Body, Button, CommandCode, Press, PressResult, Record, Snapshot, TimeBase};
 use bench_hil::drift::FitOptions;
-use bench_hil::run::{AckShape, LineAck, RunError};
+use bench_hil::run::{AckShape, LineAck, RunError, Waited};
 use bench_hil::schedule;
 use bench_sim::scenario::Scenario;
 
@@ -683,7 +683,7 @@ fn drift_beyond_tolerance_fails_its_check() {
 fn a_game_ended_by_a_failure_is_marked_incomplete() {
     let dir = TempDir::new("hil-incomplete");
     let error =
-        RunError::Silent { waiting_for: "press 3".into(), waited: Duration::from_secs(10), last_at_us: Some(3) };
+        RunError::Silent { waiting_for: "press 3".into(), waited: Waited::GuestUs(10_000_000), last_at_us: Some(3) };
     let report = write(&[game_run(records(58_500_000, 0.0), Some(error))], None, dir.path());
     assert!(!report.complete);
     assert_eq!(report.verdict, "fail");

@@ -70,6 +70,8 @@ fn games(report: &Report) -> Result<(), Problem> {
 fn counts(report: &Report) -> Result<(), Problem> {
     let played = report.games.played;
     at_most("agreement.agreeing", report.agreement.agreeing, report.agreement.games, "agreement.games")?;
+    let searches = &report.mate_searches;
+    at_most("mate_searches.gave_up", searches.gave_up, searches.searched, "mate_searches.searched")?;
     let outcomes = &report.outcomes;
     for (field, count) in [
         ("games_with_violations", report.games_with_violations),

@@ -36,7 +36,7 @@ fn play(scenario: &Scenario, game: u64, swarm: bool, record_inputs: bool) -> Gam
         game,
         swarm,
         trace: true,
-        tick_oracle: false,
+        model_oracle: false,
         disabled: DefectSet::NONE,
         record_inputs,
     })

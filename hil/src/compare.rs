@@ -37,12 +37,14 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use bench_contract::{self as contract, AckStatus, Body, Button, CommandCode, PeriodCause, PressResult, Record};
+use bench_contract::{self as contract, Ack, AckStatus, Body, Button, CommandCode, PeriodCause, PressResult, Record};
 use chessclock::laws::{rule_on_both_flags, rule_on_flag, BothFlagsFacts, FlagFacts};
 use chessclock::{
     notation, BySide, Clock, ClockError, DeadlineKind, FlagFall, Instant, Observation, Outcome, Phase, Ruling, Side,
     TimeControl, Transitions,
 };
+
+use crate::schedule::ArbiterCommand;
 
 /// How long after a flag fell the firmware may notice it (its Flag
 /// record's `observed_at_us`), µs; two ticks if those are longer.
@@ -369,9 +371,9 @@ impl std::error::Error for CompareError {}
 /// game's `records` so far, changes nothing more unless a press or command
 /// comes: its last deadline (a flag, a period lost, a delay run out), or
 /// the records' end. `None` when the control does not parse.
-pub fn model_quiet_us(control_text: &str, records: &[Record]) -> Option<u64> {
+pub fn model_quiet_us(control_text: &str, records: &[Record], arbiter: &[ArbiterCommand]) -> Option<u64> {
     let control = notation::parse(control_text).ok()?;
-    let timeline = Timeline::replay(control, records);
+    let timeline = Timeline::replay(control, records, arbiter);
     let mut quiet_us = timeline.end_us;
     let Some(mut model) = timeline.final_clock else { return Some(quiet_us) };
     for _ in 0..TRANSITIONS_MAX {
@@ -419,10 +421,24 @@ pub fn compare_on(
     records: &[Record],
     flag_order: FlagOrder,
 ) -> Result<Comparison, CompareError> {
+    compare_with(control_text, tick_us, records, flag_order, &[])
+}
+
+/// [`compare_on`] a game in which the harness sent the arbiter commands
+/// `arbiter` (`adjust`, `moves`), in the order sent: the n-th Ack of such
+/// a command is the answer to the n-th of them, and the model applies it
+/// at the Ack's instant, so the firmware's clock is judged after it.
+pub fn compare_with(
+    control_text: &str,
+    tick_us: u64,
+    records: &[Record],
+    flag_order: FlagOrder,
+    arbiter: &[ArbiterCommand],
+) -> Result<Comparison, CompareError> {
     let control = notation::parse(control_text)
         .map_err(|error| CompareError::Control { text: control_text.to_string(), detail: error.to_string() })?;
     let tick_us = tick_us.max(1);
-    let mut timeline = Timeline::replay(control, records);
+    let mut timeline = Timeline::replay(control, records, arbiter);
     timeline.flag_order = flag_order;
     let mut out = Checker {
         tick_us,
@@ -554,7 +570,8 @@ enum Step {
 }
 
 impl Timeline {
-    fn replay(control: TimeControl, records: &[Record]) -> Timeline {
+    fn replay(control: TimeControl, records: &[Record], arbiter: &[ArbiterCommand]) -> Timeline {
+        let mut arbiter = arbiter.iter();
         let mut timeline = Timeline {
             control,
             flag_order: FlagOrder::Shown,
@@ -615,6 +632,12 @@ impl Timeline {
                                 timeline.states.push(State { index, clock });
                             }
                         }
+                        CommandCode::SetTime | CommandCode::AdjustTime | CommandCode::SetMoves => {
+                            let Some(sent) = arbiter.next() else { continue };
+                            let Some(model) = clock.as_mut() else { continue };
+                            timeline.arbiter_command(model, index, at, &ack, sent);
+                            timeline.states.push(State { index, clock });
+                        }
                         _ => {}
                     }
                 }
@@ -654,6 +677,19 @@ impl Timeline {
         }
         timeline.final_clock = clock;
         timeline
+    }
+
+    /// The arbiter command `sent`, answered by `ack` (record `index`, at
+    /// `at_us`): the model applies it when the firmware did and could.
+    fn arbiter_command(&mut self, model: &mut Clock, index: usize, at_us: u64, ack: &Ack, sent: &ArbiterCommand) {
+        let at = self.advance(model, at_us);
+        let mut next = *model;
+        let result = sent.apply(&mut next, at);
+        self.commands.push(ModelCommand { index, command: ack.command, accepted: result.is_ok() });
+        if ack.status == AckStatus::Ok && result.is_ok() {
+            self.note_periods(model, &next, at.as_us(), Step::Call { presser: None });
+            *model = next;
+        }
     }
 
     /// Settles `model` up to `at_us`, noting each flag and period change at
@@ -1629,8 +1665,8 @@ mod tests {
     /// records end (4.1 s): a run must wait that long to judge the flag.
     #[test]
     fn the_model_goes_quiet_at_the_flag_after_the_records_end() {
-        assert_eq!(model_quiet_us("60+1", &hand_built(58_500_000)), Some(62_500_000));
-        assert_eq!(model_quiet_us("not a control", &hand_built(58_500_000)), None);
+        assert_eq!(model_quiet_us("60+1", &hand_built(58_500_000), &[]), Some(62_500_000));
+        assert_eq!(model_quiet_us("not a control", &hand_built(58_500_000), &[]), None);
     }
 
     fn example(quantity: Quantity, at_us: u64) -> Mismatch {

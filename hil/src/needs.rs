@@ -117,6 +117,16 @@ impl ArbiterFunction {
         }
     }
 
+    /// The name reports use, with the article.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ArbiterFunction::Pause => "pause and resume (6.13)",
+            ArbiterFunction::SetTime => "setting a time (6.11, 6.14)",
+            ArbiterFunction::AdjustTime => "time adjustment (6.14, 13.4)",
+            ArbiterFunction::SetMoves => "setting the move counters (6.14)",
+        }
+    }
+
     /// The short key of report.json.
     pub const fn key(self) -> &'static str {
         match self {
@@ -164,25 +174,53 @@ pub fn control_features(control: &TimeControl) -> Vec<ControlFeature> {
 pub struct Unsupported {
     pub control_text: String,
     pub missing: Vec<ControlFeature>,
+    /// The arbiter functions the scenario's games use that the clock leaves out.
+    pub missing_arbiter: Vec<ArbiterFunction>,
 }
 
 impl fmt::Display for Unsupported {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names: Vec<&str> = self.missing.iter().map(|feature| feature.name()).collect();
-        write!(
-            f,
-            "the firmware's Capabilities record leaves out {}, which the control `{}` needs",
-            names.join(" and "),
-            self.control_text
-        )
+        if !names.is_empty() {
+            write!(
+                f,
+                "the firmware's Capabilities record leaves out {}, which the control `{}` needs",
+                names.join(" and "),
+                self.control_text
+            )?;
+        }
+        if !self.missing_arbiter.is_empty() {
+            let names: Vec<&str> = self.missing_arbiter.iter().map(|function| function.name()).collect();
+            if !self.missing.is_empty() {
+                f.write_str("; ")?;
+            }
+            write!(
+                f,
+                "the firmware's Capabilities record leaves out the arbiter's {}, which the scenario's arbiter uses",
+                names.join(" and ")
+            )?;
+        }
+        Ok(())
     }
 }
 
-/// The features of `control` that `capabilities` leave out.
-pub fn unsupported(capabilities: &Capabilities, control_text: &str, control: &TimeControl) -> Option<Unsupported> {
+/// The features of `control`, and the arbiter functions in `arbiter`, that
+/// `capabilities` leave out.
+pub fn unsupported(
+    capabilities: &Capabilities,
+    control_text: &str,
+    control: &TimeControl,
+    arbiter: &[ArbiterFunction],
+) -> Option<Unsupported> {
     let missing: Vec<ControlFeature> =
         control_features(control).into_iter().filter(|feature| capabilities.controls & feature.bit() == 0).collect();
-    (!missing.is_empty()).then(|| Unsupported { control_text: control_text.to_string(), missing })
+    let missing_arbiter: Vec<ArbiterFunction> =
+        arbiter.iter().copied().filter(|function| capabilities.arbiter & function.bit() == 0).collect();
+    (!missing.is_empty() || !missing_arbiter.is_empty()).then(|| Unsupported {
+        control_text: control_text.to_string(),
+        missing,
+        missing_arbiter,
+    })
 }
 
 #[cfg(test)]
@@ -216,7 +254,7 @@ mod tests {
             arbiter: ARBITER_PAUSE,
             shows_flag_order: false,
         };
-        let check = |text: &str| unsupported(&fischer_only, text, &notation::parse(text).expect("a control"));
+        let check = |text: &str| unsupported(&fischer_only, text, &notation::parse(text).expect("a control"), &[]);
         assert_eq!(check("300+2"), None);
         assert_eq!(check("300"), None);
         let stages = check("40/5400+30:1800+30").expect("stages are left out");
@@ -234,5 +272,23 @@ mod tests {
         assert_eq!(ControlFeature::of_bits(fischer_only.controls), [ControlFeature::Plain, ControlFeature::Increment]);
         assert_eq!(ArbiterFunction::of_bits(fischer_only.arbiter), [ArbiterFunction::Pause]);
         assert_eq!(ArbiterFunction::of_bits(bench_contract::ARBITER_ALL), ArbiterFunction::ALL);
+    }
+
+    #[test]
+    fn a_clock_without_an_arbiter_function_the_scenario_uses_is_told_which() {
+        let pause_only = Capabilities { controls: CONTROLS_ALL, arbiter: ARBITER_PAUSE, shows_flag_order: true };
+        let control = notation::parse("300+2").expect("a control");
+        let check = |needs: &[ArbiterFunction]| unsupported(&pause_only, "300+2", &control, needs);
+        assert_eq!(check(&[ArbiterFunction::Pause]), None);
+        let why = check(&[ArbiterFunction::Pause, ArbiterFunction::AdjustTime]).expect("adjust is left out");
+        assert_eq!(
+            (why.missing.as_slice(), why.missing_arbiter.as_slice()),
+            (&[][..], &[ArbiterFunction::AdjustTime][..])
+        );
+        assert_eq!(
+            why.to_string(),
+            "the firmware's Capabilities record leaves out the arbiter's time adjustment (6.14, 13.4), which the \
+             scenario's arbiter uses"
+        );
     }
 }

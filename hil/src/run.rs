@@ -64,7 +64,7 @@ use bench_contract::{
 use crate::compare::{self, CompareError, Comparison};
 use crate::drift::{self, Fit, FitError, FitOptions};
 use crate::rtt::{RttError, RttReader};
-use crate::schedule::{Schedule, ScheduleEnd};
+use crate::schedule::{ArbiterCommand, Schedule, ScheduleEnd, ScheduledCommand};
 use crate::target::{Bounce, ButtonId, CounterReading, EdgeWindow, StepPlan, Stop, Target, TargetError};
 
 mod acks;
@@ -520,6 +520,8 @@ pub struct GameRun {
     /// Firmware instant of the start (the `start` Ack), once started.
     pub start_us: Option<u64>,
     pub sent: Vec<SentPress>,
+    /// The arbiter commands sent (`adjust`, `moves`), in order.
+    pub commands_sent: Vec<ArbiterCommand>,
     /// Guest time covered after the start, µs.
     pub guest_us: u64,
     pub host_elapsed: Duration,
@@ -599,6 +601,8 @@ pub struct Session<'a> {
     /// Lockstep: the firmware instant of the latest tick stop, counted on
     /// from the latest record (a tick is `tick_us` of the Hello).
     tick_guest_us: Option<u64>,
+    /// The arbiter commands sent in the game being played.
+    arbiter_sent: Vec<ArbiterCommand>,
     /// A `tc` of this session was accepted: `reset` must be too.
     control_set: bool,
 }
@@ -666,6 +670,7 @@ impl<'a> Session<'a> {
             at_tick: false,
             tick_guest_us: None,
             control_set: false,
+            arbiter_sent: Vec::new(),
         }
     }
 
@@ -976,6 +981,7 @@ impl<'a> Session<'a> {
     /// Plays `schedule` to its end (or to a failure) and judges it.
     pub fn play(&mut self, schedule: &Schedule, progress: &mut dyn FnMut(&Progress)) -> GameRun {
         let started = Instant::now();
+        self.arbiter_sent.clear();
         let mut records = Vec::new();
         let mut sent = Vec::new();
         let mut start_us = None;
@@ -988,7 +994,7 @@ impl<'a> Session<'a> {
         let error = outcome.err();
         if error.is_some() {
             // Best effort: do not leave a button down.
-            for button in [ButtonId::White, ButtonId::Black] {
+            for button in [ButtonId::White, ButtonId::Black, ButtonId::Pause] {
                 let _ = self.target.set_button(button, false);
             }
         }
@@ -998,8 +1004,10 @@ impl<'a> Session<'a> {
         };
         let debounce_us = self.hello.map_or(0, |hello| u64::from(hello.debounce_us));
         let flag_order = compare::FlagOrder::of(self.capabilities.is_none_or(|announced| announced.shows_flag_order));
+        let commands_sent = std::mem::take(&mut self.arbiter_sent);
         let comparison = start_us.map(|_| {
-            compare::compare_on(&schedule.control_text, tick_us, &records, flag_order).map(|mut comparison| {
+            let compared = compare::compare_with(&schedule.control_text, tick_us, &records, flag_order, &commands_sent);
+            compared.map(|mut comparison| {
                 compare::check_debounce(&mut comparison, &records, debounce_us);
                 compare::check_cadence(&mut comparison, &records, tick_us);
                 let made: Vec<compare::MadePress> = sent.iter().map(SentPress::made).collect();
@@ -1030,6 +1038,7 @@ impl<'a> Session<'a> {
             tick_us,
             start_us,
             sent,
+            commands_sent,
             guest_us,
             host_elapsed: started.elapsed(),
             error,
@@ -1102,6 +1111,7 @@ impl<'a> Session<'a> {
             {
                 play.finished_at = Some(guest);
             }
+            self.send_due_commands(schedule, &mut play, guest, records)?;
             let released = self.act(schedule, &plan, &mut play, guest, sent)?;
             let report = |play: &Play| Progress {
                 game: schedule.game,
@@ -1135,6 +1145,34 @@ impl<'a> Session<'a> {
         }
     }
 
+    /// Sends the arbiter commands due at `guest` (contract 3: `adjust`,
+    /// `moves`) while no button is down, each once the presses before it in
+    /// the game are made, and waits for its Ack. A refusal is not a run
+    /// error: the comparison judges it against the model.
+    fn send_due_commands(
+        &mut self,
+        schedule: &Schedule,
+        play: &mut Play,
+        guest: u64,
+        records: &mut Vec<Record>,
+    ) -> Result<(), RunError> {
+        if !matches!(play.state, PressState::Up) || play.finished_at.is_some() {
+            return Ok(());
+        }
+        while let Some(command) = play.pending_command(schedule).copied() {
+            if guest < play.start.saturating_add(command.offset_us) {
+                break;
+            }
+            let code = command.command.code();
+            let from = records.len();
+            self.link.send_line(self.target, &command.command.line())?;
+            self.arbiter_sent.push(command.command);
+            play.next_command += 1;
+            self.ack_after(&command.command.line(), records, from, |ack| ack.command == code)?;
+        }
+        Ok(())
+    }
+
     /// Makes the edges due at `guest`: the next press when it is due (and
     /// its button's debounce window is over), a release, or in lockstep
     /// the next change of a press's contact. True when a press is over.
@@ -1148,6 +1186,10 @@ impl<'a> Session<'a> {
     ) -> Result<bool, RunError> {
         match &mut play.state {
             PressState::Up => {
+                // An arbiter command that comes first in the game goes first.
+                if play.pending_command(schedule).is_some() {
+                    return Ok(false);
+                }
                 let Some(press) = schedule.presses.get(play.next) else { return Ok(false) };
                 let due = play.start.saturating_add(press.offset_us);
                 let bounce = if (plan.bounce_fits)(&press.bounce) { press.bounce } else { Bounce::NONE };
@@ -1155,7 +1197,11 @@ impl<'a> Session<'a> {
                 // send it that much earlier, so its first edge lands when due.
                 let lead_us = if bounce.is_none() { 0 } else { plan.bounce_lead_us };
                 let down_us = guest.saturating_add(lead_us);
-                let slot = usize::from(press.button == ButtonId::Black);
+                let slot = match press.button {
+                    ButtonId::White => 0,
+                    ButtonId::Black => 1,
+                    ButtonId::Pause => 2,
+                };
                 let spaced = play
                     .last_down
                     .get(slot)
@@ -1226,8 +1272,8 @@ impl<'a> Session<'a> {
     /// last records are in.
     fn game_over(&self, schedule: &Schedule, play: &mut Play, guest: u64, records: &[Record], came: usize) -> bool {
         // No press is made after the firmware showed the game finished.
-        let pressing_done =
-            matches!(play.state, PressState::Up) && (play.next >= schedule.presses.len() || play.finished_at.is_some());
+        let all_made = play.next >= schedule.presses.len() && play.next_command >= schedule.commands.len();
+        let pressing_done = matches!(play.state, PressState::Up) && (all_made || play.finished_at.is_some());
         if !pressing_done {
             return false;
         }
@@ -1239,7 +1285,8 @@ impl<'a> Session<'a> {
         // ends there: its next flag is not part of it.)
         let ends_on_time = matches!(schedule.end, ScheduleEnd::Flag { .. } | ScheduleEnd::DefaultTime { .. });
         if ends_on_time && (came > 0 || play.model_quiet_us.is_none()) {
-            play.model_quiet_us = Some(compare::model_quiet_us(&schedule.control_text, records).unwrap_or(0));
+            let arbiter = &self.arbiter_sent;
+            play.model_quiet_us = Some(compare::model_quiet_us(&schedule.control_text, records, arbiter).unwrap_or(0));
         }
         let bound = scheduled_end.saturating_add(MODEL_WAIT_MAX_US);
         let model_end = play.model_quiet_us.unwrap_or(0).min(bound);
@@ -1305,7 +1352,9 @@ struct Play {
     state: PressState,
     /// The next press of the schedule to make.
     next: usize,
-    last_down: [Option<u64>; 2],
+    /// The next arbiter command of the schedule to send.
+    next_command: usize,
+    last_down: [Option<u64>; 3],
     last_release_us: u64,
     reported_us: u64,
     /// Guest instant the firmware was first seen to show the game finished.
@@ -1321,7 +1370,8 @@ impl Play {
             start,
             state: PressState::Up,
             next: 0,
-            last_down: [None, None],
+            last_down: [None, None, None],
+            next_command: 0,
             last_release_us: start,
             reported_us: 0,
             finished_at: None,
@@ -1337,15 +1387,21 @@ impl Play {
         true
     }
 
+    /// The next arbiter command, once every press before it is made.
+    fn pending_command<'s>(&self, schedule: &'s Schedule) -> Option<&'s ScheduledCommand> {
+        schedule.commands.get(self.next_command).filter(|command| command.after_presses <= self.next)
+    }
+
     /// The guest instant of the next edge the harness makes at a tick, if
     /// any: a press's first edge and its bounce. Its release is made at the
     /// first stop after the hold (a record comes at least every 100 ms),
     /// which spares a hold's worth of tick stops.
     fn next_timed_edge_us(&self, schedule: &Schedule) -> Option<u64> {
         match &self.state {
-            PressState::Up if self.finished_at.is_none() => {
-                schedule.presses.get(self.next).map(|press| self.start.saturating_add(press.offset_us))
-            }
+            PressState::Up if self.finished_at.is_none() => match self.pending_command(schedule) {
+                Some(command) => Some(self.start.saturating_add(command.offset_us)),
+                None => schedule.presses.get(self.next).map(|press| self.start.saturating_add(press.offset_us)),
+            },
             PressState::Up => None,
             PressState::Held { release_at_us, .. } => Some(*release_at_us),
             PressState::Playing { over_at_us } => Some(*over_at_us),
@@ -1407,6 +1463,8 @@ max_moves = 8
         counter: Option<&'static FakeCounter>,
         /// From the edge to the firmware's counter read in its interrupt, µs.
         isr_us: u64,
+        /// A planted fault: `adjust w` is applied to Black, `adjust b` to White.
+        adjust_wrong_side: bool,
         /// The board runs in lockstep, QEMU's way, stepping so.
         lockstep: Option<FakeSteps>,
         /// Answer no command line (TimeBase records still come).
@@ -1463,6 +1521,11 @@ max_moves = 8
                     board.emit(clock(now), Body::Ack(ack));
                     continue;
                 }
+                let text = match (behaviour.adjust_wrong_side, text.strip_prefix("adjust ")) {
+                    (true, Some(rest)) if rest.starts_with('w') => format!("adjust b{}", &rest[1..]),
+                    (true, Some(rest)) => format!("adjust w{}", rest.get(1..).unwrap_or_default()),
+                    _ => text,
+                };
                 firmware.command(&text, clock(now));
             }
             for edge in board.button_edges() {
@@ -1535,6 +1598,57 @@ max_moves = 8
         match &run.comparison {
             Some(Ok(comparison)) => comparison,
             other => panic!("no comparison: {other:?} ({:?})", run.error),
+        }
+    }
+
+    /// [`SCENARIO`] with an arbiter at work: pauses (6.13), adjustments
+    /// (6.14, 13.4) and counter settings (6.14), often.
+    fn arbiter_scenario() -> Scenario {
+        let text = format!(
+            "{SCENARIO}\n[arbiter]\npause = {{ chance = \"1/4\", min_ms = 1000, max_ms = 3000 }}\n\
+             adjust = {{ chance = \"1/3\", min_ms = 2000, max_ms = 5000 }}\nset_moves = \"1/4\"\n"
+        );
+        Scenario::parse(&text, Path::new("scenarios/run-arbiter-test.toml")).expect("the test scenario parses")
+    }
+
+    #[test]
+    fn the_arbiters_pauses_adjustments_and_counter_settings_reach_the_firmware() {
+        let scenario = arbiter_scenario();
+        let (runs, _) = play(Behaviour::default(), &scenario, 0..3, options());
+        let mut lines = Vec::new();
+        let mut pauses = 0;
+        for run in &runs {
+            assert!(run.passed(), "{:?} {:#?}", run.error, comparison(run).mismatches);
+            let scheduled: Vec<ArbiterCommand> = run.schedule.commands.iter().map(|command| command.command).collect();
+            assert_eq!(run.commands_sent, scheduled, "every scheduled command sent, in order");
+            lines.extend(run.commands_sent.iter().map(|command| command.line()));
+            pauses += run.sent.iter().filter(|press| press.button == ButtonId::Pause).count();
+            // The model applied each of them, as the coverage counts show.
+            let transitions = comparison(run).model_transitions;
+            let adjusts = run.commands_sent.iter().filter(|sent| matches!(sent, ArbiterCommand::Adjust { .. })).count();
+            let count = |transition| usize::try_from(transitions.count(transition)).unwrap_or(usize::MAX);
+            assert_eq!(count(chessclock::Transition::AdjustTime), adjusts);
+            assert_eq!(count(chessclock::Transition::SetMoves), run.commands_sent.len() - adjusts);
+        }
+        assert!(pauses >= 2, "{pauses} pause presses");
+        assert!(lines.iter().any(|line| line.starts_with("adjust ")), "{lines:?}");
+        assert!(lines.iter().any(|line| line.starts_with("moves ")), "{lines:?}");
+    }
+
+    #[test]
+    fn a_firmware_that_adjusts_the_wrong_side_fails_on_the_remaining_time() {
+        let scenario = arbiter_scenario();
+        let behaviour = Behaviour { adjust_wrong_side: true, ..Behaviour::default() };
+        let (runs, _) = play(behaviour, &scenario, 0..3, options());
+        let adjusted: Vec<&GameRun> = runs
+            .iter()
+            .filter(|run| run.commands_sent.iter().any(|command| matches!(command, ArbiterCommand::Adjust { .. })))
+            .collect();
+        assert!(!adjusted.is_empty(), "some game has an adjustment");
+        for run in adjusted {
+            let quantities = &comparison(run).by_quantity;
+            assert!(!run.passed(), "{quantities:?}");
+            assert!(quantities.keys().any(|key| key.contains("remaining_us")), "{quantities:?}");
         }
     }
 

@@ -1,47 +1,26 @@
 //! Press schedules: the presses bench makes on a board for one game of a
-//! scenario, derived from the same scenario files, player models and seeded
-//! streams as `bench sim`, so the same (scenario, seed, game) gives the same
-//! think times.
+//! scenario. They are not derived here: the game is `bench sim`'s
+//! ([`bench_sim::game::play`]), played on a perfect device
+//! ([`bench_sim::scenario::Scenario::with_perfect_device`]: the firmware
+//! under test is the device) with its input log kept, so sim and HIL have
+//! one game engine and the same (scenario, seed, game) gives the same game.
 //!
 //! **Derivation** (part of the reproducibility contract; changing it changes
 //! every schedule):
 //!
-//! - Streams: [`bench_sim::rng::Stream`] with key (seed, game) — the
-//!   simulator's derivation — and the simulator's actors: `White`/`Black`
-//!   draw think times, `Board` decides whether a move ends the game (the
-//!   scenario's board, abstract or legal, [`bench_sim::board::for_scenario`]),
-//!   `Arbiter` draws, once per game and White first, whether each side's
-//!   flags get noticed, whether late, and how late, `MateTest` answers "can the opponent
-//!   still mate" when a flag is ruled, and `Device` (no device here: the
-//!   firmware is the device) draws how long each press is held, `Bounce`
-//!   whether and how its contact bounces ([`draw_bounce`]).
-//! - Think time: the simulator's `think_us` — the player's distribution in
-//!   whole milliseconds, cut in time trouble to `percent` of the display
-//!   (rounded down to whole milliseconds), never under 250 ms (or the
-//!   player's `min_ms` if lower). The display is the model clock's
-//!   (`chessclock::Clock` on the scenario's control), which is what a
-//!   perfect device shows.
-//! - Timing: White's clock starts at offset 0 (6.5); a player starts to
-//!   think when the opponent pressed, or on arriving (`arrival_ms`) if later.
-//!   A move is: think, move on the board (a move that ends the game needs no
-//!   press, 6.8a: the schedule ends there), press.
-//! - Flags: the model clock's flags are noticed as in the simulator (6.9):
-//!   a side's flag if that side's draw says so, both flags when both are
-//!   down, after the first noticed flag's notice delay; the ruling is
-//!   `chessclock::laws` (`rule_on_flag`, `rule_on_both_flags`, 6.3/6.10/6.12).
-//!   A ruling other than "play on" ends the schedule at the notice instant.
-//! - Other ends: both players reached the move bound (`board.max_moves`), a
-//!   player (or both) absent beyond the rule set's default time (6.7,
-//!   `rule_on_absence`, checked at default time + 1 µs).
-//! - Same-instant order: the model's transitions first (a press at the flag
-//!   instant is late, as the core orders it), then notices, then moves.
-//!
-//! What the schedule leaves out: the simulator's device defects (missed
-//! presses, drift, …: the firmware under test is the device; contact bounce
-//! is made, on the harness's side of the button, by [`draw_bounce`]),
-//! arbiter pauses, adjustments and clock replacements, and corrective
-//! presses. With a perfect simulated device and no arbiter habits, the press
-//! instants equal `bench sim`'s (tested below).
+//! - The game: the scenario's players, board, rules and flag notices, as
+//!   `bench sim` plays them, seeded by (seed, game); 6.12 as the clock under
+//!   test shows flags ([`Games::shows_flag_order`]). The arbiter's pauses,
+//!   adjustments, counter settings and replacements are switched off until
+//!   a board plays them.
+//! - Presses: the log's presses that complete a move, at their true
+//!   instants (µs after the start, White's clock starting at 0, 6.5).
+//! - The end, result and flags: the logged ending of the device game; the
+//!   moves: the presses per side (a move that ends the game on the board
+//!   needs no press, 6.8a).
+//! - HIL-only draws, per press in order, from the (seed, game) streams
+//!   `Device`, how long the press is held, and `Bounce`, its contact bounce
+//!   ([`draw_bounce`], made on the harness's side of the button).
 //!
 //! A schedule is what bench *means* to press. The run presses as close to it
 //! as the board allows (a press lands after the previous one is released, so
@@ -51,16 +30,16 @@
 
 use std::fmt;
 
-use bench_sim::board;
+use bench_sim::game::{self, EndedBy, GameSpec, Input, InputLog};
 use bench_sim::outcome::{GameResult, Reason};
-use bench_sim::player::{self, MateAnswers};
 use bench_sim::rng::{Actor, Stream};
 use bench_sim::sample;
 use bench_sim::sample::Ratio;
 use bench_sim::scenario::{Occasional, Scenario};
-use chessclock::laws::{rule_on_absence, rule_on_both_flags, rule_on_flag, BothFlagsFacts, FlagFacts};
-use chessclock::{BySide, Clock, FlagFall, GameEnd, Instant, Outcome, Side};
+use bench_sim::shrink::{Defect, DefectSet};
+use chessclock::{BySide, Clock, ClockError, FlagFall, GameEnd, Instant, Side, TimeAdjustment};
 
+use crate::needs::ArbiterFunction;
 use crate::target::{Bounce, ButtonId, BOUNCE_EDGES_MAX};
 
 /// How long a press is held, drawn per press (guest time).
@@ -84,16 +63,80 @@ pub const BOUNCE_SPAN_MAX_MS: u64 = 12;
 pub struct ScheduledPress {
     /// Guest time after the game's start (the `start` command's Ack), µs.
     pub offset_us: u64,
-    /// The player who presses (the mover).
+    /// The player who presses (the mover); White for the arbiter's
+    /// pause button.
     pub side: Side,
-    /// The button: the player's own.
+    /// The button: the player's own, or the pause button (6.13: the
+    /// arbiter stops the clocks, or starts them again).
     pub button: ButtonId,
-    /// The mover's move number (1-based) this press completes.
+    /// The mover's move number (1-based) this press completes; 0 for the
+    /// pause button.
     pub move_number: u32,
     /// How long the button is held down after its last closing edge, guest µs.
     pub hold_us: u64,
     /// Contact bounce before the press settles (none on most presses).
     pub bounce: Bounce,
+}
+
+/// An arbiter command the schedule asks for, sent on the down channel
+/// (contract 3, `hil/CONTRACT.md` section 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArbiterCommand {
+    /// `adjust w +US`: the arbiter gives a side time or takes it away (6.14, 13.4).
+    Adjust { side: Side, adjustment: TimeAdjustment },
+    /// `moves w N`: the arbiter sets a side's completed moves (6.14).
+    SetMoves { side: Side, moves: u32 },
+}
+
+impl ArbiterCommand {
+    /// The command line, `adjust b -60000000`.
+    pub fn line(&self) -> String {
+        let letter = |side: Side| if side == Side::White { 'w' } else { 'b' };
+        match *self {
+            ArbiterCommand::Adjust { side, adjustment: TimeAdjustment::Add(amount) } => {
+                format!("adjust {} +{}", letter(side), amount.as_us())
+            }
+            ArbiterCommand::Adjust { side, adjustment: TimeAdjustment::Subtract(amount) } => {
+                format!("adjust {} -{}", letter(side), amount.as_us())
+            }
+            ArbiterCommand::SetMoves { side, moves } => format!("moves {} {moves}", letter(side)),
+        }
+    }
+
+    /// The code its Ack carries.
+    pub fn code(&self) -> bench_contract::CommandCode {
+        match self {
+            ArbiterCommand::Adjust { .. } => bench_contract::CommandCode::AdjustTime,
+            ArbiterCommand::SetMoves { .. } => bench_contract::CommandCode::SetMoves,
+        }
+    }
+
+    /// The Capabilities function it needs.
+    pub fn function(&self) -> ArbiterFunction {
+        match self {
+            ArbiterCommand::Adjust { .. } => ArbiterFunction::AdjustTime,
+            ArbiterCommand::SetMoves { .. } => ArbiterFunction::SetMoves,
+        }
+    }
+
+    /// The same act on the model clock.
+    pub fn apply(&self, clock: &mut Clock, at: Instant) -> Result<(), ClockError> {
+        match *self {
+            ArbiterCommand::Adjust { side, adjustment } => clock.adjust_time(side, adjustment, at),
+            ArbiterCommand::SetMoves { side, moves } => clock.set_moves(side, moves, at),
+        }
+    }
+}
+
+/// One arbiter command and when the schedule asks for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScheduledCommand {
+    /// Guest time after the game's start, µs.
+    pub offset_us: u64,
+    /// Presses of [`Schedule::presses`] that come before it in the game: it
+    /// is sent once they are made, and the next press waits for it.
+    pub after_presses: usize,
+    pub command: ArbiterCommand,
 }
 
 /// Why the schedule ends where it does.
@@ -136,6 +179,8 @@ pub struct Schedule {
     pub seed: u64,
     pub game: u64,
     pub presses: Vec<ScheduledPress>,
+    /// The arbiter's commands (adjust time, set moves), in the game's order.
+    pub commands: Vec<ScheduledCommand>,
     /// Guest time after the start at which the game is over, µs: the last
     /// press, the move that ended it on the board, or the flag notice.
     pub end_us: u64,
@@ -160,8 +205,6 @@ impl Schedule {
 /// Why a schedule could not be made.
 #[derive(Debug, PartialEq, Eq)]
 pub enum ScheduleError {
-    /// The model clock refused a call: a bug, or a control the core cannot run.
-    Clock { at_us: u64, detail: String },
     /// A correspondence (postal) scenario: no clock to press.
     Correspondence { scenario: String },
 }
@@ -169,9 +212,6 @@ pub enum ScheduleError {
 impl fmt::Display for ScheduleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ScheduleError::Clock { at_us, detail } => {
-                write!(f, "the model clock refused a call at {at_us} us while scheduling: {detail}")
-            }
             ScheduleError::Correspondence { scenario } => write!(
                 f,
                 "`{scenario}` is a correspondence (postal) scenario: there is no clock to press; \
@@ -182,39 +222,6 @@ impl fmt::Display for ScheduleError {
 }
 
 impl std::error::Error for ScheduleError {}
-
-/// What happens next in the schedule's game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Next {
-    /// A model transition (flag, delay end, period): settles the clock.
-    Deadline,
-    /// 6.7: the default time is over; a player still absent loses.
-    DefaultTime,
-    /// The pending flag notice.
-    Notice,
-    /// The mover finishes thinking.
-    Move,
-}
-
-struct Builder<'a> {
-    scenario: &'a Scenario,
-    shows_flag_order: bool,
-    clock: Clock,
-    players: BySide<Stream>,
-    board_stream: Stream,
-    mate_test_stream: Stream,
-    hold_stream: Stream,
-    bounce_stream: Stream,
-    board: Box<dyn board::Board>,
-    /// "Can this side still mate", asked once per position, as the simulator does.
-    mate_answers: MateAnswers,
-    notice: BySide<(bool, u64)>,
-    /// Flag sequence numbers already ruled on.
-    ruled: Vec<u32>,
-    notice_at: Option<u64>,
-    presses: Vec<ScheduledPress>,
-    moves: BySide<u32>,
-}
 
 /// The games of a run: their schedules are made one at a time, as each is
 /// played, so a run's memory and its start do not grow with `--games`
@@ -248,7 +255,7 @@ impl Games<'_> {
     /// out: the games are skipped, not played, when there is any.
     pub fn unsupported(&self, capabilities: &bench_contract::Capabilities) -> Option<crate::needs::Unsupported> {
         let control = &self.scenario.control;
-        crate::needs::unsupported(capabilities, &control.text, &control.control)
+        crate::needs::unsupported(capabilities, &control.text, &control.control, &arbiter_needs(self.scenario))
     }
 }
 
@@ -269,39 +276,117 @@ pub fn schedule_on(
     if scenario.correspondence.is_some() {
         return Err(ScheduleError::Correspondence { scenario: scenario.name.clone() });
     }
-    let stream = |actor| Stream::new(seed, game, actor);
-    let notice = player::flag_notices(&scenario.arbiter, &mut stream(Actor::Arbiter));
-    let mut builder = Builder {
-        scenario,
-        shows_flag_order,
-        clock: Clock::new(scenario.control.control),
-        players: BySide::new(stream(Actor::White), stream(Actor::Black)),
-        board_stream: stream(Actor::Board),
-        mate_test_stream: stream(Actor::MateTest),
-        hold_stream: stream(Actor::Device),
-        bounce_stream: stream(Actor::Bounce),
-        board: board::for_scenario(scenario),
-        mate_answers: MateAnswers::default(),
-        notice,
-        ruled: Vec::new(),
-        notice_at: None,
-        presses: Vec::new(),
-        moves: BySide::both(0),
-    };
-    let (end_us, end, result) = builder.play()?;
-    let flags = Side::BOTH.into_iter().filter_map(|side| builder.clock.flag(side)).collect();
+    let log = logged_game(scenario, seed, game, shows_flag_order);
+    let ending = log.ending.clone().expect("a played over-the-board game has an ending");
+    let (presses, commands) = acts(scenario, seed, game, &log);
     Ok(Schedule {
         scenario: scenario.name.clone(),
         control_text: scenario.control.text.clone(),
         seed,
         game,
-        presses: builder.presses,
-        end_us,
-        end,
-        result,
-        flags,
-        moves: builder.moves,
+        presses,
+        commands,
+        end_us: ending.at_us,
+        end: schedule_end(ending.by),
+        result: ending.result,
+        flags: ending.flags,
+        moves: log.moves(),
     })
+}
+
+/// The game `bench sim` plays on a perfect device (the firmware under test
+/// is the device), with its inputs logged. The arbiter's pauses,
+/// adjustments and counter settings are played (they reach the firmware as
+/// pause-button presses and `adjust` / `moves` commands); its clock
+/// replacements (6.11) are switched off: the contract has no command that
+/// replaces a clock. Each habit has its own stream, so switching one off
+/// moves no other draw.
+fn logged_game(scenario: &Scenario, seed: u64, game: u64, shows_flag_order: bool) -> InputLog {
+    let mut perfect = scenario.with_perfect_device();
+    // 6.12 follows the clock under test, as its Capabilities say.
+    perfect.arbiter.clock_shows_first_flag = shows_flag_order;
+    let record = game::play(GameSpec {
+        scenario: &perfect,
+        seed,
+        game,
+        swarm: false,
+        trace: false,
+        model_oracle: false,
+        disabled: DefectSet::NONE.with(Defect::ReplaceClock),
+        record_inputs: true,
+    });
+    record.inputs.unwrap_or_default()
+}
+
+/// The log's acts as the harness makes them: each move's press, with its
+/// HIL-only draws (how long it is held, the `Device` stream, and its
+/// contact bounce, the `Bounce` stream, one press after the other); each
+/// pause and resume as a press of the pause button (no draws: a player's
+/// presses keep theirs); each adjustment and counter setting as a command.
+/// A press that puts a wrong clock right never happens on a perfect device.
+fn acts(scenario: &Scenario, seed: u64, game: u64, log: &InputLog) -> (Vec<ScheduledPress>, Vec<ScheduledCommand>) {
+    let mut hold_stream = Stream::new(seed, game, Actor::Device);
+    let mut bounce_stream = Stream::new(seed, game, Actor::Bounce);
+    let mut presses = Vec::new();
+    let mut commands = Vec::new();
+    for entry in &log.inputs {
+        let offset_us = entry.at_us;
+        let command = |command| ScheduledCommand { offset_us, after_presses: presses.len(), command };
+        match entry.input {
+            Input::Press { side, move_number: Some(move_number) } => {
+                let hold_us = sample::between(&mut hold_stream, HOLD_MIN_US, HOLD_MAX_US);
+                let bounce = draw_bounce(&mut bounce_stream, scenario.device.bounce);
+                let button = match side {
+                    Side::White => ButtonId::White,
+                    Side::Black => ButtonId::Black,
+                };
+                presses.push(ScheduledPress { offset_us, side, button, move_number, hold_us, bounce });
+            }
+            Input::Pause | Input::Resume => presses.push(ScheduledPress {
+                offset_us,
+                side: Side::White,
+                button: ButtonId::Pause,
+                move_number: 0,
+                hold_us: HOLD_MIN_US,
+                bounce: Bounce::NONE,
+            }),
+            Input::Adjust { side, adjustment } => commands.push(command(ArbiterCommand::Adjust { side, adjustment })),
+            Input::SetMoves { moves } => {
+                for side in Side::BOTH {
+                    commands.push(command(ArbiterCommand::SetMoves { side, moves: *moves.get(side) }));
+                }
+            }
+            Input::Press { move_number: None, .. } | Input::Replace { .. } => {}
+        }
+    }
+    (presses, commands)
+}
+
+/// The arbiter functions `scenario`'s games use (its habits), which a
+/// firmware must announce to play them.
+pub fn arbiter_needs(scenario: &Scenario) -> Vec<ArbiterFunction> {
+    let habits = &scenario.arbiter;
+    let mut needs = Vec::new();
+    if !habits.pause.chance.is_never() {
+        needs.push(ArbiterFunction::Pause);
+    }
+    if !habits.adjust.chance.is_never() {
+        needs.push(ArbiterFunction::AdjustTime);
+    }
+    if !habits.set_moves.is_never() {
+        needs.push(ArbiterFunction::SetMoves);
+    }
+    needs
+}
+
+/// How the logged game ended, as schedules name it.
+fn schedule_end(by: EndedBy) -> ScheduleEnd {
+    match by {
+        EndedBy::Board { side, move_number, end } => ScheduleEnd::Board { side, move_number, end },
+        EndedBy::MoveBound | EndedBy::EventBound => ScheduleEnd::MoveBound,
+        EndedBy::Flag { ruling } => ScheduleEnd::Flag { ruling },
+        EndedBy::DefaultTime { ruling } => ScheduleEnd::DefaultTime { ruling },
+    }
 }
 
 /// The contact bounce of one press: with the scenario's `device.bounce`
@@ -333,194 +418,9 @@ pub fn draw_bounce(stream: &mut Stream, scenario_bounce: Occasional) -> Bounce {
     Bounce::new(&open_ms).unwrap_or(Bounce::NONE)
 }
 
-impl Builder<'_> {
-    fn call(
-        &mut self,
-        at_us: u64,
-        call: impl FnOnce(&mut Clock) -> Result<(), chessclock::ClockError>,
-    ) -> Result<(), ScheduleError> {
-        call(&mut self.clock).map_err(|error| ScheduleError::Clock { at_us, detail: error.to_string() })
-    }
-
-    fn play(&mut self) -> Result<(u64, ScheduleEnd, GameResult), ScheduleError> {
-        let scenario = self.scenario;
-        self.call(0, |clock| clock.start(Instant::EPOCH))?;
-        // A first stage with no time flags as the clock starts: its notice
-        // runs from now, as in the simulator, which checks for flags after
-        // every change of the clock.
-        self.check_flags(0);
-        let rules = scenario.rules.0;
-        let arrival_us = BySide::new(
-            scenario.player(Side::White).arrival_ms.saturating_mul(1_000),
-            scenario.player(Side::Black).arrival_ms.saturating_mul(1_000),
-        );
-        // 6.7: the simulator checks for absent players at default time + 1 µs.
-        let default_over_us = rules.default_time.as_us().saturating_add(1);
-        let mut default_check = Side::BOTH
-            .into_iter()
-            .any(|side| *arrival_us.get(side) > rules.default_time.as_us())
-            .then_some(default_over_us);
-        let mut to_move = Side::White;
-        let mut think_from = 0u64;
-        let mut move_at: Option<u64> = None;
-        // Every turn settles a transition, rules, or makes a move, so this
-        // bound (the simulator's event bound) is never reached by a game
-        // that ends by the move bound.
-        let bound = u64::from(scenario.board.max_moves).saturating_mul(64).saturating_add(1_024);
-        for _ in 0..bound {
-            if move_at.is_none() {
-                let start = think_from.max(*arrival_us.get(to_move));
-                let think = self.think_us(to_move, start)?;
-                move_at = Some(start.saturating_add(think));
-            }
-            let deadline_us = self.clock.next_deadline().map(|deadline| deadline.at.as_us());
-            let candidates = [
-                deadline_us.map(|at| (at, Next::Deadline)),
-                default_check.map(|at| (at, Next::DefaultTime)),
-                self.notice_at.map(|at| (at, Next::Notice)),
-                move_at.map(|at| (at, Next::Move)),
-            ];
-            let Some((at_us, next)) = candidates.into_iter().flatten().min() else { break };
-            match next {
-                Next::Deadline => {
-                    self.call(at_us, |clock| clock.settle(Instant::from_us(at_us)))?;
-                    self.check_flags(at_us);
-                }
-                Next::DefaultTime => {
-                    default_check = None;
-                    let arrival = |side| (*arrival_us.get(side) <= at_us).then_some(Instant::EPOCH);
-                    let arrived = BySide::new(arrival(Side::White), arrival(Side::Black));
-                    let ruling = rule_on_absence(&rules, Instant::EPOCH, arrived, Instant::from_us(at_us));
-                    if ruling.outcome != Outcome::Continue {
-                        let result = GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) };
-                        return Ok((at_us, ScheduleEnd::DefaultTime { ruling }, result));
-                    }
-                }
-                Next::Notice => {
-                    self.notice_at = None;
-                    if let Some(ruling) = self.rule(at_us)? {
-                        let result = GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) };
-                        return Ok((at_us, ScheduleEnd::Flag { ruling }, result));
-                    }
-                }
-                Next::Move => {
-                    move_at = None;
-                    let side = to_move;
-                    let move_number = self.moves.get(side).saturating_add(1);
-                    if let Some(end) = self.board.play(side, &mut self.board_stream) {
-                        let ruling = end.ruling();
-                        let result = GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) };
-                        return Ok((at_us, ScheduleEnd::Board { side, move_number, end }, result));
-                    }
-                    self.call(at_us, |clock| clock.press(side, Instant::from_us(at_us)))?;
-                    // A stage with no time flags the moment the press starts its clock.
-                    self.check_flags(at_us);
-                    *self.moves.get_mut(side) = move_number;
-                    let hold_us = sample::between(&mut self.hold_stream, HOLD_MIN_US, HOLD_MAX_US);
-                    let button = match side {
-                        Side::White => ButtonId::White,
-                        Side::Black => ButtonId::Black,
-                    };
-                    let bounce = draw_bounce(&mut self.bounce_stream, scenario.device.bounce);
-                    self.presses.push(ScheduledPress { offset_us: at_us, side, button, move_number, hold_us, bounce });
-                    let max_moves = scenario.board.max_moves;
-                    if *self.moves.get(Side::White) >= max_moves && *self.moves.get(Side::Black) >= max_moves {
-                        let result = GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound };
-                        return Ok((at_us, ScheduleEnd::MoveBound, result));
-                    }
-                    to_move = side.opponent();
-                    think_from = at_us;
-                }
-            }
-        }
-        let at_us = self.presses.last().map_or(0, |press| press.offset_us);
-        Ok((at_us, ScheduleEnd::MoveBound, GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound }))
-    }
-
-    /// The simulator's think time for `side`, starting to think at `at_us`.
-    fn think_us(&mut self, side: Side, at_us: u64) -> Result<u64, ScheduleError> {
-        let player = *self.scenario.player(side);
-        let shown = self
-            .clock
-            .remaining(side, Instant::from_us(at_us))
-            .map_err(|error| ScheduleError::Clock { at_us, detail: error.to_string() })?;
-        Ok(bench_sim::player::think_us(&player, self.players.get_mut(side), shown))
-    }
-
-    fn unruled_flags(&self) -> Vec<FlagFall> {
-        Side::BOTH
-            .into_iter()
-            .filter_map(|side| self.clock.flag(side))
-            .filter(|flag| !self.ruled.contains(&flag.sequence))
-            .collect()
-    }
-
-    /// A transition at `at_us`: a new flag gets its notice scheduled (6.9).
-    fn check_flags(&mut self, at_us: u64) {
-        if self.notice_at.is_some() {
-            return;
-        }
-        let flags = self.unruled_flags();
-        let both_down = flags.len() == 2;
-        let first = flags
-            .iter()
-            .filter(|flag| self.notice.get(flag.side).0 || both_down)
-            .min_by_key(|flag| flag.sequence)
-            .copied();
-        if let Some(first) = first {
-            self.notice_at = Some(at_us.saturating_add(self.notice.get(first.side).1));
-        }
-    }
-
-    /// The arbiter rules on the unruled flags at `at_us`; `Some` when the
-    /// game is over.
-    fn rule(&mut self, at_us: u64) -> Result<Option<chessclock::Ruling>, ScheduleError> {
-        self.call(at_us, |clock| clock.settle(Instant::from_us(at_us)))?;
-        let flags = self.unruled_flags();
-        let Some(&single) = flags.first() else { return Ok(None) };
-        let control = *self.clock.control();
-        let ruling = if flags.len() == 2 {
-            let in_order = match (self.shows_flag_order, self.clock.first_flag()) {
-                (true, Some(first)) => {
-                    let second = if first == flags[0] { flags[1] } else { flags[0] };
-                    Some([self.facts(first), self.facts(second)])
-                }
-                _ => None,
-            };
-            let in_final_period = flags.iter().all(|flag| control.is_final_period(flag.period));
-            rule_on_both_flags(&BothFlagsFacts { in_order, in_final_period, game_end: None })
-        } else {
-            if !self.notice.get(single.side).0 {
-                return Ok(None);
-            }
-            rule_on_flag(&self.facts(single))
-        };
-        self.ruled.extend(flags.iter().map(|flag| flag.sequence));
-        if ruling.outcome != Outcome::Continue {
-            return Ok(Some(ruling));
-        }
-        self.check_flags(at_us);
-        Ok(None)
-    }
-
-    fn can_checkmate(&mut self, side: Side) -> bool {
-        let moves = (self.moves.white, self.moves.black);
-        self.mate_answers.can_checkmate(self.board.as_mut(), &mut self.mate_test_stream, side, moves)
-    }
-
-    fn facts(&mut self, flag: FlagFall) -> FlagFacts {
-        let control = *self.clock.control();
-        let moves_made = *self.moves.get(flag.side);
-        player::flag_facts(&control, flag, moves_made, |side| self.can_checkmate(side))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::path::{Path, PathBuf};
-
-    use bench_sim::game::{self, GameSpec};
-    use bench_sim::shrink::DefectSet;
 
     use super::*;
 
@@ -550,6 +450,7 @@ mod tests {
             trace: true,
             model_oracle: false,
             disabled: DefectSet::default(),
+            record_inputs: false,
         });
         let presses = record
             .trace
@@ -564,6 +465,53 @@ mod tests {
             .collect();
         (presses, record.ideal)
     }
+
+    /// Every shipped over-the-board scenario, sorted by file name.
+    fn shipped() -> Vec<Scenario> {
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
+            .expect("the scenarios folder")
+            .map(|entry| entry.expect("a folder entry").path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
+            .collect();
+        files.sort();
+        assert!(files.len() >= 20, "{files:?}");
+        let scenarios = files.iter().map(|file| Scenario::load(file).expect("a shipped scenario loads"));
+        scenarios.filter(|scenario| scenario.correspondence.is_none()).collect()
+    }
+
+    /// The games the test below pins: every shipped scenario, three
+    /// seeds, six games, on clocks that show the flag order and that do not.
+    fn compared_games() -> Vec<(Scenario, u64, u64, bool)> {
+        let mut games = Vec::new();
+        for scenario in shipped() {
+            for seed in [1, 7, 12] {
+                for game in 0..6 {
+                    games.push((scenario.clone(), seed, game, true));
+                    games.push((scenario.clone(), seed, game, false));
+                }
+            }
+        }
+        games
+    }
+
+    /// FNV-1a over the schedules of [`compared_games`], written out whole
+    /// (`Debug`): a change to any schedule fails here. Until the arbiter's
+    /// acts were played, this hash was that of the second engine's
+    /// schedules, which commit 3880a34 showed equal field by field.
+    #[test]
+    fn the_shipped_scenarios_schedules_are_pinned() {
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for (scenario, seed, game, shows_flag_order) in compared_games() {
+            let schedule = schedule_on(&scenario, seed, game, shows_flag_order).expect("a schedule");
+            for byte in format!("{schedule:?}").bytes() {
+                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+        assert_eq!(hash, SHIPPED_SCHEDULES_FNV, "{hash:#018x}");
+    }
+
+    const SHIPPED_SCHEDULES_FNV: u64 = 0x0109_23fe_3e63_3911;
 
     /// The first presses of `blitz-3-2`, seed 12, game 0, pinned: a change
     /// to the derivation (or to the simulator's streams or player models)

@@ -526,6 +526,8 @@ pub fn game_record(postal: &Postal, spec: GameSpec<'_>) -> GameRecord {
         trace_hash: hash,
         trace: spec.trace.then_some(lines),
         device_config: spec.scenario.device,
+        // No clock to press: correspondence games have no input log.
+        inputs: None,
         mate_searches: MateSearches::default(),
     }
 }

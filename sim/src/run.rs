@@ -406,6 +406,7 @@ pub fn run_with(scenario: &Scenario, options: &RunOptions, controls: &Controls<'
         trace: false,
         model_oracle: options.model_oracle,
         disabled: options.disabled,
+        record_inputs: false,
     };
     std::thread::scope(|scope| {
         for _ in 0..jobs {

@@ -310,6 +310,30 @@ impl Device {
     }
 }
 
+impl Device {
+    /// A device that does exactly what it is told, when it is told: a 1 µs
+    /// tick on true time (no drift, no jitter), no debounce, no defects. It
+    /// receives a game's inputs at their true instants, so its clock is the
+    /// ideal clock, as a firmware under test is meant to be (`bench hil`
+    /// schedules are played on one).
+    pub fn perfect() -> Device {
+        let off = Occasional::default();
+        Device {
+            tick_us: 1,
+            drift_ppm: 0,
+            drift_walk_ppm: 0,
+            jitter_us: 0,
+            debounce_ms: 0,
+            bounce: off,
+            missed_press: Ratio::NEVER,
+            double_press: Ratio::NEVER,
+            stuck_button: off,
+            brownout: Brownout::default(),
+            display_freeze: off,
+        }
+    }
+}
+
 impl Default for Device {
     fn default() -> Self {
         Device {
@@ -616,6 +640,12 @@ impl Scenario {
         let text = std::fs::read_to_string(file)
             .map_err(|error| LocatedError::whole_file(file, format!("cannot read the scenario: {error}")))?;
         Scenario::parse(&text, file)
+    }
+
+    /// The same scenario on a [`Device::perfect`]: its players, board,
+    /// rules and arbiter (habits included) stay as they are.
+    pub fn with_perfect_device(&self) -> Scenario {
+        Scenario { device: Device::perfect(), ..self.clone() }
     }
 
     /// The player model for `side`.

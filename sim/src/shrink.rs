@@ -206,6 +206,7 @@ pub fn play_variant(target: Target<'_>, disabled: DefectSet, max_moves: u32, tra
         trace,
         model_oracle: target.model_oracle,
         disabled,
+        record_inputs: false,
     })
 }
 

@@ -18,6 +18,7 @@ fn first_game(text: &str) -> game::GameRecord {
         trace: true,
         model_oracle: true,
         disabled: DefectSet::default(),
+        record_inputs: false,
     })
 }
 

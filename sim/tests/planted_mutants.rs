@@ -55,6 +55,7 @@ fn play(scenario: &Scenario) -> Vec<GameRecord> {
                 trace: false,
                 model_oracle: true,
                 disabled: DefectSet::NONE,
+                record_inputs: false,
             })
         })
         .collect()

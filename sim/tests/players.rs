@@ -44,6 +44,7 @@ fn every_missed_press_is_noticed_and_corrected_within_an_attention_span() {
             trace: true,
             model_oracle: true,
             disabled: DefectSet::default(),
+            record_inputs: false,
         });
         assert!(record.violations.is_empty(), "game {index}: {:?}", record.violations);
         let trace = record.trace.expect("traced");
@@ -125,5 +126,6 @@ fn traced_first_game(scenario: &Scenario) -> game::GameRecord {
         trace: true,
         model_oracle: true,
         disabled: DefectSet::default(),
+        record_inputs: false,
     })
 }

@@ -29,7 +29,7 @@ use bench_hil::probe::{self, ProbeInfo};
 use bench_hil::qemu::{QemuConfig, QemuTarget};
 use bench_hil::rtt::{ControlBlockLocation, RttReader};
 use bench_hil::run::{AckCheck, GameRun, Progress, RunError, RunOptions, Session};
-use bench_hil::schedule::{Games, ScheduleError};
+use bench_hil::schedule::Games;
 use bench_hil::target::Target;
 use bench_sim::scenario::Scenario;
 
@@ -365,10 +365,7 @@ impl Cmd {
         // Game 0's schedule now, so a scenario no board can play (a postal
         // game) is refused before anything starts; the others are made as
         // they are played, however many games are asked for.
-        games.schedule(0).map_err(|error| match error {
-            ScheduleError::Correspondence { .. } => Failure::usage(error),
-            ScheduleError::Clock { .. } => Failure::infrastructure(error),
-        })?;
+        games.schedule(0).map_err(Failure::usage)?;
         let elf = self.firmware_image()?;
         // Before the probes are opened or the emulator started: a folder
         // that cannot take the report would lose the whole run, and one
@@ -1475,7 +1472,7 @@ max_moves = 3
             let name = file.file_stem().expect("a name").to_string_lossy().into_owned();
             let (scenario, _) = catalog::find(&file.display().to_string()).expect("a release scenario");
             let runs =
-                bench_hil::needs::unsupported(&fischer_only(), &scenario.control.text, &scenario.control.control)
+                bench_hil::needs::unsupported(&fischer_only(), &scenario.control.text, &scenario.control.control, &[])
                     .is_none();
             let folder = base.join(&name);
             assert_eq!(folder.join(report::REPORT_JSON).exists(), runs, "{name}: a report only when played");

@@ -231,6 +231,7 @@ impl Cmd {
             trace: self.trace,
             model_oracle: !self.no_model_oracle,
             disabled: self.disabled(),
+            record_inputs: false,
         };
         let record = game::play(spec);
         let mut out = String::new();

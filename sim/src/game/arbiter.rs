@@ -3,7 +3,7 @@
 
 use chessclock::{Duration, Side, TimeAdjustment};
 
-use super::{Event, Game, IntoInstant, DEVICE_DEADLINE, IDEAL_DEADLINE};
+use super::{Event, Game, Input, IntoInstant, DEVICE_DEADLINE, IDEAL_DEADLINE};
 use crate::oracle::{Call, Op};
 use crate::player::occasional_us;
 use crate::sample::{self, Ratio};
@@ -78,6 +78,7 @@ impl Game<'_> {
             // Time again on that display: a flag it shows later is new.
             *self.referees.device.final_flag_carried.get_mut(side) = false;
         }
+        self.log_input(Input::Adjust { side, adjustment });
         self.device_call(Op::Arbiter, |clock, at| clock.adjust_time(side, adjustment, at));
         self.ideal_call_as(Op::Arbiter, Some(Call::Adjust(side, adjustment)), |clock, at| {
             clock.adjust_time(side, adjustment, at)
@@ -97,6 +98,7 @@ impl Game<'_> {
             return;
         }
         let moves = self.moves;
+        self.log_input(Input::SetMoves { moves });
         self.device_call(Op::Arbiter, |clock, at| {
             clock.set_moves(Side::White, moves.white, at)?;
             clock.set_moves(Side::Black, moves.black, at)
@@ -111,6 +113,7 @@ impl Game<'_> {
         }
         self.defects.pauses += 1;
         self.paused_until_us = Some(self.now_us.saturating_add(pause_us));
+        self.log_input(Input::Pause);
         self.device_call(Op::Pause, |clock, at| clock.pause(at));
         self.ideal_call(Op::Pause, |clock, at| clock.pause(at));
         self.queue.cancel_timer(DEVICE_DEADLINE);
@@ -124,6 +127,7 @@ impl Game<'_> {
         if self.over {
             return;
         }
+        self.log_input(Input::Resume);
         self.device_call(Op::Resume, |clock, at| clock.resume(at));
         self.ideal_call(Op::Resume, |clock, at| clock.resume(at));
         self.record(format_args!("arbiter resumes the clocks"));

@@ -3,7 +3,7 @@
 
 use chessclock::{BySide, Clock, Duration, Instant, Replacement, Side};
 
-use super::{Event, Game, IntoInstant, DEVICE_DEADLINE, IDEAL_DEADLINE};
+use super::{Event, Game, Input, IntoInstant, DEVICE_DEADLINE, IDEAL_DEADLINE};
 use crate::oracle::{Before, Op};
 use crate::player::occasional_us;
 use crate::rng::Stream;
@@ -158,8 +158,11 @@ impl Game<'_> {
         };
         let before = Before::of(&self.device.clock);
         let mut clock = Clock::new(*ideal.control());
+        let black_runs =
+            ideal.running() == Some(Side::Black) || matches!(ideal.phase(), chessclock::Phase::Paused(Side::Black));
+        let running = if black_runs { Side::Black } else { Side::White };
         let started = clock.start(at).and_then(|()| {
-            if ideal.running() == Some(Side::Black) || matches!(ideal.phase(), chessclock::Phase::Paused(Side::Black)) {
+            if black_runs {
                 // Only the running side may press: White "presses" to hand over.
                 clock.press(Side::White, at)
             } else {
@@ -176,6 +179,7 @@ impl Game<'_> {
                     *self.referees.device.final_flag_carried.get_mut(side) =
                         ruled_final && settings.main.get(side).is_zero();
                 }
+                self.log_input(Input::Replace { settings, running });
                 self.device.install(clock);
                 self.device.oracle.check(self.now_us, &before, &self.device.clock, Op::Arbiter);
             }

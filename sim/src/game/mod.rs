@@ -35,8 +35,11 @@ use crate::timebase::TimeBase;
 
 mod arbiter;
 mod device;
+mod inputs;
 mod players;
 mod rulings;
+
+pub use inputs::{EndedBy, Ending, Input, InputLog, TimedInput};
 
 /// Extra presses to put the clock right, per move: bounds a game's events.
 const CORRECTIONS_PER_MOVE_MAX: u64 = 8;
@@ -60,6 +63,10 @@ pub struct GameSpec<'a> {
     pub model_oracle: bool,
     /// Defects switched off (shrinking, replays of shrunk games).
     pub disabled: DefectSet,
+    /// Keep the [`InputLog`]: every press and arbiter act on the device, and
+    /// the ending (`bench hil` schedules). Off for `bench sim`: a logged
+    /// game plays the same, only slower.
+    pub record_inputs: bool,
 }
 
 /// Counts of the defects that struck a game.
@@ -116,6 +123,8 @@ pub struct GameRecord {
     pub trace: Option<Vec<String>>,
     /// The defect mix this game ran with (swarm mode draws it).
     pub device_config: Device,
+    /// What reached the device, when [`GameSpec::record_inputs`] asked.
+    pub inputs: Option<InputLog>,
     /// The board's full 6.10 searches and those that gave up.
     pub mate_searches: MateSearches,
 }
@@ -405,6 +414,8 @@ struct Game<'a> {
     trace_hash: u64,
     trace: Option<Vec<String>>,
     line: String,
+    /// Kept when [`GameSpec::record_inputs`] asks.
+    log: Option<InputLog>,
 }
 
 /// Plays one game to its end.
@@ -479,11 +490,20 @@ impl<'a> Game<'a> {
             trace_hash: FNV_OFFSET,
             trace: spec.trace.then(Vec::new),
             line: String::new(),
+            log: spec.record_inputs.then(InputLog::default),
         }
     }
 
     fn scenario(&self) -> &'a Scenario {
         self.spec.scenario
+    }
+
+    /// Adds an act on the device to the input log when it is kept.
+    #[inline]
+    fn log_input(&mut self, input: Input) {
+        if let Some(log) = self.log.as_mut() {
+            log.inputs.push(TimedInput { at_us: self.now_us, input });
+        }
     }
 
     /// Adds one line to the trace when it is kept (`--trace`). The trace
@@ -560,7 +580,7 @@ impl<'a> Game<'a> {
             self.fingerprint(self.now_us, event);
             if self.events > events_max {
                 self.record(format_args!("event bound {events_max} reached"));
-                self.end_both(GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound });
+                self.end_both(GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound }, EndedBy::EventBound);
                 break;
             }
             self.handle(event);
@@ -569,7 +589,8 @@ impl<'a> Game<'a> {
             }
         }
         if self.referees.device.result.is_none() {
-            self.end_both(GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound });
+            // Nothing left to happen (nobody came, no default time to end it).
+            self.end_both(GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound }, EndedBy::EventBound);
         }
     }
 
@@ -709,6 +730,7 @@ impl<'a> Game<'a> {
             trace_hash: self.trace_hash,
             trace: self.trace,
             device_config: self.device.config,
+            inputs: self.log,
             mate_searches: self.board.mate_searches(),
         }
     }

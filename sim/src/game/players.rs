@@ -4,7 +4,7 @@
 use chessclock::laws::rule_on_absence;
 use chessclock::{BySide, Duration, Instant, Outcome, Side};
 
-use super::{Event, Game, IntoInstant};
+use super::{EndedBy, Event, Game, Input, IntoInstant};
 use crate::oracle::Op;
 use crate::outcome::{GameResult, Reason};
 use crate::player::{self, occasional_us};
@@ -40,7 +40,8 @@ impl Game<'_> {
         if ruling.outcome != Outcome::Continue {
             self.record(format_args!("absent beyond the default time: {}", super::rulings::ruling_text(ruling)));
             self.applied.push(ruling.article);
-            self.end_both(GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) });
+            let result = GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) };
+            self.end_both(result, EndedBy::DefaultTime { ruling });
         }
     }
 
@@ -85,7 +86,8 @@ impl Game<'_> {
             let ruling = end.ruling();
             self.record(format_args!("{side} move {move_number} ends the game: {end:?}"));
             self.applied.push(ruling.article);
-            self.end_both(GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) });
+            let result = GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) };
+            self.end_both(result, EndedBy::Board { side, move_number, end });
             return;
         }
         self.presses += 1;
@@ -96,11 +98,12 @@ impl Game<'_> {
         // The opponent is to move from the press on: a press the device
         // misses leaves it running the wrong clock.
         self.to_move = side.opponent();
+        self.log_input(Input::Press { side, move_number: Some(move_number) });
         self.physical_press(side);
         let max_moves = self.scenario().board.max_moves;
         if *self.moves.get(Side::White) >= max_moves && *self.moves.get(Side::Black) >= max_moves {
             self.record(format_args!("move bound {max_moves} reached: adjudicated a draw"));
-            self.end_both(GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound });
+            self.end_both(GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound }, EndedBy::MoveBound);
             return;
         }
         self.arbiter_after_move();
@@ -182,6 +185,7 @@ impl Game<'_> {
         self.corrections_left -= 1;
         self.defects.corrections += 1;
         self.record(format_args!("{running} sees their clock running on {expected}'s move and presses"));
+        self.log_input(Input::Press { side: running, move_number: None });
         self.physical_press(running);
     }
 }

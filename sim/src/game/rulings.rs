@@ -4,7 +4,7 @@
 use chessclock::laws::{rule_on_both_flags, rule_on_flag, BothFlagsFacts};
 use chessclock::{Clock, Instant, Outcome, Ruling, Side};
 
-use super::{Event, Game, IntoInstant, Referee, Which, DEVICE_DEADLINE, IDEAL_DEADLINE};
+use super::{EndedBy, Ending, Event, Game, IntoInstant, Referee, Which, DEVICE_DEADLINE, IDEAL_DEADLINE};
 use crate::oracle::{Before, Call, Op};
 use crate::outcome::{GameResult, Reason};
 use crate::player;
@@ -173,7 +173,7 @@ impl Game<'_> {
         if ruling.outcome != Outcome::Continue {
             let result = GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) };
             match which {
-                Which::Device => self.end_device(result),
+                Which::Device => self.end_device(result, EndedBy::Flag { ruling }),
                 Which::Ideal => self.referee(Which::Ideal).result = Some(result),
             }
         } else {
@@ -191,14 +191,14 @@ impl Game<'_> {
 
     /// The board ended the game (or the move bound, or a forfeit): the same
     /// result on both clocks, unless the ideal clock had already decided.
-    pub(super) fn end_both(&mut self, result: GameResult) {
+    pub(super) fn end_both(&mut self, result: GameResult, by: EndedBy) {
         if self.referees.ideal.result.is_none() {
             self.referees.ideal.result = Some(result);
         }
-        self.end_device(result);
+        self.end_device(result, by);
     }
 
-    pub(super) fn end_device(&mut self, result: GameResult) {
+    pub(super) fn end_device(&mut self, result: GameResult, by: EndedBy) {
         if self.referees.device.result.is_none() {
             self.referees.device.result = Some(result);
         }
@@ -207,9 +207,24 @@ impl Game<'_> {
             self.record(format_args!("game over on the device: {result}"));
             let device_at = self.device_now();
             let _ = self.device.clock_mut().finish(device_at);
+            self.log_ending(result, by);
             // The ideal clock's pending notices of flags that fell by now
             // still count; a flag noticed later would be a different game.
             self.settle_ideal_at_end();
+        }
+    }
+
+    /// The input log's ending: the device game's result, what decided it,
+    /// and the flags its clock shows.
+    fn log_ending(&mut self, result: GameResult, by: EndedBy) {
+        if self.log.is_none() {
+            return;
+        }
+        let clock = &self.device.clock;
+        let flags = Side::BOTH.into_iter().filter_map(|side| clock.flag(side)).collect();
+        let ending = Ending { at_us: self.now_us, result, by, flags };
+        if let Some(log) = self.log.as_mut() {
+            log.ending = Some(ending);
         }
     }
 

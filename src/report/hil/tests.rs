@@ -103,6 +103,7 @@ fn game_run(records: Vec<Record>, error: Option<RunError>) -> GameRun {
         tick_us: 1_000,
         start_us: Some(1_000_000),
         sent: Vec::new(),
+        commands_sent: Vec::new(),
         guest_us: 7_000_000,
         host_elapsed: Duration::from_secs(3),
         error,

@@ -37,7 +37,7 @@ use bench_contract::{
     RECORD_SIZE, UP_BUFFER_MIN, UP_CHANNEL,
 };
 
-use crate::target::{StepPlan, Target, TargetError};
+use crate::target::{StepPlan, Stop, Target, TargetError};
 
 /// Pause between two polls that found nothing, while waiting.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(2);
@@ -464,6 +464,77 @@ fn scan(target: &mut dyn Target, start: u32, len: u32) -> Result<u32, RttError> 
     Err(RttError::NoControlBlock { location: format!("in {len} bytes from {start:#010x}"), detail })
 }
 
+/// Host time one lockstep step may take to reach a firmware tick before the
+/// emulator is judged stuck (as a run's `RunOptions::emulator_timeout`).
+const LOCKSTEP_STEP_LIMIT: Duration = Duration::from_secs(300);
+
+/// How long a wait for the firmware may last. On a board that runs by
+/// itself: host time. In lockstep the board runs only while stepped, so
+/// sleeping would never let it answer, and a loaded host must not cut a
+/// wait short (the outcome would depend on host speed): there the wait is
+/// counted in the firmware's timer ticks, one per millisecond of the
+/// timeout, and host time only bounds a single step.
+enum Patience {
+    Host { deadline: Instant, timeout: Duration },
+    Lockstep { ticks_left: u64, ticks: u64 },
+}
+
+impl Patience {
+    fn new(target: &dyn Target, timeout: Duration) -> Patience {
+        if target.capabilities().lockstep {
+            let ticks = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX).max(1);
+            Patience::Lockstep { ticks_left: ticks, ticks }
+        } else {
+            Patience::Host { deadline: Instant::now() + timeout, timeout }
+        }
+    }
+
+    fn spent(&self) -> bool {
+        match self {
+            Patience::Host { deadline, .. } => Instant::now() >= *deadline,
+            Patience::Lockstep { ticks_left, .. } => *ticks_left == 0,
+        }
+    }
+
+    /// Lets the firmware run a little: one tick in lockstep, at most
+    /// `pause` of host time otherwise.
+    fn wait(&mut self, target: &mut dyn Target, pause: Duration) -> Result<(), RttError> {
+        match self {
+            Patience::Host { deadline, .. } => {
+                thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
+                Ok(())
+            }
+            Patience::Lockstep { ticks_left, .. } => {
+                let plan = StepPlan { watch: None, tick: true };
+                let started = Instant::now();
+                loop {
+                    if let Some(stop) = target.step(&plan, Duration::from_millis(250))? {
+                        let ran = match stop {
+                            Stop::Tick { ticks } => u64::from(ticks),
+                            Stop::Written => 0,
+                        };
+                        *ticks_left = ticks_left.saturating_sub(ran);
+                        return Ok(());
+                    }
+                    if started.elapsed() > LOCKSTEP_STEP_LIMIT {
+                        return Err(RttError::Timeout {
+                            what: "a firmware tick (the emulator ran none in lockstep)".to_string(),
+                            timeout: LOCKSTEP_STEP_LIMIT,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Patience::Host { timeout, .. } => format!("{timeout:?}"),
+            Patience::Lockstep { ticks, .. } => format!("{ticks} firmware ticks (lockstep counts guest time)"),
+        }
+    }
+}
+
 impl RttReader {
     /// Finds the control block and the bench channels, once.
     pub fn attach(target: &mut dyn Target, location: &ControlBlockLocation) -> Result<RttReader, RttError> {
@@ -488,34 +559,25 @@ impl RttReader {
     }
 
     /// Like [`RttReader::attach`], trying again until `timeout` while there
-    /// is no control block yet (the firmware sets it up at boot); a lockstep
-    /// board is stepped a tick at a time meanwhile.
+    /// is no control block yet (the firmware sets it up at boot). A lockstep
+    /// board is stepped a tick at a time meanwhile, and `timeout` counts its
+    /// ticks, not host time ([`Patience`]).
     pub fn attach_within(
         target: &mut dyn Target,
         location: &ControlBlockLocation,
         timeout: Duration,
     ) -> Result<RttReader, RttError> {
-        let deadline = Instant::now() + timeout;
+        let mut patience = Patience::new(target, timeout);
         loop {
             match RttReader::attach(target, location) {
                 Err(RttError::NoControlBlock { location, detail }) => {
-                    if Instant::now() >= deadline {
+                    if patience.spent() {
                         return Err(RttError::NoControlBlock {
                             location,
-                            detail: format!("{detail}; still none after {timeout:?}"),
+                            detail: format!("{detail}; still none after {}", patience.describe()),
                         });
                     }
-                    if target.capabilities().lockstep {
-                        // A lockstep board runs only when stepped: one tick on.
-                        let plan = StepPlan { watch: None, tick: true };
-                        while target.step(&plan, Duration::from_millis(250)).map_err(RttError::Target)?.is_none() {
-                            if Instant::now() >= deadline {
-                                break;
-                            }
-                        }
-                    } else {
-                        thread::sleep(Duration::from_millis(5));
-                    }
+                    patience.wait(target, Duration::from_millis(5))?;
                 }
                 other => return other,
             }
@@ -688,41 +750,36 @@ impl RttReader {
         what: &str,
         mut matches: impl FnMut(&Record) -> bool,
     ) -> Result<Record, RttError> {
-        let deadline = Instant::now() + timeout;
+        let mut patience = Patience::new(target, timeout);
         let mut checked = 0;
         loop {
             if let Some(record) = self.inbox.iter().skip(checked).find(|record| matches(record)) {
                 return Ok(*record);
             }
             checked = self.inbox.len();
-            if Instant::now() >= deadline {
+            if patience.spent() {
                 return Err(RttError::Timeout { what: what.to_string(), timeout });
             }
             if self.poll(target)? == 0 {
-                self.pause_until(deadline);
+                patience.wait(target, self.poll_interval)?;
             }
         }
     }
 
     /// The oldest record in the inbox, polling until one comes.
     pub fn next_record(&mut self, target: &mut dyn Target, timeout: Duration) -> Result<Record, RttError> {
-        let deadline = Instant::now() + timeout;
+        let mut patience = Patience::new(target, timeout);
         loop {
             if let Some(record) = self.inbox.pop_front() {
                 return Ok(record);
             }
-            if Instant::now() >= deadline {
+            if patience.spent() {
                 return Err(RttError::Timeout { what: "a record".to_string(), timeout });
             }
             if self.poll(target)? == 0 {
-                self.pause_until(deadline);
+                patience.wait(target, self.poll_interval)?;
             }
         }
-    }
-
-    fn pause_until(&self, deadline: Instant) {
-        let remaining = deadline.saturating_duration_since(Instant::now());
-        thread::sleep(self.poll_interval.min(remaining));
     }
 
     /// Writes `line` (a newline is added if missing) into the down ring,
@@ -732,6 +789,17 @@ impl RttReader {
         &mut self,
         target: &mut dyn Target,
         line: &[u8],
+        timeout: Duration,
+    ) -> Result<CommandTicket, RttError> {
+        let mut patience = Patience::new(target, timeout);
+        self.send_line_within(target, line, &mut patience, timeout)
+    }
+
+    fn send_line_within(
+        &mut self,
+        target: &mut dyn Target,
+        line: &[u8],
+        patience: &mut Patience,
         timeout: Duration,
     ) -> Result<CommandTicket, RttError> {
         let text = line.strip_suffix(b"\n").unwrap_or(line);
@@ -757,7 +825,6 @@ impl RttReader {
             // command code: older records must be out of the way first.
             self.poll(target)?;
         }
-        let deadline = Instant::now() + timeout;
         let write = loop {
             let mut offsets = [0u8; 8];
             target.read_memory(self.down.descriptor.saturating_add(layout::DESCRIPTOR_WRITE as u32), &mut offsets)?;
@@ -775,10 +842,10 @@ impl RttReader {
             if free >= needed {
                 break write;
             }
-            if Instant::now() >= deadline {
+            if patience.spent() {
                 return Err(RttError::DownChannelFull { free, needed, timeout });
             }
-            self.pause_until(deadline);
+            patience.wait(target, self.poll_interval)?;
         };
         let first = needed.min(self.down.size - write);
         let (head, tail) = bytes.split_at(first as usize);
@@ -810,7 +877,17 @@ impl RttReader {
         ticket: &CommandTicket,
         timeout: Duration,
     ) -> Result<CommandAck, RttError> {
-        let deadline = Instant::now() + timeout;
+        let mut patience = Patience::new(target, timeout);
+        self.wait_ack_within(target, ticket, &mut patience, timeout)
+    }
+
+    fn wait_ack_within(
+        &mut self,
+        target: &mut dyn Target,
+        ticket: &CommandTicket,
+        patience: &mut Patience,
+        timeout: Duration,
+    ) -> Result<CommandAck, RttError> {
         loop {
             for (ordinal, answer) in &self.acks.acks {
                 if *ordinal <= ticket.decoded_before {
@@ -837,11 +914,11 @@ impl RttReader {
             if self.stats.restarts != ticket.restarts_before {
                 return Err(RttError::FirmwareRestarted { line: ticket.line.clone() });
             }
-            if Instant::now() >= deadline {
+            if patience.spent() {
                 return Err(RttError::Timeout { what: format!("the Ack of {:?}", ticket.line), timeout });
             }
             if self.poll(target)? == 0 {
-                self.pause_until(deadline);
+                patience.wait(target, self.poll_interval)?;
             }
         }
     }
@@ -873,20 +950,16 @@ impl RttReader {
         line: &[u8],
         timeout: Duration,
     ) -> Result<CommandAck, RttError> {
-        let started = Instant::now();
-        let ticket = self.send_line(target, line, timeout)?;
-        let remaining = timeout.saturating_sub(started.elapsed());
-        self.wait_ack(target, &ticket, remaining).map_err(|error| match error {
-            RttError::Timeout { what, .. } => RttError::Timeout { what, timeout },
-            other => other,
-        })
+        let mut patience = Patience::new(target, timeout);
+        let ticket = self.send_line_within(target, line, &mut patience, timeout)?;
+        self.wait_ack_within(target, &ticket, &mut patience, timeout)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fake::{FakeConfig, FakeTarget, Fault};
+    use crate::fake::{FakeConfig, FakeSteps, FakeTarget, Fault};
     use bench_contract::{Button, Hello, Press, PressResult, TimeBase};
 
     const SHORT: Duration = Duration::from_millis(200);
@@ -1134,6 +1207,65 @@ mod tests {
         fake.board_mut().poke(cb + 24 + 12, &9999u32.to_le_bytes()).unwrap();
         let error = reader.poll(&mut fake).unwrap_err();
         assert!(matches!(error, RttError::BadChannel { .. }), "{error}");
+    }
+
+    /// A lockstep fake (halted between steps, 1 ms ticks) whose first step
+    /// stalls for `stall` of host time, as on a loaded host.
+    fn lockstep_fake(stall: Duration) -> FakeTarget {
+        let mut config = FakeConfig::default();
+        config.capabilities.lockstep = true;
+        config.steps = FakeSteps { stall: Some((0, stall)), ..FakeSteps::default() };
+        let mut fake = FakeTarget::with_config(config);
+        fake.reset_and_run().unwrap();
+        fake
+    }
+
+    /// In lockstep the wait for the control block counts firmware ticks: a
+    /// host that stalls for longer than the whole timeout changes nothing,
+    /// and a firmware that never sets RTT up is given up on after exactly
+    /// that much guest time. (Counted in host time, the stall ended it.)
+    #[test]
+    fn in_lockstep_attach_within_counts_firmware_ticks_not_host_time() {
+        let mut fake = lockstep_fake(Duration::from_millis(400));
+        fake.board_mut().erase_control_block();
+        fake.set_firmware(|board| {
+            if board.now_us() == 30_000 {
+                board.init_rtt();
+            }
+        });
+        let location = ControlBlockLocation::Address(fake.board().control_block());
+        let timeout = Duration::from_millis(100);
+        let reader = RttReader::attach_within(&mut fake, &location, timeout).unwrap();
+        assert_eq!(reader.up_channel().name, "bench");
+        assert_eq!(fake.board().now_us(), 30_000, "attached at the tick after the set-up");
+
+        let mut never = lockstep_fake(Duration::from_millis(400));
+        never.board_mut().erase_control_block();
+        let error = RttReader::attach_within(&mut never, &location, timeout).unwrap_err();
+        assert!(error.to_string().contains("still none after 100 firmware ticks"), "{error}");
+        assert_eq!(never.board().now_us(), 100_000, "gave up after 100 ms of guest time");
+    }
+
+    /// In lockstep the firmware empties the down ring only while stepped:
+    /// a line that waits for room steps the board (sleeping would wait for
+    /// ever), and the wait is guest time, whatever the host does.
+    #[test]
+    fn in_lockstep_a_full_down_ring_is_waited_out_by_stepping_the_board() {
+        let mut fake = lockstep_fake(Duration::from_millis(400));
+        fake.set_firmware(|board| {
+            board.acknowledge_commands();
+        });
+        let mut reader = attach(&mut fake);
+        reader.poll(&mut fake).unwrap();
+        let line = b"tc 300+2";
+        let room = (FakeConfig::default().down_size - 1) as usize / (line.len() + 1);
+        for _ in 0..room {
+            reader.send_line(&mut fake, line, Duration::ZERO).unwrap();
+        }
+        let before = fake.board().now_us();
+        let ack = reader.command_line(&mut fake, line, Duration::from_millis(50)).unwrap();
+        assert!(ack.is_ok());
+        assert!(fake.board().now_us() > before, "the board ran to make room");
     }
 
     #[test]

@@ -255,6 +255,7 @@ fn run_board<B: ProbeBackend>(
         Ok(reader) => reader,
         Err(error) => return failed(description, error),
     };
+    let pause_button = target.capabilities().pause_button;
     let mut session = Session::new(&mut target, &mut reader, config.options.clone());
     let (hello, capabilities) = match session.hello().and_then(|hello| Ok((hello, session.capabilities()?))) {
         Ok(announced) => announced,
@@ -264,7 +265,7 @@ fn run_board<B: ProbeBackend>(
         Ok(acks) => acks,
         Err(error) => return failed(description, error.to_string()),
     };
-    let skipped = games.unsupported(&capabilities);
+    let skipped = games.unsupported(&capabilities, pause_button);
     let (runs, stopped) = match skipped {
         Some(_) => (Vec::new(), None),
         None => play_share(&mut session, board, &games.on_clock(&capabilities), progress),

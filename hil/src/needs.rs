@@ -176,6 +176,9 @@ pub struct Unsupported {
     pub missing: Vec<ControlFeature>,
     /// The arbiter functions the scenario's games use that the clock leaves out.
     pub missing_arbiter: Vec<ArbiterFunction>,
+    /// The scenario's arbiter stops the clocks, and the board has no pause
+    /// button wired (its profile names none).
+    pub no_pause_button: bool,
 }
 
 impl fmt::Display for Unsupported {
@@ -200,26 +203,39 @@ impl fmt::Display for Unsupported {
                 names.join(" and ")
             )?;
         }
+        if self.no_pause_button {
+            if !self.missing.is_empty() || !self.missing_arbiter.is_empty() {
+                f.write_str("; ")?;
+            }
+            f.write_str(
+                "the board has no pause button wired (its profile names none), and the scenario's arbiter \
+                 stops the clocks (6.13)",
+            )?;
+        }
         Ok(())
     }
 }
 
 /// The features of `control`, and the arbiter functions in `arbiter`, that
-/// `capabilities` leave out.
+/// `capabilities` leave out, and the pause button when `arbiter` pauses on
+/// a board without one.
 pub fn unsupported(
     capabilities: &Capabilities,
     control_text: &str,
     control: &TimeControl,
     arbiter: &[ArbiterFunction],
+    pause_button: bool,
 ) -> Option<Unsupported> {
     let missing: Vec<ControlFeature> =
         control_features(control).into_iter().filter(|feature| capabilities.controls & feature.bit() == 0).collect();
     let missing_arbiter: Vec<ArbiterFunction> =
         arbiter.iter().copied().filter(|function| capabilities.arbiter & function.bit() == 0).collect();
-    (!missing.is_empty() || !missing_arbiter.is_empty()).then(|| Unsupported {
+    let no_pause_button = !pause_button && arbiter.contains(&ArbiterFunction::Pause);
+    (!missing.is_empty() || !missing_arbiter.is_empty() || no_pause_button).then(|| Unsupported {
         control_text: control_text.to_string(),
         missing,
         missing_arbiter,
+        no_pause_button,
     })
 }
 
@@ -254,7 +270,8 @@ mod tests {
             arbiter: ARBITER_PAUSE,
             shows_flag_order: false,
         };
-        let check = |text: &str| unsupported(&fischer_only, text, &notation::parse(text).expect("a control"), &[]);
+        let check =
+            |text: &str| unsupported(&fischer_only, text, &notation::parse(text).expect("a control"), &[], true);
         assert_eq!(check("300+2"), None);
         assert_eq!(check("300"), None);
         let stages = check("40/5400+30:1800+30").expect("stages are left out");
@@ -278,7 +295,7 @@ mod tests {
     fn a_clock_without_an_arbiter_function_the_scenario_uses_is_told_which() {
         let pause_only = Capabilities { controls: CONTROLS_ALL, arbiter: ARBITER_PAUSE, shows_flag_order: true };
         let control = notation::parse("300+2").expect("a control");
-        let check = |needs: &[ArbiterFunction]| unsupported(&pause_only, "300+2", &control, needs);
+        let check = |needs: &[ArbiterFunction]| unsupported(&pause_only, "300+2", &control, needs, true);
         assert_eq!(check(&[ArbiterFunction::Pause]), None);
         let why = check(&[ArbiterFunction::Pause, ArbiterFunction::AdjustTime]).expect("adjust is left out");
         assert_eq!(
@@ -290,5 +307,22 @@ mod tests {
             "the firmware's Capabilities record leaves out the arbiter's time adjustment (6.14, 13.4), which the \
              scenario's arbiter uses"
         );
+    }
+
+    /// A scenario whose arbiter stops the clocks, on a board with no pause
+    /// button wired: skipped with that reason, not a run that fails at its
+    /// first pause (exit 3).
+    #[test]
+    fn a_board_without_a_pause_button_skips_a_scenario_that_pauses() {
+        let everything = Capabilities { controls: CONTROLS_ALL, arbiter: ARBITER_PAUSE, shows_flag_order: true };
+        let control = notation::parse("300+2").expect("a control");
+        let check = |needs: &[ArbiterFunction], pause_button: bool| {
+            unsupported(&everything, "300+2", &control, needs, pause_button)
+        };
+        assert_eq!(check(&[ArbiterFunction::Pause], true), None);
+        assert_eq!(check(&[], false), None, "no pauses: no button needed");
+        let why = check(&[ArbiterFunction::Pause], false).expect("no button to press");
+        assert!(why.no_pause_button);
+        assert!(why.to_string().starts_with("the board has no pause button wired"), "{why}");
     }
 }

@@ -226,6 +226,12 @@ pub fn cause_chain(error: &dyn std::error::Error) -> String {
 /// a 32-bit little-endian Arm ELF whose loaded segments lie in the board's
 /// flash (load address) and RAM, with the RTT symbol present.
 pub fn check_image(profile: &BoardProfile, path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
+    check_image_for(profile, path, bytes, true)
+}
+
+/// [`check_image`], the RTT symbol asked for only when `rtt` (a firmware
+/// observed through a map has none).
+pub fn check_image_for(profile: &BoardProfile, path: &std::path::Path, bytes: &[u8], rtt: bool) -> Result<(), String> {
     let shown = path.display();
     let file = object::File::parse(bytes).map_err(|error| format!("{shown} is not an ELF file: {error}"))?;
     if file.architecture() != object::Architecture::Arm || file.is_64() || !file.is_little_endian() {
@@ -237,7 +243,7 @@ pub fn check_image(profile: &BoardProfile, path: &std::path::Path, bytes: &[u8])
         ));
     }
     let symbol = &profile.rtt.symbol;
-    if !file.symbols().any(|candidate| object::ObjectSymbol::name(&candidate) == Ok(symbol.as_str())) {
+    if rtt && !file.symbols().any(|candidate| object::ObjectSymbol::name(&candidate) == Ok(symbol.as_str())) {
         return Err(format!(
             "{shown} has no `{symbol}` symbol: the firmware must link the RTT control block (hil/CONTRACT.md)"
         ));

@@ -500,7 +500,7 @@ pub struct SentPress {
 }
 
 impl SentPress {
-    fn made(&self) -> compare::MadePress {
+    pub(crate) fn made(&self) -> compare::MadePress {
         let button = match self.button {
             ButtonId::White => bench_contract::Button::White,
             ButtonId::Black => bench_contract::Button::Black,
@@ -1021,7 +1021,7 @@ impl<'a> Session<'a> {
                 compare::check_presses(&mut comparison, &made, &records, tick_us, debounce_us, timing);
                 // A game cut short by a failure is incomplete already.
                 if error.is_none() {
-                    check_course(&mut comparison, schedule, sent.len(), start_us);
+                    check_course(&mut comparison, schedule, (sent.len(), commands_sent.len()), start_us);
                 }
                 comparison
             })
@@ -1297,11 +1297,32 @@ impl<'a> Session<'a> {
 }
 
 /// A game whose course differed from its schedule is said so, never a
-/// silent pass: presses the schedule asks for that were not made (the
-/// firmware showed the game finished first), and the schedule's flags that
-/// the model, on the presses the firmware saw, did not see fall.
-fn check_course(comparison: &mut compare::Comparison, schedule: &Schedule, made: usize, start_us: Option<u64>) {
+/// silent pass: presses and arbiter commands the schedule asks for that
+/// were not made or sent (the firmware showed the game finished first), and
+/// the schedule's flags that the model, on the presses the firmware saw,
+/// did not see fall.
+pub(crate) fn check_course(
+    comparison: &mut compare::Comparison,
+    schedule: &Schedule,
+    (made, commands_sent): (usize, usize),
+    start_us: Option<u64>,
+) {
     let start = start_us.unwrap_or(0);
+    if let Some(command) = schedule.commands.get(commands_sent) {
+        let missing = schedule.commands.len() - commands_sent;
+        comparison.add(compare::Mismatch {
+            quantity: compare::Quantity::ScheduleCourse,
+            press_index: None,
+            at_us: start.saturating_add(command.offset_us),
+            seq: None,
+            model: format!(
+                "{missing} more arbiter command(s) in the schedule, the next `{}` at {}",
+                command.command.line(),
+                compare::seconds(command.offset_us)
+            ),
+            firmware: "the game was over before they could be sent".to_string(),
+        });
+    }
     if let Some(press) = schedule.presses.get(made) {
         let missing = schedule.presses.len() - made;
         comparison.add(compare::Mismatch {
@@ -1795,11 +1816,28 @@ max_moves = 8
         assert!(!schedule.flags.is_empty(), "3 s sudden death ends on a flag: {:?}", schedule.end);
         let course = |made: usize| {
             let mut comparison = compare::compare("3", 1_000, &[]).expect("parses");
-            check_course(&mut comparison, &schedule, made, Some(0));
+            check_course(&mut comparison, &schedule, (made, 0), Some(0));
             comparison.by_quantity.get("schedule.course").copied().unwrap_or(0)
         };
         assert_eq!(course(schedule.presses.len()), 1, "the flag");
         assert_eq!(course(0), usize::from(!schedule.presses.is_empty()) + 1, "the presses and the flag");
+    }
+
+    /// An arbiter command the schedule asks for and the run never sent
+    /// (the game was over first) is a `schedule.course` mismatch too.
+    #[test]
+    fn an_arbiter_command_never_sent_is_a_mismatch() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/release/10-arbiter.toml");
+        let scenario = Scenario::load(&file).expect("the release suite's arbiter scenario");
+        let schedule = schedule::schedule(&scenario, scenario.seed, 0).expect("a schedule");
+        assert!(!schedule.commands.is_empty(), "10-arbiter has the arbiter adjust times");
+        let course = |commands_sent: usize| {
+            let mut comparison = compare::compare(&schedule.control_text, 1_000, &[]).expect("parses");
+            check_course(&mut comparison, &schedule, (schedule.presses.len(), commands_sent), Some(0));
+            comparison.mismatches.iter().filter(|m| m.model.contains("arbiter command")).count()
+        };
+        assert_eq!(course(schedule.commands.len()), 0, "all sent");
+        assert_eq!(course(schedule.commands.len() - 1), 1, "the last one never sent");
     }
 
     #[test]

@@ -251,11 +251,17 @@ impl Games<'_> {
         Games { shows_flag_order: Some(capabilities.shows_flag_order), ..*self }
     }
 
-    /// What the scenario needs that a firmware with `capabilities` leaves
-    /// out: the games are skipped, not played, when there is any.
-    pub fn unsupported(&self, capabilities: &bench_contract::Capabilities) -> Option<crate::needs::Unsupported> {
+    /// What the scenario needs that a firmware with `capabilities`, on a
+    /// board with or without a `pause_button`, leaves out: the games are
+    /// skipped, not played, when there is any.
+    pub fn unsupported(
+        &self,
+        capabilities: &bench_contract::Capabilities,
+        pause_button: bool,
+    ) -> Option<crate::needs::Unsupported> {
         let control = &self.scenario.control;
-        crate::needs::unsupported(capabilities, &control.text, &control.control, &arbiter_needs(self.scenario))
+        let needs = arbiter_needs(self.scenario);
+        crate::needs::unsupported(capabilities, &control.text, &control.control, &needs, pause_button)
     }
 }
 
@@ -511,7 +517,8 @@ mod tests {
         assert_eq!(hash, SHIPPED_SCHEDULES_FNV, "{hash:#018x}");
     }
 
-    const SHIPPED_SCHEDULES_FNV: u64 = 0x0109_23fe_3e63_3911;
+    // With scenarios/observed-flag.toml; without it, still 0x0109_23fe_3e63_3911.
+    const SHIPPED_SCHEDULES_FNV: u64 = 0x0e76_7ae2_4c9e_a553;
 
     /// The first presses of `blitz-3-2`, seed 12, game 0, pinned: a change
     /// to the derivation (or to the simulator's streams or player models)

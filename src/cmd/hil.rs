@@ -40,6 +40,7 @@ use crate::report::hil::{self as hil_report, BoardRunInput, HilReportInput, HilR
 use crate::report::markdown::signed;
 use crate::report::{self, sha256_hex};
 
+mod observe;
 mod progress;
 
 /// `--drift-tolerance-ppm` unless given.
@@ -188,6 +189,15 @@ pub struct Cmd {
     /// Hold the chip in reset while attaching.
     #[arg(long)]
     connect_under_reset: bool,
+    /// Test a firmware with no contract code: read its clock's state from
+    /// RAM where MAP.toml says (ELF symbols, offsets, types, units; format in
+    /// `firmware/observed.toml`), press its buttons, and compare what the
+    /// readings show with the model, within one tick and one poll
+    /// interval. One game per boot, on --board qemu; the scenario's control
+    /// must be the map's. [default firmware: observed.elf, the reference
+    /// clock built without contract code]
+    #[arg(long, value_name = "MAP.toml", conflicts_with = "suite")]
+    observe: Option<PathBuf>,
 }
 
 /// Where `scripts/build-firmware` puts its images: `$CARGO_TARGET_DIR/firmware`
@@ -222,6 +232,8 @@ struct Played {
     boards: Vec<BoardRunInput>,
     /// The Acks of refused lines, right after boot (every board's).
     acks: Option<AckCheck>,
+    /// `--observe`: how the firmware was read.
+    observed: Option<hil_report::ObservedInfo>,
 }
 
 impl Played {
@@ -244,6 +256,7 @@ impl Played {
             drift_samples: Vec::new(),
             error: Some(error.to_string()),
             acks: None,
+            observed: None,
         }
     }
 
@@ -295,6 +308,7 @@ impl Played {
             error: (!errors.is_empty()).then(|| errors.join("; ")),
             boards,
             acks: AckCheck::joined(outcomes.iter().filter_map(|outcome| outcome.acks.as_ref())),
+            observed: None,
         }
     }
 }
@@ -319,6 +333,12 @@ impl Cmd {
             let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
             super::print(&profile.wiring_text())?;
             return Ok(Exit::Pass);
+        }
+        if self.scenario.is_none() && self.observe.is_some() {
+            return Err(Failure::usage(anyhow!(
+                "--observe plays one scenario: give --scenario, one whose control is the map's \
+                 (`--scenario scenarios/observed-flag.toml` for firmware/observed.toml)"
+            )));
         }
         if self.scenario.is_none() {
             let suite = self.suite.unwrap_or(Suite::Release);
@@ -367,6 +387,10 @@ impl Cmd {
         // they are played, however many games are asked for.
         games.schedule(0).map_err(Failure::usage)?;
         let elf = self.firmware_image()?;
+        let observing = match &self.observe {
+            Some(map) => Some(self.prepare_observe(map, &elf, &games)?),
+            None => None,
+        };
         // Before the probes are opened or the emulator started: a folder
         // that cannot take the report would lose the whole run, and one
         // that holds another run's report would lose that run.
@@ -400,9 +424,10 @@ impl Cmd {
             ..RunOptions::default()
         };
         let started = std::time::Instant::now();
-        let played = match &boards {
-            Some(boards) => self.play_on_probes(probes, boards, &elf, &games, options),
-            None => self.play(&elf, &games, options),
+        let played = match (&observing, &boards) {
+            (Some(observing), _) => self.play_observed(&elf, &games, observing, Arc::clone(&stop)),
+            (None, Some(boards)) => self.play_on_probes(probes, boards, &elf, &games, options),
+            (None, None) => self.play(&elf, &games, options),
         };
         let wall = started.elapsed();
         if let Some(why) = played.skipped {
@@ -430,6 +455,7 @@ impl Cmd {
             error: played.error.clone(),
             boards: played.boards.clone(),
             acks: played.acks.as_ref(),
+            observed: played.observed.clone(),
         };
         let written = hil_report::write_hil_report(&out_dir, &input);
         let records_written = self.records.as_ref().map(|path| write_records(path, &played.runs));
@@ -558,7 +584,7 @@ impl Cmd {
         let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
         if let Some(path) = self.firmware.as_ref().filter(|path| path.is_file()) {
             let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-            probe::check_image(&profile, path, &bytes)
+            probe::check_image_for(&profile, path, &bytes, self.observe.is_none())
                 .map_err(|error| Failure::usage(anyhow!("--firmware {error}")))?;
         }
         if self.board == BoardKind::Qemu {
@@ -645,12 +671,13 @@ impl Cmd {
             return Ok(path.clone());
         }
         let dirs = firmware_dirs();
-        let image = self.board.default_image();
+        let image = if self.observe.is_some() { "observed.elf" } else { self.board.default_image() };
         if let Some(found) = dirs.iter().map(|dir| dir.join(image)).find(|path| path.is_file()) {
             return Ok(found);
         }
         let looked: Vec<String> = dirs.iter().map(|dir| dir.join(image).display().to_string()).collect();
         let build = match self.board {
+            BoardKind::Qemu if self.observe.is_some() => "scripts/build-firmware observed",
             BoardKind::Qemu => "scripts/build-firmware normal",
             BoardKind::Stm32 => "scripts/build-firmware --board stm32 normal",
         };
@@ -687,6 +714,9 @@ impl Cmd {
         if let Some(firmware) = &self.firmware {
             let _ = write!(command, " --firmware {}", super::shell_word(&firmware.display().to_string()));
         }
+        if let Some(map) = &self.observe {
+            let _ = write!(command, " --observe {}", super::shell_word(&map.display().to_string()));
+        }
         if let Some(max_moves) = self.max_moves {
             let _ = write!(command, " --max-moves {max_moves}");
         }
@@ -721,6 +751,7 @@ impl Cmd {
             Ok(reader) => reader,
             Err(error) => return Played::failed(description, format!("the firmware's RTT channels: {error}")),
         };
+        let pause_button = target.capabilities().pause_button;
         let mut session = Session::new(target.as_mut(), &mut reader, options);
         let (hello, capabilities) = match session.hello().and_then(|hello| Ok((hello, session.capabilities()?))) {
             Ok(announced) => announced,
@@ -730,7 +761,7 @@ impl Cmd {
             Ok(acks) => acks,
             Err(error) => return Played::failed(description, error),
         };
-        let skipped = games.unsupported(&capabilities);
+        let skipped = games.unsupported(&capabilities, pause_button);
         let (runs, stopped) = match skipped {
             Some(_) => (Vec::new(), None),
             None => play_games(&mut session, &games.on_clock(&capabilities)),
@@ -764,6 +795,7 @@ impl Cmd {
             error,
             boards,
             acks: Some(acks),
+            observed: None,
         }
     }
 }
@@ -1471,9 +1503,14 @@ max_moves = 3
         for file in &files {
             let name = file.file_stem().expect("a name").to_string_lossy().into_owned();
             let (scenario, _) = catalog::find(&file.display().to_string()).expect("a release scenario");
-            let runs =
-                bench_hil::needs::unsupported(&fischer_only(), &scenario.control.text, &scenario.control.control, &[])
-                    .is_none();
+            let runs = bench_hil::needs::unsupported(
+                &fischer_only(),
+                &scenario.control.text,
+                &scenario.control.control,
+                &[],
+                true,
+            )
+            .is_none();
             let folder = base.join(&name);
             assert_eq!(folder.join(report::REPORT_JSON).exists(), runs, "{name}: a report only when played");
             assert_eq!(folder.join(SKIPPED_MD).exists(), !runs, "{name}: skipped.md only when skipped");

@@ -160,6 +160,7 @@ pub(super) fn hil_measurements(report: &HilReport) -> Measurements {
         Metric::LatencyP99,
         match &report.latency {
             Some(latency) => Value::Micros(latency.p99_us),
+            None if report.observed.is_some() => Value::NoData("an observed firmware stamps no press".into()),
             None => Value::NoData("no press was registered".into()),
         },
     );

@@ -1306,6 +1306,14 @@ fn a_hil_report_whose_checks_contradict_its_numbers_is_refused() {
         ("no check `accounting drift within tolerance`", |report| {
             report.checks.pop();
         }),
+        ("an observed firmware's report with a check `accounting drift within tolerance`", |report| {
+            report.observed = Some(observed_info());
+            report.latency = None;
+        }),
+        ("an observed firmware's report with a press latency", |report| {
+            report.observed = Some(observed_info());
+            report.checks.pop();
+        }),
         ("games_detail[1]: passed, yet incomplete or with mismatches", |report| {
             *report = with_mismatches(sample_report(), 3);
             report.games_detail[1].passed = true;
@@ -1335,6 +1343,33 @@ fn a_hil_report_whose_checks_contradict_its_numbers_is_refused() {
             other => panic!("{needle}: {other:?}"),
         }
     }
+}
+
+fn observed_info() -> crate::report::hil::ObservedInfo {
+    crate::report::hil::ObservedInfo {
+        map: "firmware/observed.toml".into(),
+        poll_interval_us: 10_000,
+        tolerance_us: 11_000,
+    }
+}
+
+/// A report of `bench hil --observe`: no drift check and no press latency
+/// (the firmware sends no TimeBase and stamps nothing), and it loads; the
+/// latency rule is skipped saying why.
+#[test]
+fn an_observed_firmware_s_report_has_no_drift_check_and_no_latency() {
+    let mut report = sample_report();
+    report.observed = Some(observed_info());
+    report.checks.retain(|check| check.name != "accounting drift within tolerance");
+    report.latency = None;
+    report.latency_histogram = Vec::new();
+    for game in &mut report.games_detail {
+        game.latency = None;
+    }
+    let bytes = serde_json::to_vec(&report).expect("serializes");
+    let loaded = parse(&bytes).unwrap_or_else(|problem| panic!("{problem:?}"));
+    let text = format!("{loaded:?}");
+    assert!(text.contains("observed"), "{text}");
 }
 
 /// `bench hil`'s own gate, on a report folder as it writes it.

@@ -95,6 +95,30 @@ pub struct HilReportInput<'a> {
     /// The Acks of refused lines, sent right after boot (every board's, in
     /// turn); `None` when no board got that far.
     pub acks: Option<&'a AckCheck>,
+    /// An uninstrumented firmware read through a map (`--observe`).
+    pub observed: Option<ObservedInfo>,
+}
+
+/// How an uninstrumented firmware was read (`bench hil --observe MAP`): its
+/// state polled from RAM, so every instant is known only to the poll.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ObservedInfo {
+    /// The map file.
+    pub map: String,
+    pub poll_interval_us: u64,
+    /// What a difference must exceed to be a mismatch: one firmware tick
+    /// and one poll interval.
+    pub tolerance_us: u64,
+}
+
+impl ObservedInfo {
+    /// What the comparison allowed, said once where the match check is.
+    fn tolerance_text(&self) -> String {
+        format!(
+            "0 mismatches, within one firmware tick and one poll interval ({} µs in all: the state was read every {} µs through {}, not reported)",
+            self.tolerance_us, self.poll_interval_us, self.map
+        )
+    }
 }
 
 /// One board's share of a run, for `boards[]` in the report.
@@ -155,6 +179,10 @@ pub struct Report {
     /// absent in reports written before bench sent them.
     #[serde(default)]
     pub contract_acks: Option<Vec<AckLineInfo>>,
+    /// `bench hil --observe`: how the firmware's state was read; absent
+    /// when the firmware reported it (records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<ObservedInfo>,
     pub games_detail: Vec<GameInfo>,
     /// The other files of this report and their SHA-256.
     pub files: BTreeMap<String, String>,
@@ -799,7 +827,11 @@ pub fn build(input: &HilReportInput) -> Report {
     let mismatches = mismatch_totals(&games_detail);
     let compared = games_detail.iter().filter(|game| game.model.is_some()).count();
     let drift = drift_info(input);
-    let latencies: Vec<u64> = input.runs.iter().flat_map(|run| bench_hil::run::press_latencies(&run.records)).collect();
+    // An observed firmware stamps nothing: its presses have no latency.
+    let latencies: Vec<u64> = match input.observed {
+        Some(_) => Vec::new(),
+        None => input.runs.iter().flat_map(|run| bench_hil::run::press_latencies(&run.records)).collect(),
+    };
     let records_lost = games_detail.iter().map(|game| game.records_lost).fold(0u64, u64::saturating_add);
     let coverage = model_coverage(input.runs);
 
@@ -809,10 +841,16 @@ pub fn build(input: &HilReportInput) -> Report {
             name: MATCH_CHECK.into(),
             passed: mismatches.total == 0 && compared > 0 && compared == games_detail.len(),
             measured: format!("{} mismatches in {compared} compared games", mismatches.total),
-            expected: "0 mismatches, within one firmware tick".into(),
+            expected: input
+                .observed
+                .as_ref()
+                .map_or_else(|| "0 mismatches, within one firmware tick".into(), ObservedInfo::tolerance_text),
         },
-        drift_check(input, &drift),
     ];
+    // An observed firmware sends no TimeBase records: no drift to judge.
+    if input.observed.is_none() {
+        checks.push(drift_check(input, &drift));
+    }
     if let Some(check) = exercises_check(&input.scenario.expect.exercised(), &coverage) {
         checks.push(CheckInfo {
             name: check.name,
@@ -862,6 +900,7 @@ pub fn build(input: &HilReportInput) -> Report {
         boards: input.boards.iter().map(board_info).collect(),
         coverage: super::coverage::entries(&coverage),
         contract_acks,
+        observed: input.observed.clone(),
         games_detail,
         files: BTreeMap::new(),
     }

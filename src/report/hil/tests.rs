@@ -165,6 +165,7 @@ fn write_with_acks(
         error,
         boards,
         acks,
+        observed: None,
     };
     let (report, written) = write_hil_report(dir, &input).expect("the report is written");
     let names: Vec<String> =
@@ -306,6 +307,7 @@ pub(crate) fn sample_report() -> Report {
         }],
         coverage: Vec::new(),
         contract_acks: None,
+        observed: None,
         games_detail: vec![passing_game(0), passing_game(1)],
         files: BTreeMap::new(),
     }

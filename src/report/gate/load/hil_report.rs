@@ -151,7 +151,14 @@ fn records_and_presses(report: &Report) -> Result<(), Problem> {
             report.records.total, report.records.lost
         )));
     }
-    // Every Press record has a latency, in its game's and in the report's.
+    // Every Press record has a latency, in its game's and in the report's;
+    // an observed firmware's presses have none (it stamps nothing).
+    if report.observed.is_some() {
+        return match report.latency {
+            None => Ok(()),
+            Some(_) => Err(Problem::Inconsistent("an observed firmware's report with a press latency".into())),
+        };
+    }
     for (index, game) in detail.iter().enumerate() {
         let latencies = game.latency.map_or(0, |latency| latency.count);
         if latencies != game.presses_registered {
@@ -340,7 +347,14 @@ fn checks(report: &Report) -> Result<(), Problem> {
             return Err(super::contradicted(&check.name, check.passed));
         }
     }
-    if let Some(missing) = [COMPLETE_CHECK, MATCH_CHECK, DRIFT_CHECK].into_iter().find(|name| !names.contains(name)) {
+    // An observed firmware sends no TimeBase records: it has no drift
+    // check, and a report that has one is not an observed run's.
+    let drift_checked = report.observed.is_none();
+    if !drift_checked && names.contains(DRIFT_CHECK) {
+        return Err(Problem::Inconsistent(format!("an observed firmware's report with a check `{DRIFT_CHECK}`")));
+    }
+    let required = [COMPLETE_CHECK, MATCH_CHECK].into_iter().chain(drift_checked.then_some(DRIFT_CHECK));
+    if let Some(missing) = required.into_iter().find(|name| !names.contains(name)) {
         return Err(Problem::Inconsistent(format!("no check `{missing}`")));
     }
     drift_verdict(&report.drift)

@@ -6,6 +6,9 @@
 //! offset in it, an integer type and a unit:
 //!
 //! ```toml
+//! control = "180+2"          # what the clock plays from boot (6.5: Black's
+//!                            # first press starts White's clock)
+//! tick_us = 1000             # its timer tick (SysTick); default 1000
 //! poll_interval_ms = 10
 //!
 //! [remaining.white]          # the big number on White's display
@@ -53,6 +56,9 @@
 //! judged within the poll interval, and the report says so.
 
 use std::path::Path;
+
+mod play;
+pub use play::{play, tolerance_us, ObserveOptions};
 
 use chessclock::{BySide, Side};
 use serde::Deserialize;
@@ -167,6 +173,8 @@ struct PairText<T> {
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 struct MapText {
+    control: String,
+    tick_us: Option<u64>,
     poll_interval_ms: u64,
     remaining: PairText<TimeFieldText>,
     turn: TurnText,
@@ -187,6 +195,10 @@ pub struct Field {
 /// A checked map file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ObserveMap {
+    /// The time control the clock plays from boot, as `tc` would set it.
+    pub control_text: String,
+    /// The firmware's timer tick, µs: lockstep counts guest time in them.
+    pub tick_us: u64,
     pub poll_interval_us: u64,
     /// The displays, and what one unit of each is worth in µs.
     remaining: BySide<(Field, u64)>,
@@ -232,11 +244,26 @@ impl ObserveMap {
             offset: text.offset,
             int: text.int,
         };
+        if let Err(error) = chessclock::notation::parse(&map.control) {
+            return Err(fail(format!("control = {:?}: {error}", map.control)));
+        }
+        let tick_us = map.tick_us.unwrap_or(1_000);
+        if !(1..=1_000_000).contains(&tick_us) {
+            return Err(fail(format!("tick_us = {tick_us}: it must be 1 to 1000000 µs")));
+        }
+        if map.poll_interval_ms * 1_000 < tick_us {
+            return Err(fail(format!(
+                "poll_interval_ms = {}: shorter than one tick ({tick_us} µs); memory is read at ticks",
+                map.poll_interval_ms
+            )));
+        }
         let turn = &map.turn;
         if turn.white == turn.black {
             return Err(fail(format!("turn: white and black are both {}: they must differ", turn.white)));
         }
         Ok(ObserveMap {
+            control_text: map.control.clone(),
+            tick_us,
             poll_interval_us: map.poll_interval_ms * 1_000,
             remaining: BySide::new(
                 remaining("white", &map.remaining.white)?,
@@ -355,6 +382,7 @@ mod tests {
     use super::*;
 
     const MAP: &str = r#"
+control = "180+2"
 poll_interval_ms = 10
 [remaining.white]
 symbol = "clock_state"
@@ -447,6 +475,9 @@ type = "u16"
     fn a_bad_map_is_refused_naming_the_field() {
         let cases = [
             (MAP.replace("poll_interval_ms = 10", "poll_interval_ms = 0"), "poll_interval_ms = 0"),
+            (MAP.replace("control = \"180+2\"", "control = \"180+\""), "control = \"180+\""),
+            (MAP.replace("control = \"180+2\"\n", ""), "missing field `control`"),
+            (MAP.replace("poll_interval_ms = 10", "poll_interval_ms = 10\ntick_us = 20000"), "shorter than one tick"),
             (MAP.replace("poll_interval_ms = 10", "poll_interval_ms = 5000"), "1 to 1000 ms"),
             (MAP.replace("tick_us = 250", ""), "remaining.black: unit \"ticks\" needs tick_us"),
             (MAP.replacen("unit = \"ms\"", "unit = \"ms\"\ntick_us = 4", 1), "remaining.white: tick_us is for"),

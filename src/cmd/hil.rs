@@ -190,12 +190,12 @@ pub struct Cmd {
     #[arg(long)]
     connect_under_reset: bool,
     /// Test a firmware with no contract code: read its clock's state from
-    /// RAM where MAP.toml says (ELF symbols, offsets, types, units; format in
-    /// `firmware/observed.toml`), press its buttons, and compare what the
-    /// readings show with the model, within one tick and one poll
-    /// interval. One game per boot, on --board qemu; the scenario's control
-    /// must be the map's. [default firmware: observed.elf, the reference
-    /// clock built without contract code]
+    /// RAM where MAP.toml says (ELF symbols, offsets, types, units:
+    /// `hil/CONTRACT.md` §13, example `firmware/observed.toml`), press its
+    /// buttons, and compare what the readings show with the model, within
+    /// one tick and one poll interval. One game per boot, on --board qemu;
+    /// the scenario's control must be the map's. [default firmware:
+    /// observed.elf, the reference clock built without contract code]
     #[arg(long, value_name = "MAP.toml", conflicts_with = "suite")]
     observe: Option<PathBuf>,
 }

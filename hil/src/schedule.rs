@@ -475,15 +475,9 @@ mod tests {
     /// Every shipped over-the-board scenario, sorted by file name.
     fn shipped() -> Vec<Scenario> {
         let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
-            .expect("the scenarios folder")
-            .map(|entry| entry.expect("a folder entry").path())
-            .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
-            .collect();
-        files.sort();
-        assert!(files.len() >= 20, "{files:?}");
-        let scenarios = files.iter().map(|file| Scenario::load(file).expect("a shipped scenario loads"));
-        scenarios.filter(|scenario| scenario.correspondence.is_none()).collect()
+        let scenarios = Scenario::load_folder(&folder).unwrap_or_else(|error| panic!("{error}"));
+        assert!(scenarios.len() >= 20, "the shipped scenarios: {}", scenarios.len());
+        scenarios.into_iter().filter(|scenario| scenario.correspondence.is_none()).collect()
     }
 
     /// The games the test below pins: every shipped scenario, three

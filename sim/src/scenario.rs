@@ -642,6 +642,19 @@ impl Scenario {
         Scenario::parse(&text, file)
     }
 
+    /// Every scenario file (`*.toml`) directly in `folder`, loaded, in
+    /// path order (directory order is not stable).
+    pub fn load_folder(folder: &Path) -> Result<Vec<Scenario>, ScenarioError> {
+        let entries = std::fs::read_dir(folder)
+            .map_err(|error| LocatedError::whole_file(folder, format!("cannot read the scenario folder: {error}")))?;
+        let mut files: Vec<std::path::PathBuf> = entries
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
+            .collect();
+        files.sort();
+        files.iter().map(|file| Scenario::load(file)).collect()
+    }
+
     /// The same scenario on a [`Device::perfect`]: its players, board,
     /// rules and arbiter (habits included) stay as they are.
     pub fn with_perfect_device(&self) -> Scenario {

@@ -8,7 +8,7 @@
 //!   give the game's flags, and its ending is the device's (= the ideal
 //!   clock's) result: the log is all a firmware under test needs.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use bench_sim::game::{self, EndedBy, GameRecord, GameSpec, Input, InputLog};
 use bench_sim::scenario::Scenario;
@@ -17,16 +17,9 @@ use chessclock::{BySide, Clock, FlagFall, Instant, Side};
 
 fn shipped() -> Vec<Scenario> {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
-        .expect("the scenarios folder")
-        .map(|entry| entry.expect("a folder entry").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
-        .collect();
-    // Directory order is not stable: sort for a deterministic test.
-    files.sort();
-    assert!(files.len() >= 20, "the shipped scenarios: {files:?}");
-    let scenarios = files.iter().map(|file| Scenario::load(file).expect("a shipped scenario loads"));
-    scenarios.filter(|scenario| scenario.correspondence.is_none()).collect()
+    let scenarios = Scenario::load_folder(&folder).unwrap_or_else(|error| panic!("{error}"));
+    assert!(scenarios.len() >= 20, "the shipped scenarios: {}", scenarios.len());
+    scenarios.into_iter().filter(|scenario| scenario.correspondence.is_none()).collect()
 }
 
 fn play(scenario: &Scenario, game: u64, swarm: bool, record_inputs: bool) -> GameRecord {

@@ -878,7 +878,7 @@ fn press_result(result: Result<(), ClockError>) -> PressResult {
     }
 }
 
-fn side_of(side: contract::Side) -> Side {
+pub(crate) fn side_of(side: contract::Side) -> Side {
     match side {
         contract::Side::White => Side::White,
         contract::Side::Black => Side::Black,
@@ -984,7 +984,9 @@ impl Checker<'_> {
         let mut snapshots = 0;
         let mut presses = self.timeline.presses.iter().enumerate().peekable();
         let mut commands = self.timeline.commands.iter().peekable();
-        for (index, record) in self.records.iter().enumerate() {
+        // Records before the game's own `tc` show an earlier control (the
+        // Ack probe's, or the last game's after its `reset`).
+        for (index, record) in self.records.iter().enumerate().skip(self.timeline.game_from) {
             match record.body {
                 Body::Ack(ack) => {
                     let ok = ack.status == AckStatus::Ok;

@@ -1063,8 +1063,8 @@ impl<'a> Session<'a> {
             status: ack.status,
             position: ack.error_position,
         };
-        // A new game. The first game after boot has no control to reset to
-        // (contract §4: refused); every later one has the last game's.
+        // A new game: allowed once a `tc` was accepted, the Ack probe's or
+        // the last game's (contract §4); refused before any.
         let (_, ack) = self.command("reset", CommandCode::Reset, records)?;
         let reset_status = if self.control_set { AckStatus::Ok } else { AckStatus::NotAllowed };
         if ack.status != reset_status {

@@ -1,23 +1,40 @@
-//! The contract's answers to lines it must refuse (§4): right after boot,
-//! before any game, the session sends `reset` (no control is set yet, so it
-//! is not allowed), an unknown command, a time control that does not parse,
-//! an empty one, a line longer than the limit and, to a firmware whose
-//! Capabilities announce the arbiter's `set` (contract 3), `set` with a bad
-//! argument, and checks each Ack — command code,
-//! status, error position, line count — against what bench's own parsers
-//! say: [`Command::parse`] and `chessclock::notation::parse`. The games
-//! send only good lines, so without this a firmware that acks every
-//! refused line with the wrong code, points a bad control's error at the
-//! wrong byte, or accepts `reset` with nothing to reset passes.
+//! The contract's answers to lines at its edges (§4): right after boot,
+//! before any game, the session sends lines a firmware must refuse —
+//! `reset` (no control is set yet, so it is not allowed), an unknown
+//! command, a time control that does not parse, an empty one, a line longer
+//! than the limit and, to a firmware whose Capabilities announce the
+//! arbiter's `set` (contract 3), `set` with a bad argument — then lines at
+//! the edges of what it must accept: time controls with a fraction of a
+//! second and with the most stages the notation allows (each only to a
+//! firmware that announces the control's features), and, with that control
+//! set, the arbiter's `set` and `adjust` at and one past the longest time a
+//! clock shows. Each Ack — command code, status, error position, line count
+//! — is checked against what bench's own parsers and clock core say:
+//! [`Command::parse`], `chessclock::notation::parse` and
+//! [`chessclock::Clock`]. The games send only good lines well inside the
+//! limits, so without this a firmware that acks every refused line with the
+//! wrong code, points a bad control's error at the wrong byte, accepts
+//! `reset` with nothing to reset, refuses a control the notation allows or
+//! lets the arbiter set a time no control can hold passes.
 //!
 //! Every line is a fixed text, so the answers, like everything a run
 //! judges, depend on the firmware alone.
 
-use bench_contract::{AckStatus, Command, CommandCode, Record, ARBITER_SET_TIME, COMMAND_LINE_MAX};
-use chessclock::notation;
+use bench_contract::{
+    AckStatus, Adjustment, Capabilities, Command, CommandCode, Record, ARBITER_ADJUST_TIME, ARBITER_SET_TIME,
+    COMMAND_LINE_MAX,
+};
+use chessclock::{notation, Clock, ClockError, Duration, Instant, TimeAdjustment};
 
 use super::{RunError, Session};
+use crate::compare::side_of;
+use crate::needs::control_features;
 use crate::target::TargetError;
+
+/// Controls at the notation's edges, each accepted by a clock that
+/// announces its features: a fraction of a second (read to the µs), and
+/// `STAGES_MAX` stages. The last one stays set for the arbiter's lines.
+pub const EDGE_CONTROLS: [&str; 2] = ["1/60:1/60:1/60:1/60:60", "30+0.5"];
 
 /// What an Ack says about its line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,12 +114,16 @@ pub fn shape_text(shape: &AckShape) -> String {
     )
 }
 
-/// The lines the probe sends, in order; `set x 1` only to a firmware that
-/// announces `set` (one without it may answer "unsupported" first, contract
-/// §4). The bad control is one a sudden-death clock reads
-/// too: its increment is past the core's limit, so the error is at the
-/// increment, not at the main time.
-pub fn probe_lines(announces_set_time: bool) -> Vec<String> {
+/// The lines the probe sends, in order, to a firmware with `capabilities`.
+/// `set x 1` only to a firmware that announces `set` (one without it may
+/// answer "unsupported" first, contract §4). The bad control is one a
+/// sudden-death clock reads too: its increment is past the core's limit,
+/// so the error is at the increment, not at the main time. Then the
+/// [`EDGE_CONTROLS`] the firmware announces, and with the last of them set,
+/// `set` at the longest time a clock shows and one µs past it, and `adjust`
+/// past it.
+pub fn probe_lines(capabilities: &Capabilities) -> Vec<String> {
+    let announces = |function: u32| capabilities.arbiter & function != 0;
     let mut lines = vec![
         "reset".to_string(),
         "stop".to_string(),
@@ -110,8 +131,29 @@ pub fn probe_lines(announces_set_time: bool) -> Vec<String> {
         "tc ".to_string(),
         "x".repeat(COMMAND_LINE_MAX + 1),
     ];
-    if announces_set_time {
+    if announces(ARBITER_SET_TIME) {
         lines.push("set x 1".to_string());
+    }
+    let controls: Vec<String> = EDGE_CONTROLS
+        .iter()
+        .filter(|text| {
+            notation::parse(text).is_ok_and(|control| {
+                control_features(&control).iter().all(|feature| capabilities.controls & feature.bit() != 0)
+            })
+        })
+        .map(|text| format!("tc {text}"))
+        .collect();
+    if controls.is_empty() {
+        return lines;
+    }
+    lines.extend(controls);
+    let longest_us = Duration::CONTROL_MAX.as_us();
+    if announces(ARBITER_SET_TIME) {
+        lines.push(format!("set w {longest_us}"));
+        lines.push(format!("set b {}", longest_us + 1));
+    }
+    if announces(ARBITER_ADJUST_TIME) {
+        lines.push(format!("adjust b +{longest_us}"));
     }
     lines
 }
@@ -119,18 +161,69 @@ pub fn probe_lines(announces_set_time: bool) -> Vec<String> {
 /// The Ack the contract asks for `line`, the `commands`-th since boot, on
 /// a firmware with no time control set.
 pub fn expected_ack(line: &[u8], commands: u32) -> AckShape {
-    let (command, status, error_position) = match Command::parse(line) {
-        Err(error) => (error.command, error.status, error.position),
-        Ok(Command::TimeControl(text)) => match notation::parse(text) {
-            Ok(_) => (CommandCode::TimeControl, AckStatus::Ok, 0),
-            Err(error) => {
-                (CommandCode::TimeControl, AckStatus::BadTimeControl, u16::try_from(error.position).unwrap_or(u16::MAX))
+    ProbeModel::default().answer(line, commands)
+}
+
+/// What a firmware keeping the contract holds during the probe: nothing
+/// until a `tc` is accepted, then a clock under that control, not started.
+#[derive(Default)]
+struct ProbeModel {
+    clock: Option<Clock>,
+}
+
+impl ProbeModel {
+    /// The Ack the contract asks for `line`, the `commands`-th since boot,
+    /// the line applied.
+    fn answer(&mut self, line: &[u8], commands: u32) -> AckShape {
+        let (command, status, error_position) = match Command::parse(line) {
+            Err(error) => (error.command, error.status, error.position),
+            Ok(command) => {
+                let (status, error_position) = self.apply(command);
+                (command.code(), status, error_position)
             }
-        },
+        };
+        AckShape { command, status, error_position, commands }
+    }
+
+    fn apply(&mut self, command: Command<'_>) -> (AckStatus, u16) {
+        if let Command::TimeControl(text) = command {
+            return match notation::parse(text) {
+                Ok(control) => {
+                    self.clock = Some(Clock::new(control));
+                    (AckStatus::Ok, 0)
+                }
+                Err(error) => (AckStatus::BadTimeControl, u16::try_from(error.position).unwrap_or(u16::MAX)),
+            };
+        }
         // With no control set, every other command has nothing to act on.
-        Ok(command) => (command.code(), AckStatus::NotAllowed, 0),
-    };
-    AckShape { command, status, error_position, commands }
+        let Some(clock) = self.clock.as_mut() else { return (AckStatus::NotAllowed, 0) };
+        // The clock is not started: every instant is the same to it.
+        let at = Instant::EPOCH;
+        let applied = match command {
+            Command::TimeControl(_) | Command::Reset => {
+                *clock = Clock::new(*clock.control());
+                Ok(())
+            }
+            Command::Start => clock.start(at),
+            Command::Pause => clock.pause(at),
+            Command::Resume => clock.resume(at),
+            Command::SetTime { side, time_us } => clock.set_time(side_of(side), Duration::from_us(time_us), at),
+            Command::AdjustTime { side, adjustment } => {
+                let adjustment = match adjustment {
+                    Adjustment::Add(amount_us) => TimeAdjustment::Add(Duration::from_us(amount_us)),
+                    Adjustment::Subtract(amount_us) => TimeAdjustment::Subtract(Duration::from_us(amount_us)),
+                };
+                clock.adjust_time(side_of(side), adjustment, at)
+            }
+            Command::SetMoves { side, moves } => clock.set_moves(side_of(side), moves, at),
+        };
+        match applied {
+            Ok(()) => (AckStatus::Ok, 0),
+            // A time the clock cannot show is the argument's fault (§4).
+            Err(ClockError::TimeTooLong { .. }) => (AckStatus::BadArgument, 0),
+            Err(_) => (AckStatus::NotAllowed, 0),
+        }
+    }
 }
 
 /// A long line shown by its start and length.
@@ -151,8 +244,9 @@ impl Session<'_> {
         let mut check = AckCheck::default();
         let mut records = Vec::new();
         let mut sent = 0u32;
-        for line in probe_lines(capabilities.arbiter & ARBITER_SET_TIME != 0) {
-            let expected = expected_ack(line.as_bytes(), sent.saturating_add(1));
+        let mut model = ProbeModel::default();
+        for line in probe_lines(&capabilities) {
+            let expected = model.answer(line.as_bytes(), sent.saturating_add(1));
             let from = records.len();
             match self.link.send_line(self.target, &line) {
                 Ok(()) => sent = sent.saturating_add(1),
@@ -163,6 +257,10 @@ impl Session<'_> {
                 Err(error) => return Err(error.into()),
             }
             let firmware = self.next_ack(&line, &mut records, from)?;
+            // The first game's `reset` is allowed once the firmware took a control.
+            if firmware.command == CommandCode::TimeControl && firmware.status == AckStatus::Ok {
+                self.control_set = true;
+            }
             check.lines.push(LineAck { line: shown(&line), expected, firmware: Some(firmware), not_sent: None });
         }
         Ok(check)
@@ -184,7 +282,7 @@ impl Session<'_> {
 mod tests {
     use std::time::Duration;
 
-    use bench_contract::{Ack, Body};
+    use bench_contract::{Ack, Body, ARBITER_ALL, CONTROLS_ALL, CONTROL_HOURGLASS, CONTROL_INCREMENT, CONTROL_PLAIN};
 
     use super::super::RunOptions;
     use super::*;
@@ -196,13 +294,24 @@ mod tests {
     /// The probe on a fake board running the reference firmware's game
     /// logic, each Ack it sends changed by `fault` first.
     fn probed(fault: fn(&mut Ack)) -> AckCheck {
+        probed_where(fault, |_| true)
+    }
+
+    /// As [`probed`], changing only the Ack of the `line`-th line.
+    fn probed_at(line: u32, fault: fn(&mut Ack)) -> AckCheck {
+        probed_where(fault, move |ack| ack.commands == line)
+    }
+
+    fn probed_where(fault: fn(&mut Ack), which: impl Fn(&Ack) -> bool + Send + 'static) -> AckCheck {
         let mut target = FakeTarget::with_config(FakeConfig { us_per_call: 250, ..FakeConfig::default() });
         let mut firmware = FakeFirmware::new(Defects::default());
         target.set_firmware(move |board| {
             firmware.lines(board.take_lines(), board.now_us());
             for mut record in firmware.out.drain(..) {
                 if let Body::Ack(ack) = &mut record.body {
-                    fault(ack);
+                    if which(ack) {
+                        fault(ack);
+                    }
                 }
                 board.emit(record.at_us, record.body);
             }
@@ -223,7 +332,83 @@ mod tests {
     fn the_reference_logic_answers_every_refused_line_as_the_contract_says() {
         let check = probed(|_| {});
         assert!(check.passed(), "{:?}", check.wrong_lines());
-        assert_eq!(check.answered(), probe_lines(true).len(), "the fake announces every arbiter function");
+        assert_eq!(check.answered(), probe_lines(&EVERYTHING).len(), "the fake announces every function");
+    }
+
+    const EVERYTHING: Capabilities =
+        Capabilities { controls: CONTROLS_ALL, arbiter: ARBITER_ALL, shows_flag_order: true };
+
+    #[test]
+    fn a_firmware_that_refuses_the_notation_s_edges_or_lets_a_time_past_the_longest_be_set_fails() {
+        let lines = probe_lines(&EVERYTHING);
+        let number = |wanted: &str| {
+            let index = lines.iter().position(|line| line == wanted).expect("the probe sends it");
+            u32::try_from(index + 1).expect("a few lines")
+        };
+        // A clock that allows one stage fewer than the notation (a mutant
+        // of the core's stage count once did this).
+        let five_stages = number("tc 1/60:1/60:1/60:1/60:60");
+        let check = probed_at(five_stages, |ack| ack.status = AckStatus::BadTimeControl);
+        assert_eq!(check.wrong_lines().len(), 1, "{:?}", check.wrong_lines());
+        assert!(check.wrong_lines()[0].starts_with("`tc 1/60:1/60:1/60:1/60:60`"));
+        // A clock that reads no fraction of a second.
+        let check = probed_at(number("tc 30+0.5"), |ack| ack.status = AckStatus::BadTimeControl);
+        assert!(check.wrong_lines()[0].starts_with("`tc 30+0.5`"), "{:?}", check.wrong_lines());
+        // A clock that lets the arbiter set a time no control holds, or
+        // calls it "not allowed" rather than a bad argument.
+        for (line, status) in [
+            ("set b 1000000000001", AckStatus::Ok),
+            ("set b 1000000000001", AckStatus::NotAllowed),
+            ("adjust b +1000000000000", AckStatus::Ok),
+            ("set w 1000000000000", AckStatus::BadArgument),
+        ] {
+            let at = number(line);
+            let check = match status {
+                AckStatus::Ok => probed_at(at, |ack| ack.status = AckStatus::Ok),
+                AckStatus::NotAllowed => probed_at(at, |ack| ack.status = AckStatus::NotAllowed),
+                _ => probed_at(at, |ack| ack.status = AckStatus::BadArgument),
+            };
+            assert_eq!(check.wrong_lines().len(), 1, "{line} {status:?}: {:?}", check.wrong_lines());
+            assert!(check.wrong_lines()[0].starts_with(&format!("`{line}`")), "{:?}", check.wrong_lines());
+        }
+    }
+
+    #[test]
+    fn the_edges_are_sent_only_as_far_as_the_firmware_announces_them() {
+        let lines = probe_lines(&EVERYTHING);
+        let stages = notation::parse(EDGE_CONTROLS[0]).expect("parses");
+        assert!(matches!(stages, chessclock::TimeControl::Stages(stages) if stages.len() == chessclock::STAGES_MAX));
+        assert!(notation::parse(EDGE_CONTROLS[1]).is_ok_and(|control| control.initial_time().as_us() == 30_000_000));
+        let longest_us = chessclock::Duration::CONTROL_MAX.as_us();
+        for line in
+            [format!("set w {longest_us}"), format!("set b {}", longest_us + 1), format!("adjust b +{longest_us}")]
+        {
+            assert!(lines.contains(&line), "{line} in {lines:?}");
+        }
+        // The C example: Fischer only, no arbiter menu.
+        let fischer = Capabilities { controls: CONTROL_PLAIN | CONTROL_INCREMENT, arbiter: 0, shows_flag_order: true };
+        let lines = probe_lines(&fischer);
+        assert!(lines.contains(&"tc 30+0.5".to_string()), "{lines:?}");
+        assert!(!lines
+            .iter()
+            .any(|line| line.starts_with("tc 1/60") || line.starts_with("set") || line.starts_with("adjust")));
+        // No control it announces: nothing after the refusals.
+        let hourglass = Capabilities { controls: CONTROL_HOURGLASS, arbiter: ARBITER_ALL, shows_flag_order: true };
+        assert_eq!(probe_lines(&hourglass).len(), 6, "{:?}", probe_lines(&hourglass));
+    }
+
+    #[test]
+    fn with_a_control_set_the_arbiter_s_lines_are_judged_by_the_clock_core() {
+        let mut model = ProbeModel::default();
+        let answer = |model: &mut ProbeModel, line: &str| model.answer(line.as_bytes(), 1).status;
+        assert_eq!(answer(&mut model, "set w 1000000000000"), AckStatus::NotAllowed, "no control yet");
+        assert_eq!(answer(&mut model, "tc 30+0.5"), AckStatus::Ok);
+        assert_eq!(answer(&mut model, "set w 1000000000000"), AckStatus::Ok);
+        assert_eq!(answer(&mut model, "set b 1000000000001"), AckStatus::BadArgument);
+        assert_eq!(answer(&mut model, "adjust b +999970000000"), AckStatus::Ok, "30 s + this is the longest");
+        assert_eq!(answer(&mut model, "adjust b +1"), AckStatus::BadArgument);
+        assert_eq!(answer(&mut model, "reset"), AckStatus::Ok);
+        assert_eq!(answer(&mut model, "tc 1/60:1/60:1/60:1/60:1/60:60"), AckStatus::BadTimeControl, "six stages");
     }
 
     #[test]
@@ -272,9 +457,10 @@ mod tests {
 
     #[test]
     fn the_arbiter_line_is_sent_only_to_a_firmware_that_announces_set() {
-        assert!(!probe_lines(false).iter().any(|line| line.starts_with("set")));
-        assert!(probe_lines(true).iter().any(|line| line == "set x 1"));
-        assert!(probe_lines(true).iter().all(|line| line.len() <= COMMAND_LINE_MAX + 1));
+        let no_set = Capabilities { arbiter: ARBITER_ALL & !ARBITER_SET_TIME, ..EVERYTHING };
+        assert!(!probe_lines(&no_set).iter().any(|line| line.starts_with("set")));
+        assert!(probe_lines(&EVERYTHING).iter().any(|line| line == "set x 1"));
+        assert!(probe_lines(&EVERYTHING).iter().all(|line| line.len() <= COMMAND_LINE_MAX + 1));
     }
 
     #[test]

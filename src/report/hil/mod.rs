@@ -814,7 +814,8 @@ fn acks_check(acks: &AckCheck) -> CheckInfo {
         } else {
             format!("{} of {} lines answered wrongly: {}", wrong.len(), acks.answered(), wrong.join("; "))
         },
-        expected: "each Ack as bench's parsers answer: command, status, error position, line count".into(),
+        expected: "each Ack as bench's parsers and clock core answer: command, status, error position, line count"
+            .into(),
     }
 }
 

@@ -1486,6 +1486,9 @@ max_moves = 8
         isr_us: u64,
         /// A planted fault: `adjust w` is applied to Black, `adjust b` to White.
         adjust_wrong_side: bool,
+        /// A planted fault: the moves of `moves` are counted one more, and a
+        /// time of `set` 1 s more.
+        arbiter_settings_one_off: bool,
         /// The board runs in lockstep, QEMU's way, stepping so.
         lockstep: Option<FakeSteps>,
         /// Answer no command line (TimeBase records still come).
@@ -1545,6 +1548,13 @@ max_moves = 8
                 let text = match (behaviour.adjust_wrong_side, text.strip_prefix("adjust ")) {
                     (true, Some(rest)) if rest.starts_with('w') => format!("adjust b{}", &rest[1..]),
                     (true, Some(rest)) => format!("adjust w{}", rest.get(1..).unwrap_or_default()),
+                    _ => text,
+                };
+                let text = match text.split_once(' ').and_then(|(word, rest)| Some((word, rest.split_once(' ')?))) {
+                    Some((word @ ("set" | "moves"), (side, number))) if behaviour.arbiter_settings_one_off => {
+                        let one = if word == "set" { 1_000_000 } else { 1 };
+                        format!("{word} {side} {}", number.parse::<u64>().map_or(0, |number| number + one))
+                    }
                     _ => text,
                 };
                 firmware.command(&text, clock(now));
@@ -1623,11 +1633,11 @@ max_moves = 8
     }
 
     /// [`SCENARIO`] with an arbiter at work: pauses (6.13), adjustments
-    /// (6.14, 13.4) and counter settings (6.14), often.
+    /// (6.14, 13.4), counter settings and restored positions (6.14), often.
     fn arbiter_scenario() -> Scenario {
         let text = format!(
             "{SCENARIO}\n[arbiter]\npause = {{ chance = \"1/4\", min_ms = 1000, max_ms = 3000 }}\n\
-             adjust = {{ chance = \"1/3\", min_ms = 2000, max_ms = 5000 }}\nset_moves = \"1/4\"\n"
+             adjust = {{ chance = \"1/3\", min_ms = 2000, max_ms = 5000 }}\nset_moves = \"1/4\"\nrestore = \"1/4\"\n"
         );
         Scenario::parse(&text, Path::new("scenarios/run-arbiter-test.toml")).expect("the test scenario parses")
     }
@@ -1646,14 +1656,45 @@ max_moves = 8
             pauses += run.sent.iter().filter(|press| press.button == ButtonId::Pause).count();
             // The model applied each of them, as the coverage counts show.
             let transitions = comparison(run).model_transitions;
-            let adjusts = run.commands_sent.iter().filter(|sent| matches!(sent, ArbiterCommand::Adjust { .. })).count();
+            let sent =
+                |wanted: fn(&ArbiterCommand) -> bool| run.commands_sent.iter().filter(|sent| wanted(sent)).count();
             let count = |transition| usize::try_from(transitions.count(transition)).unwrap_or(usize::MAX);
-            assert_eq!(count(chessclock::Transition::AdjustTime), adjusts);
-            assert_eq!(count(chessclock::Transition::SetMoves), run.commands_sent.len() - adjusts);
+            assert_eq!(
+                count(chessclock::Transition::AdjustTime),
+                sent(|sent| matches!(sent, ArbiterCommand::Adjust { .. }))
+            );
+            assert_eq!(
+                count(chessclock::Transition::SetMoves),
+                sent(|sent| matches!(sent, ArbiterCommand::SetMoves { .. }))
+            );
+            assert_eq!(
+                count(chessclock::Transition::SetTime),
+                sent(|sent| matches!(sent, ArbiterCommand::SetTime { .. }))
+            );
         }
         assert!(pauses >= 2, "{pauses} pause presses");
-        assert!(lines.iter().any(|line| line.starts_with("adjust ")), "{lines:?}");
-        assert!(lines.iter().any(|line| line.starts_with("moves ")), "{lines:?}");
+        for command in ["adjust ", "moves ", "set "] {
+            assert!(lines.iter().any(|line| line.starts_with(command)), "{command}: {lines:?}");
+        }
+    }
+
+    /// 6.14: a firmware that sets the arbiter's times or counters wrong.
+    #[test]
+    fn a_firmware_that_sets_times_and_counters_one_off_fails_on_them() {
+        let scenario = arbiter_scenario();
+        let behaviour = Behaviour { arbiter_settings_one_off: true, ..Behaviour::default() };
+        let (runs, _) = play(behaviour, &scenario, 0..3, options());
+        let restored: Vec<&GameRun> = runs
+            .iter()
+            .filter(|run| run.commands_sent.iter().any(|command| matches!(command, ArbiterCommand::SetTime { .. })))
+            .collect();
+        assert!(!restored.is_empty(), "some game has a restored position");
+        for run in restored {
+            let quantities = &comparison(run).by_quantity;
+            assert!(!run.passed(), "{quantities:?}");
+            assert!(quantities.keys().any(|key| key.contains("remaining_us")), "{quantities:?}");
+            assert!(quantities.keys().any(|key| key.contains("moves")), "{quantities:?}");
+        }
     }
 
     #[test]

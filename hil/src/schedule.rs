@@ -37,7 +37,7 @@ use bench_sim::sample;
 use bench_sim::sample::Ratio;
 use bench_sim::scenario::{Occasional, Scenario};
 use bench_sim::shrink::{Defect, DefectSet};
-use chessclock::{BySide, Clock, ClockError, FlagFall, GameEnd, Instant, Side, TimeAdjustment};
+use chessclock::{BySide, Clock, ClockError, Duration, FlagFall, GameEnd, Instant, Side, TimeAdjustment};
 
 use crate::needs::ArbiterFunction;
 use crate::target::{Bounce, ButtonId, BOUNCE_EDGES_MAX};
@@ -86,6 +86,8 @@ pub enum ArbiterCommand {
     Adjust { side: Side, adjustment: TimeAdjustment },
     /// `moves w N`: the arbiter sets a side's completed moves (6.14).
     SetMoves { side: Side, moves: u32 },
+    /// `set w US`: the arbiter sets a side's big number (6.14).
+    SetTime { side: Side, time: Duration },
 }
 
 impl ArbiterCommand {
@@ -100,6 +102,7 @@ impl ArbiterCommand {
                 format!("adjust {} -{}", letter(side), amount.as_us())
             }
             ArbiterCommand::SetMoves { side, moves } => format!("moves {} {moves}", letter(side)),
+            ArbiterCommand::SetTime { side, time } => format!("set {} {}", letter(side), time.as_us()),
         }
     }
 
@@ -108,6 +111,7 @@ impl ArbiterCommand {
         match self {
             ArbiterCommand::Adjust { .. } => bench_contract::CommandCode::AdjustTime,
             ArbiterCommand::SetMoves { .. } => bench_contract::CommandCode::SetMoves,
+            ArbiterCommand::SetTime { .. } => bench_contract::CommandCode::SetTime,
         }
     }
 
@@ -116,6 +120,7 @@ impl ArbiterCommand {
         match self {
             ArbiterCommand::Adjust { .. } => ArbiterFunction::AdjustTime,
             ArbiterCommand::SetMoves { .. } => ArbiterFunction::SetMoves,
+            ArbiterCommand::SetTime { .. } => ArbiterFunction::SetTime,
         }
     }
 
@@ -124,6 +129,7 @@ impl ArbiterCommand {
         match *self {
             ArbiterCommand::Adjust { side, adjustment } => clock.adjust_time(side, adjustment, at),
             ArbiterCommand::SetMoves { side, moves } => clock.set_moves(side, moves, at),
+            ArbiterCommand::SetTime { side, time } => clock.set_time(side, time, at),
         }
     }
 }
@@ -357,6 +363,7 @@ fn acts(scenario: &Scenario, seed: u64, game: u64, log: &InputLog) -> (Vec<Sched
                 bounce: Bounce::NONE,
             }),
             Input::Adjust { side, adjustment } => commands.push(command(ArbiterCommand::Adjust { side, adjustment })),
+            Input::SetTime { side, time } => commands.push(command(ArbiterCommand::SetTime { side, time })),
             Input::SetMoves { moves } => {
                 for side in Side::BOTH {
                     commands.push(command(ArbiterCommand::SetMoves { side, moves: *moves.get(side) }));
@@ -379,7 +386,10 @@ pub fn arbiter_needs(scenario: &Scenario) -> Vec<ArbiterFunction> {
     if !habits.adjust.chance.is_never() {
         needs.push(ArbiterFunction::AdjustTime);
     }
-    if !habits.set_moves.is_never() {
+    if !habits.restore.is_never() {
+        needs.push(ArbiterFunction::SetTime);
+    }
+    if !habits.set_moves.is_never() || !habits.restore.is_never() {
         needs.push(ArbiterFunction::SetMoves);
     }
     needs

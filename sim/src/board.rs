@@ -28,6 +28,13 @@ pub trait Board: std::fmt::Debug {
     /// of moves (6.10), asked when the opponent's flag is ruled on.
     fn can_checkmate(&mut self, side: Side, stream: &mut Stream) -> bool;
 
+    /// 6.14: the position goes back to what it was two half-moves ago, the
+    /// same side to move. `false` (nothing changed) when the board has no
+    /// such position; a board that draws its endings has nothing to undo.
+    fn take_back(&mut self) -> bool {
+        true
+    }
+
     /// The searches [`Board::can_checkmate`] ran on a real position, and how
     /// many gave up; none for a board that draws its answers.
     fn mate_searches(&self) -> MateSearches {

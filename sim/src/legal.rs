@@ -83,6 +83,9 @@ pub struct LegalBoard {
     searches: MateSearches,
     /// The last 6.10 answers: position, intended winner, can mate.
     rulings: [Option<(Position, Color, bool)>; 2],
+    /// The positions before the last two half-moves, older first, for
+    /// [`Board::take_back`].
+    earlier: [Option<Position>; 2],
 }
 
 impl std::fmt::Debug for LegalBoard {
@@ -117,6 +120,7 @@ impl LegalBoard {
             refused: 0,
             searches: MateSearches::default(),
             rulings: [None; 2],
+            earlier: [None; 2],
         }
     }
 
@@ -221,6 +225,7 @@ impl Board for LegalBoard {
         let before = self.position;
         self.position = before.make_move_new(chosen);
         self.plies = self.plies.saturating_add(1);
+        self.earlier = [self.earlier[1], Some(before)];
         let replies = MoveGen::new_legal(&self.position);
         let reply_count = replies.len();
         if reply_count == 0 {
@@ -239,5 +244,14 @@ impl Board for LegalBoard {
 
     fn mate_searches(&self) -> MateSearches {
         self.searches
+    }
+
+    fn take_back(&mut self) -> bool {
+        let Some(position) = self.earlier[0] else { return false };
+        self.position = position;
+        self.moves = None;
+        self.plies = self.plies.saturating_sub(2);
+        self.earlier = [None; 2];
+        true
     }
 }

@@ -2,7 +2,7 @@
 //! differential check of the ideal clock against the independent model.
 //! A violated oracle fails the game.
 
-use chessclock::{Bonus, BySide, Clock, Deadline, DeadlineKind, Instant, Side, TimeAdjustment, TimeControl};
+use chessclock::{Bonus, BySide, Clock, Deadline, DeadlineKind, Duration, Instant, Side, TimeAdjustment, TimeControl};
 use chessclock_tick_model::EventClock;
 
 /// One broken invariant.
@@ -242,6 +242,10 @@ pub enum Call {
     Resume,
     /// 6.14, 13.4: the arbiter adds or takes away time.
     Adjust(Side, TimeAdjustment),
+    /// 6.14: the arbiter sets a side's big number.
+    SetTime(Side, Duration),
+    /// 6.14: the arbiter sets a side's move counter.
+    SetMoves(Side, u32),
 }
 
 impl Call {
@@ -358,6 +362,8 @@ impl ModelOracle {
             Call::Resume => model.resume(at),
             Call::Settle => model.run_until(at),
             Call::Adjust(side, adjustment) => model.adjust_time(side, adjustment, at),
+            Call::SetTime(side, time) => model.set_time(side, time, at),
+            Call::SetMoves(side, moves) => model.set_moves(side, moves, at),
         };
         let disagreement = match result {
             Ok(()) => compare(model, clock, at),

@@ -40,6 +40,7 @@ pub enum Actor {
     Adjust,
     SetMoves,
     ReplaceClock,
+    Restore,
     /// Abstract mode's "can the opponent still mate" at a ruled flag.
     MateTest,
     /// Postal games: letters in transit, claims, objections.
@@ -71,6 +72,7 @@ impl Actor {
             Actor::SetMoves => 26,
             Actor::ReplaceClock => 27,
             Actor::MateTest => 28,
+            Actor::Restore => 29,
             Actor::Transit => 32,
             Actor::Claims => 33,
             Actor::Objections => 34,

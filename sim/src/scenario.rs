@@ -379,6 +379,11 @@ pub struct Arbiter {
     /// A defective clock is replaced with arbiter-chosen times (6.11).
     #[serde(default)]
     pub replace_clock: Ratio,
+    /// An irregularity: the arbiter restores the position of one move of
+    /// each side earlier and sets the clocks' times and move counters to
+    /// what they were then (6.14).
+    #[serde(default)]
+    pub restore: Ratio,
 }
 
 impl Arbiter {
@@ -400,6 +405,7 @@ impl Default for Arbiter {
             adjust: Occasional::default(),
             set_moves: Ratio::NEVER,
             replace_clock: Ratio::NEVER,
+            restore: Ratio::NEVER,
         }
     }
 }
@@ -735,6 +741,13 @@ impl Scenario {
                     format!("min_ms ({}) is larger than max_ms ({})", occasional.min_ms, occasional.max_ms),
                 ));
             }
+        }
+        if self.arbiter.restore == Ratio::ALWAYS {
+            return Err(Invalid::new(
+                "arbiter.restore",
+                "a chance below 1: taking a move of each side back after every move, the game would never get \
+                 past its second move",
+            ));
         }
         self.validate_expect()
     }

@@ -29,10 +29,11 @@ pub enum Defect {
     Adjust,
     SetMoves,
     ReplaceClock,
+    Restore,
 }
 
 impl Defect {
-    pub const ALL: [Defect; 12] = [
+    pub const ALL: [Defect; 13] = [
         Defect::Drift,
         Defect::Jitter,
         Defect::Bounce,
@@ -45,12 +46,13 @@ impl Defect {
         Defect::Adjust,
         Defect::SetMoves,
         Defect::ReplaceClock,
+        Defect::Restore,
     ];
 
     /// A defect of the device itself (what `apply_to_device` switches
     /// off), not one of the arbiter's habits.
     pub const fn is_device(self) -> bool {
-        !matches!(self, Defect::Pause | Defect::Adjust | Defect::SetMoves | Defect::ReplaceClock)
+        !matches!(self, Defect::Pause | Defect::Adjust | Defect::SetMoves | Defect::ReplaceClock | Defect::Restore)
     }
 
     pub const fn name(self) -> &'static str {
@@ -67,6 +69,7 @@ impl Defect {
             Defect::Adjust => "adjust",
             Defect::SetMoves => "set-moves",
             Defect::ReplaceClock => "replace-clock",
+            Defect::Restore => "restore",
         }
     }
 
@@ -159,6 +162,9 @@ impl DefectSet {
         }
         if self.contains(Defect::ReplaceClock) {
             arbiter.replace_clock = Ratio::NEVER;
+        }
+        if self.contains(Defect::Restore) {
+            arbiter.restore = Ratio::NEVER;
         }
         arbiter
     }
@@ -282,6 +288,7 @@ pause = { chance = "1/30", min_ms = 1000, max_ms = 9000 }
 adjust = { chance = "1/30", min_ms = 1000, max_ms = 9000 }
 set_moves = "1/30"
 replace_clock = "1/100"
+restore = "1/50"
 "#;
 
     #[test]

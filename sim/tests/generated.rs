@@ -47,21 +47,22 @@ proptest! {
     // 32 cases unless PROPTEST_CASES says otherwise.
     #![proptest_config(ProptestConfig { cases: 32, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Any control, any mix of arbiter habits (replacements only where a
+    /// Any control, any mix of arbiter habits (restored positions too;
+    /// replacements only where a
     /// new clock can restart a move exactly: not under delay or Bronstein,
     /// see `scenarios/README.md`), the order of flags shown or not, late
     /// arrivals: a perfect device agrees with the ideal clock in every game.
     #[test]
     fn a_perfect_device_agrees_under_any_control_and_arbiter(
         (control, replace) in any::<bool>().prop_flat_map(|replace| (control_text(!replace), Just(replace))),
-        habits in prop::collection::vec(any::<bool>(), 7),
+        habits in prop::collection::vec(any::<bool>(), 8),
         think_max_s in 1..30u64,
         arrival_s in 0..90u64,
     ) {
         let on = |index: usize, text: &str| if habits[index] { format!("{text}\n") } else { String::new() };
         let tables = format!(
             "[black]\nthink = {{ distribution = \"uniform\", min_ms = 100, max_ms = {think_ms} }}\narrival_ms = {arrival_ms}\n\
-             [arbiter]\nclock_shows_first_flag = {shows}\n{flag_noticed}{notice_delay}{pause}{adjust}{set_moves}{replace_clock}\
+             [arbiter]\nclock_shows_first_flag = {shows}\n{flag_noticed}{notice_delay}{pause}{adjust}{set_moves}{restore}{replace_clock}\
              [expect]\nagreement_min_percent = 100\n",
             think_ms = think_max_s * 1_000,
             arrival_ms = if habits[6] { arrival_s * 1_000 } else { 0 },
@@ -71,6 +72,7 @@ proptest! {
             pause = on(3, "pause = { chance = \"1/8\", min_ms = 1000, max_ms = 10000 }"),
             adjust = on(4, "adjust = { chance = \"1/8\", min_ms = 1000, max_ms = 9000 }"),
             set_moves = on(5, "set_moves = \"1/9\""),
+            restore = on(7, "restore = \"1/6\""),
             replace_clock = if replace { "replace_clock = \"1/7\"\n" } else { "" },
         );
         let scenario = scenario(&control, think_max_s * 1_000, &tables);
@@ -90,7 +92,7 @@ proptest! {
     fn every_invariant_holds_under_any_control_and_defects(control in control_text(true), think_max_s in 1..30u64) {
         let tables = "[arbiter]\npause = { chance = \"1/10\", min_ms = 1000, max_ms = 10000 }\n\
                       adjust = { chance = \"1/10\", min_ms = 1000, max_ms = 9000 }\nset_moves = \"1/9\"\n\
-                      replace_clock = \"1/9\"\n[expect]\nagreement_min_percent = 0\n";
+                      replace_clock = \"1/9\"\nrestore = \"1/9\"\n[expect]\nagreement_min_percent = 0\n";
         let scenario = scenario(&control, think_max_s * 1_000, tables);
         let options = RunOptions { games: 0..40, swarm: true, model_oracle: true, ..RunOptions::scenario(&scenario, 2) };
         let summary = run::run(&scenario, &options, &|_| {});

@@ -96,6 +96,67 @@ fn the_log_holds_every_press_and_arbiter_act() {
     assert!(acts > 10, "the shipped scenarios exercise the arbiter: {acts} acts");
 }
 
+/// 6.14: a restore sets both clocks to what the log, replayed on a bare
+/// clock core, showed just after the press two before the latest (one move
+/// of each side earlier), and both counters to the move numbers of the
+/// presses up to it.
+#[test]
+fn a_restore_sets_the_clocks_and_counters_of_one_move_of_each_side_earlier() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/release");
+    let release = Scenario::load_folder(&folder).unwrap_or_else(|error| panic!("{error}"));
+    let scenarios: Vec<Scenario> =
+        shipped().into_iter().chain(release).filter(|scenario| !scenario.arbiter.restore.is_never()).collect();
+    assert!(!scenarios.is_empty(), "a shipped scenario restores positions");
+    let mut restores = 0;
+    for scenario in &scenarios {
+        for game in 0..4 {
+            let record = play(scenario, game, false, true);
+            let what = format!("{} game {game}", scenario.name);
+            let mut clock = Clock::new(scenario.control.control);
+            clock.start(Instant::EPOCH).expect("starts");
+            // Just after each press: the times shown and the move numbers.
+            let mut points: Vec<(BySide<u64>, BySide<u32>)> = Vec::new();
+            let mut moves = BySide::both(0);
+            let mut set_times = Vec::new();
+            for entry in &log(&record).inputs {
+                let at = Instant::from_us(entry.at_us);
+                match entry.input {
+                    Input::Press { side, move_number } => {
+                        clock.press(side, at).expect("a perfect device takes every press");
+                        if let Some(number) = move_number {
+                            *moves.get_mut(side) = number;
+                        }
+                        let shown = |side| clock.remaining(side, at).expect("shown").as_us();
+                        points.push((BySide::new(shown(Side::White), shown(Side::Black)), moves));
+                        set_times.clear();
+                    }
+                    Input::SetTime { side, time } => {
+                        let (shown, _) = points[points.len() - 3];
+                        assert_eq!(time.as_us(), *shown.get(side), "{what} at {}", entry.at_us);
+                        clock.set_time(side, time, at).expect("sets");
+                        set_times.push(side);
+                    }
+                    Input::SetMoves { moves: set } if set_times.len() == 2 => {
+                        let (_, earlier) = points[points.len() - 3];
+                        assert_eq!(set, earlier, "{what} at {}", entry.at_us);
+                        for side in Side::BOTH {
+                            clock.set_moves(side, *set.get(side), at).expect("sets");
+                        }
+                        moves = set;
+                        // The restored position is the newest one now.
+                        points.truncate(points.len() - 2);
+                        restores += 1;
+                    }
+                    Input::SetMoves { .. } => panic!("{what}: a counter set without its times"),
+                    Input::Adjust { side, adjustment } => clock.adjust_time(side, adjustment, at).expect("adjusts"),
+                    Input::Pause | Input::Resume | Input::Replace { .. } => panic!("{what}: not in this scenario"),
+                }
+            }
+        }
+    }
+    assert!(restores >= 4, "{restores} restores");
+}
+
 /// `<at> <Side> move <n>, press`, as `game/players.rs` traces a move's press.
 fn move_press(line: &str) -> Option<(u64, Side, u32)> {
     let (at, rest) = line.trim_start().split_once(' ')?;
@@ -121,6 +182,7 @@ fn replayed_flags(scenario: &Scenario, log: &InputLog) -> Vec<FlagFall> {
             Input::Pause => clock.pause(at),
             Input::Resume => clock.resume(at),
             Input::Adjust { side, adjustment } => clock.adjust_time(side, adjustment, at),
+            Input::SetTime { side, time } => clock.set_time(side, time, at),
             Input::SetMoves { moves } => clock
                 .set_moves(Side::White, moves.white, at)
                 .and_then(|()| clock.set_moves(Side::Black, moves.black, at)),

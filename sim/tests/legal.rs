@@ -235,3 +235,26 @@ fn thousands_of_games_and_flag_rulings_without_a_panic() {
     assert!(ended > 1_500, "{ended} of 2000 games ended on the board");
     assert!(plies > 500_000, "{plies} plies");
 }
+
+// ---- 6.14: an earlier position restored ----
+
+#[test]
+fn taking_back_restores_the_position_of_two_half_moves_earlier_once() {
+    let mut board = LegalBoard::new();
+    let mut stream = stream(7);
+    let mut positions = vec![*board.position()];
+    for side in [Side::White, Side::Black, Side::White] {
+        assert_eq!(board.play(side, &mut stream), None);
+        positions.push(*board.position());
+    }
+    assert!(board.take_back());
+    assert_eq!(*board.position(), positions[1], "after White's first move");
+    assert_eq!(board.plies(), 1);
+    assert_eq!(board.position().side_to_move(), Color::Black, "the same side to move as before");
+    assert!(!board.take_back(), "no earlier position kept past a take-back");
+    assert_eq!(*board.position(), positions[1]);
+    // Play goes on from the restored position: Black moves.
+    assert_eq!(board.play(Side::Black, &mut stream), None);
+    assert_eq!(board.refused(), 0);
+    assert_ne!(*board.position(), positions[1]);
+}

@@ -1,9 +1,10 @@
 //! The arbiter: pauses (6.13), time and move-counter adjustments (6.14),
-//! clock replacement (6.11), and play resuming afterwards.
+//! restoring an earlier position (6.14), clock replacement (6.11), and play
+//! resuming afterwards.
 
-use chessclock::{Duration, Side, TimeAdjustment};
+use chessclock::{BySide, Duration, Instant, Side, TimeAdjustment};
 
-use super::{Event, Game, Input, IntoInstant, DEVICE_DEADLINE, IDEAL_DEADLINE};
+use super::{Event, Game, Input, IntoInstant, PressPoint, DEVICE_DEADLINE, IDEAL_DEADLINE};
 use crate::oracle::{Call, Op};
 use crate::player::occasional_us;
 use crate::sample::{self, Ratio};
@@ -35,6 +36,11 @@ impl Game<'_> {
             // 6.8a: the move is complete once the press reaches the clock;
             // the arbiter corrects the counter after that.
             self.queue.schedule(self.after_press_landed().into_instant(), Event::SetMoves);
+        }
+        if self.streams.restore.strikes() {
+            // Once the press has reached both clocks, like every arbiter
+            // setting.
+            self.queue.schedule(self.after_press_landed().into_instant(), Event::Restore);
         }
         if self.streams.replace_clock.strikes() && self.paused_until_us.is_none() {
             // Once the press has reached both clocks, like every arbiter
@@ -104,6 +110,70 @@ impl Game<'_> {
             clock.set_moves(Side::Black, moves.black, at)
         });
         self.record(format_args!("arbiter sets the move counters to {}/{} (6.14)", moves.white, moves.black));
+    }
+
+    /// Just after a press reached the ideal clock: the game as it is now is
+    /// the newest position the arbiter may restore.
+    pub(super) fn note_press_point(&mut self) {
+        let at = Instant::from_us(self.now_us);
+        let shown = BySide::new(
+            self.ideal.clock.remaining(Side::White, at).unwrap_or(Duration::ZERO),
+            self.ideal.clock.remaining(Side::Black, at).unwrap_or(Duration::ZERO),
+        );
+        let [_, older, newer] = self.press_points;
+        self.press_points = [older, newer, Some(PressPoint { moves: self.moves, shown })];
+    }
+
+    /// 6.14: an irregularity; the arbiter restores the position of one move
+    /// of each side earlier (the same player to move), sets both clocks'
+    /// times to what the correct clock showed then, and their move counters
+    /// to the moves of that position. Not while the clocks are stopped, the
+    /// device is dark, or a flag shows (the flag's ruling comes first), and
+    /// only once two presses were made since the game began or was last
+    /// restored.
+    pub(super) fn restore(&mut self) {
+        if self.over || self.paused_until_us.is_some() || self.device.down_until_us.is_some() {
+            return;
+        }
+        let flag_shown = Side::BOTH
+            .into_iter()
+            .any(|side| self.ideal.clock.flag(side).is_some() || self.device.clock.flag(side).is_some());
+        let Some(point) = self.press_points[0] else { return };
+        if flag_shown || !self.board.take_back() {
+            return;
+        }
+        for side in Side::BOTH {
+            let time = *point.shown.get(side);
+            self.log_input(Input::SetTime { side, time });
+            self.device_call(Op::Arbiter, |clock, at| clock.set_time(side, time, at));
+            self.ideal_call_as(Op::Arbiter, Some(Call::SetTime(side, time)), |clock, at| {
+                clock.set_time(side, time, at)
+            });
+        }
+        let moves = point.moves;
+        self.log_input(Input::SetMoves { moves });
+        self.device_call(Op::Arbiter, |clock, at| {
+            clock.set_moves(Side::White, moves.white, at)?;
+            clock.set_moves(Side::Black, moves.black, at)
+        });
+        for side in Side::BOTH {
+            let side_moves = *moves.get(side);
+            self.ideal_call_as(Op::Arbiter, Some(Call::SetMoves(side, side_moves)), |clock, at| {
+                clock.set_moves(side, side_moves, at)
+            });
+        }
+        self.moves = moves;
+        self.press_points = [None, None, Some(point)];
+        self.record(format_args!(
+            "arbiter restores the position after {}/{} moves and sets the clocks to {}/{} us (6.14)",
+            moves.white,
+            moves.black,
+            point.shown.white.as_us(),
+            point.shown.black.as_us()
+        ));
+        self.after_device_change();
+        self.after_ideal_change();
+        self.watch_if_wrong();
     }
 
     /// 6.13: the arbiter stops both clocks for `pause_us`.

@@ -4,7 +4,7 @@
 //! ```text
 //!   players ──press──────────────────┐
 //!   arbiter ──pause / resume─────────┼──▶ InputLog ──▶ bench hil's schedule
-//!           ──adjust / set moves─────┤                 (the board's presses and
+//!           ──adjust / set / moves───┤                 (the board's presses and
 //!           ──replace (6.11)─────────┘                  arbiter commands)
 //!   device game over ──────────────────▶ Ending
 //! ```
@@ -21,7 +21,7 @@
 //! while a device that lost its state is repaired (the device is dark then;
 //! the replacement that follows is logged).
 
-use chessclock::{BySide, FlagFall, Replacement, Ruling, Side, TimeAdjustment};
+use chessclock::{BySide, Duration, FlagFall, Replacement, Ruling, Side, TimeAdjustment};
 
 use crate::outcome::GameResult;
 
@@ -40,6 +40,8 @@ pub enum Input {
     Adjust { side: Side, adjustment: TimeAdjustment },
     /// The arbiter sets both move counters (6.14).
     SetMoves { moves: BySide<u32> },
+    /// The arbiter sets `side`'s big number (6.14).
+    SetTime { side: Side, time: Duration },
     /// The arbiter replaces the clock with one set to `settings`, running
     /// `running`'s display (6.11).
     Replace { settings: Replacement, running: Side },

@@ -171,6 +171,8 @@ enum Event {
     /// The arbiter replaces the device with a clock set to his best
     /// judgement (6.11).
     Replace,
+    /// The arbiter restores an earlier position and the clocks with it (6.14).
+    Restore,
     PauseOver,
     Brownout,
     BrownoutOver,
@@ -212,6 +214,7 @@ impl Event {
             Event::Replace => (17, 0),
             // Never folded in (see `run`); a code of its own all the same.
             Event::DeviceHorizon(device_us) => (18, device_us),
+            Event::Restore => (19, 0),
         }
     }
 }
@@ -308,6 +311,7 @@ struct Streams {
     adjust: Habit,
     set_moves: Habit,
     replace_clock: Habit,
+    restore: Habit,
 }
 
 impl Streams {
@@ -326,6 +330,7 @@ impl Streams {
             adjust: habit(Actor::Adjust, arbiter.adjust.chance),
             set_moves: habit(Actor::SetMoves, arbiter.set_moves),
             replace_clock: habit(Actor::ReplaceClock, arbiter.replace_clock),
+            restore: habit(Actor::Restore, arbiter.restore),
         }
     }
 }
@@ -416,6 +421,17 @@ struct Game<'a> {
     line: String,
     /// Kept when [`GameSpec::record_inputs`] asks.
     log: Option<InputLog>,
+    /// What the game was just after each of its last three presses, oldest
+    /// first: the positions an arbiter may restore (6.14).
+    press_points: [Option<PressPoint>; 3],
+}
+
+/// The game just after a press: the moves made and the times the ideal
+/// clock showed.
+#[derive(Clone, Copy, Debug)]
+struct PressPoint {
+    moves: BySide<u32>,
+    shown: BySide<Duration>,
 }
 
 /// Plays one game to its end.
@@ -491,6 +507,7 @@ impl<'a> Game<'a> {
             trace: spec.trace.then(Vec::new),
             line: String::new(),
             log: spec.record_inputs.then(InputLog::default),
+            press_points: [None; 3],
         }
     }
 
@@ -624,6 +641,7 @@ impl<'a> Game<'a> {
             Event::SetMoves => self.set_moves(),
             Event::Adjust(side, adjustment) => self.adjust(side, adjustment),
             Event::Replace => self.replace_clock(),
+            Event::Restore => self.restore(),
             Event::PauseOver => self.pause_over(),
             Event::Brownout => self.brownout(),
             Event::BrownoutOver => self.brownout_over(),

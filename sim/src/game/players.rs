@@ -95,6 +95,7 @@ impl Game<'_> {
         self.sample_drift();
         self.ideal_call(Op::Press(side), |clock, at| clock.press(side, at));
         self.after_ideal_change();
+        self.note_press_point();
         // The opponent is to move from the press on: a press the device
         // misses leaves it running the wrong clock.
         self.to_move = side.opponent();

@@ -422,31 +422,19 @@ impl BoardProfile {
 }
 
 /// Why a `--board` name could not be used.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum LookupError {
+    #[error(
+        "no board named `{name}` in {}; the boards are: {} (`bench boards` describes each)",
+        dir.display(),
+        known.join(", ")
+    )]
     Unknown { name: String, known: Vec<String>, dir: PathBuf },
+    #[error("{0}")]
     Invalid(BoardError),
+    #[error("cannot read the board directory {}: {error}", dir.display())]
     Directory { dir: PathBuf, error: std::io::Error },
 }
-
-impl fmt::Display for LookupError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LookupError::Unknown { name, known, dir } => write!(
-                f,
-                "no board named `{name}` in {}; the boards are: {} (`bench boards` describes each)",
-                dir.display(),
-                known.join(", ")
-            ),
-            LookupError::Invalid(error) => write!(f, "{error}"),
-            LookupError::Directory { dir, error } => {
-                write!(f, "cannot read the board directory {}: {error}", dir.display())
-            }
-        }
-    }
-}
-
-impl std::error::Error for LookupError {}
 
 /// The directory board profiles are read from: `$BENCH_BOARDS` if set, else
 /// `hil/boards/` in the current directory, else the one bench was built with.

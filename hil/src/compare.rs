@@ -351,21 +351,12 @@ fn millis(us: u64) -> String {
     format!("{}.{:03} ms", us / 1_000, us % 1_000)
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CompareError {
     /// The time-control text the harness sent does not parse.
+    #[error("time control `{text}`: {detail}")]
     Control { text: String, detail: String },
 }
-
-impl fmt::Display for CompareError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CompareError::Control { text, detail } => write!(f, "time control `{text}`: {detail}"),
-        }
-    }
-}
-
-impl std::error::Error for CompareError {}
 
 /// The firmware instant after which the model of `control_text`, on a
 /// game's `records` so far, changes nothing more unless a press or command

@@ -116,27 +116,18 @@ impl fmt::Display for Fit {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
 pub enum FitError {
     /// A line and its uncertainty need at least three samples.
+    #[error("{used} usable samples; a drift needs at least 3")]
     TooFew { used: usize },
     /// Every used sample has the same reference time.
+    #[error("every sample has the same reference time")]
     NoSpread,
     /// A sample or the confidence is not a finite number in range.
+    #[error("a sample or the confidence level is not a finite number in range")]
     Invalid,
 }
-
-impl fmt::Display for FitError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FitError::TooFew { used } => write!(f, "{used} usable samples; a drift needs at least 3"),
-            FitError::NoSpread => f.write_str("every sample has the same reference time"),
-            FitError::Invalid => f.write_str("a sample or the confidence level is not a finite number in range"),
-        }
-    }
-}
-
-impl std::error::Error for FitError {}
 
 /// The samples a fit with `options` uses: those without a round trip, and
 /// those whose round trip is at most the minimum plus the margin.

@@ -209,25 +209,15 @@ impl Schedule {
 }
 
 /// Why a schedule could not be made.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ScheduleError {
     /// A correspondence (postal) scenario: no clock to press.
+    #[error(
+        "`{scenario}` is a correspondence (postal) scenario: there is no clock to press; \
+         bench hil plays over-the-board scenarios"
+    )]
     Correspondence { scenario: String },
 }
-
-impl fmt::Display for ScheduleError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ScheduleError::Correspondence { scenario } => write!(
-                f,
-                "`{scenario}` is a correspondence (postal) scenario: there is no clock to press; \
-                 bench hil plays over-the-board scenarios"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ScheduleError {}
 
 /// The games of a run: their schedules are made one at a time, as each is
 /// played, so a run's memory and its start do not grow with `--games`

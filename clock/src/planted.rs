@@ -4,7 +4,7 @@
 //! simulator's oracles catch a core that gets that rule wrong, so their
 //! power cannot drop unnoticed.
 //!
-//! Without the feature [`on`] is a constant `false`: every planted branch
+//! Without the feature `on` is a constant `false`: every planted branch
 //! is dead code the compiler removes, and the core behaves as written.
 
 /// One wrong reading of a rule.

@@ -105,10 +105,10 @@ pub enum Quantity {
     /// ([`tolerance`]).
     RoundingAccumulated,
     /// No Snapshot for longer than the contract's interval while a time
-    /// control is set ([`cadence`]).
+    /// control is set (`compare/cadence.rs`).
     SnapshotCadence,
     /// An event (Ack, Press, Flag, Period) with no Snapshot at its instant
-    /// ([`cadence`]).
+    /// (`compare/cadence.rs`).
     SnapshotAfterEvent,
 }
 
@@ -220,7 +220,7 @@ pub struct Comparison {
     pub mismatch_count: usize,
     /// Up to [`MISMATCHES_KEPT`] mismatches, causes first: press, flag,
     /// period, command and result mismatches before snapshot ones, each in
-    /// the order found ([`keep_example`]).
+    /// the order found (`keep_example`).
     pub mismatches: Vec<Mismatch>,
     /// The first mismatch of each quantity, earliest instant first: where
     /// each difference began (a wrong display repeats in every snapshot).

@@ -36,8 +36,6 @@ use std::time::{Duration, Instant};
 
 use crate::target::TargetError;
 
-/// How long one exchange with the stub may take before it is a timeout.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
 /// Bytes per `m` request: the reply is twice as many hex digits, well
 /// inside QEMU's 4096-byte packet buffer.
 pub const READ_CHUNK_MAX: usize = 1024;

@@ -2,7 +2,7 @@
 //!
 //! - [`target`]: the `Target` abstraction every backend implements; [`board`]: board profiles.
 //! - [`probe`]: real boards through probe-rs; [`farm`]: one or several probes, games spread over them.
-//! - [`gdb`], [`qmp`]: clients for QEMU's gdbstub and QMP; [`qemu`]: the emulator backend.
+//! - [`qemu`]: the emulator backend, speaking to QEMU through its own private gdbstub and QMP clients (`gdb.rs`, `qmp.rs`).
 //! - [`rtt`]: the one RTT reader (records up, commands down) over any `Target`.
 //! - [`fake`]: an in-memory `Target` for unit tests; `fake_probes` (cargo feature `fake`): a
 //!   probe backend of fake boards running a model of the reference firmware.
@@ -19,14 +19,14 @@ pub mod fake;
 #[cfg(any(test, feature = "fake"))]
 pub mod fake_probes;
 pub mod farm;
-pub mod gdb;
+mod gdb;
 #[cfg(test)]
 mod generated_controls;
 pub mod needs;
 pub mod observe;
 pub mod probe;
 pub mod qemu;
-pub mod qmp;
+mod qmp;
 mod qtest;
 pub mod rtt;
 pub mod run;

@@ -26,8 +26,6 @@ use serde_json::{json, Value};
 
 use crate::target::TargetError;
 
-/// How long one command may take before it is a timeout.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
 /// A line longer than this is not QMP.
 const LINE_MAX: usize = 1 << 20;
 /// Events kept for [`QmpClient::take_events`]; older ones are dropped.

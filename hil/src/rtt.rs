@@ -561,7 +561,7 @@ impl RttReader {
     /// Like [`RttReader::attach`], trying again until `timeout` while there
     /// is no control block yet (the firmware sets it up at boot). A lockstep
     /// board is stepped a tick at a time meanwhile, and `timeout` counts its
-    /// ticks, not host time ([`Patience`]).
+    /// ticks, not host time (`Patience`).
     pub fn attach_within(
         target: &mut dyn Target,
         location: &ControlBlockLocation,

@@ -68,7 +68,7 @@ use crate::schedule::{ArbiterCommand, Schedule, ScheduleEnd, ScheduledCommand};
 use crate::target::{Bounce, ButtonId, CounterReading, EdgeWindow, StepPlan, Stop, Target, TargetError};
 
 mod acks;
-pub use acks::{expected_ack, probe_lines, shape_text, AckCheck, AckShape, LineAck};
+pub use acks::{expected_ack, probe_lines, shape_text, AckCheck, AckShape, LineAck, EDGE_CONTROLS};
 
 /// Records in, command lines out: what the run needs of a firmware's
 /// channels.
@@ -406,7 +406,7 @@ fn counter_us(cycles: u64, hz: u32) -> u64 {
 }
 
 /// Pairs each bracketed press with the first unused Press record of its
-/// button whose edge counter lies at most [`EDGE_MATCH_WINDOW_US`] after
+/// button whose edge counter lies at most `EDGE_MATCH_WINDOW_US` after
 /// the bracket's start (modulo the counter's wrap), and measures it.
 /// `None` for a contract-1 firmware or when no press was bracketed.
 pub fn board_latency(sent: &[SentPress], records: &[Record], hello: &Hello) -> Option<BoardLatency> {

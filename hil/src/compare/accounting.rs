@@ -34,7 +34,7 @@ const RECORD_WINDOW_US: u64 = 1_000_000;
 /// Pairs each press made with the first unused Press record of its button
 /// from a tick before its first edge (with approximate edges: from the
 /// button's previous press) to the next press of that button (at most
-/// [`RECORD_WINDOW_US`] later). A press with no record is
+/// `RECORD_WINDOW_US` later). A press with no record is
 /// `press.unrecorded`; a record with no press is `press.phantom`, unless it
 /// lies in the debounce window of its button's previous record (bounce
 /// taken for a press: [`super::check_debounce`] names those). With exact

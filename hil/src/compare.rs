@@ -598,28 +598,7 @@ impl Timeline {
                         }
                         CommandCode::Start | CommandCode::Pause | CommandCode::Resume => {
                             let Some(model) = clock.as_mut() else { continue };
-                            let at = timeline.advance(model, at);
-                            let mut next = *model;
-                            let result = match ack.command {
-                                CommandCode::Start => next.start(at),
-                                CommandCode::Pause => next.pause(at),
-                                _ => next.resume(at),
-                            };
-                            timeline.commands.push(ModelCommand {
-                                index,
-                                command: ack.command,
-                                accepted: result.is_ok(),
-                            });
-                            // The firmware's answer decides what happened;
-                            // the check above says whether it was right.
-                            if ok && result.is_ok() {
-                                // A display started with nothing left changes
-                                // period at once (zero main time: overtime).
-                                timeline.note_periods(model, &next, at.as_us(), Step::Call { presser: None });
-                                *model = next;
-                                if ack.command == CommandCode::Start {
-                                    timeline.start_us = Some(at.as_us());
-                                }
+                            if timeline.clock_command(model, index, at, &ack) {
                                 timeline.states.push(State { index, clock });
                             }
                         }
@@ -643,21 +622,7 @@ impl Timeline {
                         });
                         continue;
                     };
-                    let at = timeline.advance(model, at);
-                    let before = *model;
-                    let (side, result) = match press.button {
-                        Button::Pause => match model.phase() {
-                            Phase::Paused(_) => (None, model.resume(at)),
-                            _ => (None, model.pause(at)),
-                        },
-                        Button::White => (Some(Side::White), model.press(Side::White, at)),
-                        Button::Black => (Some(Side::Black), model.press(Side::Black, at)),
-                    };
-                    timeline.note_periods(&before, model, at.as_us(), Step::Call { presser: side });
-                    let (moves, remaining_us) = side.map_or((0, 0), |side| {
-                        (model.moves(side), model.remaining(side, at).map_or(0, |time| time.as_us()))
-                    });
-                    timeline.presses.push(ModelPress { index, result: press_result(result), moves, remaining_us });
+                    timeline.press(model, index, at, press.button);
                     timeline.states.push(State { index, clock });
                 }
                 _ => {}
@@ -668,6 +633,52 @@ impl Timeline {
         }
         timeline.final_clock = clock;
         timeline
+    }
+
+    /// `start`, `pause` or `resume`, answered by `ack` (record `index`, at
+    /// `at_us`): the model applies it when the firmware did and could;
+    /// whether it did.
+    fn clock_command(&mut self, model: &mut Clock, index: usize, at_us: u64, ack: &Ack) -> bool {
+        let at = self.advance(model, at_us);
+        let mut next = *model;
+        let result = match ack.command {
+            CommandCode::Start => next.start(at),
+            CommandCode::Pause => next.pause(at),
+            _ => next.resume(at),
+        };
+        self.commands.push(ModelCommand { index, command: ack.command, accepted: result.is_ok() });
+        // The firmware's answer decides what happened; the check of the
+        // command says whether it was right.
+        if ack.status != AckStatus::Ok || result.is_err() {
+            return false;
+        }
+        // A display started with nothing left changes period at once (zero
+        // main time: overtime).
+        self.note_periods(model, &next, at.as_us(), Step::Call { presser: None });
+        *model = next;
+        if ack.command == CommandCode::Start {
+            self.start_us = Some(at.as_us());
+        }
+        true
+    }
+
+    /// The firmware's Press record `index` of `button`, at `at_us`, on the
+    /// model: what the press did there.
+    fn press(&mut self, model: &mut Clock, index: usize, at_us: u64, button: Button) {
+        let at = self.advance(model, at_us);
+        let before = *model;
+        let (side, result) = match button {
+            Button::Pause => match model.phase() {
+                Phase::Paused(_) => (None, model.resume(at)),
+                _ => (None, model.pause(at)),
+            },
+            Button::White => (Some(Side::White), model.press(Side::White, at)),
+            Button::Black => (Some(Side::Black), model.press(Side::Black, at)),
+        };
+        self.note_periods(&before, model, at.as_us(), Step::Call { presser: side });
+        let (moves, remaining_us) =
+            side.map_or((0, 0), |side| (model.moves(side), model.remaining(side, at).map_or(0, |time| time.as_us())));
+        self.presses.push(ModelPress { index, result: press_result(result), moves, remaining_us });
     }
 
     /// The arbiter command `sent`, answered by `ack` (record `index`, at

@@ -358,7 +358,20 @@ fn inspect(target: &mut dyn Target, address: u32) -> Result<(Channel, Channel), 
             ),
         });
     }
-    let (max_up, max_down) = (max_up as usize, max_down as usize);
+    let (up, down) = find_channels(target, address, max_up as usize, max_down as usize)?;
+    check_buffers(&up, &down)?;
+    Ok((up, down))
+}
+
+/// The contract's two channels among the control block's `max_up` up and
+/// `max_down` down descriptors, by name.
+fn find_channels(
+    target: &mut dyn Target,
+    address: u32,
+    max_up: usize,
+    max_down: usize,
+) -> Result<(Channel, Channel), RttError> {
+    let location = format!("at {address:#010x}");
     let mut descriptors = vec![0u8; layout::DESCRIPTOR_SIZE * (max_up + max_down)];
     target.read_memory(offset_address(address, layout::OFFSET_DESCRIPTORS)?, &mut descriptors)?;
 
@@ -400,7 +413,11 @@ fn inspect(target: &mut dyn Target, address: u32) -> Result<(Channel, Channel), 
     let up =
         up.ok_or_else(|| RttError::NoChannel { address, direction: "up", name: UP_CHANNEL, found: found.clone() })?;
     let down = down.ok_or(RttError::NoChannel { address, direction: "down", name: DOWN_CHANNEL, found })?;
+    Ok((up, down))
+}
 
+/// The channels' sizes and the up channel's mode, as the contract asks.
+fn check_buffers(up: &Channel, down: &Channel) -> Result<(), RttError> {
     if (up.size as usize) < UP_BUFFER_MIN {
         return Err(RttError::BadChannel {
             direction: "up",
@@ -426,7 +443,7 @@ fn inspect(target: &mut dyn Target, address: u32) -> Result<(Channel, Channel), 
             detail: format!("its buffer is {} bytes; the contract asks for at least {DOWN_BUFFER_MIN}", down.size),
         });
     }
-    Ok((up, down))
+    Ok(())
 }
 
 /// The address of the first valid control block in `len` bytes from `start`.

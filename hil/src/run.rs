@@ -1058,30 +1058,8 @@ impl<'a> Session<'a> {
         start_us: &mut Option<u64>,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<(), RunError> {
-        let refused = |line: &str, ack: &Ack| RunError::Refused {
-            line: line.to_string(),
-            status: ack.status,
-            position: ack.error_position,
-        };
-        // A new game: allowed once a `tc` was accepted, the Ack probe's or
-        // the last game's (contract §4); refused before any.
-        let (_, ack) = self.command("reset", CommandCode::Reset, records)?;
-        let reset_status = if self.control_set { AckStatus::Ok } else { AckStatus::NotAllowed };
-        if ack.status != reset_status {
-            return Err(refused("reset", &ack));
-        }
-        let line = format!("tc {}", schedule.control_text);
-        let (_, ack) = self.command(&line, CommandCode::TimeControl, records)?;
-        if ack.status != AckStatus::Ok {
-            return Err(refused(&line, &ack));
-        }
-        self.control_set = true;
-        let (at_us, ack) = self.command("start", CommandCode::Start, records)?;
-        if ack.status != AckStatus::Ok {
-            return Err(refused("start", &ack));
-        }
-        *start_us = Some(at_us);
-        let start = at_us;
+        let start = self.begin_game(schedule, records)?;
+        *start_us = Some(start);
 
         let capabilities = self.target.capabilities();
         // Bounce is made only where the board times it, and only inside the
@@ -1145,6 +1123,34 @@ impl<'a> Session<'a> {
         }
     }
 
+    /// `reset`, `tc`, `start`, each acknowledged as the contract says
+    /// (§4, §12): the game's start instant, the `start` Ack's.
+    fn begin_game(&mut self, schedule: &Schedule, records: &mut Vec<Record>) -> Result<u64, RunError> {
+        let refused = |line: &str, ack: &Ack| RunError::Refused {
+            line: line.to_string(),
+            status: ack.status,
+            position: ack.error_position,
+        };
+        // A new game: allowed once a `tc` was accepted, the Ack probe's or
+        // the last game's (contract §4); refused before any.
+        let (_, ack) = self.command("reset", CommandCode::Reset, records)?;
+        let reset_status = if self.control_set { AckStatus::Ok } else { AckStatus::NotAllowed };
+        if ack.status != reset_status {
+            return Err(refused("reset", &ack));
+        }
+        let line = format!("tc {}", schedule.control_text);
+        let (_, ack) = self.command(&line, CommandCode::TimeControl, records)?;
+        if ack.status != AckStatus::Ok {
+            return Err(refused(&line, &ack));
+        }
+        self.control_set = true;
+        let (at_us, ack) = self.command("start", CommandCode::Start, records)?;
+        if ack.status != AckStatus::Ok {
+            return Err(refused("start", &ack));
+        }
+        Ok(at_us)
+    }
+
     /// Sends the arbiter commands due at `guest` (contract 3: `adjust`,
     /// `moves`) while no button is down, each once the presses before it in
     /// the game are made, and waits for its Ack. A refusal is not a run
@@ -1173,6 +1179,71 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
+    /// In [`PressState::Up`]: presses the next button when its press is
+    /// due, its debounce window over and (in lockstep) guest time exact.
+    fn press_if_due<F: Fn(&Bounce) -> bool>(
+        &mut self,
+        schedule: &Schedule,
+        plan: &Plan<F>,
+        play: &mut Play,
+        guest: u64,
+        sent: &mut Vec<SentPress>,
+    ) -> Result<bool, RunError> {
+        // An arbiter command that comes first in the game goes first.
+        if play.pending_command(schedule).is_some() {
+            return Ok(false);
+        }
+        let Some(press) = schedule.presses.get(play.next) else { return Ok(false) };
+        let due = play.start.saturating_add(press.offset_us);
+        let bounce = if (plan.bounce_fits)(&press.bounce) { press.bounce } else { Bounce::NONE };
+        // A bounced press the board plays starts after its lead-in:
+        // send it that much earlier, so its first edge lands when due.
+        let lead_us = if bounce.is_none() { 0 } else { plan.bounce_lead_us };
+        let down_us = guest.saturating_add(lead_us);
+        let slot = match press.button {
+            ButtonId::White => 0,
+            ButtonId::Black => 1,
+            ButtonId::Pause => 2,
+        };
+        let spaced = play
+            .last_down
+            .get(slot)
+            .copied()
+            .flatten()
+            .is_none_or(|last| down_us >= last.saturating_add(plan.debounce_us));
+        // In lockstep an edge is made only where guest time is known
+        // exactly, a tick stop: at a record stop the emulator has
+        // moved on past the record's instant, and the firmware
+        // stamped such an edge up to 2 ms after the instant the
+        // harness took for it (a false `press.stamp`).
+        let placed = !self.lockstep || self.at_tick;
+        if down_us < due || !spaced || play.finished_at.is_some() || !placed {
+            return Ok(false);
+        }
+        let hold_ms = u32::try_from(press.hold_us.div_ceil(1_000)).unwrap_or(u32::MAX);
+        let mut window = None;
+        play.state = if self.lockstep {
+            // Every edge at its own stop: the first one now.
+            self.target.set_button(press.button, true)?;
+            let steps = bounce.contact_steps(hold_ms);
+            let steps = steps.iter().map(|(after_us, closed)| (down_us.saturating_add(*after_us), *closed));
+            PressState::Contact { button: press.button, steps: steps.skip(1).collect(), next: 0 }
+        } else if bounce.is_none() {
+            window = self.target.set_button_timed(press.button, true)?;
+            PressState::Held { button: press.button, release_at_us: guest.saturating_add(press.hold_us) }
+        } else {
+            self.target.press_with_bounce(press.button, &bounce, hold_ms)?;
+            // The key queue holds, releases, then waits the hold again.
+            let queued_us = 2 * u64::from(hold_ms) * 1_000;
+            PressState::Playing { over_at_us: down_us.saturating_add(bounce.span_us()).saturating_add(queued_us) }
+        };
+        if let Some(last) = play.last_down.get_mut(slot) {
+            *last = Some(down_us.saturating_add(bounce.span_us()));
+        }
+        sent.push(SentPress { button: press.button, scheduled_us: due, sent_us: down_us, window, bounce });
+        Ok(false)
+    }
+
     /// Makes the edges due at `guest`: the next press when it is due (and
     /// its button's debounce window is over), a release, or in lockstep
     /// the next change of a press's contact. True when a press is over.
@@ -1185,63 +1256,7 @@ impl<'a> Session<'a> {
         sent: &mut Vec<SentPress>,
     ) -> Result<bool, RunError> {
         match &mut play.state {
-            PressState::Up => {
-                // An arbiter command that comes first in the game goes first.
-                if play.pending_command(schedule).is_some() {
-                    return Ok(false);
-                }
-                let Some(press) = schedule.presses.get(play.next) else { return Ok(false) };
-                let due = play.start.saturating_add(press.offset_us);
-                let bounce = if (plan.bounce_fits)(&press.bounce) { press.bounce } else { Bounce::NONE };
-                // A bounced press the board plays starts after its lead-in:
-                // send it that much earlier, so its first edge lands when due.
-                let lead_us = if bounce.is_none() { 0 } else { plan.bounce_lead_us };
-                let down_us = guest.saturating_add(lead_us);
-                let slot = match press.button {
-                    ButtonId::White => 0,
-                    ButtonId::Black => 1,
-                    ButtonId::Pause => 2,
-                };
-                let spaced = play
-                    .last_down
-                    .get(slot)
-                    .copied()
-                    .flatten()
-                    .is_none_or(|last| down_us >= last.saturating_add(plan.debounce_us));
-                // In lockstep an edge is made only where guest time is known
-                // exactly, a tick stop: at a record stop the emulator has
-                // moved on past the record's instant, and the firmware
-                // stamped such an edge up to 2 ms after the instant the
-                // harness took for it (a false `press.stamp`).
-                let placed = !self.lockstep || self.at_tick;
-                if down_us < due || !spaced || play.finished_at.is_some() || !placed {
-                    return Ok(false);
-                }
-                let hold_ms = u32::try_from(press.hold_us.div_ceil(1_000)).unwrap_or(u32::MAX);
-                let mut window = None;
-                play.state = if self.lockstep {
-                    // Every edge at its own stop: the first one now.
-                    self.target.set_button(press.button, true)?;
-                    let steps = bounce.contact_steps(hold_ms);
-                    let steps = steps.iter().map(|(after_us, closed)| (down_us.saturating_add(*after_us), *closed));
-                    PressState::Contact { button: press.button, steps: steps.skip(1).collect(), next: 0 }
-                } else if bounce.is_none() {
-                    window = self.target.set_button_timed(press.button, true)?;
-                    PressState::Held { button: press.button, release_at_us: guest.saturating_add(press.hold_us) }
-                } else {
-                    self.target.press_with_bounce(press.button, &bounce, hold_ms)?;
-                    // The key queue holds, releases, then waits the hold again.
-                    let queued_us = 2 * u64::from(hold_ms) * 1_000;
-                    PressState::Playing {
-                        over_at_us: down_us.saturating_add(bounce.span_us()).saturating_add(queued_us),
-                    }
-                };
-                if let Some(last) = play.last_down.get_mut(slot) {
-                    *last = Some(down_us.saturating_add(bounce.span_us()));
-                }
-                sent.push(SentPress { button: press.button, scheduled_us: due, sent_us: down_us, window, bounce });
-                Ok(false)
-            }
+            PressState::Up => self.press_if_due(schedule, plan, play, guest, sent),
             PressState::Held { button, release_at_us } => {
                 if guest < *release_at_us {
                     return Ok(false);
@@ -1678,39 +1693,38 @@ max_moves = 8
         }
     }
 
+    /// [`arbiter_scenario`]'s first three games on a firmware that
+    /// `behaves` so: the quantities each game that sent a command `sent`
+    /// takes failed on (some game does).
+    fn failed_quantities(behaviour: Behaviour, sent: fn(&ArbiterCommand) -> bool) -> Vec<Vec<String>> {
+        let (runs, _) = play(behaviour, &arbiter_scenario(), 0..3, options());
+        let failed: Vec<Vec<String>> = runs
+            .iter()
+            .filter(|run| run.commands_sent.iter().any(sent))
+            .map(|run| {
+                assert!(!run.passed(), "{:?}", comparison(run).by_quantity);
+                comparison(run).by_quantity.keys().map(|key| key.to_string()).collect()
+            })
+            .collect();
+        assert!(!failed.is_empty(), "some game sends the command");
+        failed
+    }
+
     /// 6.14: a firmware that sets the arbiter's times or counters wrong.
     #[test]
     fn a_firmware_that_sets_times_and_counters_one_off_fails_on_them() {
-        let scenario = arbiter_scenario();
         let behaviour = Behaviour { arbiter_settings_one_off: true, ..Behaviour::default() };
-        let (runs, _) = play(behaviour, &scenario, 0..3, options());
-        let restored: Vec<&GameRun> = runs
-            .iter()
-            .filter(|run| run.commands_sent.iter().any(|command| matches!(command, ArbiterCommand::SetTime { .. })))
-            .collect();
-        assert!(!restored.is_empty(), "some game has a restored position");
-        for run in restored {
-            let quantities = &comparison(run).by_quantity;
-            assert!(!run.passed(), "{quantities:?}");
-            assert!(quantities.keys().any(|key| key.contains("remaining_us")), "{quantities:?}");
-            assert!(quantities.keys().any(|key| key.contains("moves")), "{quantities:?}");
+        for quantities in failed_quantities(behaviour, |sent| matches!(sent, ArbiterCommand::SetTime { .. })) {
+            assert!(quantities.iter().any(|key| key.contains("remaining_us")), "{quantities:?}");
+            assert!(quantities.iter().any(|key| key.contains("moves")), "{quantities:?}");
         }
     }
 
     #[test]
     fn a_firmware_that_adjusts_the_wrong_side_fails_on_the_remaining_time() {
-        let scenario = arbiter_scenario();
         let behaviour = Behaviour { adjust_wrong_side: true, ..Behaviour::default() };
-        let (runs, _) = play(behaviour, &scenario, 0..3, options());
-        let adjusted: Vec<&GameRun> = runs
-            .iter()
-            .filter(|run| run.commands_sent.iter().any(|command| matches!(command, ArbiterCommand::Adjust { .. })))
-            .collect();
-        assert!(!adjusted.is_empty(), "some game has an adjustment");
-        for run in adjusted {
-            let quantities = &comparison(run).by_quantity;
-            assert!(!run.passed(), "{quantities:?}");
-            assert!(quantities.keys().any(|key| key.contains("remaining_us")), "{quantities:?}");
+        for quantities in failed_quantities(behaviour, |sent| matches!(sent, ArbiterCommand::Adjust { .. })) {
+            assert!(quantities.iter().any(|key| key.contains("remaining_us")), "{quantities:?}");
         }
     }
 

@@ -366,16 +366,7 @@ impl Cmd {
         if let Some(max_moves) = self.max_moves {
             scenario.board.max_moves = max_moves;
         }
-        if self.game_count() == 0 {
-            return Err(Failure::usage(anyhow!("--games must be at least 1")));
-        }
-        if !(self.drift_tolerance_ppm.is_finite() && self.drift_tolerance_ppm >= 0.0) {
-            return Err(Failure::usage(anyhow!("--drift-tolerance-ppm must be a number of ppm, 0 or more")));
-        }
-        if !(self.silence_timeout.is_finite() && self.silence_timeout > 0.0 && self.silence_timeout < 86_400.0) {
-            return Err(Failure::usage(anyhow!("--silence-timeout must be a positive number of seconds")));
-        }
-        check_icount(&self.icount).map_err(|why| Failure::usage(anyhow!("--icount `{}`: {why}", self.icount)))?;
+        self.check_numbers()?;
         let seed = self.seed.unwrap_or(scenario.seed);
         let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(&scenario, seed));
         if let Some(path) = &self.records {
@@ -434,17 +425,46 @@ impl Cmd {
             write_skipped(&out_dir, &scenario, &why).map_err(Failure::infrastructure)?;
             return Ok(Ran::Skipped(why));
         }
-
-        let input = HilReportInput {
-            board: self.board.name(),
-            board_description: played.description.clone(),
-            firmware_file: &elf,
-            firmware_sha256: sha256_hex(&elf_bytes),
-            hello: played.hello,
-            capabilities: played.capabilities,
+        let subject = Subject {
             scenario: &scenario,
             scenario_file: &file,
             scenario_sha256: sha256_hex(&scenario_bytes),
+            firmware_file: &elf,
+            firmware_sha256: sha256_hex(&elf_bytes),
+            seed,
+        };
+        self.report_and_judge(&out_dir, &subject, &played, wall)
+    }
+
+    /// The numeric options, before anything runs.
+    fn check_numbers(&self) -> Result<()> {
+        if self.game_count() == 0 {
+            return Err(Failure::usage(anyhow!("--games must be at least 1")));
+        }
+        if !(self.drift_tolerance_ppm.is_finite() && self.drift_tolerance_ppm >= 0.0) {
+            return Err(Failure::usage(anyhow!("--drift-tolerance-ppm must be a number of ppm, 0 or more")));
+        }
+        if !(self.silence_timeout.is_finite() && self.silence_timeout > 0.0 && self.silence_timeout < 86_400.0) {
+            return Err(Failure::usage(anyhow!("--silence-timeout must be a positive number of seconds")));
+        }
+        check_icount(&self.icount).map_err(|why| Failure::usage(anyhow!("--icount `{}`: {why}", self.icount)))
+    }
+
+    /// Writes the report of what was `played` and the run's facts into
+    /// `out_dir`, prints them with the default gate's verdict, and turns
+    /// that verdict into the exit.
+    fn report_and_judge(&self, out_dir: &Path, subject: &Subject<'_>, played: &Played, wall: Duration) -> Result<Ran> {
+        let seed = subject.seed;
+        let input = HilReportInput {
+            board: self.board.name(),
+            board_description: played.description.clone(),
+            firmware_file: subject.firmware_file,
+            firmware_sha256: subject.firmware_sha256.clone(),
+            hello: played.hello,
+            capabilities: played.capabilities,
+            scenario: subject.scenario,
+            scenario_file: subject.scenario_file,
+            scenario_sha256: subject.scenario_sha256.clone(),
             seed,
             games_requested: self.game_count(),
             runs: &played.runs,
@@ -457,7 +477,7 @@ impl Cmd {
             acks: played.acks.as_ref(),
             observed: played.observed.clone(),
         };
-        let written = hil_report::write_hil_report(&out_dir, &input);
+        let written = hil_report::write_hil_report(out_dir, &input);
         let records_written = self.records.as_ref().map(|path| write_records(path, &played.runs));
         let guest_us: u64 = played.runs.iter().map(|run| run.guest_us).sum();
         let facts = HilRunFacts {
@@ -473,20 +493,20 @@ impl Cmd {
             speed: (wall.as_secs_f64() > 0.0 && guest_us > 0).then(|| guest_us as f64 / 1e6 / wall.as_secs_f64()),
             board: played.description.clone(),
         };
-        let facts_written = hil_report::write_hil_run_facts(&out_dir, &facts);
+        let facts_written = hil_report::write_hil_run_facts(out_dir, &facts);
 
         // The gate reads the report just written, as `bench gate` would: the
         // exit code is the default gate's verdict. An incomplete report is
         // not gated (the gate refuses it).
         let gated = match &written {
-            Ok((report, _)) if report.complete => Some(gate::apply_defaults(&out_dir)),
+            Ok((report, _)) if report.complete => Some(gate::apply_defaults(out_dir)),
             _ => None,
         };
         let mut out = String::new();
         match &written {
             Ok((report, _)) => {
                 render_console(&mut out, report, &facts);
-                super::push_report_and_gate(&mut out, &out_dir, gated.as_ref());
+                super::push_report_and_gate(&mut out, out_dir, gated.as_ref());
             }
             Err(error) => {
                 let _ = writeln!(out, "report NOT written: {error:#}");
@@ -496,24 +516,7 @@ impl Cmd {
         written.map_err(Failure::infrastructure)?;
         facts_written.map_err(Failure::infrastructure)?;
         records_written.transpose().map_err(Failure::infrastructure)?;
-        let firmware_failure =
-            played.runs.iter().any(|run| run.error.as_ref().is_some_and(|e| e.is_firmware_failure()));
-        match gated {
-            Some(Ok((true, _))) => Ok(Ran::Judged(Exit::Pass)),
-            Some(Ok((false, _))) => Ok(Ran::Judged(Exit::GateFailed)),
-            Some(Err(error)) => Err(Failure::infrastructure(error)),
-            // Incomplete: the firmware's fault (a refused command) fails;
-            // the bench's or the board's is an infrastructure failure.
-            None if firmware_failure => Ok(Ran::Judged(Exit::GateFailed)),
-            None => {
-                let why = played
-                    .error
-                    .clone()
-                    .or_else(|| played.runs.iter().find_map(|run| run.error.as_ref().map(ToString::to_string)))
-                    .unwrap_or_else(|| "records were lost: the report is incomplete".to_string());
-                Err(Failure::infrastructure(anyhow!("{why}")))
-            }
-        }
+        exit_of(gated, played)
     }
 
     /// Each scenario of `suite` in turn, as `bench hil --scenario FILE` with
@@ -800,6 +803,39 @@ impl Cmd {
     }
 }
 
+/// The exit of a run whose report was written: the default gate's verdict
+/// (`gated`, for a complete report), else the firmware's or the bench's
+/// fault.
+fn exit_of(gated: Option<anyhow::Result<(bool, String)>>, played: &Played) -> Result<Ran> {
+    let firmware_failure = played.runs.iter().any(|run| run.error.as_ref().is_some_and(|e| e.is_firmware_failure()));
+    match gated {
+        Some(Ok((true, _))) => Ok(Ran::Judged(Exit::Pass)),
+        Some(Ok((false, _))) => Ok(Ran::Judged(Exit::GateFailed)),
+        Some(Err(error)) => Err(Failure::infrastructure(error)),
+        // Incomplete: the firmware's fault (a refused command) fails;
+        // the bench's or the board's is an infrastructure failure.
+        None if firmware_failure => Ok(Ran::Judged(Exit::GateFailed)),
+        None => {
+            let why = played
+                .error
+                .clone()
+                .or_else(|| played.runs.iter().find_map(|run| run.error.as_ref().map(ToString::to_string)))
+                .unwrap_or_else(|| "records were lost: the report is incomplete".to_string());
+            Err(Failure::infrastructure(anyhow!("{why}")))
+        }
+    }
+}
+
+/// What a run plays: the scenario and the firmware image, as read.
+struct Subject<'a> {
+    scenario: &'a Scenario,
+    scenario_file: &'a Path,
+    scenario_sha256: String,
+    firmware_file: &'a Path,
+    firmware_sha256: String,
+    seed: u64,
+}
+
 /// What became of one scenario.
 enum Ran {
     /// Played and gated: the exit code of its gate.
@@ -1023,46 +1059,7 @@ fn render_console(out: &mut String, report: &hil_report::Report, facts: &HilRunF
         report.firmware.sha256.get(..16).unwrap_or("")
     );
     for game in &report.games_detail {
-        let state = match &game.error {
-            Some(error) => format!("INCOMPLETE: {error}"),
-            None if !game.complete => "INCOMPLETE: records lost".to_string(),
-            None => format!("{} mismatches", game.mismatches_total),
-        };
-        let result = match (&game.model, &game.firmware) {
-            (Some(model), Some(firmware)) => {
-                format!("; the clock's ruling on its flags: model {}, firmware {}", model.result, firmware.result)
-            }
-            _ => String::new(),
-        };
-        let _ = writeln!(
-            out,
-            "  game {}: {} of {} presses registered, {:.1} s guest ({}); {state}{result}",
-            game.game,
-            game.presses_registered,
-            game.presses_scheduled,
-            game.guest_us as f64 / 1e6,
-            game.schedule_end
-        );
-        for mismatch in game.first_of_each.iter().take(8) {
-            let press =
-                mismatch.press_index.map_or("before the first press".to_string(), |index| format!("press {index}"));
-            let _ = writeln!(
-                out,
-                "    {} at {} ({press}): model {}, firmware {}",
-                mismatch.quantity,
-                bench_hil::compare::seconds(mismatch.at_us),
-                mismatch.model,
-                mismatch.firmware
-            );
-        }
-        let shown = game.first_of_each.len().min(8) as u64;
-        if game.mismatches_total > shown {
-            let _ = writeln!(
-                out,
-                "    … {} more: the first of each quantity is shown (summary.md, report.json)",
-                game.mismatches_total - shown
-            );
-        }
+        render_game(out, game);
     }
     for check in &report.checks {
         let _ = writeln!(
@@ -1077,6 +1074,68 @@ fn render_console(out: &mut String, report: &hil_report::Report, facts: &HilRunF
     if let Some(note) = &report.drift.note {
         let _ = writeln!(out, "  note: {note}");
     }
+    render_measurements(out, report);
+    if let Some(speed) = facts.speed {
+        let _ = writeln!(
+            out,
+            "  {:.1} s of guest time in {:.1} s: {speed:.1}x real time",
+            facts.guest_ms as f64 / 1e3,
+            facts.wall_ms as f64 / 1e3
+        );
+    }
+    let _ = writeln!(
+        out,
+        "verdict: {}{}",
+        report.verdict.to_uppercase(),
+        if report.complete { "" } else { " (incomplete)" }
+    );
+}
+
+/// One game's lines: its course, then the first mismatch of each quantity.
+fn render_game(out: &mut String, game: &hil_report::GameInfo) {
+    let state = match &game.error {
+        Some(error) => format!("INCOMPLETE: {error}"),
+        None if !game.complete => "INCOMPLETE: records lost".to_string(),
+        None => format!("{} mismatches", game.mismatches_total),
+    };
+    let result = match (&game.model, &game.firmware) {
+        (Some(model), Some(firmware)) => {
+            format!("; the clock's ruling on its flags: model {}, firmware {}", model.result, firmware.result)
+        }
+        _ => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "  game {}: {} of {} presses registered, {:.1} s guest ({}); {state}{result}",
+        game.game,
+        game.presses_registered,
+        game.presses_scheduled,
+        game.guest_us as f64 / 1e6,
+        game.schedule_end
+    );
+    for mismatch in game.first_of_each.iter().take(8) {
+        let press = mismatch.press_index.map_or("before the first press".to_string(), |index| format!("press {index}"));
+        let _ = writeln!(
+            out,
+            "    {} at {} ({press}): model {}, firmware {}",
+            mismatch.quantity,
+            bench_hil::compare::seconds(mismatch.at_us),
+            mismatch.model,
+            mismatch.firmware
+        );
+    }
+    let shown = game.first_of_each.len().min(8) as u64;
+    if game.mismatches_total > shown {
+        let _ = writeln!(
+            out,
+            "    … {} more: the first of each quantity is shown (summary.md, report.json)",
+            game.mismatches_total - shown
+        );
+    }
+}
+
+/// The press latencies and the boards' oscillators.
+fn render_measurements(out: &mut String, report: &hil_report::Report) {
     if let Some(latency) = &report.latency {
         let _ = writeln!(
             out,
@@ -1118,20 +1177,6 @@ fn render_console(out: &mut String, report: &hil_report::Report, facts: &HilRunF
             }
         }
     }
-    if let Some(speed) = facts.speed {
-        let _ = writeln!(
-            out,
-            "  {:.1} s of guest time in {:.1} s: {speed:.1}x real time",
-            facts.guest_ms as f64 / 1e3,
-            facts.wall_ms as f64 / 1e3
-        );
-    }
-    let _ = writeln!(
-        out,
-        "verdict: {}{}",
-        report.verdict.to_uppercase(),
-        if report.complete { "" } else { " (incomplete)" }
-    );
 }
 
 #[cfg(test)]

@@ -22,19 +22,29 @@
 
 use bench_contract::{
     AckStatus, Adjustment, Capabilities, Command, CommandCode, Record, ARBITER_ADJUST_TIME, ARBITER_SET_TIME,
-    COMMAND_LINE_MAX,
+    COMMAND_LINE_MAX, CONTROL_BYO_YOMI, CONTROL_INCREMENT, CONTROL_PLAIN, CONTROL_STAGES,
 };
 use chessclock::{notation, Clock, ClockError, Duration, Instant, TimeAdjustment};
 
 use super::{RunError, Session};
 use crate::compare::side_of;
-use crate::needs::control_features;
 use crate::target::TargetError;
 
-/// Controls at the notation's edges, each accepted by a clock that
-/// announces its features: a fraction of a second (read to the µs), and
-/// `STAGES_MAX` stages. The last one stays set for the arbiter's lines.
-pub const EDGE_CONTROLS: [&str; 2] = ["1/60:1/60:1/60:1/60:60", "30+0.5"];
+/// Time controls at the notation's edges, each with the Capabilities bits
+/// (`CONTROL_*`) a firmware must announce to be sent it. Accepted: a main
+/// time of exactly the longest a clock holds (`Duration::CONTROL_MAX`),
+/// `PERIODS_MAX` byo-yomi periods, `STAGES_MAX` stages, a fraction of a
+/// second (read to the µs). Refused, each at its own byte: a stage of zero
+/// moves, a last stage with a move count. The last one, accepted, stays set
+/// for the arbiter's lines.
+pub const EDGE_CONTROLS: [(&str, u32); 6] = [
+    ("1000000", CONTROL_PLAIN),
+    ("0(100x1)", CONTROL_BYO_YOMI),
+    ("2/60:0/60:60", CONTROL_STAGES | CONTROL_PLAIN),
+    ("40/300", CONTROL_STAGES | CONTROL_PLAIN),
+    ("1/60:1/60:1/60:1/60:60", CONTROL_STAGES | CONTROL_PLAIN),
+    ("30+0.5", CONTROL_INCREMENT),
+];
 
 /// What an Ack says about its line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,12 +146,8 @@ pub fn probe_lines(capabilities: &Capabilities) -> Vec<String> {
     }
     let controls: Vec<String> = EDGE_CONTROLS
         .iter()
-        .filter(|text| {
-            notation::parse(text).is_ok_and(|control| {
-                control_features(&control).iter().all(|feature| capabilities.controls & feature.bit() != 0)
-            })
-        })
-        .map(|text| format!("tc {text}"))
+        .filter(|(_, needs)| capabilities.controls & needs == *needs)
+        .map(|(text, _)| format!("tc {text}"))
         .collect();
     if controls.is_empty() {
         return lines;
@@ -351,9 +357,15 @@ mod tests {
         let check = probed_at(five_stages, |ack| ack.status = AckStatus::BadTimeControl);
         assert_eq!(check.wrong_lines().len(), 1, "{:?}", check.wrong_lines());
         assert!(check.wrong_lines()[0].starts_with("`tc 1/60:1/60:1/60:1/60:60`"));
-        // A clock that reads no fraction of a second.
-        let check = probed_at(number("tc 30+0.5"), |ack| ack.status = AckStatus::BadTimeControl);
-        assert!(check.wrong_lines()[0].starts_with("`tc 30+0.5`"), "{:?}", check.wrong_lines());
+        // A clock that reads no fraction of a second, or allows one second
+        // less than the longest time.
+        for line in ["tc 30+0.5", "tc 1000000", "tc 0(100x1)"] {
+            let check = probed_at(number(line), |ack| ack.status = AckStatus::BadTimeControl);
+            assert!(check.wrong_lines()[0].starts_with(&format!("`{line}`")), "{:?}", check.wrong_lines());
+        }
+        // A clock that takes a last stage with a move count.
+        let check = probed_at(number("tc 40/300"), |ack| ack.status = AckStatus::Ok);
+        assert!(check.wrong_lines()[0].starts_with("`tc 40/300`"), "{:?}", check.wrong_lines());
         // A clock that lets the arbiter set a time no control holds, or
         // calls it "not allowed" rather than a bad argument.
         for (line, status) in [
@@ -376,9 +388,25 @@ mod tests {
     #[test]
     fn the_edges_are_sent_only_as_far_as_the_firmware_announces_them() {
         let lines = probe_lines(&EVERYTHING);
-        let stages = notation::parse(EDGE_CONTROLS[0]).expect("parses");
+        // Each accepted edge needs no more than it says it needs, and is at
+        // the edge it is there for.
+        for (text, needs) in EDGE_CONTROLS {
+            if let Ok(control) = notation::parse(text) {
+                let used = crate::needs::control_features(&control);
+                assert!(used.iter().all(|feature| needs & feature.bit() != 0), "{text}: {used:?}");
+            }
+        }
+        let parsed = |text| notation::parse(text).expect("an accepted edge");
+        assert_eq!(parsed("1000000").initial_time(), chessclock::Duration::CONTROL_MAX);
+        assert!(matches!(
+            parsed("0(100x1)"),
+            chessclock::TimeControl::ByoYomi { periods: chessclock::PERIODS_MAX, .. }
+        ));
+        let stages = parsed("1/60:1/60:1/60:1/60:60");
         assert!(matches!(stages, chessclock::TimeControl::Stages(stages) if stages.len() == chessclock::STAGES_MAX));
-        assert!(notation::parse(EDGE_CONTROLS[1]).is_ok_and(|control| control.initial_time().as_us() == 30_000_000));
+        assert_eq!(parsed("30+0.5").initial_time().as_us(), 30_000_000);
+        assert_eq!(notation::parse("2/60:0/60:60").map_err(|error| error.position), Err(5), "the zero");
+        assert_eq!(notation::parse("40/300").map_err(|error| error.position), Err(0), "the last stage");
         let longest_us = chessclock::Duration::CONTROL_MAX.as_us();
         for line in
             [format!("set w {longest_us}"), format!("set b {}", longest_us + 1), format!("adjust b +{longest_us}")]
@@ -388,10 +416,9 @@ mod tests {
         // The C example: Fischer only, no arbiter menu.
         let fischer = Capabilities { controls: CONTROL_PLAIN | CONTROL_INCREMENT, arbiter: 0, shows_flag_order: true };
         let lines = probe_lines(&fischer);
-        assert!(lines.contains(&"tc 30+0.5".to_string()), "{lines:?}");
-        assert!(!lines
-            .iter()
-            .any(|line| line.starts_with("tc 1/60") || line.starts_with("set") || line.starts_with("adjust")));
+        assert!(lines.contains(&"tc 30+0.5".to_string()) && lines.contains(&"tc 1000000".to_string()), "{lines:?}");
+        assert!(!lines.iter().any(|line| line.contains('/') || line.contains('(')), "{lines:?}");
+        assert!(!lines.iter().any(|line| line.starts_with("set") || line.starts_with("adjust")));
         // No control it announces: nothing after the refusals.
         let hourglass = Capabilities { controls: CONTROL_HOURGLASS, arbiter: ARBITER_ALL, shows_flag_order: true };
         assert_eq!(probe_lines(&hourglass).len(), 6, "{:?}", probe_lines(&hourglass));

@@ -174,44 +174,44 @@ impl Default for RunOptions {
 }
 
 /// Why a game could not be played to its end.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// The board or its connection failed (the emulator died, a socket
     /// closed, a probe went away).
+    #[error("{0}")]
     Target(TargetError),
     /// The firmware sent nothing new for too long.
-    Silent {
-        waiting_for: String,
-        waited: Waited,
-        last_at_us: Option<u64>,
-    },
+    #[error(
+        "the firmware went silent: nothing new for {waited} while waiting for {waiting_for} ({}); \
+         is it running, and does it implement the bench contract (hil/CONTRACT.md)?",
+        last_record(*last_at_us)
+    )]
+    Silent { waiting_for: String, waited: Waited, last_at_us: Option<u64> },
     /// Lockstep: the emulator reached no stop (a record, or a tick the
     /// harness waited for) within [`RunOptions::emulator_timeout`] of host
     /// time. An infrastructure failure: guest time is not known, so the
     /// firmware's silence cannot be judged.
-    NoStop {
-        waiting_for: String,
-        timeout: Duration,
-        last_at_us: Option<u64>,
-    },
+    #[error(
+        "emulator problem: QEMU reached no lockstep stop (a record, or a tick the harness waited for) \
+         within {} s of host time while waiting for {waiting_for} ({}); the emulator may hang, or the \
+         firmware stopped sending records (the contract wants one at least every second)",
+        timeout.as_secs(),
+        last_record(*last_at_us)
+    )]
+    NoStop { waiting_for: String, timeout: Duration, last_at_us: Option<u64> },
     /// The firmware is not a contract-1 firmware.
-    Contract {
-        detail: String,
-    },
+    #[error("the firmware does not speak bench contract {}: {detail}", CONTRACT_VERSION)]
+    Contract { detail: String },
     /// The firmware refused a command the model accepts.
-    Refused {
-        line: String,
-        status: AckStatus,
-        position: u16,
-    },
+    #[error("the firmware refused `{line}`: {status:?}{}", refused_where(*status, *position))]
+    Refused { line: String, status: AckStatus, position: u16 },
     /// The firmware restarted during the game (a Hello with seq 0).
-    Restarted {
-        at_us: u64,
-    },
+    #[error("the firmware restarted during the game (a Hello record after {})", compare::seconds(*at_us))]
+    Restarted { at_us: u64 },
     /// The time-control text cannot be sent as one command line.
-    LineTooLong {
-        line: String,
-    },
+    #[error("`{line}` is longer than the contract's {}-byte command line", COMMAND_LINE_MAX)]
+    LineTooLong { line: String },
+    #[error("interrupted")]
     Interrupted,
 }
 
@@ -223,50 +223,14 @@ impl RunError {
     }
 }
 
-impl fmt::Display for RunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RunError::Target(error) => write!(f, "{error}"),
-            RunError::Silent { waiting_for, waited, last_at_us } => {
-                write!(
-                    f,
-                    "the firmware went silent: nothing new for {waited} while waiting for {waiting_for} ({}); \
-                     is it running, and does it implement the bench contract (hil/CONTRACT.md)?",
-                    last_record(*last_at_us)
-                )
-            }
-            RunError::NoStop { waiting_for, timeout, last_at_us } => {
-                write!(
-                    f,
-                    "emulator problem: QEMU reached no lockstep stop (a record, or a tick the harness waited for) \
-                     within {} s of host time while waiting for {waiting_for} ({}); the emulator may hang, or the \
-                     firmware stopped sending records (the contract wants one at least every second)",
-                    timeout.as_secs(),
-                    last_record(*last_at_us)
-                )
-            }
-            RunError::Contract { detail } => {
-                write!(f, "the firmware does not speak bench contract {CONTRACT_VERSION}: {detail}")
-            }
-            RunError::Refused { line, status, position } => {
-                write!(f, "the firmware refused `{line}`: {status:?}")?;
-                if *status == AckStatus::BadTimeControl {
-                    write!(f, " at byte {position} of the time control")?;
-                }
-                Ok(())
-            }
-            RunError::Restarted { at_us } => {
-                write!(f, "the firmware restarted during the game (a Hello record after {})", compare::seconds(*at_us))
-            }
-            RunError::LineTooLong { line } => {
-                write!(f, "`{line}` is longer than the contract's {COMMAND_LINE_MAX}-byte command line")
-            }
-            RunError::Interrupted => f.write_str("interrupted"),
-        }
+/// Where a refused time control went wrong; nothing for other refusals.
+fn refused_where(status: AckStatus, position: u16) -> String {
+    if status == AckStatus::BadTimeControl {
+        format!(" at byte {position} of the time control")
+    } else {
+        String::new()
     }
 }
-
-impl std::error::Error for RunError {}
 
 fn last_record(last_at_us: Option<u64>) -> String {
     match last_at_us {

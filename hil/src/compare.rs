@@ -602,7 +602,10 @@ impl Timeline {
                                 timeline.states.push(State { index, clock });
                             }
                         }
-                        CommandCode::SetTime | CommandCode::AdjustTime | CommandCode::SetMoves => {
+                        CommandCode::SetTime
+                        | CommandCode::AdjustTime
+                        | CommandCode::SetMoves
+                        | CommandCode::Replace => {
                             let Some(sent) = arbiter.next() else { continue };
                             let Some(model) = clock.as_mut() else { continue };
                             timeline.arbiter_command(model, index, at, &ack, sent);

@@ -6,9 +6,9 @@
 use std::fmt;
 
 use bench_contract::{
-    Capabilities, ARBITER_ADJUST_TIME, ARBITER_PAUSE, ARBITER_SET_MOVES, ARBITER_SET_TIME, CONTROL_BRONSTEIN,
-    CONTROL_BYO_YOMI, CONTROL_CANADIAN, CONTROL_DELAY, CONTROL_HOURGLASS, CONTROL_INCREMENT, CONTROL_PLAIN,
-    CONTROL_STAGES,
+    Capabilities, ARBITER_ADJUST_TIME, ARBITER_PAUSE, ARBITER_REPLACE, ARBITER_SET_MOVES, ARBITER_SET_TIME,
+    CONTROL_BRONSTEIN, CONTROL_BYO_YOMI, CONTROL_CANADIAN, CONTROL_DELAY, CONTROL_HOURGLASS, CONTROL_INCREMENT,
+    CONTROL_PLAIN, CONTROL_STAGES,
 };
 use chessclock::{Bonus, TimeControl};
 
@@ -102,11 +102,18 @@ pub enum ArbiterFunction {
     AdjustTime,
     /// `moves` (6.14).
     SetMoves,
+    /// `replace` (6.11).
+    Replace,
 }
 
 impl ArbiterFunction {
-    pub const ALL: [ArbiterFunction; 4] =
-        [ArbiterFunction::Pause, ArbiterFunction::SetTime, ArbiterFunction::AdjustTime, ArbiterFunction::SetMoves];
+    pub const ALL: [ArbiterFunction; 5] = [
+        ArbiterFunction::Pause,
+        ArbiterFunction::SetTime,
+        ArbiterFunction::AdjustTime,
+        ArbiterFunction::SetMoves,
+        ArbiterFunction::Replace,
+    ];
 
     pub const fn bit(self) -> u32 {
         match self {
@@ -114,6 +121,7 @@ impl ArbiterFunction {
             ArbiterFunction::SetTime => ARBITER_SET_TIME,
             ArbiterFunction::AdjustTime => ARBITER_ADJUST_TIME,
             ArbiterFunction::SetMoves => ARBITER_SET_MOVES,
+            ArbiterFunction::Replace => ARBITER_REPLACE,
         }
     }
 
@@ -124,6 +132,7 @@ impl ArbiterFunction {
             ArbiterFunction::SetTime => "setting a time (6.11, 6.14)",
             ArbiterFunction::AdjustTime => "time adjustment (6.14, 13.4)",
             ArbiterFunction::SetMoves => "setting the move counters (6.14)",
+            ArbiterFunction::Replace => "replacing the clock (6.11)",
         }
     }
 
@@ -134,6 +143,7 @@ impl ArbiterFunction {
             ArbiterFunction::SetTime => "set-time",
             ArbiterFunction::AdjustTime => "adjust-time",
             ArbiterFunction::SetMoves => "set-moves",
+            ArbiterFunction::Replace => "replace",
         }
     }
 

@@ -1468,6 +1468,9 @@ max_moves = 8
         /// A planted fault: the moves of `moves` are counted one more, and a
         /// time of `set` 1 s more.
         arbiter_settings_one_off: bool,
+        /// A planted fault: `replace` sets White's numbers on Black's
+        /// display and Black's on White's.
+        replace_sides_swapped: bool,
         /// The board runs in lockstep, QEMU's way, stepping so.
         lockstep: Option<FakeSteps>,
         /// Answer no command line (TimeBase records still come).
@@ -1534,6 +1537,10 @@ max_moves = 8
                         let one = if word == "set" { 1_000_000 } else { 1 };
                         format!("{word} {side} {}", number.parse::<u64>().map_or(0, |number| number + one))
                     }
+                    _ => text,
+                };
+                let text = match text.strip_prefix("replace w ").and_then(|rest| rest.split_once(" b ")) {
+                    Some((white, black)) if behaviour.replace_sides_swapped => format!("replace w {black} b {white}"),
                     _ => text,
                 };
                 firmware.command(&text, clock(now));
@@ -1612,11 +1619,13 @@ max_moves = 8
     }
 
     /// [`SCENARIO`] with an arbiter at work: pauses (6.13), adjustments
-    /// (6.14, 13.4), counter settings and restored positions (6.14), often.
+    /// (6.14, 13.4), counter settings and restored positions (6.14) and
+    /// clock replacements (6.11), often.
     fn arbiter_scenario() -> Scenario {
         let text = format!(
             "{SCENARIO}\n[arbiter]\npause = {{ chance = \"1/4\", min_ms = 1000, max_ms = 3000 }}\n\
-             adjust = {{ chance = \"1/3\", min_ms = 2000, max_ms = 5000 }}\nset_moves = \"1/4\"\nrestore = \"1/4\"\n"
+             adjust = {{ chance = \"1/3\", min_ms = 2000, max_ms = 5000 }}\nset_moves = \"1/4\"\nrestore = \"1/4\"\n\
+             replace_clock = \"1/4\"\n"
         );
         Scenario::parse(&text, Path::new("scenarios/run-arbiter-test.toml")).expect("the test scenario parses")
     }
@@ -1650,9 +1659,13 @@ max_moves = 8
                 count(chessclock::Transition::SetTime),
                 sent(|sent| matches!(sent, ArbiterCommand::SetTime { .. }))
             );
+            assert_eq!(
+                count(chessclock::Transition::Replacement),
+                sent(|sent| matches!(sent, ArbiterCommand::Replace { .. }))
+            );
         }
         assert!(pauses >= 2, "{pauses} pause presses");
-        for command in ["adjust ", "moves ", "set "] {
+        for command in ["adjust ", "moves ", "set ", "replace "] {
             assert!(lines.iter().any(|line| line.starts_with(command)), "{command}: {lines:?}");
         }
     }
@@ -1681,6 +1694,16 @@ max_moves = 8
         for quantities in failed_quantities(behaviour, |sent| matches!(sent, ArbiterCommand::SetTime { .. })) {
             assert!(quantities.iter().any(|key| key.contains("remaining_us")), "{quantities:?}");
             assert!(quantities.iter().any(|key| key.contains("moves")), "{quantities:?}");
+        }
+    }
+
+    /// 6.11: a firmware that sets up the replacement clock with the sides'
+    /// numbers the wrong way round.
+    #[test]
+    fn a_firmware_that_swaps_the_replacement_s_sides_fails_on_them() {
+        let behaviour = Behaviour { replace_sides_swapped: true, ..Behaviour::default() };
+        for quantities in failed_quantities(behaviour, |sent| matches!(sent, ArbiterCommand::Replace { .. })) {
+            assert!(quantities.iter().any(|key| key.contains("remaining_us")), "{quantities:?}");
         }
     }
 

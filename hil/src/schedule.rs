@@ -36,8 +36,8 @@ use bench_sim::rng::{Actor, Stream};
 use bench_sim::sample;
 use bench_sim::sample::Ratio;
 use bench_sim::scenario::{Occasional, Scenario};
-use bench_sim::shrink::{Defect, DefectSet};
-use chessclock::{BySide, Clock, ClockError, Duration, FlagFall, GameEnd, Instant, Side, TimeAdjustment};
+use bench_sim::shrink::DefectSet;
+use chessclock::{BySide, Clock, ClockError, Duration, FlagFall, GameEnd, Instant, Replacement, Side, TimeAdjustment};
 
 use crate::needs::ArbiterFunction;
 use crate::target::{Bounce, ButtonId, BOUNCE_EDGES_MAX};
@@ -88,6 +88,9 @@ pub enum ArbiterCommand {
     SetMoves { side: Side, moves: u32 },
     /// `set w US`: the arbiter sets a side's big number (6.14).
     SetTime { side: Side, time: Duration },
+    /// `replace w … b …`: the arbiter replaces the clock and sets both
+    /// sides' numbers (6.11).
+    Replace { settings: Replacement },
 }
 
 impl ArbiterCommand {
@@ -103,6 +106,14 @@ impl ArbiterCommand {
             }
             ArbiterCommand::SetMoves { side, moves } => format!("moves {} {moves}", letter(side)),
             ArbiterCommand::SetTime { side, time } => format!("set {} {}", letter(side), time.as_us()),
+            ArbiterCommand::Replace { settings } => {
+                let numbers = |side| {
+                    let main_us = settings.main.get(side).as_us();
+                    let (moves, period) = (settings.moves.get(side), settings.period.get(side));
+                    format!("{} {main_us} {moves} {period} {}", letter(side), settings.period_moves.get(side))
+                };
+                format!("replace {} {}", numbers(Side::White), numbers(Side::Black))
+            }
         }
     }
 
@@ -112,6 +123,7 @@ impl ArbiterCommand {
             ArbiterCommand::Adjust { .. } => bench_contract::CommandCode::AdjustTime,
             ArbiterCommand::SetMoves { .. } => bench_contract::CommandCode::SetMoves,
             ArbiterCommand::SetTime { .. } => bench_contract::CommandCode::SetTime,
+            ArbiterCommand::Replace { .. } => bench_contract::CommandCode::Replace,
         }
     }
 
@@ -121,6 +133,7 @@ impl ArbiterCommand {
             ArbiterCommand::Adjust { .. } => ArbiterFunction::AdjustTime,
             ArbiterCommand::SetMoves { .. } => ArbiterFunction::SetMoves,
             ArbiterCommand::SetTime { .. } => ArbiterFunction::SetTime,
+            ArbiterCommand::Replace { .. } => ArbiterFunction::Replace,
         }
     }
 
@@ -130,6 +143,7 @@ impl ArbiterCommand {
             ArbiterCommand::Adjust { side, adjustment } => clock.adjust_time(side, adjustment, at),
             ArbiterCommand::SetMoves { side, moves } => clock.set_moves(side, moves, at),
             ArbiterCommand::SetTime { side, time } => clock.set_time(side, time, at),
+            ArbiterCommand::Replace { settings } => clock.replace(settings, at),
         }
     }
 }
@@ -298,11 +312,9 @@ pub fn schedule_on(
 
 /// The game `bench sim` plays on a perfect device (the firmware under test
 /// is the device), with its inputs logged. The arbiter's pauses,
-/// adjustments and counter settings are played (they reach the firmware as
-/// pause-button presses and `adjust` / `moves` commands); its clock
-/// replacements (6.11) are switched off: the contract has no command that
-/// replaces a clock. Each habit has its own stream, so switching one off
-/// moves no other draw.
+/// adjustments, counter settings, restored positions and clock
+/// replacements are played: they reach the firmware as pause-button
+/// presses and `adjust`, `moves`, `set` and `replace` commands.
 fn logged_game(scenario: &Scenario, seed: u64, game: u64, shows_flag_order: bool) -> InputLog {
     let mut perfect = scenario.with_perfect_device();
     // 6.12 follows the clock under test, as its Capabilities say.
@@ -314,7 +326,7 @@ fn logged_game(scenario: &Scenario, seed: u64, game: u64, shows_flag_order: bool
         swarm: false,
         trace: false,
         model_oracle: false,
-        disabled: DefectSet::NONE.with(Defect::ReplaceClock),
+        disabled: DefectSet::NONE,
         record_inputs: true,
     });
     record.inputs.unwrap_or_default()
@@ -324,7 +336,8 @@ fn logged_game(scenario: &Scenario, seed: u64, game: u64, shows_flag_order: bool
 /// HIL-only draws (how long it is held, the `Device` stream, and its
 /// contact bounce, the `Bounce` stream, one press after the other); each
 /// pause and resume as a press of the pause button (no draws: a player's
-/// presses keep theirs); each adjustment and counter setting as a command.
+/// presses keep theirs); each adjustment, setting and replacement as a
+/// command.
 /// A press that puts a wrong clock right never happens on a perfect device.
 fn acts(scenario: &Scenario, seed: u64, game: u64, log: &InputLog) -> (Vec<ScheduledPress>, Vec<ScheduledCommand>) {
     let mut hold_stream = Stream::new(seed, game, Actor::Device);
@@ -359,7 +372,10 @@ fn acts(scenario: &Scenario, seed: u64, game: u64, log: &InputLog) -> (Vec<Sched
                     commands.push(command(ArbiterCommand::SetMoves { side, moves: *moves.get(side) }));
                 }
             }
-            Input::Press { move_number: None, .. } | Input::Replace { .. } => {}
+            // The replacement clock runs the side the firmware's runs: the
+            // device is perfect, so the two agree.
+            Input::Replace { settings, running: _ } => commands.push(command(ArbiterCommand::Replace { settings })),
+            Input::Press { move_number: None, .. } => {}
         }
     }
     (presses, commands)
@@ -381,6 +397,9 @@ pub fn arbiter_needs(scenario: &Scenario) -> Vec<ArbiterFunction> {
     }
     if !habits.set_moves.is_never() || !habits.restore.is_never() {
         needs.push(ArbiterFunction::SetMoves);
+    }
+    if !habits.replace_clock.is_never() {
+        needs.push(ArbiterFunction::Replace);
     }
     needs
 }
@@ -511,8 +530,10 @@ mod tests {
         assert_eq!(hash, SHIPPED_SCHEDULES_FNV, "{hash:#018x}");
     }
 
-    // With scenarios/observed-flag.toml; without it, still 0x0109_23fe_3e63_3911.
-    const SHIPPED_SCHEDULES_FNV: u64 = 0x0e76_7ae2_4c9e_a553;
+    // Since `replace` reaches the firmware (6.11); every scenario but
+    // clock-replacement hashes as before (0xeaf7_9e30_4403_d3c7 without it,
+    // then and now).
+    const SHIPPED_SCHEDULES_FNV: u64 = 0x4f5a_adc0_4b60_ef1d;
 
     /// The first presses of `blitz-3-2`, seed 12, game 0, pinned: a change
     /// to the derivation (or to the simulator's streams or player models)

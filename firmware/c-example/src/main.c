@@ -223,7 +223,7 @@ static uint8_t execute(const bench_command_line *line, uint64_t at_us, uint16_t 
     case BENCH_COMMAND_RESUME:
         return has_control ? clock_resume(&clock, at_us) : BENCH_STATUS_NOT_ALLOWED;
     default:
-        /* set, adjust, moves: this clock has no arbiter menu for them, and
+        /* set, adjust, moves, replace: this clock has no arbiter menu for them, and
            its Capabilities say so. */
         return BENCH_STATUS_UNSUPPORTED;
     }

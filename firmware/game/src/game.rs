@@ -15,10 +15,11 @@
 
 use bench_contract::{
     self as contract, Ack, AckStatus, Adjustment, Body, Button, Capabilities, Command, CommandCode, Flag, PeriodCause,
-    PeriodChange, Press, PressResult, Snapshot, ARBITER_ALL, CONTROLS_ALL,
+    PeriodChange, Press, PressResult, ReplaceSide, Snapshot, ARBITER_ALL, CONTROLS_ALL,
 };
 use chessclock::{
-    notation, BySide, Clock, ClockError, Duration, FlagFall, Instant, Phase, Side, TimeAdjustment, TimeControl,
+    notation, BySide, Clock, ClockError, Duration, FlagFall, Instant, Phase, Replacement, Side, TimeAdjustment,
+    TimeControl,
 };
 
 use crate::Defects;
@@ -168,6 +169,10 @@ impl Game {
             Command::SetMoves { side, moves } => {
                 let clock = self.clock.as_mut().ok_or(NOT_ALLOWED)?;
                 clock.set_moves(core_side(side), moves, at).map_err(arbiter_refusal)
+            }
+            Command::Replace { white, black } => {
+                let clock = self.clock.as_mut().ok_or(NOT_ALLOWED)?;
+                clock.replace(replacement(white, black), at).map_err(arbiter_refusal)
             }
         }
     }
@@ -396,11 +401,23 @@ fn later(a: Instant, b: Instant) -> Instant {
     a.max(b)
 }
 
-/// A time the clock cannot show is the argument's fault; anything else
-/// (a finished game) is the moment's.
+/// `replace`'s numbers as the core's settings for a new clock (6.11).
+fn replacement(white: ReplaceSide, black: ReplaceSide) -> Replacement {
+    let both = |number: fn(&ReplaceSide) -> u32| BySide::new(number(&white), number(&black));
+    Replacement {
+        main: BySide::new(Duration::from_us(white.main_us), Duration::from_us(black.main_us)),
+        moves: both(|side| side.moves),
+        period: both(|side| side.period),
+        period_moves: both(|side| side.period_moves),
+    }
+}
+
+/// A time the clock cannot show, or a period its control does not have,
+/// is the argument's fault; anything else (a finished game) is the
+/// moment's.
 fn arbiter_refusal(error: ClockError) -> (AckStatus, u16) {
     match error {
-        ClockError::TimeTooLong { .. } => (AckStatus::BadArgument, 0),
+        ClockError::TimeTooLong { .. } | ClockError::NoSuchPeriod { .. } => (AckStatus::BadArgument, 0),
         _ => (AckStatus::NotAllowed, 0),
     }
 }

@@ -312,7 +312,8 @@ enum bench_command {
     BENCH_COMMAND_RESUME = 5,
     BENCH_COMMAND_SET_TIME = 6,    /* contract 3: `set w 300000000` (6.11, 6.14) */
     BENCH_COMMAND_ADJUST_TIME = 7, /* contract 3: `adjust b +60000000` (6.8d, 13.4) */
-    BENCH_COMMAND_SET_MOVES = 8    /* contract 3: `moves w 40` (6.14) */
+    BENCH_COMMAND_SET_MOVES = 8,   /* contract 3: `moves w 40` (6.14) */
+    BENCH_COMMAND_REPLACE = 9      /* contract 3: `replace w 281000000 12 0 0 b 300000000 11 0 0` (6.11) */
 };
 
 /* Ack.status. */
@@ -363,7 +364,8 @@ typedef struct {
 #define BENCH_ARBITER_SET_TIME 0x02u    /* `set` (6.11, 6.14) */
 #define BENCH_ARBITER_ADJUST_TIME 0x04u /* `adjust` (6.8d, 13.4) */
 #define BENCH_ARBITER_SET_MOVES 0x08u   /* `moves` (6.14) */
-#define BENCH_ARBITER_ALL 0x0Fu
+#define BENCH_ARBITER_REPLACE 0x10u     /* `replace` (6.11) */
+#define BENCH_ARBITER_ALL 0x1Fu
 
 /* Capabilities.flag_order: whether the displays show which flag fell first.
    6.12 rules a game where both flags fell by their order only when they do. */
@@ -436,7 +438,10 @@ static inline void bench_record_init(bench_record *record, uint8_t kind, uint8_t
 
 /* The lines, without their '\n'. `tc` is followed by the time-control text,
    the arbiter's commands (contract 3) by a side and a number:
-   `set w 300000000`, `adjust b +60000000`, `moves w 40`. */
+   `set w 300000000`, `adjust b +60000000`, `moves w 40`; `replace` by each
+   side's letter and four numbers, White's first (main time in us, completed
+   moves, stage or period from 0, Canadian moves made in the current block):
+   `replace w 281000000 12 0 0 b 300000000 11 0 0`. */
 #define BENCH_COMMAND_TEXT_TC "tc "
 #define BENCH_COMMAND_TEXT_TC_LEN 3
 #define BENCH_COMMAND_TEXT_START "start"
@@ -449,11 +454,21 @@ static inline void bench_record_init(bench_record *record, uint8_t kind, uint8_t
 #define BENCH_COMMAND_TEXT_ADJUST_TIME_LEN 7
 #define BENCH_COMMAND_TEXT_SET_MOVES "moves "
 #define BENCH_COMMAND_TEXT_SET_MOVES_LEN 6
+#define BENCH_COMMAND_TEXT_REPLACE "replace "
+#define BENCH_COMMAND_TEXT_REPLACE_LEN 8
 /* The side letters of an arbiter command's argument. */
 #define BENCH_ARGUMENT_WHITE 'w'
 #define BENCH_ARGUMENT_BLACK 'b'
 /* bench_command_arguments's answer when the arguments are good. */
 #define BENCH_ARGUMENTS_OK (-1)
+
+/* One side's numbers in a `replace` command (6.11). */
+typedef struct {
+    uint64_t main_us;      /* the time left in the side's stage or period */
+    uint32_t moves;        /* completed moves (the 6.15 counter) */
+    uint32_t period;       /* the stage or overtime period, 0-based */
+    uint32_t period_moves; /* Canadian overtime: moves made in the current block; else 0 */
+} bench_replace_side;
 
 /* One line, as bench_command_parse read it. */
 typedef struct {
@@ -465,6 +480,7 @@ typedef struct {
     uint64_t number;         /* set: the time in us; adjust: the amount in us; moves: the move count */
     const char *text;        /* tc: the time-control text, text_len bytes, not NUL-terminated */
     size_t text_len;
+    bench_replace_side replace[2]; /* replace: [BENCH_WHITE] and [BENCH_BLACK]; otherwise zero */
 } bench_command_line;
 
 /* Whether line[0..len) starts with the NUL-terminated `text`; exact: and has nothing after it. */
@@ -539,6 +555,83 @@ static inline uint8_t bench_command_arbiter_(const char *line, size_t len, int i
     return out->status;
 }
 
+/* Both sides' numbers set to 0 (field by field: no memset in a freestanding build). */
+static inline void bench_replace_clear_(bench_replace_side sides[2])
+{
+    int side;
+    for (side = BENCH_WHITE; side <= BENCH_BLACK; side++) {
+        sides[side].main_us = 0;
+        sides[side].moves = 0;
+        sides[side].period = 0;
+        sides[side].period_moves = 0;
+    }
+}
+
+/* The decimal number at text[*at..len) up to the next space or the end,
+   which must fit `max`; moves *at past it. Returns BENCH_ARGUMENTS_OK, or
+   the offset of the first byte that is wrong (for a number past `max`, its
+   first digit). */
+static inline int bench_decimal_(const char *text, size_t len, size_t *at, uint64_t max, uint64_t *number)
+{
+    size_t from = *at;
+    uint64_t value = 0;
+    for (; *at < len && text[*at] != ' '; (*at)++) {
+        uint64_t digit = (uint64_t)(text[*at] - '0');
+        if (text[*at] < '0' || text[*at] > '9' || value > (UINT64_MAX - digit) / 10u) {
+            return (int)*at;
+        }
+        value = value * 10u + digit;
+    }
+    if (*at == from) {
+        return (int)from;
+    }
+    if (value > max) {
+        return (int)from;
+    }
+    *number = value;
+    return BENCH_ARGUMENTS_OK;
+}
+
+/* `replace`'s arguments, text[0..len): `w`, four numbers, ` b`, four
+   numbers, one space between any two. Returns BENCH_ARGUMENTS_OK and fills
+   sides[BENCH_WHITE] and sides[BENCH_BLACK], or the offset of the first
+   byte that is wrong, as bench's own parser does. */
+static inline int bench_replace_arguments(const char *text, size_t len, bench_replace_side sides[2])
+{
+    size_t at = 0;
+    int side;
+    for (side = BENCH_WHITE; side <= BENCH_BLACK; side++) {
+        uint64_t numbers[4];
+        int i;
+        if (side == BENCH_BLACK) {
+            if (at >= len || text[at] != ' ') {
+                return (int)at;
+            }
+            at++;
+        }
+        if (at >= len || text[at] != (side == BENCH_WHITE ? BENCH_ARGUMENT_WHITE : BENCH_ARGUMENT_BLACK)) {
+            return (int)at;
+        }
+        at++;
+        for (i = 0; i < 4; i++) {
+            int position;
+            if (at >= len || text[at] != ' ') {
+                return (int)at;
+            }
+            at++;
+            position = bench_decimal_(text, len, &at, i == 0 ? UINT64_MAX : UINT32_MAX, &numbers[i]);
+            if (position != BENCH_ARGUMENTS_OK) {
+                return position;
+            }
+        }
+        sides[side].main_us = numbers[0];
+        sides[side].moves = (uint32_t)numbers[1];
+        sides[side].period = (uint32_t)numbers[2];
+        sides[side].period_moves = (uint32_t)numbers[3];
+    }
+    return at == len ? BENCH_ARGUMENTS_OK : (int)at;
+}
+
 /* Reads one line (`line` without its '\n', a '\r' before it allowed) into
    *out and returns out->status: BENCH_STATUS_OK for a command (its code in
    out->command, its arguments in the other fields), else the Ack status to
@@ -572,6 +665,7 @@ static inline uint8_t bench_command_parse(const char *line, size_t len, bench_co
     out->number = 0;
     out->text = line;
     out->text_len = 0;
+    bench_replace_clear_(out->replace);
     if (len > BENCH_COMMAND_LINE_MAX) {
         out->status = BENCH_STATUS_LINE_TOO_LONG;
         return out->status;
@@ -588,6 +682,17 @@ static inline uint8_t bench_command_parse(const char *line, size_t len, bench_co
             return bench_command_arbiter_(line + arbiter[i].word_len, len - arbiter[i].word_len,
                                           arbiter[i].is_signed, out);
         }
+    }
+    if (bench_line_matches_(line, len, BENCH_COMMAND_TEXT_REPLACE, 0)) {
+        int position = bench_replace_arguments(line + BENCH_COMMAND_TEXT_REPLACE_LEN,
+                                               len - BENCH_COMMAND_TEXT_REPLACE_LEN, out->replace);
+        out->command = BENCH_COMMAND_REPLACE;
+        if (position != BENCH_ARGUMENTS_OK) {
+            bench_replace_clear_(out->replace);
+            out->status = BENCH_STATUS_BAD_ARGUMENT;
+            out->error_position = (uint16_t)position;
+        }
+        return out->status;
     }
     if (bench_line_matches_(line, len, BENCH_COMMAND_TEXT_START, 1)) {
         out->command = BENCH_COMMAND_START;

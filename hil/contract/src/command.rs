@@ -14,6 +14,11 @@
 //! set w 300000000      set White's main time to 300 s (6.11, 6.14)
 //! adjust b +60000000   give Black 60 s more; `-` takes it away, stopping at 0 (6.8d, 13.4)
 //! moves w 40           set White's completed moves to 40 (6.14)
+//! replace w 281000000 12 0 0 b 300000000 11 0 0
+//!                      the arbiter replaces the clock (6.11): each side's
+//!                      main time in µs, completed moves, stage or period
+//!                      (0-based, as Snapshot's), and Canadian moves made
+//!                      in the current block; the running side keeps running
 //! ```
 //!
 //! A line is at most [`COMMAND_LINE_MAX`] bytes before its newline; a longer
@@ -29,6 +34,7 @@ const TC_PREFIX: &[u8] = b"tc ";
 const SET_TIME_PREFIX: &[u8] = b"set ";
 const ADJUST_TIME_PREFIX: &[u8] = b"adjust ";
 const SET_MOVES_PREFIX: &[u8] = b"moves ";
+const REPLACE_PREFIX: &[u8] = b"replace ";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command<'a> {
@@ -53,6 +59,26 @@ pub enum Command<'a> {
         side: Side,
         moves: u32,
     },
+    /// Contract 3: the arbiter replaces the clock and sets both sides'
+    /// numbers at once (6.11).
+    Replace {
+        white: ReplaceSide,
+        black: ReplaceSide,
+    },
+}
+
+/// One side's numbers in a `replace` command (6.11).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ReplaceSide {
+    /// The time the side has left in its stage or period, µs.
+    pub main_us: u64,
+    /// Completed moves (the 6.15 counter).
+    pub moves: u32,
+    /// The stage or overtime period the side plays in, 0-based.
+    pub period: u32,
+    /// Canadian overtime: moves already made in the current block (0
+    /// otherwise).
+    pub period_moves: u32,
 }
 
 /// An arbiter's change of a display, in µs. Taking away stops at zero.
@@ -110,6 +136,11 @@ impl<'a> Command<'a> {
             let moves = u32::try_from(moves).map_err(|_| bad_moves(2))?;
             return Ok(Command::SetMoves { side, moves });
         }
+        if let Some(arguments) = line.strip_prefix(REPLACE_PREFIX) {
+            let (white, black) =
+                replace_arguments(arguments).map_err(|position| bad_argument(CommandCode::Replace, position))?;
+            return Ok(Command::Replace { white, black });
+        }
         match line {
             b"start" => Ok(Command::Start),
             b"reset" => Ok(Command::Reset),
@@ -129,6 +160,7 @@ impl<'a> Command<'a> {
             Command::SetTime { .. } => CommandCode::SetTime,
             Command::AdjustTime { .. } => CommandCode::AdjustTime,
             Command::SetMoves { .. } => CommandCode::SetMoves,
+            Command::Replace { .. } => CommandCode::Replace,
         }
     }
 
@@ -161,6 +193,7 @@ impl<'a> Command<'a> {
                 (ADJUST_TIME_PREFIX, arguments.write(*side, Some(sign), *amount_us))
             }
             Command::SetMoves { side, moves } => (SET_MOVES_PREFIX, arguments.write(*side, None, u64::from(*moves))),
+            Command::Replace { white, black } => (REPLACE_PREFIX, arguments.replacement(white, black)),
         };
         let len = head.len().checked_add(tail.len())?;
         if len > COMMAND_LINE_MAX {
@@ -217,24 +250,114 @@ fn side_and_number(arguments: &[u8], signed: bool) -> Result<(Side, u64), usize>
     Ok((side, number))
 }
 
-/// The text after an arbiter command's word: `w -123`, written without
-/// allocation. 24 bytes hold a side, a space, a sign and 20 digits.
-#[derive(Default)]
+/// Parses `replace`'s arguments, `w MAIN MOVES PERIOD PERIOD_MOVES b MAIN
+/// MOVES PERIOD PERIOD_MOVES`: White's four numbers, then Black's, one
+/// space between any two. `Err` is the offset of the first byte that is
+/// wrong.
+fn replace_arguments(arguments: &[u8]) -> Result<(ReplaceSide, ReplaceSide), usize> {
+    let mut at = 0;
+    let mut sides = [ReplaceSide::default(); 2];
+    for (index, (letter, side)) in [b'w', b'b'].into_iter().zip(sides.iter_mut()).enumerate() {
+        if index > 0 {
+            at = expect_byte(arguments, at, b' ')?;
+        }
+        at = expect_byte(arguments, at, letter)?;
+        at = expect_byte(arguments, at, b' ')?;
+        (side.main_us, at) = decimal(arguments, at)?;
+        for count in [&mut side.moves, &mut side.period, &mut side.period_moves] {
+            at = expect_byte(arguments, at, b' ')?;
+            let from = at;
+            let number;
+            (number, at) = decimal(arguments, at)?;
+            // The counts are 32-bit: a larger one is wrong from its first digit.
+            *count = u32::try_from(number).map_err(|_| from)?;
+        }
+    }
+    if at != arguments.len() {
+        return Err(at);
+    }
+    let [white, black] = sides;
+    Ok((white, black))
+}
+
+/// `at` past `byte` at `at`, or `Err(at)`.
+fn expect_byte(text: &[u8], at: usize, byte: u8) -> Result<usize, usize> {
+    if text.get(at) == Some(&byte) {
+        Ok(at.saturating_add(1))
+    } else {
+        Err(at)
+    }
+}
+
+/// The decimal number that starts at `at` and ends at the next space or
+/// the end, and the offset just past it; `Err` the first byte that is not
+/// a digit, or the digit at which the number no longer fits a `u64`.
+fn decimal(text: &[u8], at: usize) -> Result<(u64, usize), usize> {
+    let mut number: u64 = 0;
+    let mut end = at;
+    while let Some(&byte) = text.get(end).filter(|&&byte| byte != b' ') {
+        if !byte.is_ascii_digit() {
+            return Err(end);
+        }
+        number = number.checked_mul(10).and_then(|number| number.checked_add(u64::from(byte - b'0'))).ok_or(end)?;
+        end = end.saturating_add(1);
+    }
+    if end == at {
+        return Err(at);
+    }
+    Ok((number, end))
+}
+
+/// The text after an arbiter command's word, `w -123` or `replace`'s
+/// eight numbers, written without allocation. A text that does not fit
+/// fills the whole buffer, one byte more than a line may have, so
+/// [`Command::encode`] refuses it.
 struct Arguments {
-    bytes: [u8; 24],
+    bytes: [u8; COMMAND_LINE_MAX + 1],
     len: usize,
+}
+
+impl Default for Arguments {
+    fn default() -> Self {
+        Arguments { bytes: [0; COMMAND_LINE_MAX + 1], len: 0 }
+    }
 }
 
 impl Arguments {
     fn write(&mut self, side: Side, sign: Option<u8>, number: u64) -> &[u8] {
-        self.push(match side {
-            Side::White => b'w',
-            Side::Black => b'b',
-        });
+        self.side(side);
         self.push(b' ');
         if let Some(sign) = sign {
             self.push(sign);
         }
+        self.number(number);
+        self.written()
+    }
+
+    /// `replace`'s arguments: each side's letter and four numbers.
+    fn replacement(&mut self, white: &ReplaceSide, black: &ReplaceSide) -> &[u8] {
+        for (side, numbers) in [(Side::White, white), (Side::Black, black)] {
+            if side == Side::Black {
+                self.push(b' ');
+            }
+            self.side(side);
+            let counts = [numbers.moves, numbers.period, numbers.period_moves].map(u64::from);
+            for number in core::iter::once(numbers.main_us).chain(counts) {
+                self.push(b' ');
+                self.number(number);
+            }
+        }
+        self.written()
+    }
+
+    fn side(&mut self, side: Side) {
+        self.push(match side {
+            Side::White => b'w',
+            Side::Black => b'b',
+        });
+    }
+
+    fn number(&mut self, number: u64) {
         let mut digits = [0u8; 20];
         let mut count = 0;
         let mut rest = number;
@@ -251,13 +374,20 @@ impl Arguments {
         for index in (0..count).rev() {
             self.push(digits.get(index).copied().unwrap_or(b'0'));
         }
-        self.bytes.get(..self.len).unwrap_or(&[])
+    }
+
+    fn written(&self) -> &[u8] {
+        self.bytes.get(..self.len).unwrap_or(&self.bytes)
     }
 
     fn push(&mut self, byte: u8) {
-        if let Some(slot) = self.bytes.get_mut(self.len) {
-            *slot = byte;
-            self.len += 1;
+        match self.bytes.get_mut(self.len) {
+            Some(slot) => {
+                *slot = byte;
+                self.len += 1;
+            }
+            // Too long: the whole buffer, longer than any line.
+            None => self.len = self.bytes.len(),
         }
     }
 }
@@ -371,6 +501,34 @@ mod tests {
         check("set", error(AckStatus::UnknownCommand));
     }
 
+    fn replacement(white: ReplaceSide, black: ReplaceSide) -> Result<Command<'static>, CommandError> {
+        Ok(Command::Replace { white, black })
+    }
+
+    #[test]
+    fn replace_parses_both_sides_numbers() {
+        let white = ReplaceSide { main_us: 281_000_000, moves: 12, period: 0, period_moves: 0 };
+        let black = ReplaceSide { main_us: 300_000_000, moves: 11, period: 2, period_moves: 7 };
+        check("replace w 281000000 12 0 0 b 300000000 11 2 7", replacement(white, black));
+        check("replace w 281000000 12 0 0 b 300000000 11 2 7\r", replacement(white, black));
+    }
+
+    #[test]
+    fn replace_names_the_byte_that_is_wrong() {
+        let at = |position| bad_argument_at(CommandCode::Replace, position);
+        check("replace b 1 2 3 4 w 1 2 3 4", at(0));
+        check("replace w1 2 3 4 b 1 2 3 4", at(1));
+        check("replace w 1 2 3 b 1 2 3 4", at(8));
+        check("replace w 1 2 3 4 b 1 2 3 4 5", at(19));
+        check("replace w 1 2 3 4 b 1 2 3 4 ", at(19));
+        check("replace w 1 2  3 4 b 1 2 3 4", at(6));
+        check("replace w 1 2 3 4 b 1 2 3 x", at(18));
+        check("replace w 1 4294967296 3 4 b 1 2 3 4", at(4));
+        check("replace w 18446744073709551616 0 0 0 b 1 2 3 4", at(21));
+        check("replace w 1 2 3 4", at(9));
+        check("replace", error(AckStatus::UnknownCommand));
+    }
+
     #[test]
     fn a_time_control_that_is_not_utf8_is_rejected_at_its_first_bad_byte() {
         assert_eq!(
@@ -402,6 +560,13 @@ mod tests {
             Command::AdjustTime { side: Side::Black, adjustment: Adjustment::Subtract(u64::MAX) },
             Command::SetMoves { side: Side::Black, moves: u32::MAX },
             Command::SetMoves { side: Side::White, moves: 0 },
+            Command::Replace { white: ReplaceSide::default(), black: ReplaceSide::default() },
+            // The longest a clock accepts (6.11: at most the notation's
+            // longest time; at most 104 stages and periods) still fits.
+            Command::Replace {
+                white: ReplaceSide { main_us: 1_000_000_000_000, moves: u32::MAX, period: 104, period_moves: u32::MAX },
+                black: ReplaceSide { main_us: 999_999_999_999, moves: u32::MAX, period: 104, period_moves: u32::MAX },
+            },
         ];
         for command in commands {
             let mut out = [0; COMMAND_LINE_MAX + 1];
@@ -417,6 +582,8 @@ mod tests {
         assert_eq!(Command::Start.encode(&mut [0; 6]), Some(6));
         let long = "1".repeat(COMMAND_LINE_MAX);
         assert_eq!(Command::TimeControl(&long).encode(&mut [0; 200]), None);
+        let huge = ReplaceSide { main_us: u64::MAX, moves: u32::MAX, period: u32::MAX, period_moves: u32::MAX };
+        assert_eq!(Command::Replace { white: huge, black: huge }.encode(&mut [0; 200]), None);
     }
 
     fn feed_all(buffer: &mut LineBuffer, bytes: &[u8]) -> Vec<Result<Vec<u8>, ()>> {

@@ -24,13 +24,13 @@ pub mod command;
 pub mod record;
 pub mod rtt;
 
-pub use command::{Adjustment, Command, CommandError, LineBuffer, LineEvent, COMMAND_LINE_MAX};
+pub use command::{Adjustment, Command, CommandError, LineBuffer, LineEvent, ReplaceSide, COMMAND_LINE_MAX};
 pub use record::{
     Ack, AckStatus, Body, Button, Capabilities, CommandCode, DecodeError, Flag, Hello, Kind, PeriodCause, PeriodChange,
     Phase, Press, PressResult, Record, Side, Snapshot, TimeBase, ARBITER_ADJUST_TIME, ARBITER_ALL, ARBITER_PAUSE,
-    ARBITER_SET_MOVES, ARBITER_SET_TIME, BUTTONS_PAUSE, BUTTONS_PLAYERS, BUTTON_BLACK, BUTTON_PAUSE, BUTTON_WHITE,
-    CONTROLS_ALL, CONTROL_BRONSTEIN, CONTROL_BYO_YOMI, CONTROL_CANADIAN, CONTROL_DELAY, CONTROL_HOURGLASS,
-    CONTROL_INCREMENT, CONTROL_PLAIN, CONTROL_STAGES,
+    ARBITER_REPLACE, ARBITER_SET_MOVES, ARBITER_SET_TIME, BUTTONS_PAUSE, BUTTONS_PLAYERS, BUTTON_BLACK, BUTTON_PAUSE,
+    BUTTON_WHITE, CONTROLS_ALL, CONTROL_BRONSTEIN, CONTROL_BYO_YOMI, CONTROL_CANADIAN, CONTROL_DELAY,
+    CONTROL_HOURGLASS, CONTROL_INCREMENT, CONTROL_PLAIN, CONTROL_STAGES,
 };
 
 /// The contract version a firmware announces in its [`Hello`] record.

@@ -406,11 +406,14 @@ pub enum CommandCode {
     AdjustTime = 7,
     /// Contract 3: `moves`, the arbiter sets a side's move counter (6.14).
     SetMoves = 8,
+    /// Contract 3: `replace`, the arbiter replaces the clock and sets both
+    /// sides' numbers (6.11).
+    Replace = 9,
 }
 
 impl CommandCode {
     /// Every value, whose codes (the discriminants) are the contract's.
-    pub const ALL: [CommandCode; 9] = [
+    pub const ALL: [CommandCode; 10] = [
         CommandCode::Unknown,
         CommandCode::TimeControl,
         CommandCode::Start,
@@ -420,6 +423,7 @@ impl CommandCode {
         CommandCode::SetTime,
         CommandCode::AdjustTime,
         CommandCode::SetMoves,
+        CommandCode::Replace,
     ];
 
     /// The value whose code is `code`, if any.
@@ -520,8 +524,10 @@ pub const ARBITER_SET_TIME: u32 = 1 << 1;
 pub const ARBITER_ADJUST_TIME: u32 = 1 << 2;
 /// `moves` (6.14).
 pub const ARBITER_SET_MOVES: u32 = 1 << 3;
+/// `replace` (6.11).
+pub const ARBITER_REPLACE: u32 = 1 << 4;
 /// Every arbiter function the contract names.
-pub const ARBITER_ALL: u32 = (1 << 4) - 1;
+pub const ARBITER_ALL: u32 = (1 << 5) - 1;
 
 /// Kind 8 (contract 3): what the clock supports, sent right after Hello
 /// (`seq` 1). side 0xFF. bench skips, with the reason in its report, a
@@ -1239,7 +1245,7 @@ mod tests {
         check_bad_field(4, OFFSET_SIDE, SIDE_NONE); // paused needs the side that resumes
         check_bad_field(5, 28, 2); // only the edge bit
         check_bad_field(5, OFFSET_SIDE, SIDE_WHITE);
-        check_bad_field(6, 16, 9); // no command 9
+        check_bad_field(6, 16, 10); // no command 10
         check_bad_field(6, 17, 7); // no status 7
         check_bad_field(6, OFFSET_SIDE, SIDE_PAUSE); // an arbiter command acts on a player
         check_bad_field(7, OFFSET_SIDE, SIDE_WHITE); // capabilities are the clock's

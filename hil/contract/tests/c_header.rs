@@ -17,12 +17,12 @@ use std::process::{Command as Process, Output};
 use bench_contract::record::{OFFSET_AT_US, OFFSET_DROPPED, OFFSET_KIND, OFFSET_PAYLOAD, OFFSET_SEQ, OFFSET_SIDE};
 use bench_contract::{
     rtt, Ack, AckStatus, Adjustment, Body, Button, Capabilities, Command, CommandCode, Flag, Hello, Kind, PeriodCause,
-    PeriodChange, Phase, Press, PressResult, Record, Side, Snapshot, TimeBase, ARBITER_ADJUST_TIME, ARBITER_ALL,
-    ARBITER_PAUSE, ARBITER_SET_MOVES, ARBITER_SET_TIME, BUTTONS_PAUSE, BUTTONS_PLAYERS, BUTTON_BLACK, BUTTON_PAUSE,
-    BUTTON_WHITE, COMMAND_LINE_MAX, CONTRACT_VERSION, CONTRACT_VERSION_CAPABILITIES, CONTRACT_VERSION_MIN,
-    CONTROLS_ALL, CONTROL_BRONSTEIN, CONTROL_BYO_YOMI, CONTROL_CANADIAN, CONTROL_DELAY, CONTROL_HOURGLASS,
-    CONTROL_INCREMENT, CONTROL_PLAIN, CONTROL_STAGES, DOWN_BUFFER_MIN, DOWN_CHANNEL, RECORD_SIZE, UP_BUFFER_MIN,
-    UP_CHANNEL,
+    PeriodChange, Phase, Press, PressResult, Record, ReplaceSide, Side, Snapshot, TimeBase, ARBITER_ADJUST_TIME,
+    ARBITER_ALL, ARBITER_PAUSE, ARBITER_REPLACE, ARBITER_SET_MOVES, ARBITER_SET_TIME, BUTTONS_PAUSE, BUTTONS_PLAYERS,
+    BUTTON_BLACK, BUTTON_PAUSE, BUTTON_WHITE, COMMAND_LINE_MAX, CONTRACT_VERSION, CONTRACT_VERSION_CAPABILITIES,
+    CONTRACT_VERSION_MIN, CONTROLS_ALL, CONTROL_BRONSTEIN, CONTROL_BYO_YOMI, CONTROL_CANADIAN, CONTROL_DELAY,
+    CONTROL_HOURGLASS, CONTROL_INCREMENT, CONTROL_PLAIN, CONTROL_STAGES, DOWN_BUFFER_MIN, DOWN_CHANNEL, RECORD_SIZE,
+    UP_BUFFER_MIN, UP_CHANNEL,
 };
 
 fn include_dir() -> PathBuf {
@@ -482,6 +482,7 @@ fn field_enum_values() -> Vec<(&'static str, u64)> {
                 CommandCode::SetTime => "BENCH_COMMAND_SET_TIME",
                 CommandCode::AdjustTime => "BENCH_COMMAND_ADJUST_TIME",
                 CommandCode::SetMoves => "BENCH_COMMAND_SET_MOVES",
+                CommandCode::Replace => "BENCH_COMMAND_REPLACE",
             },
             _ => unreachable!(),
         })
@@ -574,6 +575,7 @@ fn add_constants(checks: &mut Checks) {
         ("BENCH_ARBITER_SET_TIME", ARBITER_SET_TIME.into()),
         ("BENCH_ARBITER_ADJUST_TIME", ARBITER_ADJUST_TIME.into()),
         ("BENCH_ARBITER_SET_MOVES", ARBITER_SET_MOVES.into()),
+        ("BENCH_ARBITER_REPLACE", ARBITER_REPLACE.into()),
         ("BENCH_ARBITER_ALL", ARBITER_ALL.into()),
     ];
     for (c_macro, word) in arbiter_words() {
@@ -607,8 +609,9 @@ fn add_constants(checks: &mut Checks) {
 
 /// Each arbiter command's word and its space (`set `), as the crate writes
 /// it: what a White and a Black line of the command have in common, keyed
-/// by the header's length macro.
-fn arbiter_words() -> [(&'static str, Vec<u8>); 3] {
+/// by the header's length macro; `replace`'s, which names both sides, up to
+/// its first space.
+fn arbiter_words() -> [(&'static str, Vec<u8>); 4] {
     let word = |white: Command<'_>, black: Command<'_>| {
         let (white, black) = (command_line(&white), command_line(&black));
         white.iter().zip(&black).take_while(|(a, b)| a == b).map(|(a, _)| *a).collect::<Vec<u8>>()
@@ -630,6 +633,11 @@ fn arbiter_words() -> [(&'static str, Vec<u8>); 3] {
             "BENCH_COMMAND_TEXT_SET_MOVES_LEN",
             word(Command::SetMoves { side: white, moves: 0 }, Command::SetMoves { side: black, moves: 1 }),
         ),
+        ("BENCH_COMMAND_TEXT_REPLACE_LEN", {
+            let line = command_line(&Command::Replace { white: ReplaceSide::default(), black: ReplaceSide::default() });
+            let space = line.iter().position(|&byte| byte == b' ').expect("a word and its arguments");
+            line[..=space].to_vec()
+        }),
     ]
 }
 
@@ -661,7 +669,8 @@ fn c_literal(bytes: &[u8]) -> String {
 }
 
 /// What `print_parse` prints for a line, as the crate reads it:
-/// command,status,error_position,side,subtract,number,text (hex).
+/// command,status,error_position,side,subtract,number,text (hex), then
+/// `replace`'s numbers per side (zero for any other line).
 fn parsed(line: &[u8]) -> String {
     let (code, status, position) = match Command::parse(line) {
         Ok(command) => (command.code(), AckStatus::Ok, 0),
@@ -680,7 +689,15 @@ fn parsed(line: &[u8]) -> String {
         Ok(_) | Err(_) => (None, false, 0, &b""[..]),
     };
     let (code, status, side, subtract) = (code as u8, status as u8, side_byte(side), u8::from(subtract));
-    format!("{code},{status},{position},{side},{subtract},{number},{}", hex(text))
+    let replaced = match Command::parse(line) {
+        Ok(Command::Replace { white, black }) => [white, black],
+        _ => [ReplaceSide::default(); 2],
+    };
+    let replaced: String = replaced
+        .iter()
+        .map(|side| format!(",{}/{}/{}/{}", side.main_us, side.moves, side.period, side.period_moves))
+        .collect();
+    format!("{code},{status},{position},{side},{subtract},{number},{}{replaced}", hex(text))
 }
 
 /// `bench_command_parse` answers as `Command::parse` does: the command, the
@@ -733,6 +750,24 @@ fn add_parse_cases(checks: &mut Checks) {
         "sets w 1",
         "adjust",
         "moves\r",
+        // 6.11: the arbiter replaces the clock.
+        "replace w 281000000 12 0 0 b 300000000 11 2 7",
+        "replace w 0 0 0 0 b 18446744073709551615 4294967295 4294967295 4294967295\r",
+        "replace b 1 2 3 4 w 1 2 3 4",
+        "replace w1 2 3 4 b 1 2 3 4",
+        "replace w 1 2 3 b 1 2 3 4",
+        "replace w 1 2 3 4 b 1 2 3 4 5",
+        "replace w 1 2 3 4 b 1 2 3 4 ",
+        "replace w 1 2  3 4 b 1 2 3 4",
+        "replace w 1 2 3 4 b 1 2 3 x",
+        "replace w 1 4294967296 3 4 b 1 2 3 4",
+        "replace w 1 2 3 4 b 1 2 4294967296 4",
+        "replace w 18446744073709551616 0 0 0 b 1 2 3 4",
+        "replace w 1 2 3 4",
+        "replace w ",
+        "replace ",
+        "replace",
+        "replaces w 1 2 3 4 b 1 2 3 4",
     ]
     .map(str::to_string)
     .to_vec();
@@ -832,6 +867,11 @@ static void print_parse(const char *key, const char *line, size_t len)
            (unsigned)parsed.error_position, (unsigned)parsed.side, (unsigned)parsed.subtract,
            (unsigned long long)parsed.number);
     for (i = 0; i < parsed.text_len; i++) printf("%02x", (unsigned)(unsigned char)parsed.text[i]);
+    for (i = 0; i < 2; i++) {{
+        printf(",%llu/%lu/%lu/%lu", (unsigned long long)parsed.replace[i].main_us,
+               (unsigned long)parsed.replace[i].moves, (unsigned long)parsed.replace[i].period,
+               (unsigned long)parsed.replace[i].period_moves);
+    }}
     printf("\n");
 }}
 

@@ -21,10 +21,11 @@
 //! judges, depend on the firmware alone.
 
 use bench_contract::{
-    AckStatus, Adjustment, Capabilities, Command, CommandCode, Record, ARBITER_ADJUST_TIME, ARBITER_SET_TIME,
-    COMMAND_LINE_MAX, CONTROL_BYO_YOMI, CONTROL_INCREMENT, CONTROL_PLAIN, CONTROL_STAGES,
+    AckStatus, Adjustment, Capabilities, Command, CommandCode, Record, ReplaceSide, ARBITER_ADJUST_TIME,
+    ARBITER_REPLACE, ARBITER_SET_TIME, COMMAND_LINE_MAX, CONTROL_BYO_YOMI, CONTROL_INCREMENT, CONTROL_PLAIN,
+    CONTROL_STAGES,
 };
-use chessclock::{notation, Clock, ClockError, Duration, Instant, TimeAdjustment};
+use chessclock::{notation, BySide, Clock, ClockError, Duration, Instant, Replacement, TimeAdjustment};
 
 use super::{RunError, Session};
 use crate::compare::side_of;
@@ -130,8 +131,9 @@ pub fn shape_text(shape: &AckShape) -> String {
 /// sudden-death clock reads too: its increment is past the core's limit,
 /// so the error is at the increment, not at the main time. Then the
 /// [`EDGE_CONTROLS`] the firmware announces, and with the last of them set,
-/// `set` at the longest time a clock shows and one µs past it, and `adjust`
-/// past it.
+/// `set` at the longest time a clock shows and one µs past it, `adjust`
+/// past it, and `replace` with a time past it, with a period no control
+/// has, and at the longest time.
 pub fn probe_lines(capabilities: &Capabilities) -> Vec<String> {
     let announces = |function: u32| capabilities.arbiter & function != 0;
     let mut lines = vec![
@@ -160,6 +162,11 @@ pub fn probe_lines(capabilities: &Capabilities) -> Vec<String> {
     }
     if announces(ARBITER_ADJUST_TIME) {
         lines.push(format!("adjust b +{longest_us}"));
+    }
+    if announces(ARBITER_REPLACE) {
+        lines.push(format!("replace w 0 0 0 0 b {} 0 0 0", longest_us + 1));
+        lines.push("replace w 0 0 999 0 b 0 0 0 0".to_string());
+        lines.push(format!("replace w {longest_us} 3 0 0 b 1 2 0 0"));
     }
     lines
 }
@@ -222,13 +229,26 @@ impl ProbeModel {
                 clock.adjust_time(side_of(side), adjustment, at)
             }
             Command::SetMoves { side, moves } => clock.set_moves(side_of(side), moves, at),
+            Command::Replace { white, black } => clock.replace(replacement(white, black), at),
         };
         match applied {
             Ok(()) => (AckStatus::Ok, 0),
-            // A time the clock cannot show is the argument's fault (§4).
-            Err(ClockError::TimeTooLong { .. }) => (AckStatus::BadArgument, 0),
+            // A time the clock cannot show, or a period its control does
+            // not have, is the argument's fault (§4).
+            Err(ClockError::TimeTooLong { .. } | ClockError::NoSuchPeriod { .. }) => (AckStatus::BadArgument, 0),
             Err(_) => (AckStatus::NotAllowed, 0),
         }
+    }
+}
+
+/// `replace`'s numbers as the core's settings (6.11).
+fn replacement(white: ReplaceSide, black: ReplaceSide) -> Replacement {
+    let both = |number: fn(&ReplaceSide) -> u32| BySide::new(number(&white), number(&black));
+    Replacement {
+        main: BySide::new(Duration::from_us(white.main_us), Duration::from_us(black.main_us)),
+        moves: both(|side| side.moves),
+        period: both(|side| side.period),
+        period_moves: both(|side| side.period_moves),
     }
 }
 
@@ -373,6 +393,11 @@ mod tests {
             ("set b 1000000000001", AckStatus::NotAllowed),
             ("adjust b +1000000000000", AckStatus::Ok),
             ("set w 1000000000000", AckStatus::BadArgument),
+            // 6.11: a replacement clock set past the longest time, or in a
+            // period its control does not have; or one refused when good.
+            ("replace w 0 0 0 0 b 1000000000001 0 0 0", AckStatus::Ok),
+            ("replace w 0 0 999 0 b 0 0 0 0", AckStatus::NotAllowed),
+            ("replace w 1000000000000 3 0 0 b 1 2 0 0", AckStatus::BadArgument),
         ] {
             let at = number(line);
             let check = match status {
@@ -418,7 +443,7 @@ mod tests {
         let lines = probe_lines(&fischer);
         assert!(lines.contains(&"tc 30+0.5".to_string()) && lines.contains(&"tc 1000000".to_string()), "{lines:?}");
         assert!(!lines.iter().any(|line| line.contains('/') || line.contains('(')), "{lines:?}");
-        assert!(!lines.iter().any(|line| line.starts_with("set") || line.starts_with("adjust")));
+        assert!(!lines.iter().any(|line| ["set", "adjust", "replace"].iter().any(|word| line.starts_with(word))));
         // No control it announces: nothing after the refusals.
         let hourglass = Capabilities { controls: CONTROL_HOURGLASS, arbiter: ARBITER_ALL, shows_flag_order: true };
         assert_eq!(probe_lines(&hourglass).len(), 6, "{:?}", probe_lines(&hourglass));
@@ -434,7 +459,11 @@ mod tests {
         assert_eq!(answer(&mut model, "set b 1000000000001"), AckStatus::BadArgument);
         assert_eq!(answer(&mut model, "adjust b +999970000000"), AckStatus::Ok, "30 s + this is the longest");
         assert_eq!(answer(&mut model, "adjust b +1"), AckStatus::BadArgument);
+        assert_eq!(answer(&mut model, "replace w 0 0 1 0 b 0 0 0 0"), AckStatus::BadArgument, "one period only");
+        assert_eq!(answer(&mut model, "replace w 1000000000000 4 0 0 b 0 3 0 0"), AckStatus::Ok);
         assert_eq!(answer(&mut model, "reset"), AckStatus::Ok);
+        assert_eq!(answer(&mut model, "tc 3/60:60"), AckStatus::Ok);
+        assert_eq!(answer(&mut model, "replace w 0 3 1 0 b 1 0 0 0"), AckStatus::Ok, "the second stage");
         assert_eq!(answer(&mut model, "tc 1/60:1/60:1/60:1/60:1/60:60"), AckStatus::BadTimeControl, "six stages");
     }
 

@@ -765,7 +765,6 @@ impl Clock {
     /// 6.2b: each stage completed by `side`'s move count adds the next
     /// stage's time to what `side` saved.
     fn advance_stages(&mut self, side: Side) {
-        let TimeControl::Stages(stages) = &self.control else { return };
         for _ in 0..STAGES_MAX {
             let display = self.displays.get_mut(side);
             if self.control.is_final_period(display.period) {
@@ -775,14 +774,7 @@ impl Clock {
                 Some(required) if display.moves >= required => {}
                 Some(_) | None => return,
             }
-            display.period = display.period.saturating_add(1);
-            let next_time = usize::try_from(display.period)
-                .ok()
-                .and_then(|period| stages.get(period))
-                .map_or(Duration::ZERO, |stage| stage.time);
-            if !planted::on(Mutant::StageTimeLost) {
-                display.credit(next_time);
-            }
+            open_next_stage(display, &self.control);
             self.transitions.note(Transition::StageByMoves);
         }
     }
@@ -808,7 +800,11 @@ impl Clock {
             TimeControl::ByoYomi { .. } if !self.control.is_final_period(display.period) => {
                 DeadlineKind::PeriodLost { period: display.period }
             }
-            _ => DeadlineKind::Flag { period: display.period },
+            // Byo-yomi's last period, Canadian blocks (each is the last: the
+            // time runs out only if the block's moves are not made).
+            TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. } => DeadlineKind::Flag { period: display.period },
+            // Never reached (no overtime), named so a new kind must say.
+            TimeControl::Stages(_) | TimeControl::Hourglass { .. } => DeadlineKind::Flag { period: display.period },
         };
         Some((display.period_left, kind))
     }
@@ -898,19 +894,30 @@ impl Clock {
                 if final_period {
                     display.frozen = true;
                     display.delay_left = Duration::ZERO;
-                } else if let TimeControl::Stages(stages) = control {
+                } else {
                     // The stage ran out before its moves were made: the next
                     // stage's time starts now, as on a mechanical clock whose
                     // dial is cumulative; the laws decide what the flag means.
-                    display.period = display.period.saturating_add(1);
-                    let next_time = usize::try_from(display.period)
-                        .ok()
-                        .and_then(|period| stages.get(period))
-                        .map_or(Duration::ZERO, |stage| stage.time);
-                    display.credit(next_time);
+                    open_next_stage(display, control);
                 }
             }
         }
+    }
+}
+
+/// 6.2b, 6.3: `display` moves on to its control's next stage and is
+/// credited that stage's time, whether its moves were made or its time ran
+/// out: the one place a stage's time is added. Only stages have a next
+/// stage; overtime periods are entered by their deadlines.
+fn open_next_stage(display: &mut Display, control: &TimeControl) {
+    let TimeControl::Stages(stages) = control else { return };
+    display.period = display.period.saturating_add(1);
+    let next_time = usize::try_from(display.period)
+        .ok()
+        .and_then(|period| stages.get(period))
+        .map_or(Duration::ZERO, |stage| stage.time);
+    if !planted::on(Mutant::StageTimeLost) {
+        display.credit(next_time);
     }
 }
 

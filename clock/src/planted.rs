@@ -21,7 +21,8 @@ pub enum Mutant {
     ByoYomiNotRenewed = 4,
     /// A Canadian block resets one move early.
     CanadianBlockEarly = 5,
-    /// 6.2b: the next stage's time is not added when its moves are made.
+    /// 6.2b, 6.3: the next stage's time is not added, whether its moves were
+    /// made or the stage's flag opened it.
     StageTimeLost = 6,
     /// An hourglass's other half does not gain what the running one loses.
     HourglassNoGain = 7,

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 mod support;
-use support::text;
+use support::{reference_firmware_stm32, text};
 
 fn bench(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_bench"))
@@ -49,6 +49,7 @@ fn no_probe_attached_exits_3_and_says_what_to_do() {
     if std::env::var_os("BENCH_PROBE_ATTACHED").is_some() {
         return;
     }
+    reference_firmware_stm32();
     let output = bench(&["hil", "--board", "stm32"]);
     let all = text(&output);
     assert_eq!(output.status.code(), Some(3), "{all}");
@@ -64,6 +65,7 @@ fn no_probe_attached_exits_3_and_says_what_to_do() {
 
 #[test]
 fn bad_selectors_and_wrong_images_are_usage_errors() {
+    reference_firmware_stm32();
     for (args, said) in [
         (vec!["hil", "--board", "stm32", "--probe", "0483"], "VID:PID"),
         (vec!["hil", "--board", "stm32", "--firmware", "Cargo.toml"], "not an ELF file"),

@@ -67,15 +67,25 @@ pub fn reference_firmware() -> PathBuf {
     // Built once per test process: two builds at once would race on the
     // same output files.
     static IMAGE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    IMAGE.get_or_init(build_reference_firmware).clone()
+    IMAGE.get_or_init(|| build_reference_firmware(&[])).clone()
 }
 
-fn build_reference_firmware() -> PathBuf {
-    if let Some(dir) = std::env::var_os("BENCH_FIRMWARE_DIR") {
+/// The NUCLEO-F401RE build of the reference firmware, where `bench hil
+/// --board stm32` looks for it by default (`scripts/build-firmware --board
+/// stm32 normal`): a test of that board must not depend on another test,
+/// or an earlier run, having built it.
+pub fn reference_firmware_stm32() -> PathBuf {
+    static IMAGE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    IMAGE.get_or_init(|| build_reference_firmware(&["--board", "stm32"])).clone()
+}
+
+fn build_reference_firmware(board: &[&str]) -> PathBuf {
+    if let Some(dir) = std::env::var_os("BENCH_FIRMWARE_DIR").filter(|_| board.is_empty()) {
         return PathBuf::from(dir).join("normal.elf");
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let output = Command::new(root.join("scripts/build-firmware"))
+        .args(board)
         .arg("normal")
         .current_dir(root)
         .env_remove("LD_LIBRARY_PATH")

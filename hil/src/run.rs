@@ -57,7 +57,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bench_contract::{
-    Ack, AckStatus, Body, Capabilities, CommandCode, Hello, Phase, Record, COMMAND_LINE_MAX, CONTRACT_VERSION,
+    Ack, AckStatus, Body, Capabilities, Command, Hello, Phase, Record, COMMAND_LINE_MAX, CONTRACT_VERSION,
     CONTRACT_VERSION_CAPABILITIES, CONTRACT_VERSION_MIN,
 };
 
@@ -118,6 +118,21 @@ impl RecordLink for RttReader {
 
     fn record_written_at(&self) -> Option<(u32, u32)> {
         Some((self.up_write_offset_address(), 4))
+    }
+}
+
+/// `command`'s line as the contract's crate writes it, without its
+/// newline; an error for one longer than a line may be.
+fn command_line(command: &Command<'_>) -> Result<String, RunError> {
+    let mut bytes = [0u8; COMMAND_LINE_MAX + 1];
+    match command.encode(&mut bytes) {
+        Some(len) => Ok(String::from_utf8_lossy(bytes.get(..len.saturating_sub(1)).unwrap_or_default()).into_owned()),
+        None => Err(RunError::LineTooLong {
+            line: match command {
+                Command::TimeControl(text) => format!("tc {text}"),
+                other => format!("{other:?}"),
+            },
+        }),
     }
 }
 
@@ -885,14 +900,21 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Sends `line` and waits for the Ack of `command`.
-    fn command(&mut self, line: &str, command: CommandCode, records: &mut Vec<Record>) -> Result<(u64, Ack), RunError> {
-        if line.len() > COMMAND_LINE_MAX {
-            return Err(RunError::LineTooLong { line: line.to_string() });
-        }
+    /// Sends `command`, written as the contract's crate writes it
+    /// ([`Command::encode`]), and waits for its Ack.
+    fn command(&mut self, command: &Command<'_>, records: &mut Vec<Record>) -> Result<(u64, Ack), RunError> {
+        let (line, from) = self.send(command, records)?;
+        let code = command.code();
+        self.ack_after(&line, records, from, |ack| ack.command == code)
+    }
+
+    /// Sends `command` without waiting: its line, and where in `records`
+    /// its Ack is to be looked for.
+    fn send(&mut self, command: &Command<'_>, records: &[Record]) -> Result<(String, usize), RunError> {
+        let line = command_line(command)?;
         let from = records.len();
-        self.link.send_line(self.target, line)?;
-        self.ack_after(line, records, from, |ack| ack.command == command)
+        self.link.send_line(self.target, &line)?;
+        Ok((line, from))
     }
 
     /// Waits for the first Ack among `records[from..]` that `wanted`
@@ -1090,27 +1112,26 @@ impl<'a> Session<'a> {
     /// `reset`, `tc`, `start`, each acknowledged as the contract says
     /// (§4, §12): the game's start instant, the `start` Ack's.
     fn begin_game(&mut self, schedule: &Schedule, records: &mut Vec<Record>) -> Result<u64, RunError> {
-        let refused = |line: &str, ack: &Ack| RunError::Refused {
-            line: line.to_string(),
-            status: ack.status,
-            position: ack.error_position,
+        let refused = |command: &Command<'_>, ack: &Ack| match command_line(command) {
+            Ok(line) => RunError::Refused { line, status: ack.status, position: ack.error_position },
+            Err(error) => error,
         };
         // A new game: allowed once a `tc` was accepted, the Ack probe's or
         // the last game's (contract §4); refused before any.
-        let (_, ack) = self.command("reset", CommandCode::Reset, records)?;
+        let (_, ack) = self.command(&Command::Reset, records)?;
         let reset_status = if self.control_set { AckStatus::Ok } else { AckStatus::NotAllowed };
         if ack.status != reset_status {
-            return Err(refused("reset", &ack));
+            return Err(refused(&Command::Reset, &ack));
         }
-        let line = format!("tc {}", schedule.control_text);
-        let (_, ack) = self.command(&line, CommandCode::TimeControl, records)?;
+        let control = Command::TimeControl(&schedule.control_text);
+        let (_, ack) = self.command(&control, records)?;
         if ack.status != AckStatus::Ok {
-            return Err(refused(&line, &ack));
+            return Err(refused(&control, &ack));
         }
         self.control_set = true;
-        let (at_us, ack) = self.command("start", CommandCode::Start, records)?;
+        let (at_us, ack) = self.command(&Command::Start, records)?;
         if ack.status != AckStatus::Ok {
-            return Err(refused("start", &ack));
+            return Err(refused(&Command::Start, &ack));
         }
         Ok(at_us)
     }
@@ -1133,12 +1154,12 @@ impl<'a> Session<'a> {
             if guest < play.start.saturating_add(command.offset_us) {
                 break;
             }
-            let code = command.command.code();
-            let from = records.len();
-            self.link.send_line(self.target, &command.command.line())?;
+            let contract_command = command.command.command();
+            let (line, from) = self.send(&contract_command, records)?;
             self.arbiter_sent.push(command.command);
             play.next_command += 1;
-            self.ack_after(&command.command.line(), records, from, |ack| ack.command == code)?;
+            let code = contract_command.code();
+            self.ack_after(&line, records, from, |ack| ack.command == code)?;
         }
         Ok(())
     }

@@ -30,6 +30,7 @@
 
 use std::fmt;
 
+use bench_contract::{Adjustment, Command, ReplaceSide, COMMAND_LINE_MAX};
 use bench_sim::game::{self, EndedBy, GameSpec, Input, InputLog};
 use bench_sim::outcome::{GameResult, Reason};
 use bench_sim::rng::{Actor, Stream};
@@ -94,36 +95,40 @@ pub enum ArbiterCommand {
 }
 
 impl ArbiterCommand {
-    /// The command line, `adjust b -60000000`.
-    pub fn line(&self) -> String {
-        let letter = |side: Side| if side == Side::White { 'w' } else { 'b' };
+    /// The command as the contract's crate writes and parses it.
+    pub fn command(&self) -> Command<'static> {
+        let side = |side: Side| match side {
+            Side::White => bench_contract::Side::White,
+            Side::Black => bench_contract::Side::Black,
+        };
         match *self {
-            ArbiterCommand::Adjust { side, adjustment: TimeAdjustment::Add(amount) } => {
-                format!("adjust {} +{}", letter(side), amount.as_us())
-            }
-            ArbiterCommand::Adjust { side, adjustment: TimeAdjustment::Subtract(amount) } => {
-                format!("adjust {} -{}", letter(side), amount.as_us())
-            }
-            ArbiterCommand::SetMoves { side, moves } => format!("moves {} {moves}", letter(side)),
-            ArbiterCommand::SetTime { side, time } => format!("set {} {}", letter(side), time.as_us()),
+            ArbiterCommand::Adjust { side: adjusted, adjustment } => Command::AdjustTime {
+                side: side(adjusted),
+                adjustment: match adjustment {
+                    TimeAdjustment::Add(amount) => Adjustment::Add(amount.as_us()),
+                    TimeAdjustment::Subtract(amount) => Adjustment::Subtract(amount.as_us()),
+                },
+            },
+            ArbiterCommand::SetMoves { side: set, moves } => Command::SetMoves { side: side(set), moves },
+            ArbiterCommand::SetTime { side: set, time } => Command::SetTime { side: side(set), time_us: time.as_us() },
             ArbiterCommand::Replace { settings } => {
-                let numbers = |side| {
-                    let main_us = settings.main.get(side).as_us();
-                    let (moves, period) = (settings.moves.get(side), settings.period.get(side));
-                    format!("{} {main_us} {moves} {period} {}", letter(side), settings.period_moves.get(side))
+                let numbers = |side| ReplaceSide {
+                    main_us: settings.main.get(side).as_us(),
+                    moves: *settings.moves.get(side),
+                    period: *settings.period.get(side),
+                    period_moves: *settings.period_moves.get(side),
                 };
-                format!("replace {} {}", numbers(Side::White), numbers(Side::Black))
+                Command::Replace { white: numbers(Side::White), black: numbers(Side::Black) }
             }
         }
     }
 
-    /// The code its Ack carries.
-    pub fn code(&self) -> bench_contract::CommandCode {
-        match self {
-            ArbiterCommand::Adjust { .. } => bench_contract::CommandCode::AdjustTime,
-            ArbiterCommand::SetMoves { .. } => bench_contract::CommandCode::SetMoves,
-            ArbiterCommand::SetTime { .. } => bench_contract::CommandCode::SetTime,
-            ArbiterCommand::Replace { .. } => bench_contract::CommandCode::Replace,
+    /// The command line, `adjust b -60000000`, for people to read.
+    pub fn line(&self) -> String {
+        let mut bytes = [0u8; COMMAND_LINE_MAX + 1];
+        match self.command().encode(&mut bytes) {
+            Some(len) => String::from_utf8_lossy(bytes.get(..len.saturating_sub(1)).unwrap_or_default()).into_owned(),
+            None => format!("{self:?}"),
         }
     }
 

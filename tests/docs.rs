@@ -25,7 +25,7 @@ fn the_readme_says_where_bench_is_after_the_first_command() {
 }
 
 /// Every document a file cites by name (`ARCHITECTURE.md`, `CONTRACT.md`,
-/// …: a capitalised name) exists somewhere in the project. `hil/src/drift.rs`
+/// …: a capitalised name) exists somewhere in the project. `hil/src/judge/drift.rs`
 /// and `hil/CONTRACT.md` cited a `DESIGN.md` there never was.
 #[test]
 fn every_document_cited_by_name_exists() {

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::time::Duration;
 
+use bench_hil::backend::qemu::{QemuConfig, QemuTarget};
 use bench_hil::observe::{Layout, ObserveMap, Observed};
-use bench_hil::qemu::{QemuConfig, QemuTarget};
 use bench_hil::target::{StepPlan, Stop};
 use bench_hil::{ButtonId, Target, TargetError};
 use chessclock::{BySide, Side};

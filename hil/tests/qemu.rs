@@ -17,11 +17,11 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use bench_contract::{AckStatus, Body, Button, Command, CommandCode, Kind, PressResult, Record};
-use bench_hil::compare::Comparison;
-use bench_hil::qemu::{QemuConfig, QemuTarget};
-use bench_hil::rtt::{ControlBlockLocation, RttError, RttReader};
-use bench_hil::run::{GameRun, RunOptions, Session};
+use bench_hil::backend::qemu::{QemuConfig, QemuTarget};
+use bench_hil::judge::compare::Comparison;
 use bench_hil::schedule;
+use bench_hil::session::rtt::{ControlBlockLocation, RttError, RttReader};
+use bench_hil::session::{GameRun, RunOptions, Session};
 use bench_hil::{ButtonId, Target, TargetError};
 use bench_sim::scenario::Scenario;
 

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+use bench_hil::backend::probe::check_image;
 use bench_hil::board::BoardProfile;
-use bench_hil::probe::check_image;
 use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol};
 
 /// The image, built once per test process: two builds at once would race

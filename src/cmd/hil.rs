@@ -21,15 +21,15 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context};
 use bench_contract::{Capabilities, Hello};
+use bench_hil::backend::probe::{self, ProbeInfo};
+use bench_hil::backend::qemu::{QemuConfig, QemuTarget};
 use bench_hil::board::BoardProfile;
-use bench_hil::drift::{self, Fit, FitError};
-use bench_hil::farm::{self, BoardOutcome, FarmConfig, ProbeBackend};
+use bench_hil::judge::drift::{self, Fit, FitError};
 use bench_hil::needs::Unsupported;
-use bench_hil::probe::{self, ProbeInfo};
-use bench_hil::qemu::{QemuConfig, QemuTarget};
-use bench_hil::rtt::{ControlBlockLocation, RttReader};
-use bench_hil::run::{AckCheck, GameRun, Progress, RunError, RunOptions, Session};
 use bench_hil::schedule::Games;
+use bench_hil::session::farm::{self, BoardOutcome, FarmConfig, ProbeBackend};
+use bench_hil::session::rtt::{ControlBlockLocation, RttReader};
+use bench_hil::session::{AckCheck, GameRun, Progress, RunError, RunOptions, Session};
 use bench_hil::target::Target;
 use bench_sim::scenario::Scenario;
 
@@ -159,7 +159,7 @@ pub struct Cmd {
     silence_timeout: f64,
     /// QEMU's `-icount` option for the emulated board (`none`: real time,
     /// which loses ticks on a loaded host).
-    #[arg(long, value_name = "MODE", default_value = bench_hil::qemu::DEFAULT_ICOUNT)]
+    #[arg(long, value_name = "MODE", default_value = bench_hil::backend::qemu::DEFAULT_ICOUNT)]
     icount: String,
     /// Press every button cleanly: no contact bounce (by default a share
     /// of presses bounce inside the firmware's debounce window: QEMU times
@@ -723,7 +723,7 @@ impl Cmd {
         if let Some(max_moves) = self.max_moves {
             let _ = write!(command, " --max-moves {max_moves}");
         }
-        if self.board == BoardKind::Qemu && self.icount != bench_hil::qemu::DEFAULT_ICOUNT {
+        if self.board == BoardKind::Qemu && self.icount != bench_hil::backend::qemu::DEFAULT_ICOUNT {
             let _ = write!(command, " --icount {}", super::shell_word(&self.icount));
         }
         if self.no_bounce {
@@ -1119,7 +1119,7 @@ fn render_game(out: &mut String, game: &hil_report::GameInfo) {
             out,
             "    {} at {} ({press}): model {}, firmware {}",
             mismatch.quantity,
-            bench_hil::compare::seconds(mismatch.at_us),
+            bench_hil::judge::compare::seconds(mismatch.at_us),
             mismatch.model,
             mismatch.firmware
         );
@@ -1181,7 +1181,7 @@ fn render_measurements(out: &mut String, report: &hil_report::Report) {
 
 #[cfg(test)]
 mod tests {
-    use bench_hil::fake_probes::{stm32_image, FakeProbes};
+    use bench_hil::backend::fake_probes::{stm32_image, FakeProbes};
     use clap::Parser;
     use serde_json::Value;
 
@@ -1294,7 +1294,9 @@ max_moves = 3
 
     #[test]
     fn icount_modes_qemu_takes_pass_and_typos_are_named() {
-        for good in [bench_hil::qemu::DEFAULT_ICOUNT, "none", "7", "auto,sleep=off", "shift=0,align=off,rr=off"] {
+        for good in
+            [bench_hil::backend::qemu::DEFAULT_ICOUNT, "none", "7", "auto,sleep=off", "shift=0,align=off,rr=off"]
+        {
             assert_eq!(check_icount(good), Ok(()), "{good}");
         }
         for (bad, named) in [("bogus,x=1", "bogus"), ("shift=7,x=1", "x"), ("shift=11", "11"), ("7,sleep", "sleep")] {

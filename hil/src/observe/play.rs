@@ -18,10 +18,10 @@ use bench_contract::{Ack, AckStatus, Body, Button, CommandCode, Flag, Phase, Pre
 use chessclock::{BySide, Side};
 
 use super::{Layout, Observed};
-use crate::compare::{self, FlagOrder};
-use crate::drift::FitError;
-use crate::run::{GameRun, RunError, SentPress};
+use crate::judge::compare::{self, FlagOrder};
+use crate::judge::drift::FitError;
 use crate::schedule::Schedule;
+use crate::session::{GameRun, RunError, SentPress};
 use crate::target::{Bounce, ButtonId, StepPlan, Stop, Target};
 
 /// How an observed game is played.
@@ -83,7 +83,7 @@ pub fn play(target: &mut dyn Target, layout: &Layout, schedule: &Schedule, optio
                 let timing = compare::EdgeTiming::Exact { late_max_us: tolerance };
                 compare::check_presses(&mut comparison, &made, &records, tolerance, 0, timing);
                 if error.is_none() {
-                    crate::run::check_course(&mut comparison, schedule, (sent.len(), 0), start_us);
+                    crate::session::check_course(&mut comparison, schedule, (sent.len(), 0), start_us);
                 }
                 comparison
             },

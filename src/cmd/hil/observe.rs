@@ -8,9 +8,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::anyhow;
-use bench_hil::drift::FitError;
+use bench_hil::backend::qemu::QemuTarget;
+use bench_hil::judge::drift::FitError;
 use bench_hil::observe::{self, Layout, ObserveMap, ObserveOptions};
-use bench_hil::qemu::QemuTarget;
 use bench_hil::schedule::{Games, Schedule};
 use bench_hil::target::{ButtonId, Target};
 use chessclock::notation;

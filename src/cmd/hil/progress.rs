@@ -10,9 +10,9 @@
 
 use std::sync::Mutex;
 
-use bench_hil::farm::BoardProgress;
-use bench_hil::probe::FlashUpdate;
-use bench_hil::run::Progress;
+use bench_hil::backend::probe::FlashUpdate;
+use bench_hil::session::farm::BoardProgress;
+use bench_hil::session::Progress;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Presses counted on one board: those of its finished games and of the

@@ -2,7 +2,7 @@
 //! confidence band.
 
 use anyhow::anyhow;
-use bench_hil::drift::{self, Fit};
+use bench_hil::judge::drift::{self, Fit};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

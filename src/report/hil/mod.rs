@@ -25,10 +25,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use bench_contract::{Capabilities, Hello, CONTRACT_VERSION_CAPABILITIES};
-use bench_hil::compare::{Comparison, GameSummary, Mismatch};
-use bench_hil::drift::{self, Fit, FitError};
+use bench_hil::judge::compare::{Comparison, GameSummary, Mismatch};
+use bench_hil::judge::drift::{self, Fit, FitError};
 use bench_hil::needs::{ArbiterFunction, ControlFeature};
-use bench_hil::run::{shape_text, AckCheck, GameRun, Oscillator, Percentiles};
+use bench_hil::session::{shape_text, AckCheck, GameRun, Oscillator, Percentiles};
 use bench_sim::coverage::{exercises_check, Coverage};
 use chessclock::{Outcome, Side};
 use serde::{Deserialize, Serialize};
@@ -157,7 +157,7 @@ pub struct Report {
     /// `handled_at_us − at_us`); null without presses.
     pub latency: Option<LatencyInfo>,
     /// The same latencies counted in fixed bins
-    /// (`bench_hil::run::LATENCY_BIN_EDGES_US`), every bin in order, empty
+    /// (`bench_hil::session::LATENCY_BIN_EDGES_US`), every bin in order, empty
     /// ones included. Empty only in a report written before bench counted
     /// them (so such a report still loads as a baseline).
     #[serde(default)]
@@ -175,7 +175,7 @@ pub struct Report {
     #[serde(default)]
     pub coverage: Vec<super::coverage::Entry>,
     /// The Acks of the lines the contract refuses, sent right after boot
-    /// (`bench_hil::run::AckCheck`); null when the run never got that far,
+    /// (`bench_hil::session::AckCheck`); null when the run never got that far,
     /// absent in reports written before bench sent them.
     #[serde(default)]
     pub contract_acks: Option<Vec<AckLineInfo>>,
@@ -326,8 +326,8 @@ pub struct LatencyBin {
 
 /// `latencies_us` in the fixed bins.
 pub fn latency_bins(latencies_us: &[u64]) -> Vec<LatencyBin> {
-    let edges = bench_hil::run::LATENCY_BIN_EDGES_US;
-    let counts = bench_hil::run::latency_histogram(latencies_us);
+    let edges = bench_hil::session::LATENCY_BIN_EDGES_US;
+    let counts = bench_hil::session::latency_histogram(latencies_us);
     edges
         .iter()
         .zip(counts)
@@ -374,7 +374,7 @@ impl Report {
     pub fn largest_differences(&self) -> Vec<(String, String)> {
         let text = |us: u64| match us {
             0..1_000_000 => format!("{}.{:03} ms", us / 1_000, us % 1_000),
-            _ => bench_hil::compare::seconds(us),
+            _ => bench_hil::judge::compare::seconds(us),
         };
         self.mismatches.largest_difference_us.iter().map(|(key, us)| (key.clone(), text(*us))).collect()
     }
@@ -525,7 +525,7 @@ pub struct GameInfo {
     pub mismatches_by_quantity: BTreeMap<String, u64>,
     /// The largest judged difference of each time quantity compared, µs,
     /// matched or not, and `rounding.accumulated_us`
-    /// (`bench_hil::compare::tolerance`).
+    /// (`bench_hil::judge::compare::tolerance`).
     #[serde(default)]
     pub largest_difference_us: BTreeMap<String, u64>,
     /// The first mismatch of each quantity, earliest first: where each
@@ -726,7 +726,7 @@ fn board_info(board: &BoardRunInput) -> BoardInfoRun {
 
 /// Board latency over every game.
 fn board_latency_info(runs: &[GameRun]) -> Option<BoardLatencyInfo> {
-    let measured: Vec<&bench_hil::run::BoardLatency> =
+    let measured: Vec<&bench_hil::session::BoardLatency> =
         runs.iter().filter_map(|run| run.board_latency.as_ref()).collect();
     let latencies: Vec<u64> = measured.iter().flat_map(|board| board.latencies_us.iter().copied()).collect();
     let brackets: Vec<u64> = measured.iter().flat_map(|board| board.brackets_us.iter().copied()).collect();
@@ -831,7 +831,7 @@ pub fn build(input: &HilReportInput) -> Report {
     // An observed firmware stamps nothing: its presses have no latency.
     let latencies: Vec<u64> = match input.observed {
         Some(_) => Vec::new(),
-        None => input.runs.iter().flat_map(|run| bench_hil::run::press_latencies(&run.records)).collect(),
+        None => input.runs.iter().flat_map(|run| bench_hil::session::press_latencies(&run.records)).collect(),
     };
     let records_lost = games_detail.iter().map(|game| game.records_lost).fold(0u64, u64::saturating_add);
     let coverage = model_coverage(input.runs);

@@ -5,7 +5,7 @@ use crate::report::markdown::{cell, code, signed};
 use crate::report::DRIFT_SVG;
 
 fn seconds(us: u64) -> String {
-    bench_hil::compare::seconds(us)
+    bench_hil::judge::compare::seconds(us)
 }
 
 /// `summary.md`: verdict first, then checks, games, boards (of a probe run

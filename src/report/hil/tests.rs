@@ -2,9 +2,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use bench_contract::{Ack, AckStatus, Body, Button, CommandCode, Press, PressResult, Record, Snapshot, TimeBase};
-use bench_hil::drift::FitOptions;
-use bench_hil::run::{AckShape, LineAck, RunError, Waited};
+use bench_hil::judge::drift::FitOptions;
 use bench_hil::schedule;
+use bench_hil::session::{AckShape, LineAck, RunError, Waited};
 use bench_sim::scenario::Scenario;
 
 use super::*;
@@ -96,7 +96,7 @@ fn records(white_after_press_us: u64, ppm: f64) -> Vec<Record> {
 fn game_run(records: Vec<Record>, error: Option<RunError>) -> GameRun {
     let scenario = scenario();
     let schedule = schedule::schedule(&scenario, 2, 0).expect("a schedule");
-    let comparison = bench_hil::compare::compare("60+1", 1_000, &records);
+    let comparison = bench_hil::judge::compare::compare("60+1", 1_000, &records);
     let samples = drift::accounting_samples(&records, &hello());
     GameRun {
         schedule,
@@ -108,7 +108,7 @@ fn game_run(records: Vec<Record>, error: Option<RunError>) -> GameRun {
         host_elapsed: Duration::from_secs(3),
         error,
         comparison: Some(comparison),
-        latency: Percentiles::of(&bench_hil::run::press_latencies(&records)),
+        latency: Percentiles::of(&bench_hil::session::press_latencies(&records)),
         board_latency: None,
         drift: drift::fit(&samples, &FitOptions::default()),
         records,
@@ -409,7 +409,7 @@ fn a_probe_board_reports_latency_on_the_board_and_oscillator_drift() {
     let mut run = game_run(records(58_500_000, 0.0), None);
     let latencies_us = vec![9, 11, 10, 250];
     let brackets_us = vec![400, 380, 420, 410];
-    run.board_latency = Some(bench_hil::run::BoardLatency {
+    run.board_latency = Some(bench_hil::session::BoardLatency {
         latency: Percentiles::of(&latencies_us).expect("values"),
         bracket: Percentiles::of(&brackets_us).expect("values"),
         unmatched: 1,
@@ -554,7 +554,7 @@ fn a_matching_game_passes_and_every_file_is_named_with_its_hash() {
 
 #[test]
 fn a_wrong_ack_of_a_refused_line_fails_its_check_and_the_gate() {
-    let expected = bench_hil::run::expected_ack(b"stop", 2);
+    let expected = bench_hil::session::expected_ack(b"stop", 2);
     for (firmware, passed) in [(expected, true), (AckShape { command: CommandCode::TimeControl, ..expected }, false)] {
         let dir = TempDir::new("hil-acks");
         let line = LineAck { line: "stop".into(), expected, firmware: Some(firmware), not_sent: None };
@@ -591,7 +591,7 @@ fn the_latency_histogram_holds_every_press_in_the_bin_of_its_latency() {
     write(&[run], None, dir.path());
     let json = read_json(dir.path());
     let bins = json["latency_histogram"].as_array().expect("bins");
-    assert_eq!(bins.len(), bench_hil::run::LATENCY_BIN_EDGES_US.len());
+    assert_eq!(bins.len(), bench_hil::session::LATENCY_BIN_EDGES_US.len());
     let presses = |from_us: u64| {
         let bin = bins.iter().find(|bin| bin["from_us"] == from_us).expect("a bin from there");
         bin["presses"].as_u64().expect("a count")

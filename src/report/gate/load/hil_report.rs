@@ -185,10 +185,10 @@ fn histogram(report: &Report) -> Result<(), Problem> {
         return Ok(());
     }
     let edges: Vec<u64> = report.latency_histogram.iter().map(|bin| bin.from_us).collect();
-    if edges != bench_hil::run::LATENCY_BIN_EDGES_US {
+    if edges != bench_hil::session::LATENCY_BIN_EDGES_US {
         return Err(Problem::Inconsistent(format!(
             "latency_histogram: bins from {edges:?} µs, not bench's {:?}",
-            bench_hil::run::LATENCY_BIN_EDGES_US
+            bench_hil::session::LATENCY_BIN_EDGES_US
         )));
     }
     let binned = sum("latency_histogram", report.latency_histogram.iter().map(|bin| bin.presses))?;
@@ -384,7 +384,7 @@ fn drift_verdict(drift: &DriftInfo) -> Result<(), Problem> {
 }
 
 /// Each game's `complete`, `passed` and `result_agrees` against its own
-/// numbers, as `bench_hil::run::GameRun` decides them.
+/// numbers, as `bench_hil::session::GameRun` decides them.
 fn game_verdicts(report: &Report) -> Result<(), Problem> {
     for (index, game) in report.games_detail.iter().enumerate() {
         let compared = game.model.is_some();

@@ -317,7 +317,7 @@ mod not_built {
     #[derive(Debug)]
     pub enum ProbeTarget {}
 
-    impl crate::farm::ProbeBackend for RealProbes {
+    impl crate::session::farm::ProbeBackend for RealProbes {
         type Board = ProbeTarget;
 
         fn list(&self) -> Result<Vec<ProbeInfo>, ProbeError> {
@@ -526,11 +526,11 @@ mod real {
         Ok(())
     }
 
-    /// The host's probes through probe-rs, for [`crate::farm`].
+    /// The host's probes through probe-rs, for [`crate::session::farm`].
     #[derive(Clone, Copy, Debug, Default)]
     pub struct RealProbes;
 
-    impl crate::farm::ProbeBackend for RealProbes {
+    impl crate::session::farm::ProbeBackend for RealProbes {
         type Board = ProbeTarget;
 
         fn list(&self) -> Result<Vec<ProbeInfo>, ProbeError> {

@@ -15,8 +15,8 @@
 //! board's `error` says so), and the other boards' results are kept.
 //!
 //! Everything here is generic over [`ProbeBackend`]: probe-rs
-//! ([`crate::probe::RealProbes`]) on a host with boards, and
-//! `crate::fake_probes::FakeProbes` (fake boards running a model of the
+//! ([`crate::backend::probe::RealProbes`]) on a host with boards, and
+//! `crate::backend::fake_probes::FakeProbes` (fake boards running a model of the
 //! reference firmware; cargo feature `fake`) in tests, so the logic above
 //! probe-rs is tested without hardware.
 
@@ -25,13 +25,13 @@ use std::time::Duration;
 
 use bench_contract::{Capabilities, Hello};
 
+use crate::backend::probe::{check_image, choose, FlashUpdate, ProbeError, ProbeInfo, ProbeOptions, Selector};
 use crate::board::BoardProfile;
-use crate::drift::{self, Fit, FitError};
+use crate::judge::drift::{self, Fit, FitError};
 use crate::needs::Unsupported;
-use crate::probe::{check_image, choose, FlashUpdate, ProbeError, ProbeInfo, ProbeOptions, Selector};
-use crate::rtt::{ControlBlockLocation, RttReader};
-use crate::run::{AckCheck, GameRun, Oscillator, Progress, RunError, RunOptions, Session};
 use crate::schedule::Games;
+use crate::session::rtt::{ControlBlockLocation, RttReader};
+use crate::session::{AckCheck, GameRun, Oscillator, Progress, RunError, RunOptions, Session};
 use crate::target::{Target, TargetError};
 
 /// The debug probes of a host and how to open one.
@@ -329,9 +329,9 @@ mod tests {
     use bench_sim::scenario::Scenario;
 
     use super::*;
-    use crate::fake::{fake_image, ImageSegment};
-    use crate::fake_probes::{st_link as probe, stm32_image, FakeProbes};
-    use crate::run::RunError;
+    use crate::backend::fake::{fake_image, ImageSegment};
+    use crate::backend::fake_probes::{st_link as probe, stm32_image, FakeProbes};
+    use crate::session::RunError;
     use crate::target::TargetError;
 
     const SCENARIO: &str = r#"

@@ -140,7 +140,7 @@ mod tests {
     use bench_contract::{Press, PressResult};
 
     use super::*;
-    use crate::compare::compare;
+    use crate::judge::compare::compare;
 
     fn press_record(seq: u32, button: Button, at_us: u64) -> Record {
         Record::new(

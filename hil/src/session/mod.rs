@@ -49,7 +49,7 @@
 //! ([`RunOptions::emulator_timeout`], [`RunError::NoStop`]).
 //!
 //! Records come and commands go through a [`RecordLink`]: the RTT reader
-//! ([`crate::rtt::RttReader`]) on every backend, or a test's own.
+//! ([`crate::session::rtt::RttReader`]) on every backend, or a test's own.
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -61,13 +61,15 @@ use bench_contract::{
     CONTRACT_VERSION_CAPABILITIES, CONTRACT_VERSION_MIN,
 };
 
-use crate::compare::{self, CompareError, Comparison};
-use crate::drift::{self, Fit, FitError, FitOptions};
-use crate::rtt::{RttError, RttReader};
+use crate::judge::compare::{self, CompareError, Comparison};
+use crate::judge::drift::{self, Fit, FitError, FitOptions};
 use crate::schedule::{ArbiterCommand, Schedule, ScheduleEnd, ScheduledCommand};
+use crate::session::rtt::{RttError, RttReader};
 use crate::target::{Bounce, ButtonId, CounterReading, EdgeWindow, StepPlan, Stop, Target, TargetError};
 
 mod acks;
+pub mod farm;
+pub mod rtt;
 pub use acks::{expected_ack, probe_lines, shape_text, AckCheck, AckShape, LineAck, EDGE_CONTROLS};
 
 /// Records in, command lines out: what the run needs of a firmware's
@@ -1441,10 +1443,10 @@ mod tests {
     use bench_sim::scenario::Scenario;
 
     use super::*;
-    use crate::compare::fake_firmware::{Defects, FakeFirmware};
-    use crate::fake::{contract_button, DownLine, FakeConfig, FakeCounter, FakeSteps, FakeTarget, Fault};
-    use crate::rtt::{ControlBlockLocation, RttReader};
+    use crate::backend::fake::{contract_button, DownLine, FakeConfig, FakeCounter, FakeSteps, FakeTarget, Fault};
+    use crate::judge::compare::fake_firmware::{Defects, FakeFirmware};
     use crate::schedule;
+    use crate::session::rtt::{ControlBlockLocation, RttReader};
     use crate::target::Capabilities as BoardCapabilities;
 
     /// Short games: 30 s + 1 s, quick players, 8 moves each.
@@ -1501,8 +1503,8 @@ max_moves = 8
         chatty: bool,
     }
 
-    /// The fake target of `crate::fake` running the test firmware of
-    /// `crate::compare::fake_firmware`, one main-loop turn per target call
+    /// The fake target of `crate::backend::fake` running the test firmware of
+    /// `crate::judge::compare::fake_firmware`, one main-loop turn per target call
     /// (250 µs of board time each), with a 1 Hz hardware counter.
     fn board(behaviour: Behaviour) -> FakeTarget {
         let counter = behaviour.counter.cloned();
@@ -1810,7 +1812,7 @@ max_moves = 8
 
     #[test]
     fn board_latency_pairs_presses_with_their_edges_and_wraps() {
-        let hello = Hello { hw_counter_hz: 1_000_000, hw_counter_bits: 32, ..crate::fake::FakeBoard::hello() };
+        let hello = Hello { hw_counter_hz: 1_000_000, hw_counter_bits: 32, ..crate::backend::fake::FakeBoard::hello() };
         let sent = |button, before: u64| SentPress {
             button,
             scheduled_us: 0,

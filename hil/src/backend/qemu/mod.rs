@@ -50,10 +50,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::gdb::GdbClient;
-use crate::qmp::QmpClient;
-use crate::qtest::QtestClient;
+mod gdb;
+mod qmp;
+mod qtest;
+
 use crate::target::{Bounce, ButtonId, Capabilities, StepPlan, Stop, Target, TargetError};
+use gdb::GdbClient;
+use qmp::QmpClient;
+use qtest::QtestClient;
 
 /// The program, as Debian installs it.
 pub const QEMU_PROGRAM: &str = "qemu-system-arm";

@@ -11,8 +11,8 @@ use proptest::prelude::*;
 
 use super::fake_firmware::{play, Defects, TICK_US};
 use super::{check_cadence, check_debounce, compare, records_lost};
-use crate::drift::{self, FitOptions};
-use crate::run::{board_latency, latency_histogram, press_latencies, SentPress};
+use crate::judge::drift::{self, FitOptions};
+use crate::session::{board_latency, latency_histogram, press_latencies, SentPress};
 use crate::target::{Bounce, ButtonId, EdgeWindow};
 
 const CONTROLS: [&str; 6] = ["3+1", "2+d1", "2+b1", "2/2:3", "*3", "2(2x1)"];

@@ -28,7 +28,7 @@ use bench_contract::{
 use chessclock::{notation, BySide, Clock, ClockError, Duration, Instant, Replacement, TimeAdjustment};
 
 use super::{RunError, Session};
-use crate::compare::side_of;
+use crate::judge::compare::side_of;
 use crate::target::TargetError;
 
 /// Time controls at the notation's edges, each with the Capabilities bits
@@ -312,9 +312,9 @@ mod tests {
 
     use super::super::RunOptions;
     use super::*;
-    use crate::compare::fake_firmware::{Defects, FakeFirmware};
-    use crate::fake::{FakeConfig, FakeTarget};
-    use crate::rtt::{ControlBlockLocation, RttReader};
+    use crate::backend::fake::{FakeConfig, FakeTarget};
+    use crate::judge::compare::fake_firmware::{Defects, FakeFirmware};
+    use crate::session::rtt::{ControlBlockLocation, RttReader};
     use crate::target::Target;
 
     /// The probe on a fake board running the reference firmware's game

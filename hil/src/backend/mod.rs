@@ -1,0 +1,8 @@
+//! The boards a `Target` stands for: the emulator, real boards through a
+//! debug probe, and in-memory fakes for tests.
+
+pub mod fake;
+#[cfg(any(test, feature = "fake"))]
+pub mod fake_probes;
+pub mod probe;
+pub mod qemu;

@@ -1,0 +1,5 @@
+//! What a run shows: the firmware's records against the clock model, and
+//! its time base against the board's.
+
+pub mod compare;
+pub mod drift;

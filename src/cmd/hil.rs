@@ -22,15 +22,15 @@ use std::time::Duration;
 use anyhow::{anyhow, Context};
 use bench_contract::{Capabilities, Hello};
 use bench_hil::backend::probe::{self, ProbeInfo};
-use bench_hil::backend::qemu::{QemuConfig, QemuTarget};
+use bench_hil::backend::qemu::QemuConfig;
 use bench_hil::board::BoardProfile;
 use bench_hil::judge::drift::{self, Fit, FitError};
 use bench_hil::needs::Unsupported;
 use bench_hil::schedule::Games;
+use bench_hil::session::board::{self, GameProgress};
 use bench_hil::session::farm::{self, BoardOutcome, FarmConfig, ProbeBackend};
-use bench_hil::session::rtt::{ControlBlockLocation, RttReader};
-use bench_hil::session::{AckCheck, GameRun, Progress, RunError, RunOptions, Session};
-use bench_hil::target::Target;
+use bench_hil::session::rtt::ControlBlockLocation;
+use bench_hil::session::{AckCheck, GameRun, RunError, RunOptions};
 use bench_sim::scenario::Scenario;
 
 use crate::catalog;
@@ -738,66 +738,59 @@ impl Cmd {
     /// Starts the emulated board and plays the games; never fails, says
     /// how far it got.
     fn play(&self, elf: &Path, games: &Games<'_>, options: RunOptions) -> Played {
-        let mut target: Box<dyn Target> = match QemuTarget::launch(elf, self.qemu_config()) {
-            Ok(target) => Box::new(target),
-            Err(error) => return Played::failed(format!("{} (not started)", self.board.name()), error),
+        let mut bar: Option<indicatif::ProgressBar> = None;
+        let (mut done_before, mut presses) = (0u64, 0u64);
+        let mut progress = |update: GameProgress<'_>| match update {
+            GameProgress::Begins { presses: count } => {
+                let bar = bar.get_or_insert_with(|| progress_bar(0));
+                done_before += presses;
+                presses = count as u64;
+                bar.inc_length(presses);
+            }
+            GameProgress::Playing(progress) => {
+                if let Some(bar) = &bar {
+                    bar.set_position(done_before + progress.presses_sent as u64);
+                    bar.set_message(format!(
+                        "game {}/{}, {}",
+                        progress.game + 1,
+                        games.count,
+                        guest_text(progress.guest_us, progress.duration_us)
+                    ));
+                }
+            }
         };
-        let description = target.describe();
-        if let Err(error) = target.reset_and_run() {
-            return Played::failed(description, error);
+        let outcome = board::run_on_qemu(elf, self.qemu_config(), games, options, ATTACH_TIMEOUT, &mut progress);
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
         }
-        let location = match ControlBlockLocation::from_elf(elf) {
-            Ok(location) => location,
+        let description = outcome.description;
+        let session = match outcome.session {
+            Ok(session) => session,
             Err(error) => return Played::failed(description, error),
         };
-        let mut reader = match RttReader::attach_within(target.as_mut(), &location, ATTACH_TIMEOUT) {
-            Ok(reader) => reader,
-            Err(error) => return Played::failed(description, format!("the firmware's RTT channels: {error}")),
+        let error = match session.interrupted {
+            true => Some(RunError::Interrupted.to_string()),
+            false => session.unscheduled,
         };
-        let pause_button = target.capabilities().pause_button;
-        let mut session = Session::new(target.as_mut(), &mut reader, options);
-        let (hello, capabilities) = match session.hello().and_then(|hello| Ok((hello, session.capabilities()?))) {
-            Ok(announced) => announced,
-            Err(error) => return Played::failed(description, error),
-        };
-        let acks = match session.check_acks() {
-            Ok(acks) => acks,
-            Err(error) => return Played::failed(description, error),
-        };
-        let skipped = games.unsupported(&capabilities, pause_button);
-        let (runs, stopped) = match skipped {
-            Some(_) => (Vec::new(), None),
-            None => play_games(&mut session, &games.on_clock(&capabilities)),
-        };
-        // Short games (a forfeit before the first move) leave too few
-        // TimeBase records for a drift: listen on a few seconds of guest time.
-        let error = match session.gather_time_bases(&runs) {
-            Err(RunError::Interrupted) => Some(RunError::Interrupted.to_string()),
-            Ok(()) | Err(_) => stopped,
-        };
-        let drift = session.drift();
-        let drift_samples = drift::accounting_samples(session.time_bases(), &hello);
-        let oscillator = session.oscillator();
-        drop(session);
         let boards = vec![BoardRunInput {
             probe: None,
             description: description.clone(),
-            games: runs.iter().map(|run| run.schedule.game).collect(),
+            games: session.runs.iter().map(|run| run.schedule.game).collect(),
             error: None,
-            accounting_drift_ppm: drift.as_ref().ok().map(|fit| fit.drift_ppm),
-            oscillator,
+            accounting_drift_ppm: session.drift.as_ref().ok().map(|fit| fit.drift_ppm),
+            oscillator: session.oscillator,
         }];
         Played {
             description,
-            hello: Some(hello),
-            capabilities: Some(capabilities),
-            skipped,
-            runs,
-            drift,
-            drift_samples,
+            hello: Some(session.hello),
+            capabilities: Some(session.capabilities),
+            skipped: session.skipped,
+            runs: session.runs,
+            drift: session.drift,
+            drift_samples: session.drift_samples,
             error,
             boards,
-            acks: Some(acks),
+            acks: Some(session.acks),
             observed: None,
         }
     }
@@ -909,44 +902,6 @@ fn write_skipped(out_dir: &Path, scenario: &Scenario, why: &Unsupported) -> anyh
         scenario.name
     );
     report::atomic::write_bytes(out_dir, SKIPPED_MD, text.as_bytes()).map(|_| ())
-}
-
-/// The games in turn on the emulated board, each schedule made as it
-/// begins, until one fails: the runs, and a schedule that could not be
-/// made. The bar's length is the presses of the games begun.
-fn play_games(session: &mut Session<'_>, games: &Games<'_>) -> (Vec<GameRun>, Option<String>) {
-    let bar = progress_bar(0);
-    let mut runs = Vec::new();
-    let mut done_before = 0u64;
-    let mut stopped = None;
-    for game in 0..games.count {
-        let schedule = match games.schedule(game) {
-            Ok(schedule) => schedule,
-            Err(error) => {
-                stopped = Some(format!("game {game}: {error}"));
-                break;
-            }
-        };
-        bar.inc_length(schedule.presses.len() as u64);
-        let mut progress = |progress: &Progress| {
-            bar.set_position(done_before + progress.presses_sent as u64);
-            bar.set_message(format!(
-                "game {}/{}, {}",
-                progress.game + 1,
-                games.count,
-                guest_text(progress.guest_us, progress.duration_us)
-            ));
-        };
-        let run = session.play(&schedule, &mut progress);
-        done_before += schedule.presses.len() as u64;
-        let failed = run.error.is_some();
-        runs.push(run);
-        if failed {
-            break;
-        }
-    }
-    bar.finish_and_clear();
-    (runs, stopped)
 }
 
 /// The flag Ctrl-C, SIGTERM and SIGHUP set: one per process, since ctrlc

@@ -30,8 +30,9 @@ use crate::board::BoardProfile;
 use crate::judge::drift::{self, Fit, FitError};
 use crate::needs::Unsupported;
 use crate::schedule::Games;
+use crate::session::board::{play_board, GameProgress};
 use crate::session::rtt::{ControlBlockLocation, RttReader};
-use crate::session::{AckCheck, GameRun, Oscillator, Progress, RunError, RunOptions, Session};
+use crate::session::{AckCheck, GameRun, Oscillator, Progress, RunOptions};
 use crate::target::{Target, TargetError};
 
 /// The debug probes of a host and how to open one.
@@ -255,64 +256,39 @@ fn run_board<B: ProbeBackend>(
         Ok(reader) => reader,
         Err(error) => return failed(description, error),
     };
-    let pause_button = target.capabilities().pause_button;
-    let mut session = Session::new(&mut target, &mut reader, config.options.clone());
-    let (hello, capabilities) = match session.hello().and_then(|hello| Ok((hello, session.capabilities()?))) {
-        Ok(announced) => announced,
+    let share = board.share(games);
+    let session = play_board(&mut target, &mut reader, config.options.clone(), games, share, &mut |update| {
+        if let GameProgress::Playing(update) = update {
+            progress(BoardProgress::Game(update));
+        }
+    });
+    let session = match session {
+        Ok(session) => session,
         Err(error) => return failed(description, error.to_string()),
     };
-    let acks = match session.check_acks() {
-        Ok(acks) => acks,
-        Err(error) => return failed(description, error.to_string()),
-    };
-    let skipped = games.unsupported(&capabilities, pause_button);
-    let (runs, stopped) = match skipped {
-        Some(_) => (Vec::new(), None),
-        None => play_share(&mut session, board, &games.on_clock(&capabilities), progress),
-    };
-    // Short games leave too few TimeBase records for a drift: listen on.
-    let gathered = session.gather_time_bases(&runs);
+    // What stopped the board's games early: a schedule that could not be
+    // made, or the game that failed.
+    let stopped = session
+        .unscheduled
+        .clone()
+        .or_else(|| session.runs.last().and_then(|run| run.error.as_ref()).map(ToString::to_string));
     let error = stopped
-        .map(|cause| board.stopped(games, runs.len(), &cause))
-        .or_else(|| matches!(gathered, Err(RunError::Interrupted)).then(|| format!("{probe}: interrupted")));
+        .map(|cause| board.stopped(games, session.runs.len(), &cause))
+        .or_else(|| session.interrupted.then(|| format!("{probe}: interrupted")));
     BoardOutcome {
         probe: probe.clone(),
         description,
-        games: runs.iter().map(|run| run.schedule.game).collect(),
-        hello: Some(hello),
-        capabilities: Some(capabilities),
-        skipped,
-        drift: session.drift(),
-        drift_samples: drift::accounting_samples(session.time_bases(), &hello),
-        oscillator: session.oscillator(),
-        runs,
+        games: session.runs.iter().map(|run| run.schedule.game).collect(),
+        hello: Some(session.hello),
+        capabilities: Some(session.capabilities),
+        skipped: session.skipped,
+        drift: session.drift,
+        drift_samples: session.drift_samples,
+        oscillator: session.oscillator,
+        runs: session.runs,
         error,
-        acks: Some(acks),
+        acks: Some(session.acks),
     }
-}
-
-/// The board's games in turn, each schedule made as it begins, until one
-/// fails: the runs, and what stopped them early.
-fn play_share(
-    session: &mut Session<'_>,
-    board: Board<'_>,
-    games: &Games<'_>,
-    progress: &dyn Fn(BoardProgress<'_>),
-) -> (Vec<GameRun>, Option<String>) {
-    let mut runs = Vec::new();
-    for game in board.share(games) {
-        let schedule = match games.schedule(game) {
-            Ok(schedule) => schedule,
-            Err(error) => return (runs, Some(format!("game {game}: {error}"))),
-        };
-        let run = session.play(&schedule, &mut |update| progress(BoardProgress::Game(update)));
-        let error = run.error.as_ref().map(ToString::to_string);
-        runs.push(run);
-        if error.is_some() {
-            return (runs, error);
-        }
-    }
-    (runs, None)
 }
 
 /// Takes every board's runs out, in game order.

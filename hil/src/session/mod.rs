@@ -68,6 +68,7 @@ use crate::session::rtt::{RttError, RttReader};
 use crate::target::{Bounce, ButtonId, CounterReading, EdgeWindow, StepPlan, Stop, Target, TargetError};
 
 mod acks;
+pub mod board;
 pub mod farm;
 pub mod rtt;
 pub use acks::{expected_ack, probe_lines, shape_text, AckCheck, AckShape, LineAck, EDGE_CONTROLS};

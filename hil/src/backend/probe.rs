@@ -92,18 +92,26 @@ pub struct ProbeOptions {
 }
 
 /// Why no probe could be used.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
     /// Nothing attached (or nothing matching the selectors).
+    #[error("{}", not_found(wanted, found))]
     NotFound { wanted: Vec<Selector>, found: Vec<ProbeInfo> },
     /// Several attached and no selector (`selector: None`), or several
     /// matching one selector.
+    #[error("{}", ambiguous(selector.as_ref(), found))]
     Ambiguous { selector: Option<Selector>, found: Vec<ProbeInfo> },
     /// Two `--probe` selectors pick the same probe.
+    #[error("--probe picks {probe} twice; name each board once (VID:PID:SERIAL tells boards of one kind apart)")]
     Duplicate { probe: ProbeInfo },
     /// probe-rs failed; the text is the whole cause chain.
+    #[error("{doing}: {detail}")]
     Probe { doing: String, detail: String },
     /// The bench was built without the `probe` feature.
+    #[error(
+        "this bench was built without probe support (cargo feature `probe`); rebuild with \
+         `cargo build --features probe`, or run `bench hil --board qemu`"
+    )]
     NotBuilt,
 }
 
@@ -115,61 +123,43 @@ fn list(found: &[ProbeInfo]) -> String {
     }
 }
 
-impl fmt::Display for ProbeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ProbeError::NotFound { wanted, found } => {
-                if wanted.is_empty() {
-                    write!(f, "no debug probe found (found: {}).", list(found))?;
-                } else {
-                    let wanted: Vec<String> = wanted.iter().map(ToString::to_string).collect();
-                    write!(f, "no debug probe matches --probe {} (found: {}).", wanted.join(", "), list(found))?;
-                    if !found.is_empty() {
-                        write!(
-                            f,
-                            "\nName one of the probes found (VID:PID:SERIAL as listed), or plug in the board \
-                             you meant and check it with `probe-rs list`."
-                        )?;
-                        return Ok(());
-                    }
-                }
-                write!(
-                    f,
-                    "\nPlug in a NUCLEO-F401RE (or F411RE) over USB: its on-board ST-LINK is the probe (0483:374b). \
-                     On Linux, a probe that is plugged in but not found usually needs probe-rs's udev rules \
-                     (https://probe.rs/docs/getting-started/probe-setup/).\
-                     \n`bench hil --board qemu` runs the same games without hardware."
-                )
-            }
-            ProbeError::Ambiguous { selector: None, found } => write!(
-                f,
-                "{} debug probes are attached ({}); pick one with --probe VID:PID:SERIAL, or repeat --probe \
-                 to spread the games over several boards",
-                found.len(),
-                list(found)
-            ),
-            ProbeError::Ambiguous { selector: Some(selector), found } => write!(
-                f,
-                "--probe {selector} matches {} debug probes ({}); add the serial (--probe VID:PID:SERIAL) to \
-                 name one, and repeat --probe to use several",
-                found.len(),
-                list(found)
-            ),
-            ProbeError::Duplicate { probe } => write!(
-                f,
-                "--probe picks {probe} twice; name each board once (VID:PID:SERIAL tells boards of one kind apart)"
-            ),
-            ProbeError::Probe { doing, detail } => write!(f, "{doing}: {detail}"),
-            ProbeError::NotBuilt => write!(
-                f,
-                "this bench was built without probe support (cargo feature `probe`); rebuild with \
-                 `cargo build --features probe`, or run `bench hil --board qemu`"
-            ),
-        }
+/// [`ProbeError::NotFound`]: what was found, and what to plug in or name.
+fn not_found(wanted: &[Selector], found: &[ProbeInfo]) -> String {
+    const PLUG_IN: &str = "\nPlug in a NUCLEO-F401RE (or F411RE) over USB: its on-board ST-LINK is the probe \
+         (0483:374b). On Linux, a probe that is plugged in but not found usually needs probe-rs's udev rules \
+         (https://probe.rs/docs/getting-started/probe-setup/).\
+         \n`bench hil --board qemu` runs the same games without hardware.";
+    if wanted.is_empty() {
+        return format!("no debug probe found (found: {}).{PLUG_IN}", list(found));
     }
+    let wanted: Vec<String> = wanted.iter().map(ToString::to_string).collect();
+    let head = format!("no debug probe matches --probe {} (found: {}).", wanted.join(", "), list(found));
+    if found.is_empty() {
+        return format!("{head}{PLUG_IN}");
+    }
+    format!(
+        "{head}\nName one of the probes found (VID:PID:SERIAL as listed), or plug in the board you meant and \
+         check it with `probe-rs list`."
+    )
 }
 
-impl std::error::Error for ProbeError {}
+/// [`ProbeError::Ambiguous`]: which probes, and how to pick one or several.
+fn ambiguous(selector: Option<&Selector>, found: &[ProbeInfo]) -> String {
+    match selector {
+        None => format!(
+            "{} debug probes are attached ({}); pick one with --probe VID:PID:SERIAL, or repeat --probe \
+             to spread the games over several boards",
+            found.len(),
+            list(found)
+        ),
+        Some(selector) => format!(
+            "--probe {selector} matches {} debug probes ({}); add the serial (--probe VID:PID:SERIAL) to \
+             name one, and repeat --probe to use several",
+            found.len(),
+            list(found)
+        ),
+    }
+}
 
 impl ProbeError {
     /// The user must change the command (pick probes), rather than plug

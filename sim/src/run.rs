@@ -220,7 +220,7 @@ impl Summary {
             self.games_failed += 1;
             self.keep_failure(FailedGame { game: record.game, reasons });
         }
-        add_defects(&mut self.defects, &record.defects);
+        self.defects.add(&record.defects);
         self.coverage.add_game(&record.transitions);
         self.oracle_coverage.add_game(&record.model);
         for sample in &record.drift {
@@ -276,7 +276,7 @@ impl Summary {
         for failure in other.failures {
             self.keep_failure(failure);
         }
-        add_defects(&mut self.defects, &other.defects);
+        self.defects.add(&other.defects);
         for (mine, theirs) in self.envelope.iter_mut().zip(&other.envelope) {
             mine.merge(theirs);
         }
@@ -316,19 +316,6 @@ pub fn failure_reasons(scenario: &Scenario, record: &GameRecord) -> Vec<String> 
         reasons.push(format!("device result {} differs from the ideal clock's {}", record.device, record.ideal));
     }
     reasons
-}
-
-fn add_defects(total: &mut DefectCounts, more: &DefectCounts) {
-    total.missed_presses += more.missed_presses;
-    total.double_presses += more.double_presses;
-    total.bounces += more.bounces;
-    total.stuck_buttons += more.stuck_buttons;
-    total.brownouts += more.brownouts;
-    total.display_freezes += more.display_freezes;
-    total.corrections += more.corrections;
-    total.pauses += more.pauses;
-    total.adjustments += more.adjustments;
-    total.replacements += more.replacements;
 }
 
 /// Device time's lead over true time in parts per billion. In 64 bits when

@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use bench_sim::game::{self, EndedBy, GameRecord, GameSpec, Input, InputLog};
+use bench_sim::game::{self, EndedBy, GameRecord, GameSpec, Input, InputLog, Struck};
 use bench_sim::scenario::Scenario;
 use bench_sim::shrink::DefectSet;
 use chessclock::{BySide, Clock, FlagFall, Instant, Side};
@@ -80,17 +80,21 @@ fn the_log_holds_every_press_and_arbiter_act() {
             assert_eq!(logged, traced, "{what}");
             let count = |wanted: fn(&Input) -> bool| log.inputs.iter().filter(|entry| wanted(&entry.input)).count();
             let defects = record.defects;
-            assert_eq!(count(|input| matches!(input, Input::Pause)) as u64, defects.pauses, "{what}");
-            assert_eq!(count(|input| matches!(input, Input::Adjust { .. })) as u64, defects.adjustments, "{what}");
+            assert_eq!(count(|input| matches!(input, Input::Pause)) as u64, defects.get(Struck::Pause), "{what}");
+            assert_eq!(
+                count(|input| matches!(input, Input::Adjust { .. })) as u64,
+                defects.get(Struck::Adjustment),
+                "{what}"
+            );
             // A lost device is replaced too (6.11), beyond the arbiter's own replacements.
             let replaced = count(|input| matches!(input, Input::Replace { .. })) as u64;
-            assert!(replaced >= defects.replacements, "{what}");
+            assert!(replaced >= defects.get(Struck::Replacement), "{what}");
             let presses = count(|input| matches!(input, Input::Press { .. })) as u64;
-            assert_eq!(presses, record.presses + defects.corrections, "{what}");
+            assert_eq!(presses, record.presses + defects.get(Struck::Correction), "{what}");
             assert!(log.inputs.windows(2).all(|pair| pair[0].at_us <= pair[1].at_us), "{what}: in time order");
             let ending = log.ending.as_ref().expect("an ending");
             assert_eq!((ending.result, ending.at_us <= record.end_us), (record.device, true), "{what}");
-            acts += defects.pauses + defects.adjustments + defects.replacements;
+            acts += defects.get(Struck::Pause) + defects.get(Struck::Adjustment) + defects.get(Struck::Replacement);
         }
     }
     assert!(acts > 10, "the shipped scenarios exercise the arbiter: {acts} acts");

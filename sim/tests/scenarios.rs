@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use bench_sim::calibrate;
+use bench_sim::game::Struck;
 use bench_sim::run::{self, judge, RunOptions, Summary};
 use bench_sim::scenario::{MoveMode, Scenario, ScenarioError};
 use bench_sim::shrink::{Defect, DefectSet};
@@ -716,7 +717,11 @@ fn a_run_is_the_same_on_one_thread_and_on_two() {
     let one = run::run(&scenario, &at(1, scenario.seed), &|_| {});
     let two = run::run(&scenario, &at(2, scenario.seed), &|_| {});
     assert_eq!(one.games, games);
-    assert!(one.defects.missed_presses > 0 && one.defects.bounces > 0, "the defects must strike: {:?}", one.defects);
+    assert!(
+        one.defects.get(Struck::MissedPress) > 0 && one.defects.get(Struck::Bounce) > 0,
+        "the defects must strike: {:?}",
+        one.defects
+    );
     assert_eq!(one, two, "jobs 1 and jobs 2 give different summaries");
     let again = run::run(&scenario, &at(2, scenario.seed), &|_| {});
     assert_eq!(two.run_hash, again.run_hash, "two runs of the same seed give different hashes");

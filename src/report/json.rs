@@ -72,7 +72,7 @@ pub struct Report {
     /// At most `failures_kept_max` failing games, the lowest-numbered.
     pub failures: Vec<Failure>,
     pub failures_kept_max: u64,
-    #[serde(with = "Defects")]
+    #[serde(with = "defects")]
     pub defects: DefectCounts,
     pub presses: u64,
     pub events: u64,
@@ -254,22 +254,58 @@ pub struct Failure {
 }
 
 /// `defects` in the document: the simulator's own counts, summed over the
-/// games, written field by field in this order (serde's remote derive, so
-/// the report and the simulator share one type and a defect the simulator
-/// gains cannot be left out of a report read back).
-#[derive(Serialize, Deserialize)]
-#[serde(remote = "DefectCounts")]
-struct Defects {
-    missed_presses: u64,
-    double_presses: u64,
-    bounces: u64,
-    stuck_buttons: u64,
-    brownouts: u64,
-    display_freezes: u64,
-    corrections: u64,
-    pauses: u64,
-    adjustments: u64,
-    replacements: u64,
+/// games, one field per [`Struck`] kind in its order, under its key. The
+/// simulator's list is the report's: a kind it gains is written, and a
+/// report without it is refused when read back.
+mod defects {
+    use std::fmt;
+
+    use bench_sim::game::{DefectCounts, Struck};
+    use serde::de::{self, IgnoredAny, MapAccess, Visitor};
+    use serde::ser::SerializeMap;
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(counts: &DefectCounts, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(Struck::ALL.len()))?;
+        for (kind, count) in counts.iter() {
+            map.serialize_entry(kind.key(), &count)?;
+        }
+        map.end()
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<DefectCounts, D::Error> {
+        deserializer.deserialize_map(Counts)
+    }
+
+    struct Counts;
+
+    impl<'de> Visitor<'de> for Counts {
+        type Value = DefectCounts;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("the count of each defect and arbiter intervention")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<DefectCounts, A::Error> {
+            let mut counts = DefectCounts::default();
+            let mut seen = [false; Struck::ALL.len()];
+            while let Some(key) = map.next_key::<String>()? {
+                match Struck::ALL.iter().position(|kind| kind.key() == key) {
+                    Some(index) => {
+                        counts.set(Struck::ALL[index], map.next_value()?);
+                        seen[index] = true;
+                    }
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            match Struck::ALL.iter().zip(seen).find(|(_, seen)| !seen) {
+                Some((kind, _)) => Err(de::Error::missing_field(kind.key())),
+                None => Ok(counts),
+            }
+        }
+    }
 }
 
 /// Extremes across games, per bucket of true game time.
@@ -456,4 +492,35 @@ pub fn to_bytes<T: Serialize>(value: &T) -> anyhow::Result<Vec<u8>> {
     let mut bytes = serde_json::to_vec_pretty(value)?;
     bytes.push(b'\n');
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use bench_sim::game::{DefectCounts, Struck};
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Serialize, Deserialize)]
+    struct Holder {
+        #[serde(with = "super::defects")]
+        defects: DefectCounts,
+    }
+
+    /// Every kind under its key, in the simulator's order; a report that
+    /// lacks one is refused naming it, and counts come back as written.
+    #[test]
+    fn defects_are_written_kind_by_kind_and_read_back_whole() {
+        let mut defects = DefectCounts::default();
+        for (count, kind) in (1..).zip(Struck::ALL) {
+            defects.set(kind, count);
+        }
+        let text = serde_json::to_string(&Holder { defects }).expect("serialises");
+        let keys: Vec<String> =
+            Struck::ALL.iter().zip(1..).map(|(kind, count)| format!("\"{}\":{count}", kind.key())).collect();
+        assert_eq!(text, format!("{{\"defects\":{{{}}}}}", keys.join(",")));
+        let back: Holder = serde_json::from_str(&text).expect("reads back");
+        assert_eq!(back.defects, defects);
+        let without = text.replace("\"bounces\":3,", "");
+        let error = serde_json::from_str::<Holder>(&without).err().expect("a missing count is refused");
+        assert!(error.to_string().contains("missing field `bounces`"), "{error}");
+    }
 }

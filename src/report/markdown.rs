@@ -253,19 +253,8 @@ fn expected_classes(line: &mut impl FnMut(&str), report: &Report) {
 
 /// Each defect and arbiter intervention by name, with its count: the
 /// device's defects first, then the arbiter's interventions.
-pub(crate) fn defect_rows(defects: &DefectCounts) -> [(&'static str, u64); 10] {
-    [
-        ("missed presses", defects.missed_presses),
-        ("double presses", defects.double_presses),
-        ("contact bounces", defects.bounces),
-        ("stuck buttons", defects.stuck_buttons),
-        ("brownouts", defects.brownouts),
-        ("display freezes", defects.display_freezes),
-        ("corrective presses", defects.corrections),
-        ("arbiter pauses", defects.pauses),
-        ("arbiter time adjustments", defects.adjustments),
-        ("clock replacements", defects.replacements),
-    ]
+pub(crate) fn defect_rows(defects: &DefectCounts) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+    defects.iter().map(|(kind, count)| (kind.label(), count))
 }
 
 /// Inline code that survives backticks in `text`.

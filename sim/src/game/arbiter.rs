@@ -4,7 +4,7 @@
 
 use chessclock::{BySide, Duration, Instant, Side, TimeAdjustment};
 
-use super::{Event, Game, Input, IntoInstant, PressPoint, DEVICE_DEADLINE, IDEAL_DEADLINE};
+use super::{Event, Game, Input, IntoInstant, PressPoint, Struck, DEVICE_DEADLINE, IDEAL_DEADLINE};
 use crate::oracle::{Call, Op};
 use crate::player::occasional_us;
 use crate::sample::{self, Ratio};
@@ -61,7 +61,7 @@ impl Game<'_> {
         if self.over {
             return;
         }
-        self.defects.replacements += 1;
+        self.defects.note(Struck::Replacement);
         self.replace_device_clock();
         self.record(format_args!("arbiter replaces the clock (6.11)"));
         self.after_device_change();
@@ -79,7 +79,7 @@ impl Game<'_> {
         if self.over {
             return;
         }
-        self.defects.adjustments += 1;
+        self.defects.note(Struck::Adjustment);
         if matches!(adjustment, TimeAdjustment::Add(_)) {
             // Time again on that display: a flag it shows later is new.
             *self.referees.device.final_flag_carried.get_mut(side) = false;
@@ -181,7 +181,7 @@ impl Game<'_> {
         if self.over || self.paused_until_us.is_some() || self.device.down_until_us.is_some() {
             return;
         }
-        self.defects.pauses += 1;
+        self.defects.note(Struck::Pause);
         self.paused_until_us = Some(self.now_us.saturating_add(pause_us));
         self.log_input(Input::Pause);
         self.device_call(Op::Pause, |clock, at| clock.pause(at));

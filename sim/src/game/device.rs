@@ -3,7 +3,7 @@
 
 use chessclock::{BySide, Clock, Duration, Instant, Replacement, Side};
 
-use super::{Event, Game, Input, IntoInstant, DEVICE_DEADLINE, IDEAL_DEADLINE};
+use super::{Event, Game, Input, IntoInstant, Struck, DEVICE_DEADLINE, IDEAL_DEADLINE};
 use crate::oracle::{Before, Op};
 use crate::player::occasional_us;
 use crate::rng::Stream;
@@ -78,7 +78,7 @@ impl Game<'_> {
         }
         if self.streams.display_freeze.strikes() && self.now_us >= self.device.frozen_until_us {
             let freeze_us = occasional_us(&mut self.streams.display_freeze.stream, self.device.config.display_freeze);
-            self.defects.display_freezes += 1;
+            self.defects.note(Struck::DisplayFreeze);
             let at = self.device_now();
             for side in Side::BOTH {
                 *self.device.frozen_display.get_mut(side) =
@@ -94,7 +94,7 @@ impl Game<'_> {
         if self.over || self.device.down_until_us.is_some() || self.paused_until_us.is_some() {
             return;
         }
-        self.defects.brownouts += 1;
+        self.defects.note(Struck::Brownout);
         let restore = self.device.config.brownout.restore;
         let (min, max) = match restore {
             Restore::Backup => (REBOOT_MIN_US, REBOOT_MAX_US),

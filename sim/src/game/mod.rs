@@ -69,19 +69,110 @@ pub struct GameSpec<'a> {
     pub record_inputs: bool,
 }
 
-/// Counts of the defects that struck a game.
+/// What can strike a game: a defect of the device, a player's corrective
+/// press, or an arbiter's intervention. The one list: a new kind is added
+/// here (and where it strikes); counts, sums and reports follow it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Struck {
+    MissedPress,
+    DoublePress,
+    Bounce,
+    StuckButton,
+    Brownout,
+    DisplayFreeze,
+    Correction,
+    Pause,
+    Adjustment,
+    Replacement,
+}
+
+impl Struck {
+    /// Every kind, in the reports' order: the device's defects first, then
+    /// the arbiter's interventions.
+    pub const ALL: [Struck; 10] = [
+        Struck::MissedPress,
+        Struck::DoublePress,
+        Struck::Bounce,
+        Struck::StuckButton,
+        Struck::Brownout,
+        Struck::DisplayFreeze,
+        Struck::Correction,
+        Struck::Pause,
+        Struck::Adjustment,
+        Struck::Replacement,
+    ];
+
+    /// Its key in report.json's `defects`.
+    pub const fn key(self) -> &'static str {
+        match self {
+            Struck::MissedPress => "missed_presses",
+            Struck::DoublePress => "double_presses",
+            Struck::Bounce => "bounces",
+            Struck::StuckButton => "stuck_buttons",
+            Struck::Brownout => "brownouts",
+            Struck::DisplayFreeze => "display_freezes",
+            Struck::Correction => "corrections",
+            Struck::Pause => "pauses",
+            Struck::Adjustment => "adjustments",
+            Struck::Replacement => "replacements",
+        }
+    }
+
+    /// Its name in summaries, plural.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Struck::MissedPress => "missed presses",
+            Struck::DoublePress => "double presses",
+            Struck::Bounce => "contact bounces",
+            Struck::StuckButton => "stuck buttons",
+            Struck::Brownout => "brownouts",
+            Struck::DisplayFreeze => "display freezes",
+            Struck::Correction => "corrective presses",
+            Struck::Pause => "arbiter pauses",
+            Struck::Adjustment => "arbiter time adjustments",
+            Struck::Replacement => "clock replacements",
+        }
+    }
+
+    const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// How often each kind of [`Struck`] struck a game (or a run's games).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DefectCounts {
-    pub missed_presses: u64,
-    pub double_presses: u64,
-    pub bounces: u64,
-    pub stuck_buttons: u64,
-    pub brownouts: u64,
-    pub display_freezes: u64,
-    pub corrections: u64,
-    pub pauses: u64,
-    pub adjustments: u64,
-    pub replacements: u64,
+    counts: [u64; Struck::ALL.len()],
+}
+
+impl DefectCounts {
+    /// How often `kind` struck.
+    pub fn get(&self, kind: Struck) -> u64 {
+        self.counts.get(kind.index()).copied().unwrap_or(0)
+    }
+
+    /// `kind` struck once more.
+    pub fn note(&mut self, kind: Struck) {
+        self.set(kind, self.get(kind).saturating_add(1));
+    }
+
+    pub fn set(&mut self, kind: Struck, count: u64) {
+        if let Some(slot) = self.counts.get_mut(kind.index()) {
+            *slot = count;
+        }
+    }
+
+    /// Adds `more`'s counts, kind by kind.
+    pub fn add(&mut self, more: &DefectCounts) {
+        for kind in Struck::ALL {
+            self.set(kind, self.get(kind).saturating_add(more.get(kind)));
+        }
+    }
+
+    /// Each kind with its count, in [`Struck::ALL`]'s order.
+    pub fn iter(&self) -> impl Iterator<Item = (Struck, u64)> + '_ {
+        Struck::ALL.into_iter().map(|kind| (kind, self.get(kind)))
+    }
 }
 
 /// A device-minus-ideal sample for the drift plots.
@@ -726,7 +817,7 @@ impl<'a> Game<'a> {
         violations.extend(self.ideal.model_violations);
         let model = self.ideal.model.coverage();
         let mut transitions = *self.ideal.clock.transitions();
-        for _ in 0..self.defects.replacements {
+        for _ in 0..self.defects.get(Struck::Replacement) {
             transitions.note(Transition::Replacement);
         }
         GameRecord {

@@ -4,7 +4,7 @@
 use chessclock::laws::rule_on_absence;
 use chessclock::{BySide, Duration, Instant, Outcome, Side};
 
-use super::{EndedBy, Event, Game, Input, IntoInstant};
+use super::{EndedBy, Event, Game, Input, IntoInstant, Struck};
 use crate::oracle::Op;
 use crate::outcome::{GameResult, Reason};
 use crate::player::{self, occasional_us};
@@ -118,7 +118,7 @@ impl Game<'_> {
     /// device's input defects.
     pub(super) fn physical_press(&mut self, side: Side) {
         if self.streams.missed_press.strikes() {
-            self.defects.missed_presses += 1;
+            self.defects.note(Struck::MissedPress);
             self.record(format_args!("{side} press missed by the device"));
             self.watch_if_wrong();
             return;
@@ -126,7 +126,7 @@ impl Game<'_> {
         if self.streams.stuck_button.strikes() {
             let stuck_us = occasional_us(&mut self.streams.stuck_button.stream, self.device.config.stuck_button);
             *self.device.stuck_until_us.get_mut(side) = self.now_us.saturating_add(stuck_us);
-            self.defects.stuck_buttons += 1;
+            self.defects.note(Struck::StuckButton);
             self.queue.schedule(self.now_us.saturating_add(stuck_us).into_instant(), Event::StuckOver(side));
             self.record(format_args!("{side} button sticks for {stuck_us} us"));
         }
@@ -140,7 +140,7 @@ impl Game<'_> {
         }
         let streams = &mut self.streams;
         if streams.bounce.strikes() {
-            self.defects.bounces += 1;
+            self.defects.note(Struck::Bounce);
             let bounce_us = occasional_us(&mut streams.bounce.stream, self.device.config.bounce);
             self.queue.schedule(
                 self.now_us.saturating_add(jitter).saturating_add(bounce_us).into_instant(),
@@ -148,7 +148,7 @@ impl Game<'_> {
             );
         }
         if streams.double_press.strikes() {
-            self.defects.double_presses += 1;
+            self.defects.note(Struck::DoublePress);
             let gap = sample::between(&mut streams.double_press.stream, DOUBLE_PRESS_MIN_US, DOUBLE_PRESS_MAX_US);
             self.queue.schedule(self.now_us.saturating_add(gap).into_instant(), Event::Edge(side));
         }
@@ -184,7 +184,7 @@ impl Game<'_> {
             return;
         }
         self.corrections_left -= 1;
-        self.defects.corrections += 1;
+        self.defects.note(Struck::Correction);
         self.record(format_args!("{running} sees their clock running on {expected}'s move and presses"));
         self.log_input(Input::Press { side: running, move_number: None });
         self.physical_press(running);

@@ -267,7 +267,6 @@ fn drift_section(report: &Report, svg: &str) -> Section {
 
 fn defects_section(report: &Report) -> Section {
     let rows = defect_rows(&report.defects)
-        .into_iter()
         .map(|(name, count)| Row { cells: vec![name.into(), count.to_string()], bad: false })
         .collect::<Vec<Row>>();
     let table = |rows: &[Row]| {

@@ -129,9 +129,11 @@ fn c6_4_after_a_first_overstep_the_count_restarts_with_the_next_move() {
     post.clock.claim(Black, Day(post.day)).unwrap();
     post.clock.notice_received(Day(post.day + 4)).unwrap();
     post.day += 12;
+    assert_eq!(post.clock.recorded_oversteps(White), 0, "recorded when the claim is upheld");
     assert_eq!(post.clock.decide(Day(post.day), true, 0), Ok(Decision::Upheld(Art::C6_4)));
     assert_eq!(post.clock.count(White).days, 0);
     assert_eq!(post.clock.recorded_oversteps(White), 1);
+    assert_eq!(post.clock.recorded_oversteps(Black), 0);
     post.play(Black, 1, 5);
     post.play(White, 7, 5);
     assert_eq!(post.clock.count(White).moves, 1);
@@ -263,6 +265,14 @@ fn wrong_calls_change_nothing() {
     );
     assert_eq!(post.clock.decide(Day(post.day), true, 0), Err(CorrespondenceError::NoClaimPending));
     assert_eq!(post.clock, before);
+    // A move in the post: its sender is not to move, and its receiver has
+    // nothing to reply to yet.
+    let mut post = Post::new(Regulations::DEFAULT);
+    post.clock.send(White, Day(1)).unwrap();
+    let in_the_post = post.clock;
+    assert_eq!(post.clock.send(White, Day(2)), Err(CorrespondenceError::NotToMove { side: White }));
+    assert_eq!(post.clock.send(Black, Day(2)), Err(CorrespondenceError::NothingReceived { side: Black }));
+    assert_eq!(post.clock, in_the_post);
 }
 
 /// One step of a random postal game.

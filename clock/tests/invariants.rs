@@ -417,3 +417,20 @@ fn a_stage_without_time_flags_its_player_as_the_clock_starts() {
     assert_eq!(clock.flag(Side::Black).map(|flag| (flag.at, flag.period, flag.sequence)), Some((Instant::EPOCH, 0, 2)));
     assert_eq!(clock.period(Side::Black), 1);
 }
+
+/// A display is read no earlier than the clock's latest call: an earlier
+/// instant is refused on either display, the running one included, rather
+/// than answered from a projection backwards.
+#[test]
+fn a_reading_before_the_latest_call_is_refused_on_either_display() {
+    let mut clock = Clock::new(TimeControl::sudden_death(Duration::from_secs(60), Bonus::None).unwrap());
+    clock.start(Instant::EPOCH).unwrap();
+    clock.press(Side::White, Instant::from_us(5_000_000)).unwrap();
+    let earlier = Instant::from_us(4_000_000);
+    for side in [Side::White, Side::Black] {
+        let went_backwards =
+            |result: Result<(), ClockError>| matches!(result, Err(ClockError::TimeWentBackwards { .. }));
+        assert!(went_backwards(clock.remaining(side, earlier).map(|_| ())), "{side:?}: remaining");
+        assert!(went_backwards(clock.reading(side, earlier).map(|_| ())), "{side:?}: reading");
+    }
+}

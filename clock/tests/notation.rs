@@ -426,3 +426,21 @@ proptest! {
         check_result(&text)?;
     }
 }
+
+/// A time as a clock display writes it (`Duration`'s `Display`, used by
+/// `bench timecontrol` and the reports): `h:mm:ss` from an hour on, `m:ss`
+/// below, a fraction only when there is one, without trailing zeros.
+#[test]
+fn durations_are_written_as_a_display_shows_them() {
+    for (us, text) in [
+        (0, "0:00"),
+        (59_000_000, "0:59"),
+        (61_250_000, "1:01.25"),
+        (754_000_000, "12:34"),
+        (3_599_999_999, "59:59.999999"),
+        (3_723_000_001, "1:02:03.000001"),
+        (36_000_000_000, "10:00:00"),
+    ] {
+        assert_eq!(Duration::from_us(us).to_string(), text, "{us} us");
+    }
+}

@@ -15,7 +15,6 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -407,7 +406,7 @@ impl Cmd {
         // Ctrl-C, SIGTERM and SIGHUP (ctrlc's `termination` feature): a
         // cancelled CI job or a closed terminal ends the run incomplete, and
         // the emulator goes with it (the target kills it on drop).
-        let stop = stop_flag();
+        let stop = super::stop_on_interrupt("hil");
         let options = RunOptions {
             silence_timeout: Duration::from_secs_f64(self.silence_timeout),
             bounce: !self.no_bounce,
@@ -902,18 +901,6 @@ fn write_skipped(out_dir: &Path, scenario: &Scenario, why: &Unsupported) -> anyh
         scenario.name
     );
     report::atomic::write_bytes(out_dir, SKIPPED_MD, text.as_bytes()).map(|_| ())
-}
-
-/// The flag Ctrl-C, SIGTERM and SIGHUP set: one per process, since ctrlc
-/// takes one handler (a suite plays several runs).
-fn stop_flag() -> Arc<AtomicBool> {
-    static STOP: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
-    Arc::clone(STOP.get_or_init(|| {
-        let stop = Arc::new(AtomicBool::new(false));
-        let handler_stop = Arc::clone(&stop);
-        let _ = ctrlc::set_handler(move || handler_stop.store(true, Ordering::Relaxed));
-        stop
-    }))
 }
 
 /// `--icount` as QEMU reads it (`none`, or `[shift=]N|auto` with `align`,

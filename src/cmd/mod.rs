@@ -16,10 +16,33 @@ pub mod timecontrol;
 use std::fmt::{Display, Write as _};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use anyhow::Context;
 
 use crate::exit::{Exit, Failure};
+
+/// Set once Ctrl-C, SIGTERM or SIGHUP arrives: `bench sim` and `bench hil`
+/// finish the games under way and end with an incomplete report. A second
+/// one stops at once (a very long game must not hold the terminal; an
+/// emulator dies with bench). One flag per process, since ctrlc takes one
+/// handler and a suite plays several runs.
+pub fn stop_on_interrupt(command: &'static str) -> Arc<AtomicBool> {
+    static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    Arc::clone(STOP.get_or_init(|| {
+        let stop = Arc::new(AtomicBool::new(false));
+        let handler_stop = Arc::clone(&stop);
+        let _ = ctrlc::set_handler(move || {
+            if handler_stop.swap(true, Ordering::Relaxed) {
+                eprintln!("bench {command}: interrupted again: stopping now, without a report");
+                std::process::exit(3);
+            }
+            eprintln!("bench {command}: interrupted: finishing the games under way (interrupt again to stop at once)");
+        });
+        stop
+    }))
+}
 
 /// `--max-moves N`: 1 up to the scenario files' own bound, so no flag makes
 /// a game longer than a file may (a bound of days of play is no bound).

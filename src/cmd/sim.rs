@@ -3,8 +3,7 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
 use bench_sim::calibrate::{self, Expectation};
@@ -355,7 +354,7 @@ impl Cmd {
         let command = self.reproduce_command(seed, games);
         super::refuse_to_replace_another_run(&out_dir, &command, self.force)?;
         super::prepare_out_dir(&out_dir)?;
-        let stop = stop_on_interrupt();
+        let stop = super::stop_on_interrupt("sim");
         let started = std::time::Instant::now();
         let summary = self.play_with_progress(scenario, &options, &stop);
         let complete = summary.games == range.end - range.start;
@@ -452,22 +451,6 @@ impl Cmd {
             disabled: self.disabled().iter().map(|defect| defect.name().to_string()).collect(),
         }
     }
-}
-
-/// Set once Ctrl-C, SIGTERM or SIGHUP arrives: the games under way finish
-/// and the run ends with an incomplete report. A second one stops at once:
-/// a very long game must not hold the terminal.
-fn stop_on_interrupt() -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let handler_stop = Arc::clone(&stop);
-    let _ = ctrlc::set_handler(move || {
-        if handler_stop.swap(true, Ordering::Relaxed) {
-            eprintln!("bench sim: interrupted again: stopping now, without a report");
-            std::process::exit(3);
-        }
-        eprintln!("bench sim: interrupted: finishing the games under way (interrupt again to stop at once)");
-    });
-    stop
 }
 
 /// The calibration table: each expectation's measured share, its written

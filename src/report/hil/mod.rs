@@ -838,15 +838,7 @@ pub fn build(input: &HilReportInput) -> Report {
 
     let mut checks = vec![
         complete_check(input, complete, complete_games),
-        CheckInfo {
-            name: MATCH_CHECK.into(),
-            passed: mismatches.total == 0 && compared > 0 && compared == games_detail.len(),
-            measured: format!("{} mismatches in {compared} compared games", mismatches.total),
-            expected: input
-                .observed
-                .as_ref()
-                .map_or_else(|| "0 mismatches, within one firmware tick".into(), ObservedInfo::tolerance_text),
-        },
+        match_check(input, mismatches.total, compared, games_detail.len()),
     ];
     // An observed firmware sends no TimeBase records: no drift to judge.
     if input.observed.is_none() {
@@ -873,13 +865,7 @@ pub fn build(input: &HilReportInput) -> Report {
         command: input.command_line.clone(),
         board: BoardInfo { kind: input.board.to_string(), description: input.board_description.clone() },
         firmware: firmware_info(input),
-        scenario: ScenarioInfo {
-            name: input.scenario.name.clone(),
-            file: input.scenario_file.display().to_string(),
-            sha256: input.scenario_sha256.clone(),
-            description: input.scenario.description.clone(),
-            control: input.scenario.control.text.clone(),
-        },
+        scenario: scenario_info(input),
         seed: input.seed,
         games: Games {
             requested: input.games_requested,
@@ -904,6 +890,29 @@ pub fn build(input: &HilReportInput) -> Report {
         observed: input.observed.clone(),
         games_detail,
         files: BTreeMap::new(),
+    }
+}
+
+/// Whether the firmware matched the model in every game, each compared.
+fn match_check(input: &HilReportInput, mismatches: u64, compared: usize, games: usize) -> CheckInfo {
+    CheckInfo {
+        name: MATCH_CHECK.into(),
+        passed: mismatches == 0 && compared > 0 && compared == games,
+        measured: format!("{mismatches} mismatches in {compared} compared games"),
+        expected: input
+            .observed
+            .as_ref()
+            .map_or_else(|| "0 mismatches, within one firmware tick".into(), ObservedInfo::tolerance_text),
+    }
+}
+
+fn scenario_info(input: &HilReportInput) -> ScenarioInfo {
+    ScenarioInfo {
+        name: input.scenario.name.clone(),
+        file: input.scenario_file.display().to_string(),
+        sha256: input.scenario_sha256.clone(),
+        description: input.scenario.description.clone(),
+        control: input.scenario.control.text.clone(),
     }
 }
 

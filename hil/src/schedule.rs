@@ -125,11 +125,7 @@ impl ArbiterCommand {
 
     /// The command line, `adjust b -60000000`, for people to read.
     pub fn line(&self) -> String {
-        let mut bytes = [0u8; COMMAND_LINE_MAX + 1];
-        match self.command().encode(&mut bytes) {
-            Some(len) => String::from_utf8_lossy(bytes.get(..len.saturating_sub(1)).unwrap_or_default()).into_owned(),
-            None => format!("{self:?}"),
-        }
+        encoded_line(&self.command()).unwrap_or_else(|| format!("{self:?}"))
     }
 
     /// The Capabilities function it needs.
@@ -151,6 +147,14 @@ impl ArbiterCommand {
             ArbiterCommand::Replace { settings } => clock.replace(settings, at),
         }
     }
+}
+
+/// `command`'s line as the contract's crate writes it, without its
+/// newline; `None` when it is longer than a line may be.
+pub(crate) fn encoded_line(command: &Command<'_>) -> Option<String> {
+    let mut bytes = [0u8; COMMAND_LINE_MAX + 1];
+    let len = command.encode(&mut bytes)?;
+    Some(String::from_utf8_lossy(bytes.get(..len.saturating_sub(1)).unwrap_or_default()).into_owned())
 }
 
 /// One arbiter command and when the schedule asks for it.

@@ -127,16 +127,12 @@ impl RecordLink for RttReader {
 /// `command`'s line as the contract's crate writes it, without its
 /// newline; an error for one longer than a line may be.
 fn command_line(command: &Command<'_>) -> Result<String, RunError> {
-    let mut bytes = [0u8; COMMAND_LINE_MAX + 1];
-    match command.encode(&mut bytes) {
-        Some(len) => Ok(String::from_utf8_lossy(bytes.get(..len.saturating_sub(1)).unwrap_or_default()).into_owned()),
-        None => Err(RunError::LineTooLong {
-            line: match command {
-                Command::TimeControl(text) => format!("tc {text}"),
-                other => format!("{other:?}"),
-            },
-        }),
-    }
+    crate::schedule::encoded_line(command).ok_or_else(|| RunError::LineTooLong {
+        line: match command {
+            Command::TimeControl(text) => format!("tc {text}"),
+            other => format!("{other:?}"),
+        },
+    })
 }
 
 /// Host time one lockstep step may take before the run looks at its stop

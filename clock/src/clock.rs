@@ -36,7 +36,7 @@ use crate::control::{Bonus, TimeControl, PERIODS_MAX, STAGES_MAX};
 use crate::planted::{self, Mutant};
 use crate::side::{BySide, Side};
 use crate::time::{Duration, Instant, TimeAdjustment};
-use crate::transitions::{Transition, Transitions};
+use crate::transitions::{PeriodCause, Transition, TransitionEvent, TransitionSink, Transitions};
 
 /// Where the clock is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -280,9 +280,16 @@ pub struct Replacement {
     pub period_moves: BySide<u32>,
 }
 
-/// Transitions one call can meet: every stage can flag once, every byo-yomi
-/// period can be lost once, plus a delay end, overtime start and final flag.
-const TRANSITIONS_MAX: u32 = PERIODS_MAX + STAGES_MAX as u32 + 4;
+/// Deadlines one run of a display can pass: every stage can flag once,
+/// every byo-yomi period can be lost once, plus a delay end, overtime start
+/// and final flag.
+const DEADLINES_PER_RUN_MAX: u32 = PERIODS_MAX + STAGES_MAX as u32 + 4;
+
+/// Transitions one call can hand a [`TransitionSink`]: a call runs the
+/// displays at most twice, each deadline is at most two transitions (a flag
+/// and 6.12's both flags), and a press adds its own (the press, its bonus,
+/// a renewed period, each stage its count completes).
+pub const TRANSITIONS_MAX: usize = 4 * DEADLINES_PER_RUN_MAX as usize + 3 + STAGES_MAX;
 
 /// A chess clock running one time control.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -392,23 +399,52 @@ impl Clock {
 
     /// 6.5: at the time set for the start, White's clock is started.
     pub fn start(&mut self, at: Instant) -> Result<(), ClockError> {
-        self.transaction(|clock| {
-            match clock.phase {
-                Phase::NotStarted => {}
-                Phase::Finished => return Err(ClockError::Finished),
-                Phase::Running(_) | Phase::Paused(_) => return Err(ClockError::AlreadyStarted),
-            }
-            clock.settle(at)?;
-            clock.phase = Phase::Running(Side::White);
-            clock.begin_move(Side::White);
-            clock.transitions.note(Transition::Start);
-            clock.settle(at)
-        })
+        self.start_noting(at, &mut ())
     }
 
     /// 6.8a: `side` stops its clock, completing its move, and starts the
     /// opponent's. The time up to the press is the mover's.
     pub fn press(&mut self, side: Side, at: Instant) -> Result<(), ClockError> {
+        self.press_noting(side, at, &mut ())
+    }
+
+    /// 6.13a: the arbiter stops the clocks.
+    pub fn pause(&mut self, at: Instant) -> Result<(), ClockError> {
+        self.pause_noting(at, &mut ())
+    }
+
+    /// 6.13c: the arbiter restarts the clock that was running.
+    pub fn resume(&mut self, at: Instant) -> Result<(), ClockError> {
+        self.resume_noting(at, &mut ())
+    }
+
+    /// The calls that apply rules, handing each transition to `sink` as
+    /// well as counting it: `clock.noting(&mut changes).press(side, at)`.
+    pub fn noting<'a, S: TransitionSink + ?Sized>(&'a mut self, sink: &'a mut S) -> Noting<'a, S> {
+        Noting { clock: self, sink }
+    }
+
+    fn start_noting<S: TransitionSink + ?Sized>(&mut self, at: Instant, sink: &mut S) -> Result<(), ClockError> {
+        match self.phase {
+            Phase::NotStarted => {}
+            Phase::Finished => return Err(ClockError::Finished),
+            Phase::Running(_) | Phase::Paused(_) => return Err(ClockError::AlreadyStarted),
+        }
+        // Nothing runs before the start: this settling only checks the
+        // instant, so a refused start changes nothing.
+        self.settle_noting(at, sink)?;
+        self.phase = Phase::Running(Side::White);
+        self.begin_move(Side::White);
+        self.note(sink, Transition::Start, Side::White, self.period(Side::White));
+        self.settle_noting(at, sink)
+    }
+
+    fn press_noting<S: TransitionSink + ?Sized>(
+        &mut self,
+        side: Side,
+        at: Instant,
+        sink: &mut S,
+    ) -> Result<(), ClockError> {
         match self.phase {
             Phase::Running(running) if running == side => {}
             Phase::Running(running) => return Err(ClockError::NotRunning { pressed: side, running }),
@@ -416,50 +452,52 @@ impl Clock {
             Phase::Paused(_) => return Err(ClockError::Paused),
             Phase::Finished => return Err(ClockError::Finished),
         }
-        self.settle(at)?;
-        self.transitions.note(Transition::Press);
-        self.complete_move(side);
+        self.settle_noting(at, sink)?;
+        self.note(sink, Transition::Press, side, self.period(side));
+        self.complete_move(side, sink);
         self.phase = Phase::Running(side.opponent());
         self.begin_move(side.opponent());
         // Transitions due at once (a stage or delay of zero) fall now.
-        self.run(side.opponent(), at);
+        self.run(side.opponent(), at, sink);
         Ok(())
     }
 
-    /// 6.13a: the arbiter stops the clocks.
-    pub fn pause(&mut self, at: Instant) -> Result<(), ClockError> {
+    fn pause_noting<S: TransitionSink + ?Sized>(&mut self, at: Instant, sink: &mut S) -> Result<(), ClockError> {
         let side = match self.phase {
             Phase::Running(side) => side,
             Phase::NotStarted => return Err(ClockError::NotStarted),
             Phase::Paused(_) => return Err(ClockError::Paused),
             Phase::Finished => return Err(ClockError::Finished),
         };
-        self.settle(at)?;
+        self.settle_noting(at, sink)?;
         self.phase = Phase::Paused(side);
-        self.transitions.note(Transition::Pause);
+        self.note(sink, Transition::Pause, side, self.period(side));
         Ok(())
     }
 
-    /// 6.13c: the arbiter restarts the clock that was running.
-    pub fn resume(&mut self, at: Instant) -> Result<(), ClockError> {
+    fn resume_noting<S: TransitionSink + ?Sized>(&mut self, at: Instant, sink: &mut S) -> Result<(), ClockError> {
         let side = match self.phase {
             Phase::Paused(side) => side,
             Phase::NotStarted => return Err(ClockError::NotStarted),
             Phase::Running(_) => return Err(ClockError::NotPaused),
             Phase::Finished => return Err(ClockError::Finished),
         };
-        self.settle(at)?;
+        self.settle_noting(at, sink)?;
         self.phase = Phase::Running(side);
-        self.transitions.note(Transition::Resume);
-        self.settle(at)
+        self.note(sink, Transition::Resume, side, self.period(side));
+        self.settle_noting(at, sink)
     }
 
     /// The game is over (result decided by the laws); the clock stops for good.
     pub fn finish(&mut self, at: Instant) -> Result<(), ClockError> {
+        self.finish_noting(at, &mut ())
+    }
+
+    fn finish_noting<S: TransitionSink + ?Sized>(&mut self, at: Instant, sink: &mut S) -> Result<(), ClockError> {
         if self.phase == Phase::Finished {
             return Err(ClockError::Finished);
         }
-        self.settle(at)?;
+        self.settle_noting(at, sink)?;
         self.phase = Phase::Finished;
         Ok(())
     }
@@ -468,9 +506,13 @@ impl Clock {
     /// its exact instant. Needed only to observe a deadline as it passes;
     /// every other call settles first.
     pub fn settle(&mut self, at: Instant) -> Result<(), ClockError> {
+        self.settle_noting(at, &mut ())
+    }
+
+    fn settle_noting<S: TransitionSink + ?Sized>(&mut self, at: Instant, sink: &mut S) -> Result<(), ClockError> {
         self.check_time_order(at)?;
         if let Phase::Running(side) = self.phase {
-            self.run(side, at);
+            self.run(side, at, sink);
         }
         self.settled_at = at;
         Ok(())
@@ -558,47 +600,86 @@ impl Clock {
     /// zero no longer shows a flag. A display set to zero flags as soon as it
     /// runs.
     pub fn set_time(&mut self, side: Side, main: Duration, at: Instant) -> Result<(), ClockError> {
-        check_arbiter_time(main)?;
-        self.settle(at)?;
-        let control = self.control;
-        self.displays.get_mut(side).set_shown(&control, main);
-        self.transitions.note(Transition::SetTime);
-        self.settle(at)
+        self.set_time_noting(side, main, at, &mut ())
     }
 
     /// 6.8d / 13.4: the arbiter adds time (a penalty's "extra time for the
     /// opponent") or subtracts it ("less time for the offender"); subtracting
     /// stops at zero.
     pub fn adjust_time(&mut self, side: Side, adjustment: TimeAdjustment, at: Instant) -> Result<(), ClockError> {
-        self.transaction(|clock| {
-            clock.settle(at)?;
-            let control = clock.control;
-            let shown = clock.displays.get(side).shown(&control);
-            let adjusted = match adjustment {
-                TimeAdjustment::Add(amount) => shown.saturating_add(amount),
-                TimeAdjustment::Subtract(amount) if planted::on(Mutant::PenaltyAdds) => shown.saturating_add(amount),
-                TimeAdjustment::Subtract(amount) => shown.saturating_sub(amount),
-            };
-            check_arbiter_time(adjusted)?;
-            clock.displays.get_mut(side).set_shown(&control, adjusted);
-            clock.transitions.note(Transition::AdjustTime);
-            clock.settle(at)
-        })
+        self.adjust_time_noting(side, adjustment, at, &mut ())
     }
 
     /// 6.14: the arbiter adjusts the move counter. Stage changes follow from
     /// the counter at the next press.
     pub fn set_moves(&mut self, side: Side, moves: u32, at: Instant) -> Result<(), ClockError> {
-        self.settle(at)?;
-        self.displays.get_mut(side).moves = moves;
-        self.transitions.note(Transition::SetMoves);
-        Ok(())
+        self.set_moves_noting(side, moves, at, &mut ())
     }
 
     /// 6.11: a defective clock is replaced; the new one shows what the
     /// arbiter decided. Flags are cleared; the side that was running keeps
     /// running (or stays paused).
     pub fn replace(&mut self, settings: Replacement, at: Instant) -> Result<(), ClockError> {
+        self.replace_noting(settings, at, &mut ())
+    }
+
+    fn set_time_noting<S: TransitionSink + ?Sized>(
+        &mut self,
+        side: Side,
+        main: Duration,
+        at: Instant,
+        sink: &mut S,
+    ) -> Result<(), ClockError> {
+        check_arbiter_time(main)?;
+        self.settle_noting(at, sink)?;
+        let control = self.control;
+        self.displays.get_mut(side).set_shown(&control, main);
+        self.note(sink, Transition::SetTime, side, self.period(side));
+        self.settle_noting(at, sink)
+    }
+
+    fn adjust_time_noting<S: TransitionSink + ?Sized>(
+        &mut self,
+        side: Side,
+        adjustment: TimeAdjustment,
+        at: Instant,
+        sink: &mut S,
+    ) -> Result<(), ClockError> {
+        // Checked on what the display will show at `at`, before anything
+        // changes: a refused adjustment changes nothing and hands nothing on.
+        let shown = self.remaining(side, at)?;
+        let adjusted = match adjustment {
+            TimeAdjustment::Add(amount) => shown.saturating_add(amount),
+            TimeAdjustment::Subtract(amount) if planted::on(Mutant::PenaltyAdds) => shown.saturating_add(amount),
+            TimeAdjustment::Subtract(amount) => shown.saturating_sub(amount),
+        };
+        check_arbiter_time(adjusted)?;
+        self.settle_noting(at, sink)?;
+        let control = self.control;
+        self.displays.get_mut(side).set_shown(&control, adjusted);
+        self.note(sink, Transition::AdjustTime, side, self.period(side));
+        self.settle_noting(at, sink)
+    }
+
+    fn set_moves_noting<S: TransitionSink + ?Sized>(
+        &mut self,
+        side: Side,
+        moves: u32,
+        at: Instant,
+        sink: &mut S,
+    ) -> Result<(), ClockError> {
+        self.settle_noting(at, sink)?;
+        self.displays.get_mut(side).moves = moves;
+        self.note(sink, Transition::SetMoves, side, self.period(side));
+        Ok(())
+    }
+
+    fn replace_noting<S: TransitionSink + ?Sized>(
+        &mut self,
+        settings: Replacement,
+        at: Instant,
+        sink: &mut S,
+    ) -> Result<(), ClockError> {
         let final_period = self.control.final_period();
         for side in Side::BOTH {
             check_arbiter_time(*settings.main.get(side))?;
@@ -607,7 +688,8 @@ impl Clock {
                 return Err(ClockError::NoSuchPeriod { period, final_period });
             }
         }
-        self.settle(at)?;
+        self.settle_noting(at, sink)?;
+        let periods_before = BySide::new(self.period(Side::White), self.period(Side::Black));
         for side in Side::BOTH {
             let control = self.control;
             let display = self.displays.get_mut(side);
@@ -633,17 +715,36 @@ impl Clock {
         if let Phase::Running(side) | Phase::Paused(side) = self.phase {
             self.begin_move(side);
         }
+        // One replacement, counted once; each display's new period handed on.
         self.transitions.note(Transition::Replacement);
-        self.settle(at)
+        for side in Side::BOTH {
+            self.hand(sink, Transition::Replacement, side, *periods_before.get(side), None);
+        }
+        self.settle_noting(at, sink)
     }
 
-    /// Runs `change` on a copy and keeps the copy only if it succeeds: a call
-    /// that returns an error leaves the clock exactly as it was.
-    fn transaction(&mut self, change: impl FnOnce(&mut Clock) -> Result<(), ClockError>) -> Result<(), ClockError> {
-        let mut next = *self;
-        change(&mut next)?;
-        *self = next;
-        Ok(())
+    /// Counts `transition`, applied to `side`'s display, and hands it to
+    /// `sink`; called once the rule has changed the display, with the
+    /// period the display was in before.
+    #[inline]
+    fn note<S: TransitionSink + ?Sized>(&mut self, sink: &mut S, transition: Transition, side: Side, period_from: u32) {
+        self.transitions.note(transition);
+        self.hand(sink, transition, side, period_from, None);
+    }
+
+    /// Hands `transition` to `sink` without counting it.
+    #[inline]
+    fn hand<S: TransitionSink + ?Sized>(
+        &self,
+        sink: &mut S,
+        transition: Transition,
+        side: Side,
+        period_from: u32,
+        flag: Option<FlagFall>,
+    ) {
+        let period_to = self.period(side);
+        let cause = period_cause(transition, period_from, period_to, &self.control);
+        sink.note(TransitionEvent { transition, side, at: self.settled_at, period_from, period_to, cause, flag });
     }
 
     #[inline]
@@ -699,62 +800,68 @@ impl Clock {
         display.delay_left = if display.frozen { Duration::ZERO } else { delay };
     }
 
-    fn complete_move(&mut self, side: Side) {
+    fn complete_move<S: TransitionSink + ?Sized>(&mut self, side: Side, sink: &mut S) {
         let bonus = self.bonus(side);
-        let control = &self.control;
+        let control = self.control;
         let display = self.displays.get_mut(side);
         display.moves = display.moves.saturating_add(1);
+        let mut bonus_rule = None;
+        let mut period_rule = None;
         if !display.frozen {
-            let transitions = &mut self.transitions;
-            match bonus {
+            bonus_rule = match bonus {
                 Bonus::Increment(increment) => {
                     display.credit(increment);
                     if planted::on(Mutant::IncrementTwice) {
                         display.credit(increment);
                     }
-                    transitions.note(Transition::Increment);
+                    Some(Transition::Increment)
                 }
                 Bonus::Bronstein(delay) => {
                     let whole_move = display.move_elapsed <= delay;
                     let refund =
                         if planted::on(Mutant::BronsteinFullDelay) { delay } else { display.move_elapsed.min(delay) };
                     display.credit(refund);
-                    transitions.note(if whole_move {
-                        Transition::BronsteinWholeMove
-                    } else {
-                        Transition::BronsteinCapped
-                    });
+                    Some(if whole_move { Transition::BronsteinWholeMove } else { Transition::BronsteinCapped })
                 }
                 // 6.2b: unused extra time is not banked.
                 Bonus::Delay(_) if !display.delay_left.is_zero() => {
                     if planted::on(Mutant::DelayBanks) {
                         display.credit(display.delay_left);
                     }
-                    transitions.note(Transition::DelayUnused)
+                    Some(Transition::DelayUnused)
                 }
-                Bonus::Delay(_) | Bonus::None => {}
-            }
-            match *control {
+                Bonus::Delay(_) | Bonus::None => None,
+            };
+            period_rule = match control {
                 TimeControl::ByoYomi { period, .. } if display.period > 0 => {
                     if !planted::on(Mutant::ByoYomiNotRenewed) {
                         display.period_left = period;
                     }
-                    transitions.note(Transition::ByoYomiPeriodRenewed);
+                    Some(Transition::ByoYomiPeriodRenewed)
                 }
                 TimeControl::Canadian { moves, period, .. } if display.period > 0 => {
                     display.period_moves = display.period_moves.saturating_add(1);
                     let early = u32::from(planted::on(Mutant::CanadianBlockEarly));
-                    if display.period_moves.saturating_add(early) >= moves {
+                    (display.period_moves.saturating_add(early) >= moves).then(|| {
                         display.period_moves = 0;
                         display.period_left = period;
-                        transitions.note(Transition::CanadianBlockReset);
-                    }
+                        Transition::CanadianBlockReset
+                    })
                 }
-                TimeControl::Hourglass { .. } if !display.move_elapsed.is_zero() => {
-                    transitions.note(Transition::HourglassTransfer);
-                }
-                TimeControl::Stages(_) => self.advance_stages(side),
-                TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. } | TimeControl::Hourglass { .. } => {}
+                TimeControl::Hourglass { .. } if !display.move_elapsed.is_zero() => Some(Transition::HourglassTransfer),
+                TimeControl::Stages(_)
+                | TimeControl::ByoYomi { .. }
+                | TimeControl::Canadian { .. }
+                | TimeControl::Hourglass { .. } => None,
+            };
+        }
+        let period = self.period(side);
+        for rule in [bonus_rule, period_rule].into_iter().flatten() {
+            self.note(sink, rule, side, period);
+        }
+        if !self.displays.get(side).frozen {
+            if let TimeControl::Stages(_) = control {
+                self.advance_stages(side, sink);
             }
         }
         let display = self.displays.get_mut(side);
@@ -764,7 +871,7 @@ impl Clock {
 
     /// 6.2b: each stage completed by `side`'s move count adds the next
     /// stage's time to what `side` saved.
-    fn advance_stages(&mut self, side: Side) {
+    fn advance_stages<S: TransitionSink + ?Sized>(&mut self, side: Side, sink: &mut S) {
         for _ in 0..STAGES_MAX {
             let display = self.displays.get_mut(side);
             if self.control.is_final_period(display.period) {
@@ -774,8 +881,9 @@ impl Clock {
                 Some(required) if display.moves >= required => {}
                 Some(_) | None => return,
             }
+            let period_from = display.period;
             open_next_stage(display, &self.control);
-            self.transitions.note(Transition::StageByMoves);
+            self.note(sink, Transition::StageByMoves, side, period_from);
         }
     }
 
@@ -810,14 +918,14 @@ impl Clock {
     }
 
     /// Lets `side`'s display run from `settled_at` to `at`.
-    fn run(&mut self, side: Side, at: Instant) {
-        for _ in 0..TRANSITIONS_MAX {
+    fn run<S: TransitionSink + ?Sized>(&mut self, side: Side, at: Instant, sink: &mut S) {
+        for _ in 0..DEADLINES_PER_RUN_MAX {
             let available = at.since(self.settled_at);
             match self.next_transition(side) {
                 Some((after, kind)) if after <= available => {
                     self.consume(side, after);
                     self.settled_at = self.settled_at.after(after);
-                    self.apply(side, kind);
+                    self.apply(side, kind, sink);
                 }
                 Some(_) | None => {
                     // Spending nothing changes nothing (a press settles twice
@@ -859,36 +967,36 @@ impl Clock {
         }
     }
 
-    fn apply(&mut self, side: Side, kind: DeadlineKind) {
-        let control = &self.control;
+    fn apply<S: TransitionSink + ?Sized>(&mut self, side: Side, kind: DeadlineKind, sink: &mut S) {
+        let control = self.control;
+        let period_from = self.period(side);
         match kind {
-            DeadlineKind::DelayEnds => self.transitions.note(Transition::DelayUsedUp),
+            DeadlineKind::DelayEnds => self.note(sink, Transition::DelayUsedUp, side, period_from),
             DeadlineKind::OvertimeBegins => {
-                self.transitions.note(Transition::OvertimeBegins);
                 let display = self.displays.get_mut(side);
                 display.period = 1;
                 display.period_moves = 0;
-                display.period_left = match *control {
+                display.period_left = match control {
                     TimeControl::ByoYomi { period, .. } | TimeControl::Canadian { period, .. } => period,
                     TimeControl::Stages(_) | TimeControl::Hourglass { .. } => Duration::ZERO,
                 };
+                self.note(sink, Transition::OvertimeBegins, side, period_from);
             }
             DeadlineKind::PeriodLost { .. } => {
-                self.transitions.note(Transition::ByoYomiPeriodLost);
                 let display = self.displays.get_mut(side);
                 display.period = display.period.saturating_add(1);
-                if let TimeControl::ByoYomi { period, .. } = *control {
+                if let TimeControl::ByoYomi { period, .. } = control {
                     display.period_left = period;
                 }
+                self.note(sink, Transition::ByoYomiPeriodLost, side, period_from);
             }
             DeadlineKind::Flag { period } => {
                 self.flags_fallen = self.flags_fallen.saturating_add(1);
                 let flag = FlagFall { side, at: self.settled_at, period, sequence: self.flags_fallen };
                 if self.displays.get(side.opponent()).flag.is_some() {
-                    self.transitions.note(Transition::BothFlags);
+                    self.note(sink, Transition::BothFlags, side, period_from);
                 }
                 let final_period = control.is_final_period(period);
-                self.transitions.note(if final_period { Transition::FlagFinal } else { Transition::FlagEarlierStage });
                 let display = self.displays.get_mut(side);
                 display.flag = Some(flag);
                 if final_period {
@@ -898,10 +1006,114 @@ impl Clock {
                     // The stage ran out before its moves were made: the next
                     // stage's time starts now, as on a mechanical clock whose
                     // dial is cumulative; the laws decide what the flag means.
-                    open_next_stage(display, control);
+                    open_next_stage(display, &control);
                 }
+                let transition = if final_period { Transition::FlagFinal } else { Transition::FlagEarlierStage };
+                self.transitions.note(transition);
+                self.hand(sink, transition, side, period_from, Some(flag));
             }
         }
+    }
+}
+
+/// Why a period changed, from the transition that changed it: the one
+/// place a period change gets its cause. `None` when the period stayed.
+fn period_cause(transition: Transition, from: u32, to: u32, control: &TimeControl) -> Option<PeriodCause> {
+    if from == to {
+        return None;
+    }
+    Some(match transition {
+        Transition::StageByMoves => PeriodCause::MovesCompleted,
+        Transition::FlagEarlierStage => PeriodCause::FlagOpenedNext,
+        Transition::OvertimeBegins => PeriodCause::OvertimeBegins,
+        Transition::ByoYomiPeriodLost => PeriodCause::PeriodLost,
+        // An arbiter's new clock (6.11) sets periods outright: reported as
+        // the change it amounts to, overtime entered from main time or a
+        // period left. No other transition changes a period.
+        Transition::Replacement
+        | Transition::Start
+        | Transition::Press
+        | Transition::Increment
+        | Transition::DelayUnused
+        | Transition::DelayUsedUp
+        | Transition::BronsteinWholeMove
+        | Transition::BronsteinCapped
+        | Transition::FlagFinal
+        | Transition::BothFlags
+        | Transition::ByoYomiPeriodRenewed
+        | Transition::CanadianBlockReset
+        | Transition::HourglassTransfer
+        | Transition::Pause
+        | Transition::Resume
+        | Transition::SetTime
+        | Transition::AdjustTime
+        | Transition::SetMoves => match control {
+            TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. } if from == 0 => PeriodCause::OvertimeBegins,
+            TimeControl::ByoYomi { .. }
+            | TimeControl::Canadian { .. }
+            | TimeControl::Stages(_)
+            | TimeControl::Hourglass { .. } => PeriodCause::PeriodLost,
+        },
+    })
+}
+
+/// A clock borrowed with a [`TransitionSink`]: the calls that apply rules,
+/// each handing its transitions to the sink ([`Clock::noting`]).
+#[derive(Debug)]
+pub struct Noting<'a, S: TransitionSink + ?Sized> {
+    clock: &'a mut Clock,
+    sink: &'a mut S,
+}
+
+impl<S: TransitionSink + ?Sized> Noting<'_, S> {
+    /// [`Clock::start`].
+    pub fn start(&mut self, at: Instant) -> Result<(), ClockError> {
+        self.clock.start_noting(at, self.sink)
+    }
+
+    /// [`Clock::press`].
+    pub fn press(&mut self, side: Side, at: Instant) -> Result<(), ClockError> {
+        self.clock.press_noting(side, at, self.sink)
+    }
+
+    /// [`Clock::pause`].
+    pub fn pause(&mut self, at: Instant) -> Result<(), ClockError> {
+        self.clock.pause_noting(at, self.sink)
+    }
+
+    /// [`Clock::resume`].
+    pub fn resume(&mut self, at: Instant) -> Result<(), ClockError> {
+        self.clock.resume_noting(at, self.sink)
+    }
+
+    /// [`Clock::finish`].
+    pub fn finish(&mut self, at: Instant) -> Result<(), ClockError> {
+        self.clock.finish_noting(at, self.sink)
+    }
+
+    /// [`Clock::settle`].
+    pub fn settle(&mut self, at: Instant) -> Result<(), ClockError> {
+        self.clock.settle_noting(at, self.sink)
+    }
+
+    /// [`Clock::set_time`].
+    pub fn set_time(&mut self, side: Side, main: Duration, at: Instant) -> Result<(), ClockError> {
+        self.clock.set_time_noting(side, main, at, self.sink)
+    }
+
+    /// [`Clock::adjust_time`].
+    pub fn adjust_time(&mut self, side: Side, adjustment: TimeAdjustment, at: Instant) -> Result<(), ClockError> {
+        self.clock.adjust_time_noting(side, adjustment, at, self.sink)
+    }
+
+    /// [`Clock::set_moves`].
+    pub fn set_moves(&mut self, side: Side, moves: u32, at: Instant) -> Result<(), ClockError> {
+        self.clock.set_moves_noting(side, moves, at, self.sink)
+    }
+
+    /// [`Clock::replace`].
+    pub fn replace(&mut self, settings: Replacement, at: Instant) -> Result<(), ClockError> {
+        self.clock.replace_noting(settings, at, self.sink)
     }
 }
 

@@ -46,7 +46,9 @@ pub mod side;
 pub mod time;
 pub mod transitions;
 
-pub use clock::{Clock, ClockError, Deadline, DeadlineKind, FlagFall, Ledger, Phase, Reading, Replacement};
+pub use clock::{
+    Clock, ClockError, Deadline, DeadlineKind, FlagFall, Ledger, Noting, Phase, Reading, Replacement, TRANSITIONS_MAX,
+};
 pub use control::{Bonus, ControlError, Stage, StageLength, Stages, TimeControl, PERIODS_MAX, STAGES_MAX};
 pub use laws::{
     rule_on_arrival, rule_on_both_flags, rule_on_flag, Article, BothFlagsFacts, FlagFacts, GameEnd, Observation,
@@ -56,4 +58,4 @@ pub use placement::{Button, Placement};
 pub use rules::RuleSet;
 pub use side::{BySide, Side};
 pub use time::{Duration, Instant, TimeAdjustment};
-pub use transitions::{Transition, Transitions};
+pub use transitions::{Changes, PeriodCause, PeriodChange, Transition, TransitionEvent, TransitionSink, Transitions};

@@ -1,7 +1,12 @@
-//! Rule coverage: which of the clock's rules a game went through, and how
-//! often. The clock counts each transition where it applies the rule, so a
-//! report's coverage is read from the model, never re-derived by comparing
-//! states.
+//! The rules the clock applied, as they happen and counted. The clock counts
+//! each transition where it applies the rule (rule coverage), and hands each
+//! one, with its side, instant and period change, to a caller's
+//! [`TransitionSink`]: what happened is read from the model, never
+//! re-derived by comparing states.
+
+use crate::clock::FlagFall;
+use crate::side::{BySide, Side};
+use crate::time::Instant;
 
 /// One rule the clock applied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -164,6 +169,110 @@ impl Transitions {
     pub fn note(&mut self, transition: Transition) {
         if let Some(count) = self.counts.get_mut(transition.index()) {
             *count = count.saturating_add(1);
+        }
+    }
+}
+
+/// Why a display's period number changed: what a period change record
+/// says. Decided here, once, from the transition that changed it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PeriodCause {
+    /// 6.2b: the stage's moves were made; the next stage began.
+    MovesCompleted,
+    /// 6.3 / 6.12a: the stage's time ran out first; the next stage began.
+    FlagOpenedNext,
+    /// Byo-yomi / Canadian: main time ran out; overtime began.
+    OvertimeBegins,
+    /// Byo-yomi: a period ran out and the next began.
+    PeriodLost,
+}
+
+/// One transition as it happened: the rule, the display it applied to, its
+/// instant, and the period it left that display in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TransitionEvent {
+    pub transition: Transition,
+    pub side: Side,
+    pub at: Instant,
+    pub period_from: u32,
+    pub period_to: u32,
+    /// Why the period changed, when it did.
+    pub cause: Option<PeriodCause>,
+    /// The flag that fell, on [`Transition::FlagFinal`] and
+    /// [`Transition::FlagEarlierStage`].
+    pub flag: Option<FlagFall>,
+}
+
+/// Where a clock call hands its transitions, in the order they happened.
+/// A call that returns an error hands none. One call hands at most
+/// [`TRANSITIONS_MAX`](crate::clock::TRANSITIONS_MAX).
+pub trait TransitionSink {
+    fn note(&mut self, event: TransitionEvent);
+}
+
+/// No sink: the calls without one (their transitions are only counted).
+impl TransitionSink for () {
+    #[inline(always)]
+    fn note(&mut self, _event: TransitionEvent) {}
+}
+
+/// A period change on one display, as one record reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PeriodChange {
+    pub from: u32,
+    pub to: u32,
+    pub cause: PeriodCause,
+}
+
+/// What the calls since it was last taken changed on each display, read
+/// from their transitions: the last flag that fell, and one period change
+/// from the first period left to the last one entered, with the first
+/// change's cause. A fixed-size sink: what a firmware's records (and the
+/// harness's model of them) report after each call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Changes {
+    flags: BySide<Option<FlagFall>>,
+    periods: BySide<Option<PeriodChange>>,
+}
+
+impl Default for Changes {
+    fn default() -> Self {
+        Changes::NONE
+    }
+}
+
+impl Changes {
+    pub const NONE: Changes = Changes { flags: BySide::both(None), periods: BySide::both(None) };
+
+    /// The flag that fell on `side`'s display, the last if several did.
+    pub fn flag(&self, side: Side) -> Option<FlagFall> {
+        *self.flags.get(side)
+    }
+
+    /// `side`'s period change, if its period now differs from the one it
+    /// started from.
+    pub fn period(&self, side: Side) -> Option<PeriodChange> {
+        self.periods.get(side).filter(|change| change.from != change.to)
+    }
+
+    /// Returns the changes so far and starts afresh.
+    pub fn take(&mut self) -> Changes {
+        core::mem::replace(self, Changes::NONE)
+    }
+}
+
+impl TransitionSink for Changes {
+    #[inline]
+    fn note(&mut self, event: TransitionEvent) {
+        if event.flag.is_some() {
+            *self.flags.get_mut(event.side) = event.flag;
+        }
+        if let Some(cause) = event.cause {
+            let change = self.periods.get_mut(event.side);
+            match change {
+                Some(change) => change.to = event.period_to,
+                None => *change = Some(PeriodChange { from: event.period_from, to: event.period_to, cause }),
+            }
         }
     }
 }

@@ -4,7 +4,8 @@
 //! while running, …) that must be rejected without any change.
 
 use chessclock::{
-    Bonus, Clock, ClockError, DeadlineKind, Duration, Instant, Phase, Side, Stage, TimeAdjustment, TimeControl,
+    Bonus, BySide, Changes, Clock, ClockError, DeadlineKind, Duration, Instant, Noting, Phase, Replacement, Side,
+    Stage, TimeAdjustment, TimeControl, Transition, TransitionEvent, TransitionSink, TRANSITIONS_MAX,
 };
 use proptest::prelude::*;
 
@@ -71,6 +72,8 @@ enum Call {
     Add(Side, u64),
     Subtract(Side, u64),
     SetMoves(Side, u32),
+    SetTime(Side, u64),
+    Replace(Replacement),
     Finish,
 }
 
@@ -85,6 +88,17 @@ fn side() -> impl Strategy<Value = Side> {
     prop_oneof![Just(Side::White), Just(Side::Black)]
 }
 
+/// A replacement clock's settings; a period the control lacks is refused.
+fn replacement() -> impl Strategy<Value = Replacement> {
+    let side = (0u64..3_000_000, 0u32..12, 0u32..4, 0u32..3);
+    (side.clone(), side).prop_map(|(white, black)| Replacement {
+        main: BySide::new(Duration::from_us(white.0), Duration::from_us(black.0)),
+        moves: BySide::new(white.1, black.1),
+        period: BySide::new(white.2, black.2),
+        period_moves: BySide::new(white.3, black.3),
+    })
+}
+
 fn step() -> impl Strategy<Value = Step> {
     let call = prop_oneof![
         1 => Just(Call::Start),
@@ -96,6 +110,8 @@ fn step() -> impl Strategy<Value = Step> {
         1 => (side(), 0u64..2_000_000).prop_map(|(side, us)| Call::Add(side, us)),
         1 => (side(), 0u64..2_000_000).prop_map(|(side, us)| Call::Subtract(side, us)),
         1 => (side(), 0u32..12).prop_map(|(side, moves)| Call::SetMoves(side, moves)),
+        1 => (side(), 0u64..2_000_000).prop_map(|(side, us)| Call::SetTime(side, us)),
+        1 => replacement().prop_map(Call::Replace),
     ];
     let finish = prop_oneof![50 => Just(false), 1 => Just(true)];
     (call, finish, 0u64..1_500_000, prop::bool::weighted(0.03)).prop_map(|(call, finish, gap_us, back)| Step {
@@ -111,16 +127,30 @@ fn game() -> impl Strategy<Value = (TimeControl, Vec<Step>)> {
 
 /// Applies `step` at `at` and returns the result.
 fn apply(clock: &mut Clock, step: &Step, at: Instant) -> Result<(), ClockError> {
+    let running = clock.running();
+    apply_noting(&mut clock.noting(&mut ()), running, step, at)
+}
+
+/// Applies `step` at `at` through a clock that hands its transitions to a
+/// sink; `running` is the side running before it.
+fn apply_noting<S: TransitionSink>(
+    clock: &mut Noting<'_, S>,
+    running: Option<Side>,
+    step: &Step,
+    at: Instant,
+) -> Result<(), ClockError> {
     match step.call {
         Call::Start => clock.start(at),
         Call::Press(side) => clock.press(side, at),
-        Call::PressRunning => clock.press(clock.running().unwrap_or(Side::White), at),
+        Call::PressRunning => clock.press(running.unwrap_or(Side::White), at),
         Call::Settle => clock.settle(at),
         Call::Pause => clock.pause(at),
         Call::Resume => clock.resume(at),
         Call::Add(side, us) => clock.adjust_time(side, TimeAdjustment::Add(Duration::from_us(us)), at),
         Call::Subtract(side, us) => clock.adjust_time(side, TimeAdjustment::Subtract(Duration::from_us(us)), at),
         Call::SetMoves(side, moves) => clock.set_moves(side, moves, at),
+        Call::SetTime(side, us) => clock.set_time(side, Duration::from_us(us), at),
+        Call::Replace(settings) => clock.replace(settings, at),
         Call::Finish => clock.finish(at),
     }
 }
@@ -146,8 +176,96 @@ fn walk(control: TimeControl, steps: &[Step], mut check: impl FnMut(&Clock, &Ste
     }
 }
 
+/// Every transition a call hands on, in order.
+#[derive(Default)]
+struct Log(Vec<TransitionEvent>);
+
+impl TransitionSink for Log {
+    fn note(&mut self, event: TransitionEvent) {
+        self.0.push(event);
+    }
+}
+
+/// Walks a game with every call handing its transitions to a fresh [`Log`]
+/// and a running [`Changes`]; `check` gets each call's before and after,
+/// whether it succeeded, and what the call handed on.
+fn walk_noting(control: TimeControl, steps: &[Step], mut check: impl FnMut(&Clock, &Clock, bool, &Log, Changes)) {
+    let mut clock = Clock::new(control);
+    let mut now = Instant::from_us(1_000_000);
+    for step in steps {
+        let at = if step.back {
+            Instant::from_us(now.as_us().saturating_sub(step.gap_us.max(1)))
+        } else {
+            now.after(Duration::from_us(step.gap_us))
+        };
+        let before = clock;
+        let mut log = Log::default();
+        let running = clock.running();
+        let result = apply_noting(&mut clock.noting(&mut log), running, step, at);
+        let mut changes = Changes::NONE;
+        let mut again = before;
+        let again_result = apply_noting(&mut again.noting(&mut changes), running, step, at);
+        assert_eq!((again, again_result.is_ok()), (clock, result.is_ok()), "a sink changed what {step:?} did");
+        if result.is_ok() {
+            now = at;
+        }
+        check(&before, &clock, result.is_ok(), &log, changes);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// The transitions a call hands on tell everything it changed, so no
+    /// caller needs to compare states: one per count (a refused call hands
+    /// none), in time order within the call, each period change continuing
+    /// from the last, ending on the display's period, every new flag
+    /// handed on, and a cause exactly when the period changed. `Changes`
+    /// sums them up as the state would say.
+    #[test]
+    fn transitions_handed_on_tell_what_a_call_changed((control, steps) in game()) {
+        walk_noting(control, &steps, |before, after, ok, log, changes| {
+            if !ok {
+                assert!(log.0.is_empty(), "a refused call handed on {:?}", log.0);
+                assert_eq!(changes, Changes::NONE);
+                return;
+            }
+            assert!(log.0.len() <= TRANSITIONS_MAX);
+            for transition in Transition::ALL {
+                let counted = after.transitions().count(transition) - before.transitions().count(transition);
+                let handed = log.0.iter().filter(|event| event.transition == transition).count();
+                // A replacement sets both displays: one per display, counted once.
+                let per_count = if transition == Transition::Replacement { 2 } else { 1 };
+                assert_eq!(handed, per_count * counted as usize, "{}", transition.key());
+            }
+            let mut last_at = before.settled_at();
+            for event in &log.0 {
+                assert!(last_at <= event.at && event.at <= after.settled_at(), "{event:?} out of order");
+                last_at = event.at;
+                assert_eq!(event.cause.is_some(), event.period_from != event.period_to, "{event:?}");
+                let flag_rule = matches!(event.transition, Transition::FlagFinal | Transition::FlagEarlierStage);
+                assert_eq!(event.flag.is_some(), flag_rule, "{event:?}");
+            }
+            for side in Side::BOTH {
+                let mut period = before.period(side);
+                for event in log.0.iter().filter(|event| event.side == side) {
+                    assert_eq!(event.period_from, period, "{event:?} does not continue from period {period}");
+                    period = event.period_to;
+                }
+                assert_eq!(period, after.period(side), "{side}: the transitions end elsewhere than the display");
+                let last_flag = log.0.iter().rev().find_map(|event| event.flag.filter(|flag| flag.side == side));
+                let new_flag = after.flag(side).filter(|flag| Some(*flag) != before.flag(side));
+                if new_flag.is_some() {
+                    assert_eq!(last_flag, new_flag, "{side}: a new flag not handed on");
+                }
+                assert_eq!(changes.flag(side), last_flag);
+                let period_change = changes.period(side).map(|change| (change.from, change.to));
+                let state_change = (before.period(side) != after.period(side))
+                    .then_some((before.period(side), after.period(side)));
+                assert_eq!(period_change, state_change, "{side}");
+            }
+        });
+    }
 
     /// Errors never change state (checked inside `walk`), and the phase is
     /// what the calls made it: exactly one display runs once started and

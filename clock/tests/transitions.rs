@@ -4,7 +4,10 @@
 mod support;
 
 use chessclock::notation::parse;
-use chessclock::{BySide, Clock, Duration, Instant, Replacement, TimeAdjustment, Transition};
+use chessclock::{
+    BySide, Changes, Clock, Duration, Instant, PeriodCause, PeriodChange, Replacement, TimeAdjustment, Transition,
+    TransitionEvent, TransitionSink,
+};
 use support::{at_ms, at_s, secs, started, Side::Black, Side::White};
 
 fn clock(control: &str) -> Clock {
@@ -156,4 +159,90 @@ fn a6_13_a6_14_a6_15_a13_4_a6_11_arbiter_calls_are_counted() {
             (Transition::Resume, 1),
         ],
     );
+}
+
+/// Every transition the calls hand on, in order.
+#[derive(Default)]
+struct Log(Vec<TransitionEvent>);
+
+impl TransitionSink for Log {
+    fn note(&mut self, event: TransitionEvent) {
+        self.0.push(event);
+    }
+}
+
+fn change(from: u32, to: u32, cause: PeriodCause) -> Option<PeriodChange> {
+    Some(PeriodChange { from, to, cause })
+}
+
+#[test]
+fn a6_2b_and_a6_12a_a_stage_change_names_its_cause() {
+    let mut clock = clock("1/60:60");
+    let mut changes = Changes::NONE;
+    clock.noting(&mut changes).press(White, at_s(1)).unwrap();
+    assert_eq!(changes.period(White), change(0, 1, PeriodCause::MovesCompleted), "6.2b: the stage's move made");
+    assert_eq!(changes.period(Black), None);
+    // Black's first stage (60 s from 1 s) runs out before its move: 6.3
+    // flag, and the next stage opens so play goes on (6.12a).
+    let mut changes = Changes::NONE;
+    clock.noting(&mut changes).settle(at_s(62)).unwrap();
+    assert_eq!(changes.period(Black), change(0, 1, PeriodCause::FlagOpenedNext));
+    assert_eq!(changes.flag(Black).map(|flag| (flag.at, flag.period)), Some((at_s(61), 0)));
+}
+
+#[test]
+fn a6_2_byo_yomi_transitions_are_handed_on_each_at_its_own_instant() {
+    let mut clock = clock("1(3x5)");
+    let mut log = Log::default();
+    clock.noting(&mut log).settle(at_s(13)).unwrap();
+    let handed: Vec<_> = log
+        .0
+        .iter()
+        .map(|event| (event.transition, event.at, event.period_from, event.period_to, event.cause))
+        .collect();
+    assert_eq!(
+        handed,
+        [
+            (Transition::OvertimeBegins, at_s(1), 0, 1, Some(PeriodCause::OvertimeBegins)),
+            (Transition::ByoYomiPeriodLost, at_s(6), 1, 2, Some(PeriodCause::PeriodLost)),
+            (Transition::ByoYomiPeriodLost, at_s(11), 2, 3, Some(PeriodCause::PeriodLost)),
+        ]
+    );
+    // Summed up for one record: from the first period to the last, with the
+    // first change's cause.
+    let mut changes = Changes::NONE;
+    for event in &log.0 {
+        changes.note(*event);
+    }
+    assert_eq!(changes.period(White), change(0, 3, PeriodCause::OvertimeBegins));
+}
+
+#[test]
+fn a6_11_a_replacement_hands_on_each_display_s_period() {
+    let mut clock = clock("60(3x5)");
+    let settings = Replacement {
+        main: BySide::both(secs(5)),
+        moves: BySide::both(0),
+        period: BySide::new(2, 0),
+        period_moves: BySide::both(0),
+    };
+    let mut log = Log::default();
+    clock.noting(&mut log).replace(settings, at_s(1)).unwrap();
+    let handed: Vec<_> =
+        log.0.iter().map(|event| (event.side, event.period_from, event.period_to, event.cause)).collect();
+    assert_eq!(handed, [(White, 0, 2, Some(PeriodCause::OvertimeBegins)), (Black, 0, 0, None)]);
+    assert_eq!(count(&clock, Transition::Replacement), 1, "one replacement, counted once");
+}
+
+#[test]
+fn a13_4_a_refused_adjustment_hands_on_nothing_though_a_flag_was_due() {
+    let mut clock = clock("1/60:60");
+    let before = clock;
+    let mut log = Log::default();
+    // White's first stage ran out at 60 s; the adjustment is refused, so
+    // the flag is not applied by it either.
+    let refused = clock.noting(&mut log).adjust_time(White, TimeAdjustment::Add(Duration::CONTROL_MAX), at_s(70));
+    assert!(refused.is_err());
+    assert!(log.0.is_empty(), "{:?}", log.0);
+    assert_eq!(clock, before);
 }

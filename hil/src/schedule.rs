@@ -38,7 +38,9 @@ use bench_sim::sample;
 use bench_sim::sample::Ratio;
 use bench_sim::scenario::{Occasional, Scenario};
 use bench_sim::shrink::DefectSet;
-use chessclock::{BySide, Clock, ClockError, Duration, FlagFall, GameEnd, Instant, Replacement, Side, TimeAdjustment};
+use chessclock::{
+    BySide, ClockError, Duration, FlagFall, GameEnd, Instant, Noting, Replacement, Side, TimeAdjustment, TransitionSink,
+};
 
 use crate::needs::ArbiterFunction;
 use crate::target::{Bounce, ButtonId, BOUNCE_EDGES_MAX};
@@ -138,8 +140,8 @@ impl ArbiterCommand {
         }
     }
 
-    /// The same act on the model clock.
-    pub fn apply(&self, clock: &mut Clock, at: Instant) -> Result<(), ClockError> {
+    /// The same act on the model clock, its transitions handed on.
+    pub fn apply<S: TransitionSink + ?Sized>(&self, clock: &mut Noting<'_, S>, at: Instant) -> Result<(), ClockError> {
         match *self {
             ArbiterCommand::Adjust { side, adjustment } => clock.adjust_time(side, adjustment, at),
             ArbiterCommand::SetMoves { side, moves } => clock.set_moves(side, moves, at),

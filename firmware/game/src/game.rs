@@ -18,7 +18,7 @@ use bench_contract::{
     PeriodChange, Press, PressResult, ReplaceSide, Snapshot, ARBITER_ALL, CONTROLS_ALL,
 };
 use chessclock::{
-    notation, BySide, Clock, ClockError, Duration, FlagFall, Instant, Phase, Replacement, Side, TimeAdjustment,
+    notation, BySide, Changes, Clock, ClockError, Duration, Instant, Phase, Replacement, Side, TimeAdjustment,
     TimeControl,
 };
 
@@ -67,19 +67,14 @@ pub struct Game {
     control: Option<TimeControl>,
     clock: Option<Clock>,
     started_at: Option<Instant>,
-    reported: Reported,
+    /// What the clock's calls changed since the records last said, from
+    /// the transitions the core hands on.
+    changes: Changes,
     /// Command lines received since boot.
     commands: u32,
     /// `increment_before_flag_check`: a side whose increment is already in
     /// its time, waiting for its press to take it back out.
     counted_increment: Option<(Side, Duration)>,
-}
-
-/// What the records have said so far, to report only changes.
-#[derive(Clone, Copy, Debug)]
-struct Reported {
-    flags: BySide<Option<FlagFall>>,
-    periods: BySide<u32>,
 }
 
 impl Game {
@@ -89,7 +84,7 @@ impl Game {
             control: None,
             clock: None,
             started_at: None,
-            reported: Reported::NONE,
+            changes: Changes::NONE,
             commands: 0,
             counted_increment: None,
         }
@@ -124,8 +119,8 @@ impl Game {
         };
         out.emit(at.as_us(), Body::Ack(ack));
         // An arbiter's setting can clear a flag or make one due at once.
-        if let Game { clock: Some(clock), reported, .. } = self {
-            reported.report(clock, at, None, at, out);
+        if let Game { clock: Some(clock), changes, .. } = self {
+            report(changes.take(), clock, at, at, out);
         }
         self.snapshot(at, out);
     }
@@ -147,16 +142,23 @@ impl Game {
             Command::Reset => Err(NOT_ALLOWED),
             Command::Start => {
                 let clock = self.clock.as_mut().ok_or(NOT_ALLOWED)?;
-                clock.start(at).map_err(|_| NOT_ALLOWED)?;
+                clock.noting(&mut self.changes).start(at).map_err(|_| NOT_ALLOWED)?;
                 self.started_at = Some(at);
                 out.arm_buttons(true);
                 Ok(())
             }
-            Command::Pause => self.clock.as_mut().ok_or(NOT_ALLOWED)?.pause(at).map_err(|_| NOT_ALLOWED),
-            Command::Resume => self.clock.as_mut().ok_or(NOT_ALLOWED)?.resume(at).map_err(|_| NOT_ALLOWED),
+            Command::Pause => {
+                let clock = self.clock.as_mut().ok_or(NOT_ALLOWED)?;
+                clock.noting(&mut self.changes).pause(at).map_err(|_| NOT_ALLOWED)
+            }
+            Command::Resume => {
+                let clock = self.clock.as_mut().ok_or(NOT_ALLOWED)?;
+                clock.noting(&mut self.changes).resume(at).map_err(|_| NOT_ALLOWED)
+            }
             Command::SetTime { side, time_us } => {
                 let clock = self.clock.as_mut().ok_or(NOT_ALLOWED)?;
-                clock.set_time(core_side(side), Duration::from_us(time_us), at).map_err(arbiter_refusal)
+                let time = Duration::from_us(time_us);
+                clock.noting(&mut self.changes).set_time(core_side(side), time, at).map_err(arbiter_refusal)
             }
             Command::AdjustTime { side, adjustment } => {
                 let clock = self.clock.as_mut().ok_or(NOT_ALLOWED)?;
@@ -164,15 +166,15 @@ impl Game {
                     Adjustment::Add(amount_us) => TimeAdjustment::Add(Duration::from_us(amount_us)),
                     Adjustment::Subtract(amount_us) => TimeAdjustment::Subtract(Duration::from_us(amount_us)),
                 };
-                clock.adjust_time(core_side(side), adjustment, at).map_err(arbiter_refusal)
+                clock.noting(&mut self.changes).adjust_time(core_side(side), adjustment, at).map_err(arbiter_refusal)
             }
             Command::SetMoves { side, moves } => {
                 let clock = self.clock.as_mut().ok_or(NOT_ALLOWED)?;
-                clock.set_moves(core_side(side), moves, at).map_err(arbiter_refusal)
+                clock.noting(&mut self.changes).set_moves(core_side(side), moves, at).map_err(arbiter_refusal)
             }
             Command::Replace { white, black } => {
                 let clock = self.clock.as_mut().ok_or(NOT_ALLOWED)?;
-                clock.replace(replacement(white, black), at).map_err(arbiter_refusal)
+                clock.noting(&mut self.changes).replace(replacement(white, black), at).map_err(arbiter_refusal)
             }
         }
     }
@@ -181,7 +183,7 @@ impl Game {
         out.arm_buttons(false);
         self.clock = self.control.map(Clock::new);
         self.started_at = None;
-        self.reported = Reported::NONE;
+        self.changes = Changes::NONE;
         self.counted_increment = None;
     }
 
@@ -207,23 +209,25 @@ impl Game {
     pub fn press(&mut self, edge: Edge, handled_at: Instant, out: &mut impl Outputs) {
         let Some(at) = self.press_instant(edge.at) else { return };
         self.advance(at, out);
-        let Game { clock: Some(clock), reported, counted_increment, .. } = self else { return };
+        let Game { clock: Some(clock), changes, counted_increment, .. } = self else { return };
+        let phase = clock.phase();
+        let mut noting = clock.noting(changes);
         let (side, outcome) = match edge.button {
             Button::Pause => {
-                let outcome = match clock.phase() {
-                    Phase::Paused(_) => clock.resume(at),
-                    Phase::NotStarted | Phase::Running(_) | Phase::Finished => clock.pause(at),
+                let outcome = match phase {
+                    Phase::Paused(_) => noting.resume(at),
+                    Phase::NotStarted | Phase::Running(_) | Phase::Finished => noting.pause(at),
                 };
                 (None, outcome)
             }
-            Button::White => (Some(Side::White), clock.press(Side::White, at)),
-            Button::Black => (Some(Side::Black), clock.press(Side::Black, at)),
+            Button::White => (Some(Side::White), noting.press(Side::White, at)),
+            Button::Black => (Some(Side::Black), noting.press(Side::Black, at)),
         };
         if let (Ok(()), Some(side), Some((counted_side, increment))) = (outcome, side, *counted_increment) {
             if side == counted_side {
                 // The defect's increment was in the time before the press;
                 // the press added its own: take one back out.
-                let _ = clock.adjust_time(side, TimeAdjustment::Subtract(increment), at);
+                let _ = noting.adjust_time(side, TimeAdjustment::Subtract(increment), at);
                 *counted_increment = None;
             }
         }
@@ -247,23 +251,23 @@ impl Game {
             edge_hw_counter: edge.hw_counter,
         };
         out.emit(at.as_us(), Body::Press(press));
-        reported.report(clock, at, side, handled_at, out);
+        report(changes.take(), clock, at, handled_at, out);
         self.snapshot(at, out);
     }
 
     /// Settles the clock up to `now`, reporting each flag and period change
     /// at its own instant, and a snapshot if anything changed.
     pub fn advance(&mut self, now: Instant, out: &mut impl Outputs) {
-        let Game { defects, clock: Some(clock), reported, counted_increment, .. } = self else { return };
+        let Game { defects, clock: Some(clock), changes, counted_increment, .. } = self else { return };
         let mut changed = false;
         for _ in 0..TRANSITIONS_PER_ADVANCE_MAX {
             let Some(deadline) = clock.next_deadline() else { break };
             if defects.flags_on_rounded_display(&deadline, now) {
                 let at = later(now, clock.settled_at());
-                if clock.set_time(deadline.side, Duration::ZERO, at).is_err() {
+                if clock.noting(changes).set_time(deadline.side, Duration::ZERO, at).is_err() {
                     break;
                 }
-                changed |= reported.report(clock, at, None, now, out);
+                changed |= report(changes.take(), clock, at, now, out);
                 continue;
             }
             if deadline.at > now {
@@ -273,19 +277,19 @@ impl Game {
                 (defects.increment_counted_before_flag(clock, &deadline), *counted_increment)
             {
                 let at = clock.settled_at();
-                if clock.adjust_time(deadline.side, TimeAdjustment::Add(increment), at).is_ok() {
+                if clock.noting(changes).adjust_time(deadline.side, TimeAdjustment::Add(increment), at).is_ok() {
                     *counted_increment = Some((deadline.side, increment));
                     continue;
                 }
             }
-            if clock.settle(deadline.at).is_err() {
+            if clock.noting(changes).settle(deadline.at).is_err() {
                 break;
             }
-            changed |= reported.report(clock, deadline.at, None, now, out);
+            changed |= report(changes.take(), clock, deadline.at, now, out);
         }
         let at = later(now, clock.settled_at());
-        if clock.settle(at).is_ok() {
-            changed |= reported.report(clock, at, None, now, out);
+        if clock.noting(changes).settle(at).is_ok() {
+            changed |= report(changes.take(), clock, at, now, out);
         }
         if let Some((side, _)) = *counted_increment {
             if clock.flag(side).is_some() {
@@ -326,63 +330,46 @@ impl Game {
     }
 }
 
-impl Reported {
-    const NONE: Reported = Reported { flags: BySide::both(None), periods: BySide::both(0) };
-
-    /// Emits a Flag record for each new flag and a Period record for each
-    /// period change since the last report; `presser` is the side whose
-    /// press at `at` made the change, if one did. Returns whether anything
-    /// was emitted.
-    fn report(
-        &mut self,
-        clock: &Clock,
-        at: Instant,
-        presser: Option<Side>,
-        now: Instant,
-        out: &mut impl Outputs,
-    ) -> bool {
-        let mut emitted = false;
-        for side in Side::BOTH {
-            let flag = clock.flag(side);
-            let new_flag = flag.filter(|_| flag != *self.flags.get(side));
-            *self.flags.get_mut(side) = flag;
-            if let Some(flag) = new_flag {
-                let record = Flag {
-                    side: contract_side(side),
-                    period: flag.period,
-                    sequence: flag.sequence,
-                    observed_at_us: later(now, flag.at).as_us(),
-                    moves: clock.moves(side),
-                };
-                out.emit(flag.at.as_us(), Body::Flag(record));
-                emitted = true;
-            }
-            let (from, to) = (*self.periods.get(side), clock.period(side));
-            if from == to {
-                continue;
-            }
-            *self.periods.get_mut(side) = to;
-            let cause = match clock.control() {
-                // The presser made the stage's moves; the other side's
-                // display, started by the press, may change period at once
-                // (nothing left on it) for the reasons below.
-                _ if presser == Some(side) => PeriodCause::MovesCompleted,
-                _ if new_flag.is_some() => PeriodCause::FlagOpenedNext,
-                TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. } if from == 0 => PeriodCause::OvertimeBegins,
-                _ => PeriodCause::PeriodLost,
-            };
-            let change = PeriodChange {
+/// Emits a Flag record for each flag `changes` says fell and a Period
+/// record for each period it says changed, at `at`; `now` is when the
+/// firmware saw them. Returns whether anything was emitted.
+fn report(changes: Changes, clock: &Clock, at: Instant, now: Instant, out: &mut impl Outputs) -> bool {
+    let mut emitted = false;
+    for side in Side::BOTH {
+        if let Some(flag) = changes.flag(side) {
+            let record = Flag {
                 side: contract_side(side),
-                from,
-                to,
-                cause,
+                period: flag.period,
+                sequence: flag.sequence,
+                observed_at_us: later(now, flag.at).as_us(),
+                moves: clock.moves(side),
+            };
+            out.emit(flag.at.as_us(), Body::Flag(record));
+            emitted = true;
+        }
+        if let Some(change) = changes.period(side) {
+            let record = PeriodChange {
+                side: contract_side(side),
+                from: change.from,
+                to: change.to,
+                cause: contract_cause(change.cause),
                 moves: clock.moves(side),
                 remaining_us: clock.remaining(side, clock.settled_at()).map_or(0, Duration::as_us),
             };
-            out.emit(at.as_us(), Body::Period(change));
+            out.emit(at.as_us(), Body::Period(record));
             emitted = true;
         }
-        emitted
+    }
+    emitted
+}
+
+/// The core's period cause as the contract writes it.
+fn contract_cause(cause: chessclock::PeriodCause) -> PeriodCause {
+    match cause {
+        chessclock::PeriodCause::MovesCompleted => PeriodCause::MovesCompleted,
+        chessclock::PeriodCause::FlagOpenedNext => PeriodCause::FlagOpenedNext,
+        chessclock::PeriodCause::OvertimeBegins => PeriodCause::OvertimeBegins,
+        chessclock::PeriodCause::PeriodLost => PeriodCause::PeriodLost,
     }
 }
 

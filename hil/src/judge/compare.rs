@@ -40,7 +40,7 @@ use std::fmt;
 use bench_contract::{self as contract, Ack, AckStatus, Body, Button, CommandCode, PeriodCause, PressResult, Record};
 use chessclock::laws::{rule_on_both_flags, rule_on_flag, BothFlagsFacts, FlagFacts};
 use chessclock::{
-    notation, BySide, Clock, ClockError, DeadlineKind, FlagFall, Instant, Observation, Outcome, Phase, Ruling, Side,
+    notation, BySide, Changes, Clock, ClockError, FlagFall, Instant, Observation, Outcome, Phase, Ruling, Side,
     TimeControl, Transitions,
 };
 
@@ -551,15 +551,6 @@ struct Timeline {
     game_from: usize,
 }
 
-/// What moved a model clock from one state to the next.
-#[derive(Clone, Copy, Debug)]
-enum Step {
-    /// Time ran to one of the clock's deadlines.
-    Deadline(DeadlineKind),
-    /// A press (`presser`: the side whose button it was) or a command.
-    Call { presser: Option<Side> },
-}
-
 impl Timeline {
     fn replay(control: TimeControl, records: &[Record], arbiter: &[ArbiterCommand]) -> Timeline {
         let mut arbiter = arbiter.iter();
@@ -644,10 +635,12 @@ impl Timeline {
     fn clock_command(&mut self, model: &mut Clock, index: usize, at_us: u64, ack: &Ack) -> bool {
         let at = self.advance(model, at_us);
         let mut next = *model;
+        let mut changes = Changes::NONE;
+        let mut noting = next.noting(&mut changes);
         let result = match ack.command {
-            CommandCode::Start => next.start(at),
-            CommandCode::Pause => next.pause(at),
-            _ => next.resume(at),
+            CommandCode::Start => noting.start(at),
+            CommandCode::Pause => noting.pause(at),
+            _ => noting.resume(at),
         };
         self.commands.push(ModelCommand { index, command: ack.command, accepted: result.is_ok() });
         // The firmware's answer decides what happened; the check of the
@@ -657,7 +650,7 @@ impl Timeline {
         }
         // A display started with nothing left changes period at once (zero
         // main time: overtime).
-        self.note_periods(model, &next, at.as_us(), Step::Call { presser: None });
+        self.note_changes(changes, &next, at.as_us());
         *model = next;
         if ack.command == CommandCode::Start {
             self.start_us = Some(at.as_us());
@@ -669,16 +662,18 @@ impl Timeline {
     /// model: what the press did there.
     fn press(&mut self, model: &mut Clock, index: usize, at_us: u64, button: Button) {
         let at = self.advance(model, at_us);
-        let before = *model;
+        let phase = model.phase();
+        let mut changes = Changes::NONE;
+        let mut noting = model.noting(&mut changes);
         let (side, result) = match button {
-            Button::Pause => match model.phase() {
-                Phase::Paused(_) => (None, model.resume(at)),
-                _ => (None, model.pause(at)),
+            Button::Pause => match phase {
+                Phase::Paused(_) => (None, noting.resume(at)),
+                _ => (None, noting.pause(at)),
             },
-            Button::White => (Some(Side::White), model.press(Side::White, at)),
-            Button::Black => (Some(Side::Black), model.press(Side::Black, at)),
+            Button::White => (Some(Side::White), noting.press(Side::White, at)),
+            Button::Black => (Some(Side::Black), noting.press(Side::Black, at)),
         };
-        self.note_periods(&before, model, at.as_us(), Step::Call { presser: side });
+        self.note_changes(changes, model, at.as_us());
         let (moves, remaining_us) =
             side.map_or((0, 0), |side| (model.moves(side), model.remaining(side, at).map_or(0, |time| time.as_us())));
         self.presses.push(ModelPress { index, result: press_result(result), moves, remaining_us });
@@ -689,10 +684,11 @@ impl Timeline {
     fn arbiter_command(&mut self, model: &mut Clock, index: usize, at_us: u64, ack: &Ack, sent: &ArbiterCommand) {
         let at = self.advance(model, at_us);
         let mut next = *model;
-        let result = sent.apply(&mut next, at);
+        let mut changes = Changes::NONE;
+        let result = sent.apply(&mut next.noting(&mut changes), at);
         self.commands.push(ModelCommand { index, command: ack.command, accepted: result.is_ok() });
         if ack.status == AckStatus::Ok && result.is_ok() {
-            self.note_periods(model, &next, at.as_us(), Step::Call { presser: None });
+            self.note_changes(changes, &next, at.as_us());
             *model = next;
         }
     }
@@ -704,51 +700,35 @@ impl Timeline {
         let at = Instant::from_us(at_us).max(model.settled_at());
         for _ in 0..TRANSITIONS_MAX {
             let Some(deadline) = model.next_deadline().filter(|deadline| deadline.at <= at) else { break };
-            let before = *model;
-            if model.settle(deadline.at).is_err() {
+            let mut changes = Changes::NONE;
+            if model.noting(&mut changes).settle(deadline.at).is_err() {
                 break;
             }
-            self.note_periods(&before, model, deadline.at.as_us(), Step::Deadline(deadline.kind));
+            self.note_changes(changes, model, deadline.at.as_us());
         }
         let _ = model.settle(at);
         at
     }
 
-    /// Flags and period changes between `before` and `after`; `kind` is
-    /// the transition that made them (`None`: a press).
-    fn note_periods(&mut self, before: &Clock, after: &Clock, at_us: u64, step: Step) {
+    /// The flags and period changes one step's transitions made, read off
+    /// `changes` (the core's account of them); `after` is the model after
+    /// the step, at `at_us`.
+    fn note_changes(&mut self, changes: Changes, after: &Clock, at_us: u64) {
         for side in Side::BOTH {
-            let flag = after.flag(side);
-            let new_flag = flag.filter(|_| flag != before.flag(side));
-            if let Some(flag) = new_flag {
+            if let Some(flag) = changes.flag(side) {
                 self.flags.push(ModelFlag { flag, moves: after.moves(side) });
             }
-            let (from, to) = (before.period(side), after.period(side));
-            if from == to {
-                continue;
-            }
-            let cause = match step {
-                Step::Deadline(DeadlineKind::Flag { .. }) => PeriodCause::FlagOpenedNext,
-                Step::Deadline(DeadlineKind::OvertimeBegins) => PeriodCause::OvertimeBegins,
-                Step::Deadline(DeadlineKind::PeriodLost { .. }) => PeriodCause::PeriodLost,
-                Step::Call { presser } if presser == Some(side) => PeriodCause::MovesCompleted,
-                // A delay that ends on a main time of zero, or a display a
-                // call started with nothing left on it: the time runs out at
-                // that very instant.
-                Step::Deadline(DeadlineKind::DelayEnds) | Step::Call { .. } => {
-                    if new_flag.is_some() {
-                        PeriodCause::FlagOpenedNext
-                    } else if from == 0
-                        && matches!(after.control(), TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. })
-                    {
-                        PeriodCause::OvertimeBegins
-                    } else {
-                        PeriodCause::PeriodLost
-                    }
-                }
-            };
+            let Some(change) = changes.period(side) else { continue };
             let remaining_us = after.remaining(side, after.settled_at()).map_or(0, |time| time.as_us());
-            self.periods.push(ModelPeriod { side, from, to, at_us, cause, moves: after.moves(side), remaining_us });
+            self.periods.push(ModelPeriod {
+                side,
+                from: change.from,
+                to: change.to,
+                at_us,
+                cause: contract_cause(change.cause),
+                moves: after.moves(side),
+                remaining_us,
+            });
         }
     }
 
@@ -1338,6 +1318,16 @@ impl Checker<'_> {
 /// The reference firmware's game logic on the host, for tests and the
 /// cargo feature `fake`.
 mod accounting;
+/// The core's period cause as the contract's records write it.
+fn contract_cause(cause: chessclock::PeriodCause) -> PeriodCause {
+    match cause {
+        chessclock::PeriodCause::MovesCompleted => PeriodCause::MovesCompleted,
+        chessclock::PeriodCause::FlagOpenedNext => PeriodCause::FlagOpenedNext,
+        chessclock::PeriodCause::OvertimeBegins => PeriodCause::OvertimeBegins,
+        chessclock::PeriodCause::PeriodLost => PeriodCause::PeriodLost,
+    }
+}
+
 pub use accounting::{check_presses, EdgeTiming, MadePress};
 mod cadence;
 pub use cadence::{check_cadence, SNAPSHOT_INTERVAL_MAX_US};

@@ -498,7 +498,9 @@ impl Clock {
             return Err(ClockError::Finished);
         }
         self.settle_noting(at, sink)?;
-        self.phase = Phase::Finished;
+        if !planted::on(Mutant::FinishKeepsRunning) {
+            self.phase = Phase::Finished;
+        }
         Ok(())
     }
 

@@ -28,10 +28,12 @@ pub enum Mutant {
     HourglassNoGain = 7,
     /// 13.4: taking time away adds it instead.
     PenaltyAdds = 8,
+    /// The game's end leaves the clock running.
+    FinishKeepsRunning = 9,
 }
 
 impl Mutant {
-    pub const ALL: [Mutant; 8] = [
+    pub const ALL: [Mutant; 9] = [
         Mutant::BronsteinFullDelay,
         Mutant::DelayBanks,
         Mutant::IncrementTwice,
@@ -40,6 +42,7 @@ impl Mutant {
         Mutant::StageTimeLost,
         Mutant::HourglassNoGain,
         Mutant::PenaltyAdds,
+        Mutant::FinishKeepsRunning,
     ];
 }
 

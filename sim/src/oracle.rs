@@ -2,7 +2,9 @@
 //! differential check of the ideal clock against the independent model.
 //! A violated oracle fails the game.
 
-use chessclock::{Bonus, BySide, Clock, Deadline, DeadlineKind, Duration, Instant, Side, TimeAdjustment, TimeControl};
+use chessclock::{
+    Bonus, BySide, Clock, Deadline, DeadlineKind, Duration, Instant, Phase, Side, TimeAdjustment, TimeControl,
+};
 use chessclock_tick_model::EventClock;
 
 /// One broken invariant.
@@ -29,6 +31,8 @@ pub enum Op {
     /// An arbiter setting (6.11, 6.14, 13.4) or a brownout restore: the
     /// clock's numbers may change in any way the arbiter chose.
     Arbiter,
+    /// The game is over: the clock stops for good.
+    Finish,
 }
 
 /// What the invariants need of a clock's state before a call: a few numbers
@@ -102,11 +106,12 @@ impl ClockOracle {
                 }
             }
             Op::Press(side) => self.check_press(true_us, before, after, side),
-            Op::Start | Op::Pause | Op::Resume | Op::Arbiter => {}
+            Op::Start | Op::Pause | Op::Resume | Op::Arbiter | Op::Finish => {}
         }
     }
 
-    /// Exactly one display runs once started and not paused.
+    /// Exactly one display runs once started and not paused; none once the
+    /// game is over.
     #[inline]
     fn check_phase(&mut self, true_us: u64, after: &Clock, op: Op) {
         let expected_running = matches!(op, Op::Start | Op::Press(_) | Op::Resume);
@@ -115,6 +120,10 @@ impl ClockOracle {
         }
         if op == Op::Pause && after.running().is_some() {
             self.fail(true_us, "one display runs", "a display still runs after a pause".into());
+        }
+        if op == Op::Finish && after.phase() != Phase::Finished {
+            let detail = format!("after the game's end the phase is {:?}", after.phase());
+            self.fail(true_us, "the clock stops at the game's end", detail);
         }
     }
 
@@ -258,7 +267,7 @@ impl Call {
             Op::Settle(_) => Some(Call::Settle),
             Op::Pause => Some(Call::Pause),
             Op::Resume => Some(Call::Resume),
-            Op::Arbiter => None,
+            Op::Arbiter | Op::Finish => None,
         }
     }
 }

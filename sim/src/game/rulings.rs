@@ -206,7 +206,10 @@ impl Game<'_> {
             self.over = true;
             self.record(format_args!("game over on the device: {result}"));
             let device_at = self.device_now();
-            let _ = self.device.clock_mut().finish(device_at);
+            let before = Before::of(&self.device.clock);
+            if self.device.clock_mut().finish(device_at).is_ok() {
+                self.device.oracle.check(self.now_us, &before, &self.device.clock, Op::Finish);
+            }
             self.log_ending(result, by);
             // The ideal clock's pending notices of flags that fell by now
             // still count; a flag noticed later would be a different game.

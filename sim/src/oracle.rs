@@ -3,7 +3,8 @@
 //! A violated oracle fails the game.
 
 use chessclock::{
-    Bonus, BySide, Clock, Deadline, DeadlineKind, Duration, Instant, Phase, Side, TimeAdjustment, TimeControl,
+    Bonus, BySide, Changes, Clock, Deadline, DeadlineKind, Duration, FlagFall, Instant, PeriodCause, Phase, Side,
+    TimeAdjustment, TimeControl,
 };
 use chessclock_tick_model::EventClock;
 
@@ -44,6 +45,7 @@ pub struct Before {
     shown_us: BySide<u64>,
     main_us: BySide<u64>,
     period: BySide<u32>,
+    flag: BySide<Option<FlagFall>>,
 }
 
 impl Before {
@@ -53,6 +55,7 @@ impl Before {
             shown_us: BySide::new(clock.shown(Side::White).as_us(), clock.shown(Side::Black).as_us()),
             main_us: BySide::new(clock.main_time(Side::White).as_us(), clock.main_time(Side::Black).as_us()),
             period: BySide::new(clock.period(Side::White), clock.period(Side::Black)),
+            flag: BySide::new(clock.flag(Side::White), clock.flag(Side::Black)),
         }
     }
 }
@@ -108,6 +111,49 @@ impl ClockOracle {
             Op::Press(side) => self.check_press(true_us, before, after, side),
             Op::Start | Op::Pause | Op::Resume | Op::Arbiter | Op::Finish => {}
         }
+    }
+
+    /// The clock's own account of a call (its transitions, summed up in
+    /// `changes`: what the reference firmware reports and the HIL model
+    /// expects) agrees with what the displays show before and after it:
+    /// every new flag, every period change, and the period change's cause
+    /// as this oracle reads it from the call (the presser's own stage by
+    /// its moves, a stage opened by a flag, overtime entered from main
+    /// time, otherwise a period lost).
+    pub fn check_account(&mut self, true_us: u64, before: &Before, after: &Clock, op: Op, changes: &Changes) {
+        for side in Side::BOTH {
+            let new_flag = after.flag(side).filter(|flag| Some(*flag) != *before.flag.get(side));
+            if changes.flag(side) != new_flag {
+                self.fail_account(
+                    true_us,
+                    side,
+                    format!("flag {:?}, the display shows {new_flag:?}", changes.flag(side)),
+                );
+            }
+            let (from, to) = (*before.period.get(side), after.period(side));
+            let expected = (from != to).then(|| {
+                let cause = match op {
+                    Op::Press(presser) if presser == side => PeriodCause::MovesCompleted,
+                    _ if new_flag.is_some() => PeriodCause::FlagOpenedNext,
+                    _ if from == 0
+                        && matches!(after.control(), TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. }) =>
+                    {
+                        PeriodCause::OvertimeBegins
+                    }
+                    _ => PeriodCause::PeriodLost,
+                };
+                (from, to, cause)
+            });
+            let told = changes.period(side).map(|change| (change.from, change.to, change.cause));
+            if told != expected {
+                self.fail_account(true_us, side, format!("period change {told:?}, the displays show {expected:?}"));
+            }
+        }
+    }
+
+    #[cold]
+    fn fail_account(&mut self, true_us: u64, side: Side, detail: String) {
+        self.fail(true_us, "the clock's account agrees", format!("{side}: {detail}"));
     }
 
     /// Exactly one display runs once started and not paused; none once the

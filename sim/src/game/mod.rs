@@ -20,7 +20,10 @@
 
 use std::fmt::Write as _;
 
-use chessclock::{Article, BySide, Clock, Duration, Instant, Outcome, Side, TimeAdjustment, Transition, Transitions};
+use chessclock::{
+    Article, BySide, Changes, Clock, ClockError, Duration, Instant, Noting, Outcome, Side, TimeAdjustment, Transition,
+    Transitions,
+};
 
 use crate::board::{self, Board, MateSearches};
 use crate::oracle::{Before, Call, ClockOracle, ModelCoverage, ModelOracle, Op, Violation};
@@ -755,24 +758,26 @@ impl<'a> Game<'a> {
         }
     }
 
-    fn ideal_call(&mut self, op: Op, call: impl FnOnce(&mut Clock, Instant) -> Result<(), chessclock::ClockError>) {
+    fn ideal_call(&mut self, op: Op, call: impl FnOnce(&mut Noting<'_, Changes>, Instant) -> Result<(), ClockError>) {
         self.ideal_call_as(op, Call::of(op), call);
     }
 
     /// A call on the ideal clock, which the independent model follows as
-    /// `model_call`.
+    /// `model_call`; the clock's account of it is checked too.
     fn ideal_call_as(
         &mut self,
         op: Op,
         model_call: Option<Call>,
-        call: impl FnOnce(&mut Clock, Instant) -> Result<(), chessclock::ClockError>,
+        call: impl FnOnce(&mut Noting<'_, Changes>, Instant) -> Result<(), ClockError>,
     ) {
         let at = Instant::from_us(self.now_us);
         let before = Before::of(&self.ideal.clock);
-        match call(&mut self.ideal.clock, at) {
+        let mut changes = Changes::NONE;
+        match call(&mut self.ideal.clock.noting(&mut changes), at) {
             Ok(()) => {
                 let ideal = &mut self.ideal;
                 ideal.oracle.check(self.now_us, &before, &ideal.clock, op);
+                ideal.oracle.check_account(self.now_us, &before, &ideal.clock, op, &changes);
                 ideal.model.follow(self.now_us, model_call, at, &ideal.clock, &mut ideal.model_violations);
             }
             Err(error) => self.record(format_args!("ideal refuses {op:?}: {error}")),

@@ -2,7 +2,7 @@
 //! (6.3, 6.10, 6.12), and the end of the game on each clock.
 
 use chessclock::laws::{rule_on_both_flags, rule_on_flag, BothFlagsFacts};
-use chessclock::{Clock, Instant, Outcome, Ruling, Side};
+use chessclock::{Changes, Clock, Instant, Outcome, Ruling, Side};
 
 use super::{EndedBy, Ending, Event, Game, IntoInstant, Referee, Which, DEVICE_DEADLINE, IDEAL_DEADLINE};
 use crate::oracle::{Before, Call, Op};
@@ -239,9 +239,11 @@ impl Game<'_> {
         if self.ideal.clock.running().is_some() {
             let before = Before::of(&self.ideal.clock);
             let deadline = self.ideal.clock.next_deadline().filter(|deadline| deadline.at <= at);
-            let settled = self.ideal.clock.settle(at);
+            let mut changes = Changes::NONE;
+            let settled = self.ideal.clock.noting(&mut changes).settle(at);
             let ideal = &mut self.ideal;
             ideal.oracle.check(self.now_us, &before, &ideal.clock, Op::Settle(deadline));
+            ideal.oracle.check_account(self.now_us, &before, &ideal.clock, Op::Settle(deadline), &changes);
             if settled.is_ok() {
                 ideal.model.follow(self.now_us, Some(Call::Settle), at, &ideal.clock, &mut ideal.model_violations);
             }

@@ -5,8 +5,8 @@ mod support;
 
 use chessclock::notation::parse;
 use chessclock::{
-    BySide, Changes, Clock, Duration, Instant, PeriodCause, PeriodChange, Replacement, TimeAdjustment, Transition,
-    TransitionEvent, TransitionSink,
+    BySide, Changes, Clock, Duration, Instant, PeriodCause, PeriodChange, Replacement, TimeAdjustment, TimeControl,
+    Transition, TransitionEvent, TransitionSink, PERIODS_MAX, TRANSITIONS_MAX,
 };
 use support::{at_ms, at_s, secs, started, Side::Black, Side::White};
 
@@ -245,4 +245,18 @@ fn a13_4_a_refused_adjustment_hands_on_nothing_though_a_flag_was_due() {
     assert!(refused.is_err());
     assert!(log.0.is_empty(), "{:?}", log.0);
     assert_eq!(clock, before);
+}
+
+#[test]
+fn a6_2_one_call_across_every_byo_yomi_period_stays_within_the_bound() {
+    // The most one settling can pass: main time, then every period of the
+    // longest byo-yomi, each a microsecond long, then the flag.
+    let control = TimeControl::byo_yomi(Duration::from_us(1), PERIODS_MAX, Duration::from_us(1)).unwrap();
+    let mut clock = support::started(control);
+    let mut log = Log::default();
+    clock.noting(&mut log).settle(at_s(1)).unwrap();
+    let lost = log.0.iter().filter(|event| event.transition == Transition::ByoYomiPeriodLost).count();
+    assert_eq!(lost, PERIODS_MAX as usize - 1);
+    assert!(log.0.iter().any(|event| event.transition == Transition::FlagFinal));
+    assert!(log.0.len() <= TRANSITIONS_MAX, "{} transitions, the bound says {TRANSITIONS_MAX}", log.0.len());
 }

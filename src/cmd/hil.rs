@@ -32,6 +32,7 @@ use bench_hil::session::rtt::ControlBlockLocation;
 use bench_hil::session::{AckCheck, GameRun, RunError, RunOptions};
 use bench_sim::scenario::Scenario;
 
+use super::game_runs::{default_out_dir, progress_bar, RunOrigin};
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
 use crate::report::gate;
@@ -367,7 +368,7 @@ impl Cmd {
         }
         self.check_numbers()?;
         let seed = self.seed.unwrap_or(scenario.seed);
-        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(&scenario, seed));
+        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir("hil-", &scenario, seed, None));
         if let Some(path) = &self.records {
             check_records_path(path)?;
         }
@@ -479,15 +480,14 @@ impl Cmd {
         let written = hil_report::write_hil_report(out_dir, &input);
         let records_written = self.records.as_ref().map(|path| write_records(path, &played.runs));
         let guest_us: u64 = played.runs.iter().map(|run| run.guest_us).sum();
+        let origin = RunOrigin::ended_now(u64::try_from(wall.as_millis()).unwrap_or(u64::MAX));
         let facts = HilRunFacts {
             schema: hil_report::RUN_SCHEMA.into(),
-            bench_version: env!("CARGO_PKG_VERSION").into(),
-            git_commit: option_env!("BENCH_GIT_COMMIT").map(str::to_string),
-            host: super::host_name(),
-            started_unix_s: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |since| since.as_secs().saturating_sub(wall.as_secs())),
-            wall_ms: u64::try_from(wall.as_millis()).unwrap_or(u64::MAX),
+            bench_version: origin.bench_version,
+            git_commit: origin.git_commit,
+            host: origin.host,
+            started_unix_s: origin.started_unix_s,
+            wall_ms: origin.wall_ms,
             guest_ms: guest_us / 1_000,
             speed: (wall.as_secs_f64() > 0.0 && guest_us > 0).then(|| guest_us as f64 / 1e6 / wall.as_secs_f64()),
             board: played.description.clone(),
@@ -700,7 +700,7 @@ impl Cmd {
         let name = self.scenario.as_deref().unwrap_or_default();
         let (scenario, _) = catalog::find(name).map_err(Failure::usage)?;
         let seed = self.seed.unwrap_or(scenario.seed);
-        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(&scenario, seed));
+        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir("hil-", &scenario, seed, None));
         super::refuse_to_replace_another_run(&out_dir, &self.reproduce_command(seed), self.force)
     }
 
@@ -741,7 +741,7 @@ impl Cmd {
         let (mut done_before, mut presses) = (0u64, 0u64);
         let mut progress = |update: GameProgress<'_>| match update {
             GameProgress::Begins { presses: count } => {
-                let bar = bar.get_or_insert_with(|| progress_bar(0));
+                let bar = bar.get_or_insert_with(|| progress_bar(0, "presses", "{msg}"));
                 done_before += presses;
                 presses = count as u64;
                 bar.inc_length(presses);
@@ -973,18 +973,6 @@ fn guest_text(guest_us: u64, scheduled_us: u64) -> String {
             seconds(scheduled_us)
         )
     }
-}
-
-fn progress_bar(total: u64) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
-    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} presses [{bar:40}] {msg}") {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar
-}
-
-fn default_out_dir(scenario: &Scenario, seed: u64) -> PathBuf {
-    PathBuf::from("reports").join(format!("hil-{}-{seed}", scenario.name))
 }
 
 /// The lines printed at the end of a run.
@@ -1446,12 +1434,6 @@ max_moves = 3
         let past = guest_text(88_400_000, 87_900_000);
         assert!(!past.contains(" of 87.9"), "{past}");
         assert!(past.starts_with("guest 88.4 s, past the schedule's 87.9 s"), "{past}");
-    }
-
-    #[test]
-    fn reports_go_to_a_folder_named_after_the_scenario_and_seed() {
-        let (scenario, _) = catalog::find("blitz-3-2").expect("shipped");
-        assert_eq!(default_out_dir(&scenario, 7), Path::new("reports/hil-blitz-3-2-7"));
     }
 
     /// A clock with sudden death and Fischer increment only, as its

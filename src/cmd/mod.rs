@@ -5,6 +5,7 @@
 
 pub mod boards;
 pub mod completions;
+pub mod game_runs;
 pub mod gate;
 pub mod hil;
 pub mod perf;
@@ -159,16 +160,6 @@ fn refuse_an_unwritable_folder(dir: &Path, folder: &Path) -> crate::exit::Result
             dir.display()
         ))
     })
-}
-
-/// The machine's name for `run.json` (what varies between runs).
-pub fn host_name() -> String {
-    std::fs::read_to_string("/etc/hostname")
-        .map(|name| name.trim().to_string())
-        .ok()
-        .filter(|name| !name.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "unknown".into())
 }
 
 /// Prints one line per file, `NAME  DESCRIPTION` (the name is the file's

@@ -12,6 +12,7 @@ use bench_sim::run::{self, Check, Controls, RunOptions, Summary};
 use bench_sim::scenario::Scenario;
 use bench_sim::shrink::{self, DefectSet, Target};
 
+use super::game_runs::{default_out_dir, progress_bar, RunOrigin};
 use super::shell_word;
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
@@ -308,7 +309,7 @@ impl Cmd {
             model_oracle: !self.no_model_oracle,
             disabled: self.disabled(),
         };
-        let bar = progress_bar(games);
+        let bar = progress_bar(games, "games", "{rate} eta {eta}");
         let summary = run::run(scenario, &options, &|done| bar.set_position(done));
         bar.finish_and_clear();
         let calibrations = calibrate::calibrate(scenario, &summary);
@@ -350,7 +351,7 @@ impl Cmd {
             model_oracle: !self.no_model_oracle,
             disabled: self.disabled(),
         };
-        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir(scenario, seed, self.shard));
+        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir("", scenario, seed, self.shard));
         let command = self.reproduce_command(seed, games);
         super::refuse_to_replace_another_run(&out_dir, &command, self.force)?;
         super::prepare_out_dir(&out_dir)?;
@@ -428,7 +429,7 @@ impl Cmd {
 
     /// Plays the run's games with a progress bar until done or `stop`.
     fn play_with_progress(&self, scenario: &Scenario, options: &RunOptions, stop: &AtomicBool) -> Summary {
-        let bar = progress_bar(options.games.end - options.games.start);
+        let bar = progress_bar(options.games.end - options.games.start, "games", "{rate} eta {eta}");
         let summary = run::run_with(
             scenario,
             options,
@@ -539,38 +540,6 @@ fn nothing_to_shrink(passed: bool) -> &'static str {
     }
 }
 
-fn progress_bar(total: u64) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} games [{bar:40}] {rate} eta {eta}")
-    {
-        // Not indicatif's `{per_sec}`, which shows `1,646.5792/s`.
-        let rate = |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
-            let _ = out.write_str(&games_per_second(state.per_sec()));
-        };
-        bar.set_style(style.with_key("rate", rate).progress_chars("=> "));
-    }
-    bar
-}
-
-/// A run's pace for its progress bar: whole games a second, one decimal
-/// below ten (a long game's run), and no figure before there is one.
-fn games_per_second(rate: f64) -> String {
-    match rate {
-        rate if !rate.is_finite() || rate <= 0.0 => "- games/s".to_string(),
-        rate if rate < 10.0 => format!("{rate:.1} games/s"),
-        rate => format!("{rate:.0} games/s"),
-    }
-}
-
-fn default_out_dir(scenario: &Scenario, seed: u64, shard: Option<(u64, u64)>) -> PathBuf {
-    let name = match shard {
-        Some((index, count)) => format!("{}-{seed}-shard-{index}-of-{count}", scenario.name),
-        None => format!("{}-{seed}", scenario.name),
-    };
-    PathBuf::from("reports").join(name)
-}
-
 struct ReportParts<'a> {
     scenario: &'a Scenario,
     file: &'a Path,
@@ -609,15 +578,14 @@ fn write_reports(dir: &Path, parts: &ReportParts<'_>) -> anyhow::Result<()> {
         complete: parts.complete,
     };
     report::write_sim_report(dir, &input)?;
+    let origin = RunOrigin::ended_now(parts.wall_ms);
     let facts = RunFacts {
-        wall_ms: parts.wall_ms,
+        wall_ms: origin.wall_ms,
         jobs: parts.jobs,
-        host: super::host_name(),
-        started_unix_s: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |since| since.as_secs().saturating_sub(parts.wall_ms / 1_000)),
-        bench_version: env!("CARGO_PKG_VERSION").to_string(),
-        git_commit: option_env!("BENCH_GIT_COMMIT").map(str::to_string),
+        host: origin.host,
+        started_unix_s: origin.started_unix_s,
+        bench_version: origin.bench_version,
+        git_commit: origin.git_commit,
     };
     report::write_run_facts(dir, &facts)?;
     Ok(())
@@ -717,14 +685,6 @@ fn render_summary(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_progress_bar_shows_a_plain_rate_of_games() {
-        assert_eq!(games_per_second(1_646.579_2), "1647 games/s");
-        assert_eq!(games_per_second(2.26), "2.3 games/s");
-        assert_eq!(games_per_second(0.0), "- games/s");
-        assert_eq!(games_per_second(f64::INFINITY), "- games/s");
-    }
 
     #[test]
     fn a_command_word_is_quoted_only_when_a_shell_needs_it() {

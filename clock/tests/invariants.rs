@@ -155,16 +155,21 @@ fn apply_noting<S: TransitionSink>(
     }
 }
 
+/// When `step` calls: `gap_us` after `now`, or before it when it goes back.
+fn step_instant(now: Instant, step: &Step) -> Instant {
+    if step.back {
+        Instant::from_us(now.as_us().saturating_sub(step.gap_us.max(1)))
+    } else {
+        now.after(Duration::from_us(step.gap_us))
+    }
+}
+
 /// Walks a game, handing each successful call's before/after to `check`.
 fn walk(control: TimeControl, steps: &[Step], mut check: impl FnMut(&Clock, &Step, &Clock, Instant)) {
     let mut clock = Clock::new(control);
     let mut now = Instant::from_us(1_000_000);
     for step in steps {
-        let at = if step.back {
-            Instant::from_us(now.as_us().saturating_sub(step.gap_us.max(1)))
-        } else {
-            now.after(Duration::from_us(step.gap_us))
-        };
+        let at = step_instant(now, step);
         let before = clock;
         match apply(&mut clock, step, at) {
             Ok(()) => {
@@ -193,11 +198,7 @@ fn walk_noting(control: TimeControl, steps: &[Step], mut check: impl FnMut(&Cloc
     let mut clock = Clock::new(control);
     let mut now = Instant::from_us(1_000_000);
     for step in steps {
-        let at = if step.back {
-            Instant::from_us(now.as_us().saturating_sub(step.gap_us.max(1)))
-        } else {
-            now.after(Duration::from_us(step.gap_us))
-        };
+        let at = step_instant(now, step);
         let before = clock;
         let mut log = Log::default();
         let running = clock.running();

@@ -3,10 +3,14 @@
 //! A violated oracle fails the game.
 
 use chessclock::{
-    Bonus, BySide, Changes, Clock, Deadline, DeadlineKind, Duration, FlagFall, Instant, PeriodCause, Phase, Side,
-    TimeAdjustment, TimeControl,
+    Bonus, BySide, Changes, Clock, Deadline, DeadlineKind, Duration, Instant, PeriodCause, Phase, Side, TimeAdjustment,
+    TimeControl,
 };
 use chessclock_tick_model::EventClock;
+
+fn flag_sequence(clock: &Clock, side: Side) -> u32 {
+    clock.flag(side).map_or(0, |flag| flag.sequence)
+}
 
 /// One broken invariant.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,7 +49,9 @@ pub struct Before {
     shown_us: BySide<u64>,
     main_us: BySide<u64>,
     period: BySide<u32>,
-    flag: BySide<Option<FlagFall>>,
+    /// The sequence number of the flag each display shows (0: none): a
+    /// flag that falls gets a new one.
+    flag_sequence: BySide<u32>,
 }
 
 impl Before {
@@ -55,7 +61,7 @@ impl Before {
             shown_us: BySide::new(clock.shown(Side::White).as_us(), clock.shown(Side::Black).as_us()),
             main_us: BySide::new(clock.main_time(Side::White).as_us(), clock.main_time(Side::Black).as_us()),
             period: BySide::new(clock.period(Side::White), clock.period(Side::Black)),
-            flag: BySide::new(clock.flag(Side::White), clock.flag(Side::Black)),
+            flag_sequence: BySide::new(flag_sequence(clock, Side::White), flag_sequence(clock, Side::Black)),
         }
     }
 }
@@ -120,9 +126,24 @@ impl ClockOracle {
     /// as this oracle reads it from the call (the presser's own stage by
     /// its moves, a stage opened by a flag, overtime entered from main
     /// time, otherwise a period lost).
+    #[inline]
     pub fn check_account(&mut self, true_us: u64, before: &Before, after: &Clock, op: Op, changes: &Changes) {
+        // Most calls change no period and drop no flag, and say so.
+        let unchanged = |side| {
+            *before.period.get(side) == after.period(side)
+                && *before.flag_sequence.get(side) == flag_sequence(after, side)
+        };
+        if changes.is_empty() && unchanged(Side::White) && unchanged(Side::Black) {
+            return;
+        }
+        self.check_account_per_side(true_us, before, after, op, changes);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn check_account_per_side(&mut self, true_us: u64, before: &Before, after: &Clock, op: Op, changes: &Changes) {
         for side in Side::BOTH {
-            let new_flag = after.flag(side).filter(|flag| Some(*flag) != *before.flag.get(side));
+            let new_flag = after.flag(side).filter(|flag| flag.sequence != *before.flag_sequence.get(side));
             if changes.flag(side) != new_flag {
                 self.fail_account(
                     true_us,

@@ -34,10 +34,10 @@ use bench_sim::scenario::Scenario;
 
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
-use crate::report::gate;
-use crate::report::hil::{self as hil_report, BoardRunInput, HilReportInput, HilRunFacts};
-use crate::report::markdown::signed;
-use crate::report::{self, sha256_hex};
+use bench_report::gate;
+use bench_report::hil::{self as hil_report, BoardRunInput, HilReportInput, HilRunFacts};
+use bench_report::markdown::signed;
+use bench_report::{self as report, sha256_hex};
 
 mod observe;
 mod progress;
@@ -394,7 +394,7 @@ impl Cmd {
         // the same line comes only when the run is over.
         eprintln!(
             "{}",
-            crate::visible::visible(&format!(
+            bench_report::visible::visible(&format!(
                 "bench hil {}  seed {seed}  games 0..{}  on {}, firmware {}",
                 scenario.name,
                 self.game_count(),
@@ -955,7 +955,7 @@ fn write_records(path: &Path, runs: &[GameRun]) -> anyhow::Result<()> {
     }
     let folder = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("records.jsonl");
-    crate::report::atomic::write_bytes(folder, name, text.as_bytes())?;
+    bench_report::atomic::write_bytes(folder, name, text.as_bytes())?;
     Ok(())
 }
 
@@ -1128,7 +1128,7 @@ mod tests {
     use serde_json::Value;
 
     use super::*;
-    use crate::report::tests::TempDir;
+    use bench_report::testing::TempDir;
 
     /// `bench hil`'s arguments as the CLI parses them.
     #[derive(Debug, clap::Parser)]
@@ -1177,7 +1177,7 @@ max_moves = 3
     fn written_report(dir: &Path) -> Value {
         let bytes = std::fs::read(dir.join("report/report.json")).expect("report.json written");
         let report: Value = serde_json::from_slice(&bytes).expect("report.json is JSON");
-        let errors = crate::report::schema::errors(&report);
+        let errors = bench_report::schema::errors(&report);
         assert!(errors.is_empty(), "report.json does not match its schema:\n  {}", errors.join("\n  "));
         report
     }
@@ -1431,7 +1431,7 @@ max_moves = 3
         );
         // B's row is highlighted with what stopped it; A's is not.
         assert!(html.contains("<tr><td>0483:374b:A</td>") && html.contains("<tr class=\"bad\"><td>0483:374b:B</td>"));
-        let stopped = crate::report::html::escape(boards[1]["error"].as_str().expect("B's error"));
+        let stopped = bench_report::html::escape(boards[1]["error"].as_str().expect("B's error"));
         assert!(html.contains(&format!("<td>FAILED: {stopped}</td>")), "{html}");
         let summary = std::fs::read_to_string(dir.path().join("report/summary.md")).expect("summary.md written");
         assert!(summary.contains("| 0483:374b:B |") && summary.contains("| FAILED: "), "{summary}");

@@ -15,7 +15,7 @@ use bench_sim::shrink::{self, DefectSet, Target};
 use super::shell_word;
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
-use crate::report::{self, gate, RunFacts, SimReportInput};
+use bench_report::{self as report, gate, RunFacts, SimReportInput};
 
 #[derive(Debug, clap::Args)]
 pub struct Cmd {

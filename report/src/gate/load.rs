@@ -322,8 +322,8 @@ fn contradicted(name: &str, passed: bool) -> Problem {
 
 /// `coverage` names the model's rules once each, and no rule happened in
 /// more games than were played, or in more games than times.
-fn coverage(entries: &[crate::report::coverage::Entry], played: u64) -> Result<(), Problem> {
-    crate::report::coverage::from_entries(entries).map_err(Problem::Inconsistent)?;
+fn coverage(entries: &[crate::coverage::Entry], played: u64) -> Result<(), Problem> {
+    crate::coverage::from_entries(entries).map_err(Problem::Inconsistent)?;
     for entry in entries {
         at_most(&format!("coverage `{}`.games", entry.rule), entry.games, played, "the games played")?;
     }
@@ -332,6 +332,6 @@ fn coverage(entries: &[crate::report::coverage::Entry], played: u64) -> Result<(
 
 /// The exercises check: passed exactly when every rule it lists (its
 /// `expected`, comma-separated) happened, by the report's own coverage.
-fn exercises_judged(check: &CheckInfo, entries: &[crate::report::coverage::Entry]) -> bool {
+fn exercises_judged(check: &CheckInfo, entries: &[crate::coverage::Entry]) -> bool {
     check.expected.split(", ").all(|rule| entries.iter().any(|entry| entry.rule == rule && entry.count > 0))
 }

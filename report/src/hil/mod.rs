@@ -1038,7 +1038,7 @@ pub fn write_hil_report(dir: &Path, input: &HilReportInput) -> anyhow::Result<(R
     let bytes = super::json::to_bytes(&report)?;
     // Under `cargo test`, every report a test writes is checked against its
     // JSON Schema (reports/schema/).
-    #[cfg(test)]
+    #[cfg(any(test, feature = "testing"))]
     super::schema::assert_valid(&bytes);
     written.push(atomic::write_bytes(dir, REPORT_JSON, &bytes)?);
     Ok((report, written))

@@ -25,7 +25,7 @@ use super::{hil, json};
 pub(crate) const SCHEMAS: [&str; 2] = [json::SCHEMA, hil::SCHEMA];
 
 pub(crate) fn schema_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/schema")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/schema")
 }
 
 /// The file of a schema: `bench.sim.report/1` → `bench.sim.report-1.json`.
@@ -57,7 +57,7 @@ pub(crate) fn errors_with(validator: &jsonschema::Validator, report: &Value) -> 
 }
 
 /// What is wrong with `report` against the schema its `schema` field names.
-pub(crate) fn errors(report: &Value) -> Vec<String> {
+pub fn errors(report: &Value) -> Vec<String> {
     let Some(name) = report.get("schema").and_then(Value::as_str) else {
         return vec!["no `schema` string".into()];
     };
@@ -88,7 +88,7 @@ mod tests {
     use super::*;
 
     fn golden() -> Value {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/report/testdata/report.json");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/testdata/report.json");
         serde_json::from_slice(&std::fs::read(&path).expect("the golden report")).expect("json")
     }
 

@@ -504,7 +504,7 @@ fn hil_facts_section(report: &HilReport) -> Section {
         ),
         Fact::text(
             "Clock",
-            firmware.capabilities.as_ref().map_or("no Hello record".into(), crate::report::hil::capabilities_text),
+            firmware.capabilities.as_ref().map_or("no Hello record".into(), crate::hil::capabilities_text),
         ),
         Fact::text("Scenario", &scenario.name),
         Fact::text("Description", &scenario.description),

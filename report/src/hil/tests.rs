@@ -8,8 +8,8 @@ use bench_hil::session::{AckShape, LineAck, RunError, Waited};
 use bench_sim::scenario::Scenario;
 
 use super::*;
-use crate::report::schema;
-use crate::report::tests::TempDir;
+use crate::schema;
+use crate::testing::TempDir;
 
 const SCENARIO: &str = r#"
 description = "HIL report test: 60 + 1"
@@ -523,7 +523,7 @@ fn the_largest_differences_are_shown_next_to_the_checks() {
     assert!(summary.contains(line), "{summary}");
     let mut report = sample_report();
     report.mismatches.largest_difference_us.insert("flag.at_us".to_string(), 1_234_567);
-    let html = crate::report::html::render(&crate::report::html::hil_page(&report, "", ""));
+    let html = crate::html::render(&crate::html::hil_page(&report, "", ""));
     assert!(html.contains("flag.at_us 1.234567 s · press.remaining_us 0.412 ms"), "{html}");
 }
 
@@ -567,7 +567,7 @@ fn a_wrong_ack_of_a_refused_line_fails_its_check_and_the_gate() {
         assert!(schema::errors(&json).is_empty(), "{:?}", schema::errors(&json));
         assert_eq!(json["contract_acks"][0]["wrong"], !passed);
         // The gate reads the report back: the check agrees with its lines.
-        let (gate_passed, text) = crate::report::gate::apply_defaults(dir.path()).expect("the report loads");
+        let (gate_passed, text) = crate::gate::apply_defaults(dir.path()).expect("the report loads");
         assert_eq!(gate_passed, passed, "{text}");
     }
 }

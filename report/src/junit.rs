@@ -349,7 +349,7 @@ mod tests {
 
     // ---- hardware-in-the-loop suites ----
 
-    use crate::report::hil::tests::{sample_report, with_mismatches};
+    use crate::hil::tests::{sample_report, with_mismatches};
 
     /// A test case: its name, and its failure's message and text.
     type ReadCase = (String, Option<(String, String)>);

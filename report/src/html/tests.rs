@@ -21,7 +21,7 @@ fn numbers_read_in_their_unit() {
 
 // ---- hardware-in-the-loop pages ----
 
-use crate::report::hil::tests::{farm_report, probe_board, sample_report, with_mismatches};
+use crate::hil::tests::{farm_report, probe_board, sample_report, with_mismatches};
 
 const HOSTILE: &str = "<script>alert('x')</script> & \"q\" </svg><img src=x onerror=alert(1)> \u{1}";
 

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use bench_sim::coverage::EXERCISES_CHECK;
 
 use super::{at_most, drift_ppm, impossible, non_negative, sum, Problem};
-use crate::report::hil::{
+use crate::hil::{
     self, DriftInfo, LatencyInfo, Report, ACKS_CHECK, COMPLETE_CHECK, DRIFT_CHECK, MATCH_CHECK, MISMATCHES_LISTED,
 };
 

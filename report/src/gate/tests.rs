@@ -369,14 +369,14 @@ fn the_failure_lines_say_measured_and_allowed() {
 
 #[test]
 fn the_example_file_is_the_default_rule_set() {
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("gate.example.toml");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../gate.example.toml");
     assert_eq!(Rules::load(&example).expect("gate.example.toml parses"), Rules::defaults());
 }
 
 /// The rules file shown in `reports/README.md` is one `bench gate` reads.
 #[test]
 fn the_rules_file_in_the_readme_parses() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/README.md"))
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/README.md"))
         .expect("reports/README.md");
     let blocks = toml_blocks(&readme);
     assert!(!blocks.is_empty(), "reports/README.md shows no rules file");
@@ -472,8 +472,7 @@ fn the_default_gate_on_a_sim_report_is_its_checks() {
 }
 
 fn golden() -> Vec<u8> {
-    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/report/testdata/report.json"))
-        .expect("the golden report")
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/testdata/report.json")).expect("the golden report")
 }
 
 fn edited(edit: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
@@ -733,7 +732,7 @@ fn a_sim_report_whose_checks_contradict_its_numbers_is_refused() {
 
 // ---- hardware-in-the-loop reports ----
 
-use crate::report::hil::tests::{sample_report, with_mismatches};
+use crate::hil::tests::{sample_report, with_mismatches};
 
 /// A HIL report as `bench gate` reads it: serialized, parsed (schema
 /// branch and consistency check), measured.
@@ -1144,7 +1143,7 @@ fn a_hil_report_with_impossible_counts_is_refused_naming_the_field() {
         edit(&mut report);
         refused_naming(&bytes(&report), field).unwrap_or_else(|message| panic!("{field}: {message}"));
     }
-    let mut farm = crate::report::hil::tests::farm_report();
+    let mut farm = crate::hil::tests::farm_report();
     if let Some(oscillator) = farm.boards[0].oscillator.as_mut() {
         oscillator.used = oscillator.samples + 1;
     }
@@ -1242,7 +1241,7 @@ fn a_hil_report_with_unphysical_numbers_is_refused_naming_the_field() {
         }),
     ];
     for (field, edit) in farm_cases {
-        let mut report = crate::report::hil::tests::farm_report();
+        let mut report = crate::hil::tests::farm_report();
         edit(&mut report);
         refused_naming(&bytes(&report), field).unwrap_or_else(|message| panic!("{field}: {message}"));
     }
@@ -1345,12 +1344,8 @@ fn a_hil_report_whose_checks_contradict_its_numbers_is_refused() {
     }
 }
 
-fn observed_info() -> crate::report::hil::ObservedInfo {
-    crate::report::hil::ObservedInfo {
-        map: "firmware/observed.toml".into(),
-        poll_interval_us: 10_000,
-        tolerance_us: 11_000,
-    }
+fn observed_info() -> crate::hil::ObservedInfo {
+    crate::hil::ObservedInfo { map: "firmware/observed.toml".into(), poll_interval_us: 10_000, tolerance_us: 11_000 }
 }
 
 /// A report of `bench hil --observe`: no drift check and no press latency
@@ -1375,7 +1370,7 @@ fn an_observed_firmware_s_report_has_no_drift_check_and_no_latency() {
 /// `bench hil`'s own gate, on a report folder as it writes it.
 #[test]
 fn apply_defaults_reads_the_written_report_back() {
-    let dir = crate::report::tests::TempDir::new("gate-apply-defaults");
+    let dir = crate::testing::TempDir::new("gate-apply-defaults");
     let mut report = p99(5_001);
     report.files = BTreeMap::new();
     std::fs::write(dir.path().join(REPORT_JSON), serde_json::to_vec(&report).expect("json")).expect("write");

@@ -118,7 +118,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &LatencyPlot) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::plot;
+    use crate::plot;
 
     #[test]
     fn bins_are_labelled_by_their_span() {

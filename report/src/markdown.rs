@@ -293,7 +293,7 @@ pub(crate) fn micros(value_us: u64) -> String {
 /// A signed measurement with `decimals` decimals: `+1.23`, `-0.50`, and
 /// `0.00` for anything that rounds to zero, which `{:+.2}` shows as
 /// `-0.00` or `+0.00`: a sign on nothing reads as a direction.
-pub(crate) fn signed(value: f64, decimals: usize) -> String {
+pub fn signed(value: f64, decimals: usize) -> String {
     let text = format!("{value:+.decimals$}");
     if text[1..].chars().all(|c| c == '0' || c == '.') {
         text[1..].to_string()
@@ -309,7 +309,7 @@ pub(crate) fn seconds(value_us: u64) -> String {
 
 /// `units` counted in 10^-`decimals`, as a decimal number with only the
 /// digits it needs: `decimal(12_500_000, 6)` is `12.5`, `decimal(84, 0)` is `84`.
-pub(crate) fn decimal(units: u64, decimals: u32) -> String {
+pub fn decimal(units: u64, decimals: u32) -> String {
     let scale = 10u64.pow(decimals);
     let fraction = format!("{:0width$}", units % scale, width = decimals as usize);
     let fraction = fraction.trim_end_matches('0');

@@ -1,8 +1,8 @@
 //! `summary.md` of a HIL run.
 
 use super::{MismatchInfo, Report, BOARD_COLUMNS, MISMATCHES_LISTED};
-use crate::report::markdown::{cell, code, signed};
-use crate::report::DRIFT_SVG;
+use crate::markdown::{cell, code, signed};
+use crate::DRIFT_SVG;
 
 fn seconds(us: u64) -> String {
     bench_hil::judge::compare::seconds(us)

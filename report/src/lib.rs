@@ -35,8 +35,11 @@ pub mod markdown;
 pub mod merge;
 pub mod plot;
 pub mod postal;
-#[cfg(test)]
-pub(crate) mod schema;
+#[cfg(any(test, feature = "testing"))]
+pub mod schema;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+pub mod visible;
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -121,7 +124,7 @@ pub fn write_sim_report(dir: &Path, input: &SimReportInput) -> anyhow::Result<Ve
     let bytes = json::to_bytes(&report)?;
     // Under `cargo test`, every report a test writes is checked against its
     // JSON Schema (reports/schema/).
-    #[cfg(test)]
+    #[cfg(any(test, feature = "testing"))]
     schema::assert_valid(&bytes);
     written.push(atomic::write_bytes(dir, REPORT_JSON, &bytes)?);
     Ok(written)
@@ -195,7 +198,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use std::collections::BTreeSet;
     use std::path::Path;
 
@@ -204,28 +207,7 @@ pub(crate) mod tests {
     use bench_sim::shrink::DefectSet;
 
     use super::*;
-
-    /// A folder under the system's temporary folder, removed on drop.
-    pub(crate) struct TempDir(PathBuf);
-
-    impl TempDir {
-        pub(crate) fn new(name: &str) -> TempDir {
-            let path = std::env::temp_dir().join(format!("bench-report-{}-{name}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&path);
-            std::fs::create_dir_all(&path).expect("create a temporary folder");
-            TempDir(path)
-        }
-
-        pub(crate) fn path(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+    use crate::testing::TempDir;
 
     /// A short, drifting, fast game: a few games run in well under a second.
     /// The time-error bound is far below what 2000 ppm makes, so games fail.
@@ -443,16 +425,16 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
     }
 
     /// `file` of the report of a tiny fixed run, compared byte for byte
-    /// with `src/report/testdata/<file>`. After an intended change (to the
+    /// with `report/src/testdata/<file>`. After an intended change (to the
     /// schema, the plots, or the simulator), rewrite the golden files with
     ///
     /// ```sh
-    /// BENCH_UPDATE_GOLDEN=1 cargo test -p bench report::tests::golden
+    /// BENCH_UPDATE_GOLDEN=1 cargo test -p bench-report tests::golden
     /// ```
     ///
     /// and review their diff.
     fn check_golden(file: &str) {
-        let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/report/testdata").join(file);
+        let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/testdata").join(file);
         let run = simulate(DRIFTING, 2);
         let dir = TempDir::new(&format!("golden-{file}"));
         write_sim_report(dir.path(), &input(&run, true)).expect("report");

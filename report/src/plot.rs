@@ -285,7 +285,7 @@ mod tests {
     /// the time it took: `cargo test --release -p bench report::plot -- --nocapture`.
     #[test]
     fn a_full_envelope_renders_to_svg_and_png() {
-        use crate::report::json::{Bucket, PerSide};
+        use crate::json::{Bucket, PerSide};
         let bucket_us = 2_812_500;
         let buckets = (0..64_i64)
             .map(|index| Bucket {
@@ -301,7 +301,7 @@ mod tests {
             .collect();
         let envelope = DriftEnvelope { bucket_us, buckets_total: 64, buckets };
         let plot = DriftPlot { title: "full envelope".into(), envelope: &envelope };
-        let dir = crate::report::tests::TempDir::new("plot-full");
+        let dir = crate::testing::TempDir::new("plot-full");
         let started = std::time::Instant::now();
         let svg = svg(&plot).expect("svg");
         let svg_done = started.elapsed();
@@ -316,7 +316,7 @@ mod tests {
     /// An envelope of `buckets` buckets of `bucket_us`, White's and Black's
     /// bands the same (a defect that hits both sides alike).
     fn envelope_of(buckets: u64, bucket_us: u64) -> DriftEnvelope {
-        use crate::report::json::{Bucket, PerSide};
+        use crate::json::{Bucket, PerSide};
         let buckets = (0..buckets)
             .map(|index| Bucket {
                 index,

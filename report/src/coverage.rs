@@ -6,7 +6,7 @@ use bench_sim::coverage::{Coverage, Covered};
 use chessclock::Transition;
 use serde::{Deserialize, Serialize};
 
-use super::html::{Block, Row, Section, Table};
+use crate::format::html::{Block, Row, Section, Table};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {

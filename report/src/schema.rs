@@ -1,7 +1,7 @@
 //! The JSON Schemas of `report.json` (`reports/schema/`, one file per
 //! schema: `bench.sim.report/1` is `bench.sim.report-1.json`), in tests.
 //!
-//! Under `cargo test`, [`super::write_sim_report`] and
+//! Under `cargo test`, [`crate::sim::write_sim_report`] and
 //! [`super::hil::write_hil_report`] pass every `report.json` they write to
 //! [`assert_valid`], so every report a unit test produces (the golden run,
 //! merged shards, HIL reports of fake runs, hostile strings, …) is checked
@@ -19,7 +19,8 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use super::{hil, json};
+use crate::hil;
+use crate::sim::report as json;
 
 /// Every report schema bench writes.
 pub(crate) const SCHEMAS: [&str; 2] = [json::SCHEMA, hil::SCHEMA];

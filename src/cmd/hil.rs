@@ -34,9 +34,9 @@ use bench_sim::scenario::Scenario;
 
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
+use bench_report::format::markdown::signed;
 use bench_report::gate;
 use bench_report::hil::{self as hil_report, BoardRunInput, HilReportInput, HilRunFacts};
-use bench_report::markdown::signed;
 use bench_report::{self as report, sha256_hex};
 
 mod observe;
@@ -394,7 +394,7 @@ impl Cmd {
         // the same line comes only when the run is over.
         eprintln!(
             "{}",
-            bench_report::visible::visible(&format!(
+            bench_report::format::visible::visible(&format!(
                 "bench hil {}  seed {seed}  games 0..{}  on {}, firmware {}",
                 scenario.name,
                 self.game_count(),
@@ -1431,7 +1431,7 @@ max_moves = 3
         );
         // B's row is highlighted with what stopped it; A's is not.
         assert!(html.contains("<tr><td>0483:374b:A</td>") && html.contains("<tr class=\"bad\"><td>0483:374b:B</td>"));
-        let stopped = bench_report::html::escape(boards[1]["error"].as_str().expect("B's error"));
+        let stopped = bench_report::format::html::escape(boards[1]["error"].as_str().expect("B's error"));
         assert!(html.contains(&format!("<td>FAILED: {stopped}</td>")), "{html}");
         let summary = std::fs::read_to_string(dir.path().join("report/summary.md")).expect("summary.md written");
         assert!(summary.contains("| 0483:374b:B |") && summary.contains("| FAILED: "), "{summary}");

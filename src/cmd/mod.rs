@@ -59,9 +59,9 @@ pub fn parse_max_moves(text: &str) -> Result<u32, String> {
 /// not a failure; any other write error is an infrastructure failure.
 ///
 /// Control characters and bidirectional overrides show as `[U+XXXX]`
-/// ([`crate::visible`]): what is printed quotes users' files.
+/// ([`bench_report::format::visible`]): what is printed quotes users' files.
 pub fn print(text: &str) -> crate::exit::Result<()> {
-    let text = bench_report::visible::visible(text);
+    let text = bench_report::format::visible::visible(text);
     let mut stdout = io::stdout().lock();
     match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
         Err(error) if error.kind() != io::ErrorKind::BrokenPipe => Err(error).context("writing to stdout")?,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::exit::{Exit, Failure, Result};
 use bench_report::gate;
-use bench_report::merge::{self, MergeError};
+use bench_report::sim::merge::{self, MergeError};
 
 #[derive(Debug, clap::Args)]
 pub struct Cmd {

@@ -5,11 +5,12 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::super::hil::{self, Report as HilReport};
-use super::super::json::{self, CheckInfo, Report};
-use super::super::REPORT_JSON;
 use super::measure::{hil_measurements, sim_measurements};
 use super::Measurements;
+use crate::check::CheckInfo;
+use crate::hil::{self, Report as HilReport};
+use crate::sim::report::{self as json, Report};
+use crate::REPORT_JSON;
 
 mod hil_report;
 mod sim_report;

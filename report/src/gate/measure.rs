@@ -2,9 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use super::super::coverage::Entry;
-use super::super::hil::{self, Report as HilReport};
-use super::super::json::{CheckInfo, Report};
+use crate::check::CheckInfo;
+use crate::coverage::Entry;
+use crate::hil::{self, Report as HilReport};
+use crate::sim::report::Report;
 
 /// A report's numbers, as the rules read them: the same for every kind.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -42,9 +42,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::json::CheckInfo;
-use super::markdown::decimal;
-use super::REPORT_JSON;
+use crate::check::CheckInfo;
+use crate::format::markdown::decimal;
+use crate::REPORT_JSON;
 
 mod load;
 mod measure;
@@ -153,7 +153,7 @@ fn show(value: &Value) -> String {
         Value::Count(count) => count.to_string(),
         Value::Micros(us) => format!("{us} µs"),
         Value::Ppb(ppb) => Ppm(*ppb).to_string(),
-        Value::Ratio { part, whole } => format!("{} ({part} of {whole})", super::html::percent(*part, *whole)),
+        Value::Ratio { part, whole } => format!("{} ({part} of {whole})", crate::format::html::percent(*part, *whole)),
         Value::NoData(why) => why.clone(),
     }
 }

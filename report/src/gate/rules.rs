@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::super::markdown::decimal;
+use crate::format::markdown::decimal;
 
 /// A rules file (`gate.toml`). A rule is on when its key is present; the
 /// file is the whole rule set (it does not add to the defaults).

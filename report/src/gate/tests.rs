@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::super::hil::{self, Report as HilReport};
-use super::super::json::CheckInfo;
 use super::*;
+use crate::check::CheckInfo;
+use crate::hil::{self, Report as HilReport};
 
 fn check(name: &str, passed: bool) -> CheckInfo {
     CheckInfo { name: name.into(), passed, measured: "m".into(), expected: "e".into() }

@@ -6,8 +6,8 @@ use bench_hil::judge::drift::{self, Fit};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::markdown::signed;
-use crate::plot::{self, FONT};
+use crate::format::markdown::signed;
+use crate::format::plot::{self, FONT};
 
 /// What the drift plot shows.
 pub struct DriftPlot<'a> {

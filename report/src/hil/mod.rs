@@ -33,16 +33,19 @@ use bench_sim::coverage::{exercises_check, Coverage};
 use chessclock::{Outcome, Side};
 use serde::{Deserialize, Serialize};
 
-use super::json::CheckInfo;
-use super::latency_plot::LatencyPlot;
-use super::markdown::{micros, number_ranges, signed};
-use super::plot;
-use super::{
-    atomic, html, junit, sha256_hex, DRIFT_PNG, DRIFT_SVG, INDEX_HTML, JUNIT_XML, LATENCY_PNG, LATENCY_SVG,
-    REPORT_JSON, RUN_JSON, SUMMARY_MD,
+use crate::check::CheckInfo;
+use crate::format::markdown::{micros, number_ranges, signed};
+use crate::format::plot;
+use crate::{
+    atomic, sha256_hex, DRIFT_PNG, DRIFT_SVG, INDEX_HTML, JUNIT_XML, LATENCY_PNG, LATENCY_SVG, REPORT_JSON, RUN_JSON,
+    SUMMARY_MD,
 };
+use latency_plot::LatencyPlot;
 
 mod drift_plot;
+pub mod html;
+pub mod junit;
+mod latency_plot;
 mod summary;
 pub use summary::capabilities_text;
 #[cfg(test)]
@@ -1027,19 +1030,19 @@ pub fn write_hil_report(dir: &Path, input: &HilReportInput) -> anyhow::Result<(R
     files.insert(LATENCY_PNG.to_string(), sha256_hex(&latency_png));
     written.push(latency_png_path);
     // Each of these is a function of the report (without `files`) alone.
-    let junit = junit::render(&junit::hil_suites(&report));
+    let junit = crate::format::junit::render(&junit::hil_suites(&report));
     let summary = render_summary(&report);
-    let index = html::render(&html::hil_page(&report, &svg, &latency_svg));
+    let index = crate::format::html::render(&html::hil_page(&report, &svg, &latency_svg));
     for (name, text) in [(JUNIT_XML, junit), (SUMMARY_MD, summary), (INDEX_HTML, index)] {
         written.push(atomic::write_bytes(dir, name, text.as_bytes())?);
         files.insert(name.to_string(), sha256_hex(text.as_bytes()));
     }
     report.files = files;
-    let bytes = super::json::to_bytes(&report)?;
+    let bytes = crate::format::json::to_bytes(&report)?;
     // Under `cargo test`, every report a test writes is checked against its
     // JSON Schema (reports/schema/).
     #[cfg(any(test, feature = "testing"))]
-    super::schema::assert_valid(&bytes);
+    crate::schema::assert_valid(&bytes);
     written.push(atomic::write_bytes(dir, REPORT_JSON, &bytes)?);
     Ok((report, written))
 }
@@ -1064,5 +1067,5 @@ pub struct HilRunFacts {
 /// Writes `run.json` into `dir`, atomically.
 pub fn write_hil_run_facts(dir: &Path, facts: &HilRunFacts) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating the report folder {}", dir.display()))?;
-    atomic::write_bytes(dir, RUN_JSON, &super::json::to_bytes(facts)?)
+    atomic::write_bytes(dir, RUN_JSON, &crate::format::json::to_bytes(facts)?)
 }

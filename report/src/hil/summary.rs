@@ -1,7 +1,7 @@
 //! `summary.md` of a HIL run.
 
 use super::{MismatchInfo, Report, BOARD_COLUMNS, MISMATCHES_LISTED};
-use crate::markdown::{cell, code, signed};
+use crate::format::markdown::{cell, code, signed};
 use crate::DRIFT_SVG;
 
 fn seconds(us: u64) -> String {

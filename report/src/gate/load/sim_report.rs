@@ -8,7 +8,8 @@ use bench_sim::coverage::EXERCISES_CHECK;
 use bench_sim::run::{class_check, AGREEMENT_CHECK, DETERMINISM_CHECK, ORACLE_CHECK, TIME_ERROR_CHECK};
 
 use super::{at_most, impossible, sum, Problem, DRIFT_PPB_MAX, DRIFT_PPM_MAX};
-use crate::json::{CheckInfo, Report, COMPLETE_CHECK};
+use crate::check::CheckInfo;
+use crate::sim::report::{Report, COMPLETE_CHECK};
 
 const PLAYED: &str = "games.played";
 

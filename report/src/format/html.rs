@@ -10,22 +10,13 @@
 //!   [`render`] turns it into HTML and escapes **every** string it holds;
 //!   only a [`Block::Figure`]'s SVG is markup, and that comes from bench's
 //!   own plotter (which escapes its text), never from a user.
-//! - [`sim_page`] builds the page of a simulation report from the same
-//!   `Report` as `report.json`, so the two never disagree; [`hil_page`]
-//!   does the same for a hardware-in-the-loop report.
+//! - Each report kind builds its page from the same report as its
+//!   `report.json`, so the two never disagree (`sim/html.rs`,
+//!   `hil/html.rs`).
 
 use std::fmt::Write as _;
 
-use super::json::CheckInfo;
-use super::{JUNIT_XML, REPORT_JSON, RUN_JSON, SUMMARY_MD};
-
-mod hil;
-mod sim;
-#[cfg(test)]
-mod tests;
-
-pub use hil::hil_page;
-pub use sim::sim_page;
+use crate::{JUNIT_XML, REPORT_JSON, RUN_JSON, SUMMARY_MD};
 
 /// A report page: the verdict first, then the sections in order.
 pub struct Page {
@@ -101,15 +92,15 @@ pub struct Fact {
 }
 
 impl Fact {
-    fn text(label: &str, value: impl Into<String>) -> Fact {
+    pub fn text(label: &str, value: impl Into<String>) -> Fact {
         Fact { label: label.into(), value: value.into(), code: false, link: None }
     }
 
-    fn code(label: &str, value: impl Into<String>) -> Fact {
+    pub fn code(label: &str, value: impl Into<String>) -> Fact {
         Fact { label: label.into(), value: value.into(), code: true, link: None }
     }
 
-    fn file(label: &str, name: &str) -> Fact {
+    pub fn file(label: &str, name: &str) -> Fact {
         Fact { label: label.into(), value: name.into(), code: true, link: Some(name.into()) }
     }
 }
@@ -326,7 +317,7 @@ pub fn escape(text: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
             '\n' | '\t' => out.push(c),
-            c if crate::visible::is_hidden_control(c) => {
+            c if crate::format::visible::is_hidden_control(c) => {
                 let _ = write!(out, "[U+{:04X}]", u32::from(c));
             }
             c => out.push(c),
@@ -348,30 +339,10 @@ pub fn ppm(ppb: i64) -> String {
     format!("{sign}{}.{:03} ppm", abs / 1_000, abs % 1_000)
 }
 
-/// Every check of a report, failing ones marked.
-pub(super) fn checks_table(checks: &[CheckInfo]) -> Block {
-    Block::Table(Table {
-        header: vec!["Result".into(), "Check".into(), "Measured".into(), "Expected".into()],
-        numeric: vec![],
-        rows: checks
-            .iter()
-            .map(|check| Row {
-                cells: vec![
-                    if check.passed { "pass" } else { "FAIL" }.into(),
-                    check.name.clone(),
-                    check.measured.clone(),
-                    check.expected.clone(),
-                ],
-                bad: !check.passed,
-            })
-            .collect(),
-    })
-}
-
 /// The run facts, ended as in every report kind: bench's version, the
 /// schema, and links to the report's other files (`run_json_holds` says
 /// what varies between runs, kept in `run.json`).
-pub(super) fn run_facts_section(
+pub(crate) fn run_facts_section(
     mut facts: Vec<Fact>,
     bench_version: &str,
     schema: &str,
@@ -388,4 +359,26 @@ pub(super) fn run_facts_section(
         facts.push(Fact::file(label, name));
     }
     Section { id: "facts", heading: "Run facts".into(), blocks: vec![Block::Facts(facts)] }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_covers_markup_quotes_and_control_characters() {
+        assert_eq!(
+            escape("<script>alert('x')</script> & \"q\""),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;"
+        );
+        assert_eq!(escape("a\u{1}b\nc"), "a[U+0001]b\nc");
+    }
+
+    #[test]
+    fn numbers_read_in_their_unit() {
+        assert_eq!(percent(5, 6), "83.33 %");
+        assert_eq!(percent(0, 0), "0.00 %");
+        assert_eq!(ppm(-250_125), "-250.125 ppm");
+        assert_eq!(ppm(2_000_000), "2000.000 ppm");
+    }
 }

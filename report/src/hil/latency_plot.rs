@@ -8,8 +8,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::hil::LatencyBin;
-use super::plot::{Figure, FONT};
+use super::LatencyBin;
+use crate::format::plot::{Figure, FONT};
 
 pub const WIDTH: u32 = 1000;
 pub const HEIGHT: u32 = 420;
@@ -118,7 +118,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &LatencyPlot) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plot;
+    use crate::format::plot;
 
     #[test]
     fn bins_are_labelled_by_their_span() {

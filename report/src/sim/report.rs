@@ -14,6 +14,7 @@ use bench_sim::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
 use super::SimReportInput;
+use crate::check::CheckInfo;
 
 /// The schema's name and major version. A change that can break a reader
 /// (a field removed, renamed or retyped) bumps the number; adding a field
@@ -52,7 +53,7 @@ pub struct Report {
     /// Rule coverage: every transition of the clock model, how often the
     /// games went through it. Absent in reports written before it existed.
     #[serde(default)]
-    pub coverage: Vec<super::coverage::Entry>,
+    pub coverage: Vec<crate::coverage::Entry>,
     /// Oracle coverage: how much of the run the independent model checked.
     /// Absent in reports written before it existed.
     #[serde(default)]
@@ -193,16 +194,6 @@ pub struct Range {
 pub struct Shard {
     pub index: u64,
     pub count: u64,
-}
-
-/// A check the report judged itself (a scenario expectation, that every
-/// game was played, …): an entry of `checks` in every report kind.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CheckInfo {
-    pub name: String,
-    pub passed: bool,
-    pub measured: String,
-    pub expected: String,
 }
 
 /// An `[[expect.result]]` of the scenario and the games in its class.
@@ -388,7 +379,7 @@ pub fn build(input: &SimReportInput) -> Report {
         expected_classes,
         results: Results { device: summary.results.clone(), ideal: summary.ideal_results.clone() },
         articles: summary.articles.clone(),
-        coverage: super::coverage::entries(&summary.coverage),
+        coverage: crate::coverage::entries(&summary.coverage),
         oracle_coverage: summary.oracle_coverage.into(),
         outcomes: Outcomes { white, black, draw },
         agreement: Agreement { agreeing: summary.agreeing, games: summary.games },
@@ -485,13 +476,6 @@ fn to_bucket(index: usize, last: bool, bucket_us: u64, bucket: &EnvelopeBucket) 
         error_min_us: PerSide { white: bucket.error_min_us[0], black: bucket.error_min_us[1] },
         error_max_us: PerSide { white: bucket.error_max_us[0], black: bucket.error_max_us[1] },
     }
-}
-
-/// The document's bytes: pretty-printed, two-space indent, final newline.
-pub fn to_bytes<T: Serialize>(value: &T) -> anyhow::Result<Vec<u8>> {
-    let mut bytes = serde_json::to_vec_pretty(value)?;
-    bytes.push(b'\n');
-    Ok(bytes)
 }
 
 #[cfg(test)]

@@ -15,8 +15,8 @@ use chessclock::Side;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::atomic;
-use super::plot::{self, Figure, FONT};
+use crate::atomic;
+use crate::format::plot::{self, Figure, FONT};
 
 const WIDTH: u32 = 1000;
 const HEIGHT: u32 = 600;

@@ -2,14 +2,15 @@
 
 use std::fmt::Write as _;
 
-use super::super::hil::{
+use super::latency_plot::bin_label;
+use super::{
     BoardLatencyInfo, DriftInfo as HilDrift, GameInfo as HilGame, LatencyInfo as HilLatency, MismatchInfo,
     Report as HilReport, SideInfo as HilSide, BOARD_COLUMNS, MISMATCHES_LISTED,
 };
-use super::super::latency_plot::bin_label;
-use super::super::markdown::{micros, seconds, signed};
-use super::super::{DRIFT_PNG, DRIFT_SVG, LATENCY_PNG, LATENCY_SVG};
-use super::*;
+use crate::check::checks_table;
+use crate::format::html::*;
+use crate::format::markdown::{micros, seconds, signed};
+use crate::{DRIFT_PNG, DRIFT_SVG, LATENCY_PNG, LATENCY_SVG};
 
 /// The page of a hardware-in-the-loop report (`bench hil`), from the same
 /// [`HilReport`] as its `report.json`: the verdict, then the failures (each

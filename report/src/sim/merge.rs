@@ -22,9 +22,10 @@ use bench_sim::board::MateSearches;
 use bench_sim::run::{self, EnvelopeBucket, FailedGame, Summary, ENVELOPE_BUCKETS};
 use bench_sim::scenario::Scenario;
 
-use super::gate;
-use super::json::Report;
-use super::{sha256_hex, write_sim_report, SimReportInput};
+use super::report::Report;
+use super::{write_sim_report, SimReportInput};
+use crate::gate;
+use crate::sha256_hex;
 
 /// Why shards were not merged.
 #[derive(Debug)]
@@ -376,7 +377,7 @@ pub fn summary_of(report: &Report) -> Result<Summary, String> {
         envelope,
         run_hash,
         drift_ppb: report.drift_ppb.map(|range| (range.min, range.max)),
-        coverage: super::coverage::from_entries(&report.coverage)?,
+        coverage: crate::coverage::from_entries(&report.coverage)?,
         mate_searches: MateSearches { searched: report.mate_searches.searched, gave_up: report.mate_searches.gave_up },
         oracle_coverage: report.oracle_coverage.into(),
     })

@@ -2,10 +2,12 @@
 
 use std::collections::BTreeSet;
 
-use super::super::json::Report;
-use super::super::markdown::{article_key, defect_rows, micros, seconds};
-use super::super::{DRIFT_PNG, DRIFT_SVG};
-use super::*;
+use super::report::Report;
+use super::summary::defect_rows;
+use crate::check::checks_table;
+use crate::format::html::*;
+use crate::format::markdown::{article_key, micros, seconds};
+use crate::{DRIFT_PNG, DRIFT_SVG};
 
 /// The page of a simulation report.
 pub fn sim_page(report: &Report, svg: &str) -> Page {
@@ -177,7 +179,7 @@ fn expected_classes_column(report: &Report) -> Vec<Block> {
             numeric: vec![false, true, true, false],
             rows,
         }),
-        Block::Paragraph(super::super::markdown::ARTICLE_CLASSES.into()),
+        Block::Paragraph(super::summary::ARTICLE_CLASSES.into()),
     ]
 }
 

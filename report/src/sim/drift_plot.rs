@@ -5,27 +5,15 @@
 //! band from the smallest to the largest value any game had in it.
 //!
 //! **Determinism:** no system fonts (the font is compiled in, see
-//! `fonts/`), no timestamps, integer data converted the same way every
+//! `format/fonts/`), no timestamps, integer data converted the same way every
 //! time: the same envelope gives the same bytes.
 
-use std::path::Path;
-use std::sync::OnceLock;
-
 use anyhow::anyhow;
-use plotters::coord::cartesian::Cartesian2d;
-use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::{register_font, FontStyle};
 
-use super::json::DriftEnvelope;
-
-pub const WIDTH: u32 = 1000;
-pub const HEIGHT: u32 = 700;
-
-/// DejaVu Sans 2.37 (Debian `fonts-dejavu-core`); licence beside it.
-const FONT_TTF: &[u8] = include_bytes!("fonts/DejaVuSans.ttf");
-pub(crate) const FONT: &str = "sans-serif";
+use super::report::DriftEnvelope;
+use crate::format::plot::{decimals, mesh, Figure, FONT, HEIGHT, WIDTH};
 
 const WHITE_SIDE: RGBColor = RGBColor(31, 119, 180);
 const BLACK_SIDE: RGBColor = RGBColor(214, 39, 40);
@@ -37,56 +25,12 @@ pub struct DriftPlot<'a> {
     pub envelope: &'a DriftEnvelope,
 }
 
-/// A figure of a report, drawn the same on any plotters backend so that
-/// one drawing gives both its SVG and its PNG, in the built-in font.
-pub(crate) trait Figure {
-    /// Width and height in pixels.
-    const SIZE_PX: (u32, u32);
-    /// What the figure is, for errors: `the drift plot`.
-    const NAME: &'static str;
-
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> anyhow::Result<()>;
-}
-
 impl Figure for DriftPlot<'_> {
     const SIZE_PX: (u32, u32) = (WIDTH, HEIGHT);
     const NAME: &'static str = "the drift plot";
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> anyhow::Result<()> {
         draw(root, self)
-    }
-}
-
-/// The figure as an SVG document.
-pub(crate) fn svg<F: Figure>(figure: &F) -> anyhow::Result<String> {
-    register()?;
-    let mut text = String::new();
-    {
-        let root = SVGBackend::with_string(&mut text, F::SIZE_PX).into_drawing_area();
-        figure.draw(&root)?;
-        root.present().map_err(|error| anyhow!("drawing {}: {error}", F::NAME))?;
-    }
-    Ok(text)
-}
-
-/// Writes the figure as a PNG file at `path` (the encoder picks the format
-/// from the extension).
-pub(crate) fn png<F: Figure>(figure: &F, path: &Path) -> anyhow::Result<()> {
-    register()?;
-    let root = BitMapBackend::new(path, F::SIZE_PX).into_drawing_area();
-    figure.draw(&root)?;
-    root.present().map_err(|error| anyhow!("writing {}: {error}", F::NAME))?;
-    Ok(())
-}
-
-/// Registers the compiled-in font once per process; without it plotters
-/// has no font at all (`FontUnavailable`).
-fn register() -> anyhow::Result<()> {
-    static REGISTERED: OnceLock<bool> = OnceLock::new();
-    if *REGISTERED.get_or_init(|| register_font(FONT, FontStyle::Normal, FONT_TTF).is_ok()) {
-        Ok(())
-    } else {
-        Err(anyhow!("the report's built-in font could not be loaded"))
     }
 }
 
@@ -216,27 +160,6 @@ fn panel<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Draws a chart's grid and axes, labelled with (x, y) `descriptions`, the
-/// tick labels with (x, y) `decimals`: every plot's axes look alike.
-pub fn mesh<DB: DrawingBackend>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
-    descriptions: (&str, &str),
-    decimals: (usize, usize),
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let (x_decimals, y_decimals) = decimals;
-    chart
-        .configure_mesh()
-        .x_desc(descriptions.0)
-        .y_desc(descriptions.1)
-        .label_style((FONT, 13))
-        .axis_desc_style((FONT, 14))
-        .x_label_formatter(&|value| tick(*value, x_decimals))
-        .y_label_formatter(&|value| tick(*value, y_decimals))
-        .light_line_style(BLACK.mix(0.05))
-        .bold_line_style(BLACK.mix(0.15))
-        .draw()
-}
-
 /// The edge width of the `index`-th of `bands` bands: 2 px for the last,
 /// 3 px more for each before it, so coinciding edges all show.
 fn edge_width_px(index: usize, bands: usize) -> u32 {
@@ -258,34 +181,16 @@ fn y_range(bands: &[Band]) -> (f64, f64) {
     }
 }
 
-/// Decimals for tick labels over a span (ticks are about a tenth of it).
-pub(crate) fn decimals(span: f64) -> usize {
-    match span {
-        span if span >= 20.0 => 0,
-        span if span >= 2.0 => 1,
-        span if span >= 0.2 => 2,
-        _ => 3,
-    }
-}
-
-/// A tick label; never `-0`.
-pub(crate) fn tick(value: f64, decimals: usize) -> String {
-    let text = format!("{value:.decimals$}");
-    match text.strip_prefix('-') {
-        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_string(),
-        _ => text,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::plot::{png, svg};
 
     /// A full envelope (every bucket filled), rendered both ways. Prints
-    /// the time it took: `cargo test --release -p bench report::plot -- --nocapture`.
+    /// the time it took: `cargo test --release -p bench-report sim::drift_plot -- --nocapture`.
     #[test]
     fn a_full_envelope_renders_to_svg_and_png() {
-        use crate::json::{Bucket, PerSide};
+        use crate::sim::report::{Bucket, PerSide};
         let bucket_us = 2_812_500;
         let buckets = (0..64_i64)
             .map(|index| Bucket {
@@ -316,7 +221,7 @@ mod tests {
     /// An envelope of `buckets` buckets of `bucket_us`, White's and Black's
     /// bands the same (a defect that hits both sides alike).
     fn envelope_of(buckets: u64, bucket_us: u64) -> DriftEnvelope {
-        use crate::json::{Bucket, PerSide};
+        use crate::sim::report::{Bucket, PerSide};
         let buckets = (0..buckets)
             .map(|index| Bucket {
                 index,
@@ -360,13 +265,6 @@ mod tests {
         let envelope = DriftEnvelope { bucket_us: 1_000_000, buckets_total: 64, buckets: Vec::new() };
         let plot = DriftPlot { title: "nothing".into(), envelope: &envelope };
         assert!(svg(&plot).expect("svg").contains("no drift samples"));
-    }
-
-    #[test]
-    fn tick_labels_never_show_minus_zero() {
-        assert_eq!(tick(-0.000_01, 2), "0.00");
-        assert_eq!(tick(-1.5, 1), "-1.5");
-        assert_eq!(tick(12.0, 0), "12");
     }
 
     #[test]

@@ -1,12 +1,12 @@
 //! Report folders of bench's runs, and the release gate that reads them
 //! back. Organised by report kind (`sim/`, `hil/`, `postal/`), with the
 //! renderers every kind shares under `format/` and the release gate under
-//! `gate/`. The files and their schema are documented for users in
-//! `reports/README.md`.
+//! `gate/`; every file a folder holds is a row of [`files::FILES`]. The
+//! files and their schema are documented for users in `reports/README.md`.
 //!
 //! **Atomic:** every file is written to a temporary file in the folder and
 //! renamed into place ([`atomic`]). `report.json` is removed first and
-//! written last, and it names the plots with their SHA-256: a folder with a
+//! written last, and it names the other files with their SHA-256: a folder with a
 //! `report.json` holds a whole report, and a run that died part-way leaves
 //! no `report.json` at all. (A temporary folder renamed into place
 //! was the other choice; it cannot replace an existing report folder
@@ -16,6 +16,7 @@
 pub mod atomic;
 pub mod check;
 pub mod coverage;
+pub mod files;
 pub mod format;
 pub mod gate;
 pub mod hil;
@@ -30,15 +31,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-pub const REPORT_JSON: &str = "report.json";
-pub const SUMMARY_MD: &str = "summary.md";
-pub const DRIFT_SVG: &str = "drift.svg";
-pub const DRIFT_PNG: &str = "drift.png";
-pub const LATENCY_SVG: &str = "latency.svg";
-pub const LATENCY_PNG: &str = "latency.png";
-pub const RUN_JSON: &str = "run.json";
-pub const INDEX_HTML: &str = "index.html";
-pub const JUNIT_XML: &str = "junit.xml";
+use crate::files::REPORT_JSON;
 
 /// The command of the run whose report `dir` holds, when it holds a whole
 /// one (`report.json` that reads as JSON with a `command`), of any kind:

@@ -892,7 +892,9 @@ fn suite_summary(entries: &[SuiteEntry]) -> SuiteSummary {
 /// A skipped scenario's folder says why it holds no report; an earlier
 /// run's report there is removed, so no gate or CI reads it as this run's.
 fn write_skipped(out_dir: &Path, scenario: &Scenario, why: &Unsupported) -> anyhow::Result<()> {
-    for stale in [report::REPORT_JSON, report::JUNIT_XML, report::SUMMARY_MD, report::INDEX_HTML] {
+    for stale in
+        [report::files::REPORT_JSON, report::files::JUNIT_XML, report::files::SUMMARY_MD, report::files::INDEX_HTML]
+    {
         report::atomic::remove_if_exists(out_dir, stale)?;
     }
     let text = format!(
@@ -1479,7 +1481,7 @@ max_moves = 3
         let base = dir.path().join("suite");
         let stale = base.join("2-delay");
         std::fs::create_dir_all(&stale).expect("an earlier run's folder");
-        std::fs::write(stale.join(report::REPORT_JSON), "{}").expect("an earlier run's report");
+        std::fs::write(stale.join(report::files::REPORT_JSON), "{}").expect("an earlier run's report");
         let args = ["hil", "--board", "stm32", "--games", "1", "--silence-timeout", "60"];
         let mut all: Vec<&str> = args.to_vec();
         all.extend(["--firmware", elf.to_str().expect("utf-8"), "--out", base.to_str().expect("utf-8")]);
@@ -1501,13 +1503,13 @@ max_moves = 3
             )
             .is_none();
             let folder = base.join(&name);
-            assert_eq!(folder.join(report::REPORT_JSON).exists(), runs, "{name}: a report only when played");
+            assert_eq!(folder.join(report::files::REPORT_JSON).exists(), runs, "{name}: a report only when played");
             assert_eq!(folder.join(SKIPPED_MD).exists(), !runs, "{name}: skipped.md only when skipped");
             let row = suite.lines().find(|line| line.starts_with(&format!("| `{name}` |"))).expect("a row");
             assert_eq!(row.contains("| skipped |"), !runs, "{row}");
             if runs {
                 let report: Value =
-                    serde_json::from_slice(&std::fs::read(folder.join(report::REPORT_JSON)).expect("read"))
+                    serde_json::from_slice(&std::fs::read(folder.join(report::files::REPORT_JSON)).expect("read"))
                         .expect("json");
                 let capabilities = &report["firmware"]["capabilities"];
                 assert_eq!(capabilities["controls"], serde_json::json!(["plain", "increment"]));
@@ -1548,7 +1550,7 @@ max_moves = 3
         let mut most_games = 0;
         for file in Suite::Release.files().expect("the release suite") {
             let name = file.file_stem().expect("a name").to_string_lossy().into_owned();
-            let Ok(bytes) = std::fs::read(base.join(&name).join(report::REPORT_JSON)) else { continue };
+            let Ok(bytes) = std::fs::read(base.join(&name).join(report::files::REPORT_JSON)) else { continue };
             let report: Value = serde_json::from_slice(&bytes).expect("json");
             let (scenario, _) = catalog::find(&file.display().to_string()).expect("a release scenario");
             let played = report["games_detail"].as_array().expect("games").len() as u64;
@@ -1567,7 +1569,7 @@ max_moves = 3
         probes.announced = Some(Capabilities { controls: bench_contract::CONTROL_DELAY, ..fischer_only() });
         let outcome = run_on_fake_probes(dir.path(), &probes, &["--games", "1"]);
         assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::GateFailed));
-        assert!(!dir.path().join("report").join(report::REPORT_JSON).exists());
+        assert!(!dir.path().join("report").join(report::files::REPORT_JSON).exists());
         let why = std::fs::read_to_string(dir.path().join("report").join(SKIPPED_MD)).expect("skipped.md");
         assert!(why.contains("Fischer increment (6.2a)") && why.contains("`20+1`"), "{why}");
     }

@@ -16,7 +16,7 @@
 
 use std::fmt::Write as _;
 
-use crate::{JUNIT_XML, REPORT_JSON, RUN_JSON, SUMMARY_MD};
+use crate::files::{JUNIT_XML, REPORT_JSON, RUN_JSON, SUMMARY_MD};
 
 /// A report page: the verdict first, then the sections in order.
 pub struct Page {

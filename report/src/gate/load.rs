@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use super::measure::{hil_measurements, sim_measurements};
 use super::Measurements;
 use crate::check::CheckInfo;
+use crate::files::REPORT_JSON;
 use crate::hil::{self, Report as HilReport};
 use crate::sim::report::{self as json, Report};
-use crate::REPORT_JSON;
 
 mod hil_report;
 mod sim_report;

@@ -43,8 +43,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::check::CheckInfo;
+use crate::files::REPORT_JSON;
 use crate::format::markdown::decimal;
-use crate::REPORT_JSON;
 
 mod load;
 mod measure;

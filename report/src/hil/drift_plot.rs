@@ -6,6 +6,8 @@ use bench_hil::judge::drift::{self, Fit};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use super::Folder;
+use crate::files::{Content, Written};
 use crate::format::markdown::signed;
 use crate::format::plot::{self, FONT};
 
@@ -23,6 +25,26 @@ impl plot::Figure for DriftPlot<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> anyhow::Result<()> {
         draw(root, self)
     }
+}
+
+fn drift_plot<'s>(folder: &'s Folder) -> DriftPlot<'s> {
+    let report = &folder.report;
+    DriftPlot {
+        title: format!("{} on {}: firmware clock minus the board's counter", report.scenario.name, report.board.kind),
+        samples: folder.drift_samples,
+        fit: folder.drift_fit,
+    }
+}
+
+/// `drift.svg`.
+pub fn svg<'s>(folder: &'s Folder, _: &Written) -> anyhow::Result<Content<'s>> {
+    Ok(Content::Bytes(plot::svg(&drift_plot(folder))?.into_bytes()))
+}
+
+/// `drift.png`.
+pub fn png<'s>(folder: &'s Folder, _: &Written) -> anyhow::Result<Content<'s>> {
+    let figure = drift_plot(folder);
+    Ok(Content::WrittenBy(Box::new(move |path| plot::png(&figure, path))))
 }
 
 const SAMPLE_COLOR: RGBColor = RGBColor(44, 160, 44);

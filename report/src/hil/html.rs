@@ -8,9 +8,15 @@ use super::{
     Report as HilReport, SideInfo as HilSide, BOARD_COLUMNS, MISMATCHES_LISTED,
 };
 use crate::check::checks_table;
+use crate::files::{Content, Written, DRIFT_PNG, DRIFT_SVG, LATENCY_PNG, LATENCY_SVG};
 use crate::format::html::*;
 use crate::format::markdown::{micros, seconds, signed};
-use crate::{DRIFT_PNG, DRIFT_SVG, LATENCY_PNG, LATENCY_SVG};
+
+/// `index.html`, with `drift.svg` and `latency.svg` inline.
+pub fn render_file<'s>(folder: &'s super::Folder, written: &Written) -> anyhow::Result<Content<'s>> {
+    let page = hil_page(&folder.report, written.text(DRIFT_SVG)?, written.text(LATENCY_SVG)?);
+    Ok(Content::Bytes(render(&page).into_bytes()))
+}
 
 /// The page of a hardware-in-the-loop report (`bench hil`), from the same
 /// [`HilReport`] as its `report.json`: the verdict, then the failures (each

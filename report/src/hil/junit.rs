@@ -2,9 +2,15 @@
 
 use std::fmt::Write as _;
 
-use super::{GameInfo as HilGame, Report as HilReport};
+use super::{Folder, GameInfo as HilGame, Report as HilReport};
 use crate::check::check_cases;
+use crate::files::{Content, Written};
 use crate::format::junit::{Case, CaseFailure, Suite, Suites};
+
+/// `junit.xml`.
+pub fn render_file<'s>(folder: &'s Folder, _: &Written) -> anyhow::Result<Content<'s>> {
+    Ok(Content::Bytes(crate::format::junit::render(&hil_suites(&folder.report)).into_bytes()))
+}
 
 /// The JUnit document of a hardware-in-the-loop report: suite `checks`
 /// with one case per check (every game played to its end, the firmware

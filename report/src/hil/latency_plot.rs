@@ -8,8 +8,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::LatencyBin;
-use crate::format::plot::{Figure, FONT};
+use super::{Folder, LatencyBin};
+use crate::files::{Content, Written};
+use crate::format::plot::{self, Figure, FONT};
 
 pub const WIDTH: u32 = 1000;
 pub const HEIGHT: u32 = 420;
@@ -32,6 +33,25 @@ impl Figure for LatencyPlot<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> anyhow::Result<()> {
         draw(root, self)
     }
+}
+
+fn histogram<'s>(folder: &'s Folder) -> LatencyPlot<'s> {
+    let report = &folder.report;
+    LatencyPlot {
+        title: format!("{} on {}: press latency", report.scenario.name, report.board.kind),
+        bins: &report.latency_histogram,
+    }
+}
+
+/// `latency.svg`.
+pub fn svg<'s>(folder: &'s Folder, _: &Written) -> anyhow::Result<Content<'s>> {
+    Ok(Content::Bytes(plot::svg(&histogram(folder))?.into_bytes()))
+}
+
+/// `latency.png`.
+pub fn png<'s>(folder: &'s Folder, _: &Written) -> anyhow::Result<Content<'s>> {
+    let figure = histogram(folder);
+    Ok(Content::WrittenBy(Box::new(move |path| plot::png(&figure, path))))
 }
 
 /// A bin's span in a few characters: `10–20`, `1k–2k`, `≥200k` (µs).

@@ -33,20 +33,16 @@ use bench_sim::coverage::{exercises_check, Coverage};
 use chessclock::{Outcome, Side};
 use serde::{Deserialize, Serialize};
 
+use crate::atomic;
 use crate::check::CheckInfo;
+use crate::files::{self, Content, Written, RUN_JSON};
 use crate::format::markdown::{micros, number_ranges, signed};
-use crate::format::plot;
-use crate::{
-    atomic, sha256_hex, DRIFT_PNG, DRIFT_SVG, INDEX_HTML, JUNIT_XML, LATENCY_PNG, LATENCY_SVG, REPORT_JSON, RUN_JSON,
-    SUMMARY_MD,
-};
-use latency_plot::LatencyPlot;
 
-mod drift_plot;
+pub mod drift_plot;
 pub mod html;
 pub mod junit;
-mod latency_plot;
-mod summary;
+pub mod latency_plot;
+pub mod summary;
 pub use summary::capabilities_text;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -995,56 +991,41 @@ fn firmware_info(input: &HilReportInput) -> FirmwareInfo {
     }
 }
 
+/// A HIL report's folder before it is written: what each of its files is
+/// rendered from ([`crate::files::FILES`]).
+pub struct Folder<'i> {
+    /// The report, without its `files` (each view is a function of the
+    /// rest alone; `report.json` adds their hashes).
+    pub report: Report,
+    /// The accounting drift's samples and fit, for the drift plot.
+    pub drift_samples: &'i [drift::Sample],
+    pub drift_fit: Option<&'i Fit>,
+}
+
 /// Writes the report into `dir` (created if missing): `drift.svg`,
 /// `drift.png`, `latency.svg`, `latency.png`, `junit.xml`, `summary.md`, `index.html`, then
 /// `report.json`. Returns the report and the paths written, `report.json`
 /// last.
 pub fn write_hil_report(dir: &Path, input: &HilReportInput) -> anyhow::Result<(Report, Vec<PathBuf>)> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating the report folder {}", dir.display()))?;
-    atomic::remove_if_exists(dir, REPORT_JSON)?;
-    let mut report = build(input);
-    let plot = DriftPlot {
-        title: format!("{} on {}: firmware clock minus the board's counter", report.scenario.name, report.board.kind),
-        samples: &input.drift_samples,
-        fit: input.drift.as_ref().ok(),
-    };
-    let mut written = Vec::new();
-    let mut files = BTreeMap::new();
-    let svg = plot::svg(&plot)?;
-    written.push(atomic::write_bytes(dir, DRIFT_SVG, svg.as_bytes())?);
-    files.insert(DRIFT_SVG.to_string(), sha256_hex(svg.as_bytes()));
-    let png_path = atomic::write_with(dir, DRIFT_PNG, |temp| plot::png(&plot, temp))?;
-    let png = std::fs::read(&png_path).with_context(|| format!("reading back {}", png_path.display()))?;
-    files.insert(DRIFT_PNG.to_string(), sha256_hex(&png));
-    written.push(png_path);
-    let histogram = LatencyPlot {
-        title: format!("{} on {}: press latency", report.scenario.name, report.board.kind),
-        bins: &report.latency_histogram,
-    };
-    let latency_svg = plot::svg(&histogram)?;
-    written.push(atomic::write_bytes(dir, LATENCY_SVG, latency_svg.as_bytes())?);
-    files.insert(LATENCY_SVG.to_string(), sha256_hex(latency_svg.as_bytes()));
-    let latency_png_path = atomic::write_with(dir, LATENCY_PNG, |temp| plot::png(&histogram, temp))?;
-    let latency_png =
-        std::fs::read(&latency_png_path).with_context(|| format!("reading back {}", latency_png_path.display()))?;
-    files.insert(LATENCY_PNG.to_string(), sha256_hex(&latency_png));
-    written.push(latency_png_path);
-    // Each of these is a function of the report (without `files`) alone.
-    let junit = crate::format::junit::render(&junit::hil_suites(&report));
-    let summary = render_summary(&report);
-    let index = crate::format::html::render(&html::hil_page(&report, &svg, &latency_svg));
-    for (name, text) in [(JUNIT_XML, junit), (SUMMARY_MD, summary), (INDEX_HTML, index)] {
-        written.push(atomic::write_bytes(dir, name, text.as_bytes())?);
-        files.insert(name.to_string(), sha256_hex(text.as_bytes()));
-    }
-    report.files = files;
+    let folder =
+        Folder { report: build(input), drift_samples: &input.drift_samples, drift_fit: input.drift.as_ref().ok() };
+    let written = files::write_folder(dir, &folder)?;
+    let mut report = folder.report;
+    report.files = written.hashes();
+    Ok((report, written.paths()))
+}
+
+/// `report.json`: the report, naming every file written before it with
+/// its SHA-256.
+pub fn render_report_json<'s>(folder: &'s Folder, written: &Written) -> anyhow::Result<Content<'s>> {
+    let mut report = folder.report.clone();
+    report.files = written.hashes();
     let bytes = crate::format::json::to_bytes(&report)?;
     // Under `cargo test`, every report a test writes is checked against its
     // JSON Schema (reports/schema/).
     #[cfg(any(test, feature = "testing"))]
     crate::schema::assert_valid(&bytes);
-    written.push(atomic::write_bytes(dir, REPORT_JSON, &bytes)?);
-    Ok((report, written))
+    Ok(Content::Bytes(bytes))
 }
 
 /// What varies between runs of the same inputs.

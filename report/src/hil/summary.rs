@@ -1,11 +1,17 @@
 //! `summary.md` of a HIL run.
 
+use super::Folder;
 use super::{MismatchInfo, Report, BOARD_COLUMNS, MISMATCHES_LISTED};
+use crate::files::{Content, Written, DRIFT_SVG};
 use crate::format::markdown::{cell, code, signed};
-use crate::DRIFT_SVG;
 
 fn seconds(us: u64) -> String {
     bench_hil::judge::compare::seconds(us)
+}
+
+/// `summary.md`.
+pub fn render_file<'s>(folder: &'s Folder, _: &Written) -> anyhow::Result<Content<'s>> {
+    Ok(Content::Bytes(render_summary(&folder.report).into_bytes()))
 }
 
 /// `summary.md`: verdict first, then checks, games, boards (of a probe run

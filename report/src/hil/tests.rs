@@ -8,7 +8,9 @@ use bench_hil::session::{AckShape, LineAck, RunError, Waited};
 use bench_sim::scenario::Scenario;
 
 use super::*;
+use crate::files::{DRIFT_PNG, DRIFT_SVG, INDEX_HTML, JUNIT_XML, LATENCY_PNG, LATENCY_SVG, REPORT_JSON, SUMMARY_MD};
 use crate::schema;
+use crate::sha256_hex;
 use crate::testing::TempDir;
 
 const SCENARIO: &str = r#"

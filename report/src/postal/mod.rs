@@ -9,13 +9,13 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
 use bench_sim::postal::{PostalEnd, PostalRecord};
 use chessclock::Side;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::atomic;
+use crate::files::{self, Content, Written};
 use crate::format::plot::{self, Figure, FONT};
 
 const WIDTH: u32 = 1000;
@@ -44,13 +44,22 @@ impl Figure for PostalGame<'_> {
 
 /// Writes `accounting.svg`, `accounting.png` and `timeline.md` into `dir`.
 pub fn write_postal_game(dir: &Path, game: &PostalGame<'_>) -> anyhow::Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating the report folder {}", dir.display()))?;
-    let mut written = Vec::new();
-    let svg_text = plot::svg(game)?;
-    written.push(atomic::write_bytes(dir, "accounting.svg", svg_text.as_bytes())?);
-    written.push(atomic::write_with(dir, "accounting.png", |path| plot::png(game, path))?);
-    written.push(atomic::write_bytes(dir, "timeline.md", timeline(game).as_bytes())?);
-    Ok(written)
+    Ok(files::write_folder(dir, game)?.paths())
+}
+
+/// `accounting.svg`.
+pub fn accounting_svg<'s>(game: &'s PostalGame<'_>, _: &Written) -> anyhow::Result<Content<'s>> {
+    Ok(Content::Bytes(plot::svg(game)?.into_bytes()))
+}
+
+/// `accounting.png`.
+pub fn accounting_png<'s>(game: &'s PostalGame<'_>, _: &Written) -> anyhow::Result<Content<'s>> {
+    Ok(Content::WrittenBy(Box::new(move |path| plot::png(game, path))))
+}
+
+/// `timeline.md`.
+pub fn timeline_md<'s>(game: &'s PostalGame<'_>, _: &Written) -> anyhow::Result<Content<'s>> {
+    Ok(Content::Bytes(timeline(game).into_bytes()))
 }
 
 /// Days used in each player's count after each of its moves, and the norm

@@ -12,8 +12,12 @@ use anyhow::anyhow;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::report::DriftEnvelope;
-use crate::format::plot::{decimals, mesh, Figure, FONT, HEIGHT, WIDTH};
+use super::report::{DriftEnvelope, Report};
+use super::Folder;
+use crate::files::{Content, Written};
+use crate::format::markdown::seconds;
+use crate::format::plot::{self, decimals, mesh, Figure, FONT, HEIGHT, WIDTH};
+use crate::format::visible::visible;
 
 const WHITE_SIDE: RGBColor = RGBColor(31, 119, 180);
 const BLACK_SIDE: RGBColor = RGBColor(214, 39, 40);
@@ -32,6 +36,33 @@ impl Figure for DriftPlot<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> anyhow::Result<()> {
         draw(root, self)
     }
+}
+
+/// The drift plot's title. The bucket is written as `summary.md` writes it
+/// (`1.25 s`, every digit it has): a rounded `1.2 s` read as another bucket.
+pub fn title(report: &Report) -> String {
+    format!(
+        "{}, seed {}, {} games: min–max across games per {} of game time",
+        visible(&report.scenario.name),
+        report.seed,
+        report.games.played,
+        seconds(report.drift_envelope.bucket_us)
+    )
+}
+
+fn drift_plot(folder: &Folder) -> DriftPlot<'_> {
+    DriftPlot { title: title(&folder.report), envelope: &folder.report.drift_envelope }
+}
+
+/// `drift.svg`.
+pub fn svg<'s>(folder: &'s Folder, _: &Written) -> anyhow::Result<Content<'s>> {
+    Ok(Content::Bytes(plot::svg(&drift_plot(folder))?.into_bytes()))
+}
+
+/// `drift.png`.
+pub fn png<'s>(folder: &'s Folder, _: &Written) -> anyhow::Result<Content<'s>> {
+    let figure = drift_plot(folder);
+    Ok(Content::WrittenBy(Box::new(move |path| plot::png(&figure, path))))
 }
 
 /// Games this short or shorter are plotted in seconds: on a minutes axis an

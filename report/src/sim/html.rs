@@ -4,10 +4,18 @@ use std::collections::BTreeSet;
 
 use super::report::Report;
 use super::summary::defect_rows;
+use super::Folder;
 use crate::check::checks_table;
+use crate::files::{Content, Written};
+use crate::files::{DRIFT_PNG, DRIFT_SVG};
 use crate::format::html::*;
 use crate::format::markdown::{article_key, micros, seconds};
-use crate::{DRIFT_PNG, DRIFT_SVG};
+
+/// `index.html`, with `drift.svg` inline.
+pub fn render_file<'s>(folder: &'s Folder, written: &Written) -> anyhow::Result<Content<'s>> {
+    let page = sim_page(&folder.report, written.text(DRIFT_SVG)?);
+    Ok(Content::Bytes(render(&page).into_bytes()))
+}
 
 /// The page of a simulation report.
 pub fn sim_page(report: &Report, svg: &str) -> Page {

@@ -3,8 +3,15 @@
 use std::fmt::Write as _;
 
 use super::report::Report;
+use super::Folder;
 use crate::check::check_cases;
+use crate::files::{Content, Written};
 use crate::format::junit::{Case, CaseFailure, Suite, Suites};
+
+/// `junit.xml`.
+pub fn render_file<'s>(folder: &'s Folder, _: &Written) -> anyhow::Result<Content<'s>> {
+    Ok(Content::Bytes(crate::format::junit::render(&sim_suites(&folder.report)).into_bytes()))
+}
 
 /// The JUnit document of a simulation report: suite `checks` with one case
 /// per check (the scenario's expectations, and that every game was played),

@@ -28,8 +28,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::format::{json::to_bytes, markdown::seconds, visible::visible};
-use crate::{atomic, sha256_hex, DRIFT_PNG, DRIFT_SVG, INDEX_HTML, JUNIT_XML, REPORT_JSON, RUN_JSON, SUMMARY_MD};
+use crate::atomic;
+use crate::files::{self, RUN_JSON};
+use crate::format::json::to_bytes;
 
 /// Everything a simulation report is made of. Only facts that are a
 /// function of the run's inputs: see [`RunFacts`] for the rest.
@@ -37,7 +38,7 @@ pub struct SimReportInput<'a> {
     pub scenario: &'a bench_sim::scenario::Scenario,
     /// The scenario file as given on the command line.
     pub scenario_file: &'a Path,
-    /// Hex SHA-256 of the scenario file's bytes ([`sha256_hex`]).
+    /// Hex SHA-256 of the scenario file's bytes ([`crate::sha256_hex`]).
     pub scenario_sha256: String,
     pub seed: u64,
     /// The games this run played (a shard's slice of the scenario's games).
@@ -62,58 +63,22 @@ pub struct SimReportInput<'a> {
     pub complete: bool,
 }
 
+/// A simulation report's folder before it is written: what each of its
+/// files is rendered from ([`crate::files::FILES`]).
+pub struct Folder {
+    /// The report, without its `files` (each view is a function of the
+    /// rest alone; `report.json` adds their hashes).
+    pub report: report::Report,
+    /// The run's command as typed, for `summary.md`.
+    pub command_line: String,
+}
+
 /// Writes the report of a simulation run into `dir` (created if missing):
 /// `drift.svg`, `drift.png`, `junit.xml`, `summary.md`, `index.html`, then
 /// `report.json`. Returns the paths written, `report.json` last.
 pub fn write_sim_report(dir: &Path, input: &SimReportInput) -> anyhow::Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating the report folder {}", dir.display()))?;
-    // From here until the new one is in place, the folder has no
-    // report.json: it does not look like a whole report.
-    atomic::remove_if_exists(dir, REPORT_JSON)?;
-
-    let mut report = report::build(input);
-    let plot = drift_plot::DriftPlot { title: plot_title(&report), envelope: &report.drift_envelope };
-    let svg = crate::format::plot::svg(&plot)?;
-    let mut written = Vec::new();
-    let mut files = std::collections::BTreeMap::new();
-
-    written.push(atomic::write_bytes(dir, DRIFT_SVG, svg.as_bytes())?);
-    files.insert(DRIFT_SVG.to_string(), sha256_hex(svg.as_bytes()));
-
-    let png_path = atomic::write_with(dir, DRIFT_PNG, |temp| crate::format::plot::png(&plot, temp))?;
-    let png = std::fs::read(&png_path).with_context(|| format!("reading back {}", png_path.display()))?;
-    files.insert(DRIFT_PNG.to_string(), sha256_hex(&png));
-    written.push(png_path);
-
-    // Each of these is a function of the report (without `files`) alone.
-    let junit = crate::format::junit::render(&junit::sim_suites(&report));
-    let summary = summary::render(&report, &input.command_line);
-    let index = crate::format::html::render(&html::sim_page(&report, &svg));
-    for (name, text) in [(JUNIT_XML, junit), (SUMMARY_MD, summary), (INDEX_HTML, index)] {
-        written.push(atomic::write_bytes(dir, name, text.as_bytes())?);
-        files.insert(name.to_string(), sha256_hex(text.as_bytes()));
-    }
-
-    report.files = files;
-    let bytes = to_bytes(&report)?;
-    // Under `cargo test`, every report a test writes is checked against its
-    // JSON Schema (reports/schema/).
-    #[cfg(any(test, feature = "testing"))]
-    crate::schema::assert_valid(&bytes);
-    written.push(atomic::write_bytes(dir, REPORT_JSON, &bytes)?);
-    Ok(written)
-}
-
-/// The drift plot's title. The bucket is written as `summary.md` writes it
-/// (`1.25 s`, every digit it has): a rounded `1.2 s` read as another bucket.
-fn plot_title(report: &report::Report) -> String {
-    format!(
-        "{}, seed {}, {} games: min–max across games per {} of game time",
-        visible(&report.scenario.name),
-        report.seed,
-        report.games.played,
-        seconds(report.drift_envelope.bucket_us)
-    )
+    let folder = Folder { report: report::build(input), command_line: input.command_line.clone() };
+    Ok(files::write_folder(dir, &folder)?.paths())
 }
 
 /// The facts of one run that are not a function of its inputs.
@@ -153,7 +118,9 @@ mod tests {
     use bench_sim::shrink::DefectSet;
 
     use super::*;
+    use crate::files::{DRIFT_PNG, DRIFT_SVG, INDEX_HTML, JUNIT_XML, REPORT_JSON, SUMMARY_MD};
     use crate::gate;
+    use crate::sha256_hex;
     use crate::testing::TempDir;
 
     /// A short, drifting, fast game: a few games run in well under a second.
@@ -558,6 +525,7 @@ time_error_max_us = 0
         let run = simulate(DRIFTING, 1);
         let mut report = report::build(&input(&run, true));
         report.drift_envelope.bucket_us = 1_250_000;
-        assert!(plot_title(&report).ends_with("per 1.25 s of game time"), "{}", plot_title(&report));
+        let title = drift_plot::title(&report);
+        assert!(title.ends_with("per 1.25 s of game time"), "{title}");
     }
 }

@@ -13,8 +13,10 @@ use bench_sim::run::{EnvelopeBucket, Summary, FAILURES_KEPT};
 use bench_sim::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
-use super::SimReportInput;
+use super::{Folder, SimReportInput};
 use crate::check::CheckInfo;
+use crate::files::{Content, Written};
+use crate::format::json::to_bytes;
 
 /// The schema's name and major version. A change that can break a reader
 /// (a field removed, renamed or retyped) bumps the number; adding a field
@@ -476,6 +478,19 @@ fn to_bucket(index: usize, last: bool, bucket_us: u64, bucket: &EnvelopeBucket) 
         error_min_us: PerSide { white: bucket.error_min_us[0], black: bucket.error_min_us[1] },
         error_max_us: PerSide { white: bucket.error_max_us[0], black: bucket.error_max_us[1] },
     }
+}
+
+/// `report.json`: the report, naming every file written before it with
+/// its SHA-256.
+pub fn render_file<'s>(folder: &'s Folder, written: &Written) -> anyhow::Result<Content<'s>> {
+    let mut report = folder.report.clone();
+    report.files = written.hashes();
+    let bytes = to_bytes(&report)?;
+    // Under `cargo test`, every report a test writes is checked against its
+    // JSON Schema (reports/schema/).
+    #[cfg(any(test, feature = "testing"))]
+    crate::schema::assert_valid(&bytes);
+    Ok(Content::Bytes(bytes))
 }
 
 #[cfg(test)]

@@ -8,9 +8,16 @@ use std::collections::BTreeSet;
 use bench_sim::game::DefectCounts;
 
 use super::report::Report;
+use super::Folder;
+use crate::files::{Content, Written};
+use crate::files::{DRIFT_PNG, DRIFT_SVG};
 use crate::format::html::{percent, ppm};
 use crate::format::markdown::{article_key, cell, code, escape_text, micros, seconds};
-use crate::{DRIFT_PNG, DRIFT_SVG};
+
+/// `summary.md`.
+pub fn render_file<'s>(folder: &'s Folder, _: &Written) -> anyhow::Result<Content<'s>> {
+    Ok(Content::Bytes(render(&folder.report, &folder.command_line).into_bytes()))
+}
 
 /// Renders `summary.md`. `command_line` is the run's command as typed.
 pub fn render(report: &Report, command_line: &str) -> String {

@@ -1,12 +1,13 @@
 //! The JSON Schemas of `report.json` (`reports/schema/`, one file per
 //! schema: `bench.sim.report/1` is `bench.sim.report-1.json`), in tests.
 //!
-//! Under `cargo test`, [`crate::sim::write_sim_report`] and
+//! Under this crate's `cargo test`, [`crate::sim::write_sim_report`] and
 //! [`super::hil::write_hil_report`] pass every `report.json` they write to
 //! [`assert_valid`], so every report a unit test produces (the golden run,
 //! merged shards, HIL reports of fake runs, hostile strings, …) is checked
-//! against its schema. `tests/report_schema.rs` does the same for the
-//! reports the `bench` binary writes.
+//! against its schema. `bench`'s unit tests check the reports its commands
+//! write (feature `testing`), and `tests/report_schema.rs` those the
+//! `bench` binary writes.
 //!
 //! The schemas are closed: every object with fixed keys has
 //! `additionalProperties: false` and requires every key it lists (checked
@@ -70,7 +71,7 @@ pub fn errors(report: &Value) -> Vec<String> {
 
 /// Panics, naming every error, unless `bytes` is a report valid against
 /// its schema.
-pub(crate) fn assert_valid(bytes: &[u8]) {
+pub fn assert_valid(bytes: &[u8]) {
     let report: Value =
         serde_json::from_slice(bytes).unwrap_or_else(|error| panic!("report.json is not JSON: {error}"));
     let errors = errors(&report);

@@ -1173,7 +1173,22 @@ max_moves = 3
         all.extend(["--out", out.to_str().expect("utf-8")]);
         all.extend(args);
         let HilArgs { cmd } = HilArgs::try_parse_from(all).expect("the arguments parse");
-        cmd.run_with(probes)
+        let outcome = cmd.run_with(probes);
+        assert_reports_match_their_schemas(dir);
+        outcome
+    }
+
+    /// Every report.json under `dir` matches its JSON Schema: bench-report
+    /// checks the reports its own tests write, these are the commands'.
+    fn assert_reports_match_their_schemas(dir: &Path) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for path in entries.map(|entry| entry.expect("an entry").path()) {
+            if path.is_dir() {
+                assert_reports_match_their_schemas(&path);
+            } else if path.file_name().is_some_and(|name| name == report::files::REPORT_JSON) {
+                bench_report::schema::assert_valid(&std::fs::read(&path).expect("read report.json"));
+            }
+        }
     }
 
     fn written_report(dir: &Path) -> Value {
@@ -1487,6 +1502,7 @@ max_moves = 3
         all.extend(["--firmware", elf.to_str().expect("utf-8"), "--out", base.to_str().expect("utf-8")]);
         let HilArgs { cmd } = HilArgs::try_parse_from(all).expect("the arguments parse");
         let outcome = cmd.run_with(&probes);
+        assert_reports_match_their_schemas(dir.path());
         assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::Pass));
 
         let suite = std::fs::read_to_string(base.join(SUITE_MD)).expect("suite.md written");
@@ -1546,6 +1562,7 @@ max_moves = 3
         all.extend(["--out", base.to_str().expect("utf-8")]);
         let HilArgs { cmd } = HilArgs::try_parse_from(all).expect("the arguments parse");
         let outcome = cmd.run_with(&probes);
+        assert_reports_match_their_schemas(dir.path());
         assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::Pass));
         let mut most_games = 0;
         for file in Suite::Release.files().expect("the release suite") {

@@ -30,7 +30,7 @@ pub const ACCOUNTING_PNG: &str = "accounting.png";
 pub const TIMELINE_MD: &str = "timeline.md";
 
 /// Every file a report folder holds, in the order it is written.
-pub static FILES: [ReportFile; 12] = [
+pub static FILES: &[ReportFile] = &[
     ReportFile {
         name: DRIFT_SVG,
         role: Role::Named,
@@ -254,7 +254,7 @@ pub fn write_folder<S: Source>(dir: &Path, folder: &S) -> anyhow::Result<Written
         atomic::remove_if_exists(dir, file.name)?;
     }
     let mut written = Written::default();
-    for file in &FILES {
+    for file in FILES {
         let Some(content) = folder.render(file, &written) else { continue };
         let (path, bytes) = match content? {
             Content::Bytes(bytes) => (atomic::write_bytes(dir, file.name, &bytes)?, bytes),
@@ -307,7 +307,7 @@ mod tests {
     /// Only `run.json` is written apart, by both kinds that have one.
     #[test]
     fn only_run_json_is_written_apart() {
-        for file in &FILES {
+        for file in FILES {
             let apart = [matches!(file.sim, Some(Made::Apart)), matches!(file.hil, Some(Made::Apart))];
             assert_eq!(apart, [file.name == RUN_JSON; 2], "{}", file.name);
             assert!(!matches!(file.postal, Some(Made::Apart)), "{}", file.name);

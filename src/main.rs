@@ -6,8 +6,6 @@
 mod catalog;
 mod cmd;
 mod exit;
-pub mod report;
-mod visible;
 
 use std::process::ExitCode;
 
@@ -148,7 +146,7 @@ fn main() -> ExitCode {
         Ok(exit) => exit.into(),
         Err(failure) => {
             // Errors quote files and arguments: nothing in them may hide.
-            eprintln!("error: {}", visible::visible(&format!("{:#}", failure.error)));
+            eprintln!("error: {}", bench_report::format::visible::visible(&format!("{:#}", failure.error)));
             failure.exit.into()
         }
     }

@@ -5,7 +5,7 @@
 //! and `--check-determinism`, the merge of two shards, and the incomplete
 //! report of a `bench hil` run that found no emulator. (The unit tests
 //! validate every report they write the same way, HIL reports of fake runs
-//! among them: `src/report/schema.rs`.)
+//! among them: `report/src/schema.rs`.)
 
 use std::path::Path;
 

@@ -5,7 +5,7 @@ use std::path::Path;
 use bench_hil::board::{self, BoardProfile};
 
 use crate::exit::{Failure, Result};
-use crate::report::markdown::decimal;
+use bench_report::format::markdown::decimal;
 
 #[derive(Debug, clap::Args)]
 pub struct Cmd {}

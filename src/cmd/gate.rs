@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use crate::exit::{Exit, Failure, Result};
-use crate::report::gate::{self, Rules};
+use bench_report::gate::{self, Rules};
 
 #[derive(Debug, clap::Args)]
 pub struct Cmd {

@@ -35,10 +35,10 @@ use bench_sim::scenario::Scenario;
 use super::game_runs::{default_out_dir, progress_bar, RunOrigin};
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
-use crate::report::gate;
-use crate::report::hil::{self as hil_report, BoardRunInput, HilReportInput, HilRunFacts};
-use crate::report::markdown::signed;
-use crate::report::{self, sha256_hex};
+use bench_report::format::markdown::signed;
+use bench_report::gate;
+use bench_report::hil::{self as hil_report, BoardRunInput, HilReportInput, HilRunFacts};
+use bench_report::{self as report, sha256_hex};
 
 mod observe;
 mod progress;
@@ -395,7 +395,7 @@ impl Cmd {
         // the same line comes only when the run is over.
         eprintln!(
             "{}",
-            crate::visible::visible(&format!(
+            bench_report::format::visible::visible(&format!(
                 "bench hil {}  seed {seed}  games 0..{}  on {}, firmware {}",
                 scenario.name,
                 self.game_count(),
@@ -892,7 +892,9 @@ fn suite_summary(entries: &[SuiteEntry]) -> SuiteSummary {
 /// A skipped scenario's folder says why it holds no report; an earlier
 /// run's report there is removed, so no gate or CI reads it as this run's.
 fn write_skipped(out_dir: &Path, scenario: &Scenario, why: &Unsupported) -> anyhow::Result<()> {
-    for stale in [report::REPORT_JSON, report::JUNIT_XML, report::SUMMARY_MD, report::INDEX_HTML] {
+    for stale in
+        [report::files::REPORT_JSON, report::files::JUNIT_XML, report::files::SUMMARY_MD, report::files::INDEX_HTML]
+    {
         report::atomic::remove_if_exists(out_dir, stale)?;
     }
     let text = format!(
@@ -955,7 +957,7 @@ fn write_records(path: &Path, runs: &[GameRun]) -> anyhow::Result<()> {
     }
     let folder = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("records.jsonl");
-    crate::report::atomic::write_bytes(folder, name, text.as_bytes())?;
+    bench_report::atomic::write_bytes(folder, name, text.as_bytes())?;
     Ok(())
 }
 
@@ -1116,7 +1118,7 @@ mod tests {
     use serde_json::Value;
 
     use super::*;
-    use crate::report::tests::TempDir;
+    use bench_report::testing::TempDir;
 
     /// `bench hil`'s arguments as the CLI parses them.
     #[derive(Debug, clap::Parser)]
@@ -1159,13 +1161,28 @@ max_moves = 3
         all.extend(["--out", out.to_str().expect("utf-8")]);
         all.extend(args);
         let HilArgs { cmd } = HilArgs::try_parse_from(all).expect("the arguments parse");
-        cmd.run_with(probes)
+        let outcome = cmd.run_with(probes);
+        assert_reports_match_their_schemas(dir);
+        outcome
+    }
+
+    /// Every report.json under `dir` matches its JSON Schema: bench-report
+    /// checks the reports its own tests write, these are the commands'.
+    fn assert_reports_match_their_schemas(dir: &Path) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for path in entries.map(|entry| entry.expect("an entry").path()) {
+            if path.is_dir() {
+                assert_reports_match_their_schemas(&path);
+            } else if path.file_name().is_some_and(|name| name == report::files::REPORT_JSON) {
+                bench_report::schema::assert_valid(&std::fs::read(&path).expect("read report.json"));
+            }
+        }
     }
 
     fn written_report(dir: &Path) -> Value {
         let bytes = std::fs::read(dir.join("report/report.json")).expect("report.json written");
         let report: Value = serde_json::from_slice(&bytes).expect("report.json is JSON");
-        let errors = crate::report::schema::errors(&report);
+        let errors = bench_report::schema::errors(&report);
         assert!(errors.is_empty(), "report.json does not match its schema:\n  {}", errors.join("\n  "));
         report
     }
@@ -1419,7 +1436,7 @@ max_moves = 3
         );
         // B's row is highlighted with what stopped it; A's is not.
         assert!(html.contains("<tr><td>0483:374b:A</td>") && html.contains("<tr class=\"bad\"><td>0483:374b:B</td>"));
-        let stopped = crate::report::html::escape(boards[1]["error"].as_str().expect("B's error"));
+        let stopped = bench_report::format::html::escape(boards[1]["error"].as_str().expect("B's error"));
         assert!(html.contains(&format!("<td>FAILED: {stopped}</td>")), "{html}");
         let summary = std::fs::read_to_string(dir.path().join("report/summary.md")).expect("summary.md written");
         assert!(summary.contains("| 0483:374b:B |") && summary.contains("| FAILED: "), "{summary}");
@@ -1461,12 +1478,13 @@ max_moves = 3
         let base = dir.path().join("suite");
         let stale = base.join("2-delay");
         std::fs::create_dir_all(&stale).expect("an earlier run's folder");
-        std::fs::write(stale.join(report::REPORT_JSON), "{}").expect("an earlier run's report");
+        std::fs::write(stale.join(report::files::REPORT_JSON), "{}").expect("an earlier run's report");
         let args = ["hil", "--board", "stm32", "--games", "1", "--silence-timeout", "60"];
         let mut all: Vec<&str> = args.to_vec();
         all.extend(["--firmware", elf.to_str().expect("utf-8"), "--out", base.to_str().expect("utf-8")]);
         let HilArgs { cmd } = HilArgs::try_parse_from(all).expect("the arguments parse");
         let outcome = cmd.run_with(&probes);
+        assert_reports_match_their_schemas(dir.path());
         assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::Pass));
 
         let suite = std::fs::read_to_string(base.join(SUITE_MD)).expect("suite.md written");
@@ -1483,13 +1501,13 @@ max_moves = 3
             )
             .is_none();
             let folder = base.join(&name);
-            assert_eq!(folder.join(report::REPORT_JSON).exists(), runs, "{name}: a report only when played");
+            assert_eq!(folder.join(report::files::REPORT_JSON).exists(), runs, "{name}: a report only when played");
             assert_eq!(folder.join(SKIPPED_MD).exists(), !runs, "{name}: skipped.md only when skipped");
             let row = suite.lines().find(|line| line.starts_with(&format!("| `{name}` |"))).expect("a row");
             assert_eq!(row.contains("| skipped |"), !runs, "{row}");
             if runs {
                 let report: Value =
-                    serde_json::from_slice(&std::fs::read(folder.join(report::REPORT_JSON)).expect("read"))
+                    serde_json::from_slice(&std::fs::read(folder.join(report::files::REPORT_JSON)).expect("read"))
                         .expect("json");
                 let capabilities = &report["firmware"]["capabilities"];
                 assert_eq!(capabilities["controls"], serde_json::json!(["plain", "increment"]));
@@ -1526,11 +1544,12 @@ max_moves = 3
         all.extend(["--out", base.to_str().expect("utf-8")]);
         let HilArgs { cmd } = HilArgs::try_parse_from(all).expect("the arguments parse");
         let outcome = cmd.run_with(&probes);
+        assert_reports_match_their_schemas(dir.path());
         assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::Pass));
         let mut most_games = 0;
         for file in Suite::Release.files().expect("the release suite") {
             let name = file.file_stem().expect("a name").to_string_lossy().into_owned();
-            let Ok(bytes) = std::fs::read(base.join(&name).join(report::REPORT_JSON)) else { continue };
+            let Ok(bytes) = std::fs::read(base.join(&name).join(report::files::REPORT_JSON)) else { continue };
             let report: Value = serde_json::from_slice(&bytes).expect("json");
             let (scenario, _) = catalog::find(&file.display().to_string()).expect("a release scenario");
             let played = report["games_detail"].as_array().expect("games").len() as u64;
@@ -1549,7 +1568,7 @@ max_moves = 3
         probes.announced = Some(Capabilities { controls: bench_contract::CONTROL_DELAY, ..fischer_only() });
         let outcome = run_on_fake_probes(dir.path(), &probes, &["--games", "1"]);
         assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::GateFailed));
-        assert!(!dir.path().join("report").join(report::REPORT_JSON).exists());
+        assert!(!dir.path().join("report").join(report::files::REPORT_JSON).exists());
         let why = std::fs::read_to_string(dir.path().join("report").join(SKIPPED_MD)).expect("skipped.md");
         assert!(why.contains("Fischer increment (6.2a)") && why.contains("`20+1`"), "{why}");
     }

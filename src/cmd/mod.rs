@@ -60,9 +60,9 @@ pub fn parse_max_moves(text: &str) -> Result<u32, String> {
 /// not a failure; any other write error is an infrastructure failure.
 ///
 /// Control characters and bidirectional overrides show as `[U+XXXX]`
-/// ([`crate::visible`]): what is printed quotes users' files.
+/// ([`bench_report::format::visible`]): what is printed quotes users' files.
 pub fn print(text: &str) -> crate::exit::Result<()> {
-    let text = crate::visible::visible(text);
+    let text = bench_report::format::visible::visible(text);
     let mut stdout = io::stdout().lock();
     match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
         Err(error) if error.kind() != io::ErrorKind::BrokenPipe => Err(error).context("writing to stdout")?,
@@ -102,7 +102,7 @@ pub fn refuse_a_file_as_out_dir(dir: &Path) -> crate::exit::Result<()> {
 /// `bench sim --scenario both-flags --games 2000` silently replaced the
 /// scenario's own run in `reports/both-flags-1`.
 pub fn refuse_to_replace_another_run(dir: &Path, command: &str, force: bool) -> crate::exit::Result<()> {
-    match crate::report::another_runs_report(dir, command) {
+    match bench_report::another_runs_report(dir, command) {
         Some(why) if !force => Err(Failure::usage(anyhow::anyhow!("{why} (nothing was run)"))),
         _ => Ok(()),
     }

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use crate::exit::{Exit, Failure, Result};
-use crate::report::gate;
-use crate::report::merge::{self, MergeError};
+use bench_report::gate;
+use bench_report::sim::merge::{self, MergeError};
 
 #[derive(Debug, clap::Args)]
 pub struct Cmd {

@@ -16,7 +16,8 @@ use super::game_runs::{default_out_dir, progress_bar, RunOrigin};
 use super::shell_word;
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
-use crate::report::{self, gate, RunFacts, SimReportInput};
+use bench_report::sim::{RunFacts, SimReportInput};
+use bench_report::{self as report, gate};
 
 #[derive(Debug, clap::Args)]
 pub struct Cmd {
@@ -444,8 +445,8 @@ impl Cmd {
     }
 
     /// The options that change results, as the report lists them.
-    fn report_options(&self) -> report::json::Options {
-        report::json::Options {
+    fn report_options(&self) -> report::sim::report::Options {
+        report::sim::report::Options {
             check_determinism: self.check_determinism,
             tick_oracle: !self.no_model_oracle,
             max_moves: self.max_moves,
@@ -546,7 +547,7 @@ struct ReportParts<'a> {
     seed: u64,
     range: std::ops::Range<u64>,
     games_total: u64,
-    options: report::json::Options,
+    options: report::sim::report::Options,
     shard: Option<(u64, u64)>,
     swarm: bool,
     summary: &'a Summary,
@@ -577,7 +578,7 @@ fn write_reports(dir: &Path, parts: &ReportParts<'_>) -> anyhow::Result<()> {
         replay_command: parts.replay,
         complete: parts.complete,
     };
-    report::write_sim_report(dir, &input)?;
+    report::sim::write_sim_report(dir, &input)?;
     let origin = RunOrigin::ended_now(parts.wall_ms);
     let facts = RunFacts {
         wall_ms: origin.wall_ms,
@@ -587,11 +588,11 @@ fn write_reports(dir: &Path, parts: &ReportParts<'_>) -> anyhow::Result<()> {
         bench_version: origin.bench_version,
         git_commit: origin.git_commit,
     };
-    report::write_run_facts(dir, &facts)?;
+    report::sim::write_run_facts(dir, &facts)?;
     Ok(())
 }
 
-/// The check the report adds (`report::json::COMPLETE_CHECK`), for the
+/// The check the report adds (`report::sim::report::COMPLETE_CHECK`), for the
 /// console too: an interrupted run's console verdict is the report's, FAIL.
 /// What `bench sim` prints after a run: the summary with the played
 /// check, where the report went and the gate's verdict (or why there is no
@@ -628,7 +629,7 @@ fn console_after_run(
 fn played_check(summary: &Summary, range: &std::ops::Range<u64>, complete: bool) -> Check {
     let planned = range.end.saturating_sub(range.start);
     Check {
-        name: report::json::COMPLETE_CHECK.into(),
+        name: report::sim::report::COMPLETE_CHECK.into(),
         passed: complete && summary.games == planned,
         measured: format!("{} of {planned} games{}", summary.games, if complete { "" } else { " (interrupted)" }),
         expected: format!("{planned} games"),
@@ -659,7 +660,7 @@ fn render_summary(
     let _ = writeln!(out, "  device agrees with the ideal clock in {} of {} games", summary.agreeing, summary.games);
     let _ = writeln!(out, "  largest device-ideal time error: {} us", summary.max_time_error_us);
     let searches = summary.mate_searches;
-    if let Some(sentence) = report::markdown::mate_searches_sentence(searches.searched, searches.gave_up) {
+    if let Some(sentence) = report::sim::summary::mate_searches_sentence(searches.searched, searches.gave_up) {
         let _ = writeln!(out, "  {sentence}");
     }
     let width = checks.iter().map(|check| check.name.chars().count()).max().unwrap_or(0);

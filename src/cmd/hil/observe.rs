@@ -17,7 +17,7 @@ use chessclock::notation;
 
 use super::{BoardKind, Cmd, Played};
 use crate::exit::{Failure, Result};
-use crate::report::hil::{BoardRunInput, ObservedInfo};
+use bench_report::hil::{BoardRunInput, ObservedInfo};
 
 /// A checked map, placed in the firmware image.
 pub(super) struct Observing {

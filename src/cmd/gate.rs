@@ -17,6 +17,8 @@ pub struct Cmd {
     report: PathBuf,
     /// A report to compare with (the last release's): fails on regressions
     /// beyond the tolerances of the rules' [baseline] table.
+    // Help text, not rustdoc: `[baseline]` is the TOML table's name.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, value_name = "REPORT")]
     baseline: Option<PathBuf>,
     /// The rules (TOML; schema in reports/README.md, example in

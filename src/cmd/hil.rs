@@ -178,6 +178,8 @@ pub struct Cmd {
     /// it is used without this. Repeat it for a board farm: game g is
     /// played on the (g mod N)-th probe named, all boards at once; a board
     /// that fails stops only its own games (exit 3).
+    // Help text, not rustdoc: `[:SERIAL]` is optional syntax.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, value_name = "VID:PID[:SERIAL]")]
     probe: Vec<String>,
     /// The probe-rs chip name [default: the board profile's].

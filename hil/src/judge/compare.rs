@@ -836,7 +836,8 @@ fn ruling(
     }
 }
 
-fn ruling_text(ruling: Option<Ruling>) -> String {
+/// A ruling as reports write it: `1-0 (6.9)`, or `no flag`.
+pub fn ruling_text(ruling: Option<Ruling>) -> String {
     match ruling {
         None => "no flag".to_string(),
         Some(ruling) => {

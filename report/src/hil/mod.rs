@@ -30,7 +30,6 @@ use bench_hil::judge::drift::{self, Fit, FitError};
 use bench_hil::needs::{ArbiterFunction, ControlFeature};
 use bench_hil::session::{shape_text, AckCheck, GameRun, Oscillator, Percentiles};
 use bench_sim::coverage::{exercises_check, Coverage};
-use chessclock::{Outcome, Side};
 use serde::{Deserialize, Serialize};
 
 use crate::atomic;
@@ -599,22 +598,6 @@ fn latency(percentiles: &Percentiles) -> LatencyInfo {
     }
 }
 
-fn result_text(summary: &GameSummary) -> String {
-    match summary.ruling {
-        None => "no flag".to_string(),
-        Some(ruling) => {
-            let outcome = match ruling.outcome {
-                Outcome::Continue => "play on",
-                Outcome::Win(Side::White) => "1-0",
-                Outcome::Win(Side::Black) => "0-1",
-                Outcome::Draw => "draw",
-                Outcome::BothLose => "0-0",
-            };
-            format!("{outcome} ({})", ruling.article)
-        }
-    }
-}
-
 fn side_info(summary: &GameSummary) -> SideInfo {
     SideInfo {
         moves_white: summary.moves.white,
@@ -629,7 +612,7 @@ fn side_info(summary: &GameSummary) -> SideInfo {
                 sequence: flag.sequence,
             })
             .collect(),
-        result: result_text(summary),
+        result: bench_hil::judge::compare::ruling_text(summary.ruling),
     }
 }
 

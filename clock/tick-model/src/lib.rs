@@ -15,8 +15,12 @@
 //!   a display only counts down), so it follows any instant, any control
 //!   and the arbiter's settings at the cost of a few operations a call: the
 //!   simulator's independent-model oracle.
+//!
+//! [`notation`] is a third independent reading, of the written forms: the
+//! time-control text and a time as a display writes it.
 
 mod model;
+pub mod notation;
 
 use chessclock::{Duration, Instant, Replacement, Side, TimeAdjustment, TimeControl};
 use model::{Advance, Model, Settings};

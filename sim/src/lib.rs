@@ -23,3 +23,4 @@ pub mod scenario;
 pub mod shrink;
 pub mod timebase;
 pub mod toml_location;
+pub mod written;

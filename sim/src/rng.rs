@@ -47,6 +47,9 @@ pub enum Actor {
     Transit,
     Claims,
     Objections,
+    /// Slips in the written control text, for the written-forms oracle:
+    /// it only reads, so a game plays the same with or without it.
+    WrittenForm,
 }
 
 impl Actor {
@@ -76,6 +79,7 @@ impl Actor {
             Actor::Transit => 32,
             Actor::Claims => 33,
             Actor::Objections => 34,
+            Actor::WrittenForm => 35,
         }
     }
 }

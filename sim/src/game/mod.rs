@@ -820,6 +820,7 @@ impl<'a> Game<'a> {
         let mut violations = self.device.oracle.into_violations();
         violations.extend(self.ideal.oracle.into_violations());
         violations.extend(self.ideal.model_violations);
+        violations.extend(crate::written::game_violations(&self.spec, &self.ideal.clock, self.now_us));
         let model = self.ideal.model.coverage();
         let mut transitions = *self.ideal.clock.transitions();
         for _ in 0..self.defects.get(Struck::Replacement) {

@@ -50,12 +50,12 @@ pub const LIMITS_PER_GAME: u64 = 2;
 
 /// What a slip may insert or replace a character with: the notation's own
 /// characters, a blank and a letter.
-const ALPHABET: &[u8] = b"0123456789/:+db*()x.-? e";
+pub const ALPHABET: &[u8] = b"0123456789/:+db*()x.-? e";
 
 /// Numbers at the documented limits or just past them: zero, one, byo-yomi
 /// periods (`PERIODS_MAX` = 100), times (`CONTROL_MAX` = 1 000 000 s, and a
 /// microsecond more), counts (`u32`), microseconds (`u64`) and decimals (6).
-const LIMIT_NUMBERS: [&str; 10] = [
+pub const LIMIT_NUMBERS: [&str; 10] = [
     "0",
     "1",
     "100",
@@ -70,7 +70,7 @@ const LIMIT_NUMBERS: [&str; 10] = [
 
 /// Whole texts a person may write instead of a control: PGN's "no control"
 /// and "unknown", with and without blanks, and nothing.
-const WHOLE_TEXTS: [&str; 5] = ["-", " - ", "?", "\t?", ""];
+pub const WHOLE_TEXTS: [&str; 5] = ["-", " - ", "?", "\t?", ""];
 
 /// This game's violations of the written forms; `ideal` is the ideal clock
 /// at the game's end, `end_us`.

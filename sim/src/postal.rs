@@ -13,7 +13,8 @@
 //! ```
 
 use chessclock::correspondence::{
-    ClaimOutcome, CorrespondenceArticle, CorrespondenceClock, Day, Decision, Overstep, Regulations, Standing,
+    ClaimOutcome, CorrespondenceArticle, CorrespondenceClock, CorrespondenceError, Day, Decision, Overstep,
+    Regulations, Standing,
 };
 use chessclock::{BySide, Side};
 use serde::Deserialize;
@@ -224,13 +225,31 @@ pub fn play(postal: &Postal, seed: u64, game: u64) -> PostalRecord {
         };
         if step == Step::Settled {
             game.record.end_day = day;
-            check_invariants(&game.clock, &game.true_oversteps, &mut game.record);
+            check_invariants(&game.clock, &game.true_oversteps, &game.moves_sent, &mut game.record);
         }
     }
     if let Standing::Lost { loser, article } = game.clock.standing() {
         game.record.end = PostalEnd::LostOnTime { loser, article };
+        check_game_over(&game.clock, Day(game.record.end_day), &mut game.record);
     }
     game.record
+}
+
+/// A lost game takes nothing more: a move received or sent by either side,
+/// or a claim, each tried on a copy, is refused as `GameOver`.
+fn check_game_over(clock: &CorrespondenceClock, day: Day, record: &mut PostalRecord) {
+    for side in Side::BOTH {
+        let answers = [
+            ("receives a move", clock.clone().receive(side, day)),
+            ("sends a move", clock.clone().send(side, day).map(|_| ())),
+            ("claims", clock.clone().claim(side, day).map(|_| ())),
+        ];
+        for (what, answer) in answers {
+            if answer != Err(CorrespondenceError::GameOver) {
+                record.violations.push(format!("after the loss, {side} {what}: {answer:?}"));
+            }
+        }
+    }
 }
 
 /// What an event did: changed the game (its day is the game's last so far,
@@ -252,6 +271,9 @@ struct PostalGame<'a> {
     record: PostalRecord,
     /// Oversteps as they happened, for the invariants.
     true_oversteps: BySide<u32>,
+    /// Moves each side sent: by post, or to the arbiter with a second
+    /// overstep claim (6.7).
+    moves_sent: BySide<u32>,
     /// Whether the open overstep of each side has been claimed already.
     claimed_this_overstep: BySide<bool>,
     /// Every move is played; claims on their way are still decided.
@@ -285,6 +307,7 @@ impl<'a> PostalGame<'a> {
                 events: 0,
             },
             true_oversteps: BySide::both(0),
+            moves_sent: BySide::both(0),
             claimed_this_overstep: BySide::both(false),
             moves_done: false,
         }
@@ -316,6 +339,7 @@ impl<'a> PostalGame<'a> {
             Err(_) => return Step::Skipped,
         };
         *self.record.moves.get_mut(side) += 1;
+        *self.moves_sent.get_mut(side) += 1;
         let count = self.clock.count(side);
         self.record.accounting.push(Accounting {
             side,
@@ -379,6 +403,8 @@ impl<'a> PostalGame<'a> {
                 let article = if second { CorrespondenceArticle::C6_7 } else { CorrespondenceArticle::C6_2 };
                 self.note(day, format!("{claimant} claims {}'s overstep", claimant.opponent()), Some(article));
                 if second {
+                    // 6.7: the claimant's next move goes with the claim.
+                    *self.moves_sent.get_mut(claimant) += 1;
                     self.record.applied.push(CorrespondenceArticle::C6_8);
                     let text = "game suspended until the arbiter decides".into();
                     self.note(day, text, Some(CorrespondenceArticle::C6_8));
@@ -565,11 +591,20 @@ fn timeline(record: &mut PostalRecord, day: u32, text: String, article: Option<C
 }
 
 /// The correspondence clock's invariants after every event.
-fn check_invariants(clock: &CorrespondenceClock, oversteps: &BySide<u32>, record: &mut PostalRecord) {
+fn check_invariants(
+    clock: &CorrespondenceClock,
+    oversteps: &BySide<u32>,
+    moves_sent: &BySide<u32>,
+    record: &mut PostalRecord,
+) {
     for side in Side::BOTH {
         let count = clock.count(side);
         if count.days > clock.reflection_days_total(side).saturating_add(clock.penalty_days(side)) {
             record.violations.push(format!("{side}'s count holds more days than it reflected (transit counted?)"));
+        }
+        let (sent, counted) = (*moves_sent.get(side), clock.moves_sent(side));
+        if counted != sent {
+            record.violations.push(format!("{side} sent {sent} moves, the clock counts {counted}"));
         }
     }
     if let Standing::Lost { loser, .. } = clock.standing() {

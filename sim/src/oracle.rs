@@ -3,8 +3,8 @@
 //! A violated oracle fails the game.
 
 use chessclock::{
-    Bonus, BySide, Changes, Clock, Deadline, DeadlineKind, Duration, Instant, PeriodCause, Phase, Side, TimeAdjustment,
-    TimeControl,
+    Bonus, BySide, Changes, Clock, ClockError, Deadline, DeadlineKind, Duration, Instant, PeriodCause, Phase,
+    Replacement, Side, TimeAdjustment, TimeControl, Transition, TransitionEvent, TransitionSink, TRANSITIONS_MAX,
 };
 use chessclock_tick_model::EventClock;
 
@@ -66,6 +66,44 @@ impl Before {
     }
 }
 
+/// Where a checked clock hands its transitions: each call's summary (what
+/// the account check reads), how many the call handed, and the tally of
+/// the game's, which the clock's own counts must equal.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Account {
+    pub changes: Changes,
+    handed: usize,
+    /// Per [`Transition`], in [`Transition::ALL`]'s order: kept here, not in
+    /// a [`chessclock::Transitions`], so the count compared is not read
+    /// through the code it checks.
+    tally: [u32; Transition::ALL.len()],
+}
+
+impl Account {
+    /// A call begins: its summary starts empty.
+    #[inline]
+    pub fn begin_call(&mut self) {
+        self.changes = Changes::NONE;
+        self.handed = 0;
+    }
+
+    /// Transitions handed on since the call began.
+    pub fn handed(&self) -> usize {
+        self.handed
+    }
+}
+
+impl TransitionSink for Account {
+    #[inline]
+    fn note(&mut self, event: TransitionEvent) {
+        self.changes.note(event);
+        self.handed = self.handed.saturating_add(1);
+        if let Some(count) = self.tally.get_mut(event.transition as usize) {
+            *count = count.saturating_add(1);
+        }
+    }
+}
+
 /// The invariants of one clock, checked between consecutive states.
 #[derive(Debug)]
 pub struct ClockOracle {
@@ -90,7 +128,7 @@ impl ClockOracle {
     }
 
     #[cold]
-    fn fail(&mut self, at_us: u64, check: &'static str, detail: String) {
+    pub fn fail(&mut self, at_us: u64, check: &'static str, detail: String) {
         // One report per invariant is enough to fail a game; keep memory bounded.
         if self.violations.len() < 16 {
             self.violations.push(Violation { at_us, clock: self.name, check, detail });
@@ -126,8 +164,15 @@ impl ClockOracle {
     /// as this oracle reads it from the call (the presser's own stage by
     /// its moves, a stage opened by a flag, overtime entered from main
     /// time, otherwise a period lost).
+    /// A call hands at most `TRANSITIONS_MAX` transitions, the bound a
+    /// caller that keeps them in a list relies on.
     #[inline]
-    pub fn check_account(&mut self, true_us: u64, before: &Before, after: &Clock, op: Op, changes: &Changes) {
+    pub fn check_account(&mut self, true_us: u64, before: &Before, after: &Clock, op: Op, account: &Account) {
+        if account.handed > TRANSITIONS_MAX {
+            let detail = format!("{op:?} handed {} transitions, at most {TRANSITIONS_MAX} promised", account.handed);
+            self.fail(true_us, "the clock's account agrees", detail);
+        }
+        let changes = &account.changes;
         // Most calls change no period and drop no flag, and say so.
         let unchanged = |side| {
             *before.period.get(side) == after.period(side)
@@ -168,6 +213,38 @@ impl ClockOracle {
             let told = changes.period(side).map(|change| (change.from, change.to, change.cause));
             if told != expected {
                 self.fail_account(true_us, side, format!("period change {told:?}, the displays show {expected:?}"));
+            }
+        }
+    }
+
+    /// A finished clock takes no more calls: a press of either side, a
+    /// pause, a start, each tried on a copy, is refused as `Finished`.
+    pub fn check_finished(&mut self, true_us: u64, clock: &Clock, at: Instant) {
+        type Try = fn(&mut Clock, Instant) -> Result<(), ClockError>;
+        let tries: [(&str, Try); 4] = [
+            ("White's press", |clock, at| clock.press(Side::White, at)),
+            ("Black's press", |clock, at| clock.press(Side::Black, at)),
+            ("a pause", |clock, at| clock.pause(at)),
+            ("a start", |clock, at| clock.start(at)),
+        ];
+        for (what, call) in tries {
+            let mut tried = *clock;
+            let answer = call(&mut tried, at);
+            if answer != Err(ClockError::Finished) || tried != *clock {
+                let detail = format!("{what} after the game's end: {answer:?}");
+                self.fail(true_us, "the clock stops at the game's end", detail);
+            }
+        }
+    }
+
+    /// At the game's end: the transitions the clock counted (the coverage
+    /// the reports show) are those it handed on, kind by kind.
+    pub fn check_tally(&mut self, true_us: u64, clock: &Clock, account: &Account) {
+        for (transition, handed) in Transition::ALL.into_iter().zip(account.tally) {
+            let counted = clock.transitions().count(transition);
+            if counted != handed {
+                let detail = format!("{}: counted {counted}, handed on {handed}", transition.key());
+                self.fail(true_us, "the clock's counts agree with its account", detail);
             }
         }
     }
@@ -394,20 +471,33 @@ pub struct ModelOracle {
     /// violation fails the game; what follows it would repeat it).
     model: Option<EventClock>,
     coverage: ModelCoverage,
+    /// The control shows more than the big number: a delay (6.2b), the
+    /// byo-yomi periods left or the Canadian moves left, compared too.
+    reads_more: bool,
 }
 
 impl ModelOracle {
     pub fn new(control: &TimeControl) -> ModelOracle {
-        ModelOracle { model: Some(EventClock::new(control)), coverage: ModelCoverage::default() }
+        let reads_more = match control {
+            TimeControl::Stages(stages) => stages.as_slice().iter().any(|stage| matches!(stage.bonus, Bonus::Delay(_))),
+            TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. } => true,
+            TimeControl::Hourglass { .. } => false,
+        };
+        ModelOracle { model: Some(EventClock::new(control)), coverage: ModelCoverage::default(), reads_more }
     }
 
     /// No shadowing at all (`--no-model-oracle`: the bare simulator).
     pub fn disabled() -> ModelOracle {
-        ModelOracle { model: None, coverage: ModelCoverage::default() }
+        ModelOracle { model: None, coverage: ModelCoverage::default(), reads_more: false }
     }
 
     pub fn is_active(&self) -> bool {
         self.model.is_some()
+    }
+
+    /// The model as it follows the game (`None`: switched off or stopped).
+    pub fn model(&self) -> Option<&EventClock> {
+        self.model.as_ref()
     }
 
     pub fn coverage(&self) -> ModelCoverage {
@@ -442,7 +532,7 @@ impl ModelOracle {
             Call::SetMoves(side, moves) => model.set_moves(side, moves, at),
         };
         let disagreement = match result {
-            Ok(()) => compare(model, clock, at),
+            Ok(()) => compare(model, clock, at, self.reads_more),
             Err(error) => Some(format!("the model refused {call:?}: {error:?}")),
         };
         match disagreement {
@@ -460,10 +550,28 @@ impl ModelOracle {
     }
 }
 
+/// 6.11: the replacement clock shows what the arbiter set. The
+/// independent model, built the same way (started at `at`, Black's turn
+/// handed over when `black_runs`, then given `settings`), must agree with
+/// `clock` in everything it shows; `None` when it does.
+pub fn replacement_disagrees(clock: &Clock, settings: &Replacement, black_runs: bool, at: Instant) -> Option<String> {
+    let mut model = EventClock::new(clock.control());
+    let built = model
+        .start(at)
+        .and_then(|()| if black_runs { model.press(Side::White, at) } else { Ok(()) })
+        .and_then(|()| model.replace(settings, at));
+    match built {
+        Ok(()) => compare(&model, clock, at, true),
+        Err(error) => Some(format!("the model refused the replacement {settings:?}: {error:?}")),
+    }
+}
+
 /// What the model and the core show after a call, side by side; `None`
-/// when they agree.
+/// when they agree. The rest of a reading (the delay of 6.2b, byo-yomi
+/// periods left, Canadian moves left) is read only when `reads_more`;
+/// which flag fell first (6.3) only when both show one.
 #[inline]
-fn compare(model: &EventClock, clock: &Clock, at: Instant) -> Option<String> {
+pub fn compare(model: &EventClock, clock: &Clock, at: Instant, reads_more: bool) -> Option<String> {
     for side in Side::BOTH {
         let core_flag = clock.flag(side).map(|flag| (flag.at, flag.period, flag.sequence));
         let model_flag = model.flag(side).map(|flag| (flag.at, flag.period, flag.sequence));
@@ -471,26 +579,49 @@ fn compare(model: &EventClock, clock: &Clock, at: Instant) -> Option<String> {
             || core_flag != model_flag
             || clock.moves(side) != model.moves(side)
             || clock.period(side) != model.period(side)
+            || (reads_more && !reading_agrees(model, clock, side, at))
         {
             return Some(disagreement(side, model, clock, at));
+        }
+    }
+    if let (Some(white), Some(black)) = (model.flag(Side::White), model.flag(Side::Black)) {
+        let first = if white.sequence < black.sequence { Side::White } else { Side::Black };
+        let core_first = clock.first_flag().map(|flag| flag.side);
+        if core_first != Some(first) {
+            return Some(format!(
+                "both flags shown: the core shows {core_first:?}'s as the first, the model {first}'s"
+            ));
         }
     }
     None
 }
 
+/// The parts of a reading beyond the big number, flag, moves and period.
+fn reading_agrees(model: &EventClock, clock: &Clock, side: Side, at: Instant) -> bool {
+    clock.reading(side, at).is_ok_and(|reading| {
+        reading.delay == model.delay_shown(side)
+            && reading.periods_left == model.periods_left(side)
+            && reading.period_moves_left == model.period_moves_left(side)
+    })
+}
+
 #[cold]
 fn disagreement(side: Side, model: &EventClock, clock: &Clock, at: Instant) -> String {
     format!(
-        "{side} at {} us: core shows {:?} us, flag {:?}, {} moves, period {}; the model {:?} us, flag {:?}, {} moves, \
-         period {}",
+        "{side} at {} us: core shows {:?} us, flag {:?}, {} moves, period {}, reading {:?}; the model {:?} us, flag \
+         {:?}, {} moves, period {}, delay {} us, periods left {}, period moves left {}",
         at.as_us(),
         clock.remaining(side, at).map(|time| time.as_us()),
         clock.flag(side).map(|flag| (flag.at.as_us(), flag.period, flag.sequence)),
         clock.moves(side),
         clock.period(side),
+        clock.reading(side, at),
         model.shown(side).as_us(),
         model.flag(side).map(|flag| (flag.at.as_us(), flag.period, flag.sequence)),
         model.moves(side),
         model.period(side),
+        model.delay_shown(side).as_us(),
+        model.periods_left(side),
+        model.period_moves_left(side),
     )
 }

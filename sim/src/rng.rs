@@ -50,6 +50,8 @@ pub enum Actor {
     /// Slips in the written control text, for the written-forms oracle:
     /// it only reads, so a game plays the same with or without it.
     WrittenForm,
+    /// Calls tried on a copy of the ideal clock (`game/probes.rs`).
+    Probe,
 }
 
 impl Actor {
@@ -80,6 +82,7 @@ impl Actor {
             Actor::Claims => 33,
             Actor::Objections => 34,
             Actor::WrittenForm => 35,
+            Actor::Probe => 36,
         }
     }
 }

@@ -191,6 +191,24 @@ impl EventClock {
         self.model.moves(side)
     }
 
+    /// 6.2b time-delay mode: the running display's extra time left for
+    /// this move (none on a waiting or paused display).
+    pub fn delay_shown(&self, side: Side) -> Duration {
+        Duration::from_us(self.model.delay_shown(side))
+    }
+
+    /// Byo-yomi: periods still to use, the running one included (0 after
+    /// the final flag, and under other controls).
+    pub fn periods_left(&self, side: Side) -> u32 {
+        self.model.periods_left(side)
+    }
+
+    /// Canadian overtime: moves still to make in the running period (0 in
+    /// main time, and under other controls).
+    pub fn period_moves_left(&self, side: Side) -> u32 {
+        self.model.period_moves_left(side)
+    }
+
     pub fn period(&self, side: Side) -> u32 {
         self.model.period(side)
     }

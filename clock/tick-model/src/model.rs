@@ -378,6 +378,39 @@ impl Model {
         self.face(side).moves
     }
 
+    /// Byo-yomi: the periods still to use, the one running included; none
+    /// once the last has run out. 0 under other controls.
+    pub(crate) fn periods_left(&self, side: Side) -> u32 {
+        let face = self.face(side);
+        match self.rules {
+            Rules::ByoYomi { periods, .. } if !face.frozen => {
+                // Main time is period 0, the first overtime period 1.
+                periods.saturating_sub(face.period.saturating_sub(1))
+            }
+            Rules::ByoYomi { .. } | Rules::Staged { .. } | Rules::Hourglass { .. } | Rules::Canadian { .. } => 0,
+        }
+    }
+
+    /// Canadian overtime: the moves still to make in the running period;
+    /// 0 in main time and under other controls.
+    pub(crate) fn period_moves_left(&self, side: Side) -> u32 {
+        let face = self.face(side);
+        match self.rules {
+            Rules::Canadian { moves, .. } if self.in_overtime(face) => moves.saturating_sub(face.period_moves),
+            Rules::Canadian { .. } | Rules::Staged { .. } | Rules::Hourglass { .. } | Rules::ByoYomi { .. } => 0,
+        }
+    }
+
+    /// 6.2b time-delay mode: the extra time left for the move in progress,
+    /// which only the running display shows.
+    pub(crate) fn delay_shown(&self, side: Side) -> u64 {
+        if self.running() == Some(side) {
+            self.face(side).delay_left
+        } else {
+            0
+        }
+    }
+
     pub(crate) fn period(&self, side: Side) -> u32 {
         self.face(side).period
     }

@@ -105,11 +105,21 @@ impl Game<'_> {
         }
         let moves = self.moves;
         self.log_input(Input::SetMoves { moves });
-        self.device_call(Op::Arbiter, |clock, at| {
+        self.set_device_moves(moves);
+        self.record(format_args!("arbiter sets the move counters to {}/{} (6.14)", moves.white, moves.black));
+    }
+
+    /// 6.14: the device's counters set to `moves`, and shown as set.
+    fn set_device_moves(&mut self, moves: BySide<u32>) {
+        let taken = self.device_call(Op::Arbiter, |clock, at| {
             clock.set_moves(Side::White, moves.white, at)?;
             clock.set_moves(Side::Black, moves.black, at)
         });
-        self.record(format_args!("arbiter sets the move counters to {}/{} (6.14)", moves.white, moves.black));
+        let shown = BySide::new(self.device.clock.moves(Side::White), self.device.clock.moves(Side::Black));
+        if taken && shown != moves {
+            let detail = format!("set to {}/{}, shown {}/{}", moves.white, moves.black, shown.white, shown.black);
+            self.device.oracle.fail(self.now_us, "the counters show what the arbiter set", detail);
+        }
     }
 
     /// Just after a press reached the ideal clock: the game as it is now is
@@ -152,10 +162,7 @@ impl Game<'_> {
         }
         let moves = point.moves;
         self.log_input(Input::SetMoves { moves });
-        self.device_call(Op::Arbiter, |clock, at| {
-            clock.set_moves(Side::White, moves.white, at)?;
-            clock.set_moves(Side::Black, moves.black, at)
-        });
+        self.set_device_moves(moves);
         for side in Side::BOTH {
             let side_moves = *moves.get(side);
             self.ideal_call_as(Op::Arbiter, Some(Call::SetMoves(side, side_moves)), |clock, at| {

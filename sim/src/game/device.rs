@@ -4,7 +4,7 @@
 use chessclock::{BySide, Clock, Duration, Instant, Replacement, Side};
 
 use super::{Event, Game, Input, IntoInstant, Struck, DEVICE_DEADLINE, IDEAL_DEADLINE};
-use crate::oracle::{Before, Op};
+use crate::oracle::{self, Before, Op};
 use crate::player::occasional_us;
 use crate::rng::Stream;
 use crate::sample::{self, Ratio};
@@ -15,6 +15,7 @@ const REBOOT_MIN_US: u64 = 200_000;
 const REBOOT_MAX_US: u64 = 2_000_000;
 const REPAIR_MIN_US: u64 = 30_000_000;
 const REPAIR_MAX_US: u64 = 120_000_000;
+const REPLACEMENT_CHECK: &str = "the replacement clock shows the arbiter's settings";
 
 impl Game<'_> {
     /// The device's own time now, at its tick resolution.
@@ -169,9 +170,12 @@ impl Game<'_> {
                 Ok(())
             }
         });
-        let replaced = started.and_then(|()| clock.replace(settings, at));
+        let replaced = started.and_then(|()| clock.noting(&mut ()).replace(settings, at));
         match replaced {
             Ok(()) => {
+                if let Some(detail) = oracle::replacement_disagrees(&clock, &settings, black_runs, at) {
+                    self.device.oracle.fail(self.now_us, REPLACEMENT_CHECK, detail);
+                }
                 for side in Side::BOTH {
                     let ruled_final = ideal.flag(side).is_some_and(|flag| {
                         ideal.control().is_final_period(flag.period) && self.referees.ideal.ruled.contains(&flag)
@@ -183,7 +187,11 @@ impl Game<'_> {
                 self.device.install(clock);
                 self.device.oracle.check(self.now_us, &before, &self.device.clock, Op::Arbiter);
             }
-            Err(error) => self.record(format_args!("replacement clock refused the settings: {error}")),
+            Err(error) => {
+                // The settings are the ideal clock's: a valid clock's numbers.
+                self.record(format_args!("replacement clock refused the settings: {error}"));
+                self.device.oracle.fail(self.now_us, REPLACEMENT_CHECK, format!("{settings:?} refused: {error}"));
+            }
         }
     }
 }

@@ -21,12 +21,12 @@
 use std::fmt::Write as _;
 
 use chessclock::{
-    Article, BySide, Changes, Clock, ClockError, Duration, Instant, Noting, Outcome, Side, TimeAdjustment, Transition,
+    Article, BySide, Clock, ClockError, Duration, Instant, Noting, Outcome, Side, TimeAdjustment, Transition,
     Transitions,
 };
 
 use crate::board::{self, Board, MateSearches};
-use crate::oracle::{Before, Call, ClockOracle, ModelCoverage, ModelOracle, Op, Violation};
+use crate::oracle::{Account, Before, Call, ClockOracle, ModelCoverage, ModelOracle, Op, Violation};
 use crate::outcome::{GameResult, Reason};
 use crate::player::{self, MateAnswers};
 use crate::queue::EventQueue;
@@ -40,6 +40,7 @@ mod arbiter;
 mod device;
 mod inputs;
 mod players;
+mod probes;
 mod rulings;
 
 pub use inputs::{EndedBy, Ending, Input, InputLog, TimedInput};
@@ -384,6 +385,8 @@ impl DeviceState {
 #[derive(Debug)]
 struct IdealState {
     clock: Clock,
+    /// Where the clock hands its transitions, for the account checks.
+    account: Account,
     oracle: ClockOracle,
     model: ModelOracle,
     model_violations: Vec<Violation>,
@@ -406,6 +409,8 @@ struct Streams {
     set_moves: Habit,
     replace_clock: Habit,
     restore: Habit,
+    /// Not a habit of the game's people: the oracle's tries on a copy.
+    probe: Habit,
 }
 
 impl Streams {
@@ -425,6 +430,7 @@ impl Streams {
             set_moves: habit(Actor::SetMoves, arbiter.set_moves),
             replace_clock: habit(Actor::ReplaceClock, arbiter.replace_clock),
             restore: habit(Actor::Restore, arbiter.restore),
+            probe: habit(Actor::Probe, probes::PROBE_CHANCE),
         }
     }
 }
@@ -576,6 +582,7 @@ impl<'a> Game<'a> {
             },
             ideal: IdealState {
                 clock: Clock::new(control),
+                account: Account::default(),
                 oracle: ClockOracle::new("ideal"),
                 model: if spec.model_oracle { ModelOracle::new(&control) } else { ModelOracle::disabled() },
                 model_violations: Vec::new(),
@@ -746,19 +753,31 @@ impl<'a> Game<'a> {
 
     // ---- clock calls with oracles ----
 
-    fn device_call(&mut self, op: Op, call: impl FnOnce(&mut Clock, Instant) -> Result<(), chessclock::ClockError>) {
+    /// A call on the device clock, checked by its oracle; whether the
+    /// device took it (it is down, or refused it).
+    fn device_call(
+        &mut self,
+        op: Op,
+        call: impl FnOnce(&mut Clock, Instant) -> Result<(), chessclock::ClockError>,
+    ) -> bool {
         if self.device.down_until_us.is_some() {
-            return;
+            return false;
         }
         let at = self.device_now();
         let before = Before::of(&self.device.clock);
         match call(self.device.clock_mut(), at) {
-            Ok(()) => self.device.oracle.check(self.now_us, &before, &self.device.clock, op),
-            Err(error) => self.record(format_args!("device refuses {op:?}: {error}")),
+            Ok(()) => {
+                self.device.oracle.check(self.now_us, &before, &self.device.clock, op);
+                true
+            }
+            Err(error) => {
+                self.record(format_args!("device refuses {op:?}: {error}"));
+                false
+            }
         }
     }
 
-    fn ideal_call(&mut self, op: Op, call: impl FnOnce(&mut Noting<'_, Changes>, Instant) -> Result<(), ClockError>) {
+    fn ideal_call(&mut self, op: Op, call: impl FnOnce(&mut Noting<'_, Account>, Instant) -> Result<(), ClockError>) {
         self.ideal_call_as(op, Call::of(op), call);
     }
 
@@ -768,17 +787,18 @@ impl<'a> Game<'a> {
         &mut self,
         op: Op,
         model_call: Option<Call>,
-        call: impl FnOnce(&mut Noting<'_, Changes>, Instant) -> Result<(), ClockError>,
+        call: impl FnOnce(&mut Noting<'_, Account>, Instant) -> Result<(), ClockError>,
     ) {
         let at = Instant::from_us(self.now_us);
         let before = Before::of(&self.ideal.clock);
-        let mut changes = Changes::NONE;
-        match call(&mut self.ideal.clock.noting(&mut changes), at) {
+        self.ideal.account.begin_call();
+        match call(&mut self.ideal.clock.noting(&mut self.ideal.account), at) {
             Ok(()) => {
                 let ideal = &mut self.ideal;
                 ideal.oracle.check(self.now_us, &before, &ideal.clock, op);
-                ideal.oracle.check_account(self.now_us, &before, &ideal.clock, op, &changes);
+                ideal.oracle.check_account(self.now_us, &before, &ideal.clock, op, &ideal.account);
                 ideal.model.follow(self.now_us, model_call, at, &ideal.clock, &mut ideal.model_violations);
+                self.maybe_probe(at);
             }
             Err(error) => self.record(format_args!("ideal refuses {op:?}: {error}")),
         }
@@ -817,8 +837,10 @@ impl<'a> Game<'a> {
         let device =
             self.referees.device.result.unwrap_or(GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound });
         let ideal = self.referees.ideal.result.unwrap_or(device);
+        let mut ideal_oracle = self.ideal.oracle;
+        ideal_oracle.check_tally(self.now_us, &self.ideal.clock, &self.ideal.account);
         let mut violations = self.device.oracle.into_violations();
-        violations.extend(self.ideal.oracle.into_violations());
+        violations.extend(ideal_oracle.into_violations());
         violations.extend(self.ideal.model_violations);
         violations.extend(crate::written::game_violations(&self.spec, &self.ideal.clock, self.now_us));
         let model = self.ideal.model.coverage();

@@ -2,7 +2,7 @@
 //! (6.3, 6.10, 6.12), and the end of the game on each clock.
 
 use chessclock::laws::{rule_on_both_flags, rule_on_flag, BothFlagsFacts};
-use chessclock::{Changes, Clock, Instant, Outcome, Ruling, Side};
+use chessclock::{Clock, Instant, Outcome, Ruling, Side};
 
 use super::{EndedBy, Ending, Event, Game, IntoInstant, Referee, Which, DEVICE_DEADLINE, IDEAL_DEADLINE};
 use crate::oracle::{Before, Call, Op};
@@ -209,6 +209,7 @@ impl Game<'_> {
             let before = Before::of(&self.device.clock);
             if self.device.clock_mut().finish(device_at).is_ok() {
                 self.device.oracle.check(self.now_us, &before, &self.device.clock, Op::Finish);
+                self.device.oracle.check_finished(self.now_us, &self.device.clock, device_at);
             }
             self.log_ending(result, by);
             // The ideal clock's pending notices of flags that fell by now
@@ -239,11 +240,11 @@ impl Game<'_> {
         if self.ideal.clock.running().is_some() {
             let before = Before::of(&self.ideal.clock);
             let deadline = self.ideal.clock.next_deadline().filter(|deadline| deadline.at <= at);
-            let mut changes = Changes::NONE;
-            let settled = self.ideal.clock.noting(&mut changes).settle(at);
+            self.ideal.account.begin_call();
+            let settled = self.ideal.clock.noting(&mut self.ideal.account).settle(at);
             let ideal = &mut self.ideal;
             ideal.oracle.check(self.now_us, &before, &ideal.clock, Op::Settle(deadline));
-            ideal.oracle.check_account(self.now_us, &before, &ideal.clock, Op::Settle(deadline), &changes);
+            ideal.oracle.check_account(self.now_us, &before, &ideal.clock, Op::Settle(deadline), &ideal.account);
             if settled.is_ok() {
                 ideal.model.follow(self.now_us, Some(Call::Settle), at, &ideal.clock, &mut ideal.model_violations);
             }

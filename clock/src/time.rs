@@ -73,11 +73,6 @@ impl Duration {
         self.us
     }
 
-    /// Whole milliseconds, rounded down.
-    pub const fn as_millis_floor(self) -> u64 {
-        self.us / 1_000
-    }
-
     /// Whole seconds, rounded down.
     pub const fn as_secs_floor(self) -> u64 {
         self.us / 1_000_000

@@ -255,12 +255,6 @@ impl Changes {
         self.periods.get(side).filter(|change| change.from != change.to)
     }
 
-    /// Whether no flag fell and no period changed.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.flags == BySide::both(None) && self.periods == BySide::both(None)
-    }
-
     /// Returns the changes so far and starts afresh.
     pub fn take(&mut self) -> Changes {
         core::mem::replace(self, Changes::NONE)

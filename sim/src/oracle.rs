@@ -178,7 +178,7 @@ impl ClockOracle {
             *before.period.get(side) == after.period(side)
                 && *before.flag_sequence.get(side) == flag_sequence(after, side)
         };
-        if changes.is_empty() && unchanged(Side::White) && unchanged(Side::Black) {
+        if *changes == Changes::NONE && unchanged(Side::White) && unchanged(Side::Black) {
             return;
         }
         self.check_account_per_side(true_us, before, after, op, changes);

@@ -274,6 +274,9 @@ struct PostalGame<'a> {
     /// Moves each side sent: by post, or to the arbiter with a second
     /// overstep claim (6.7).
     moves_sent: BySide<u32>,
+    /// The day the pending claim's notice reached the accused, whose seven
+    /// days to object run from it (6.5).
+    notice_day: Option<u32>,
     /// Whether the open overstep of each side has been claimed already.
     claimed_this_overstep: BySide<bool>,
     /// Every move is played; claims on their way are still decided.
@@ -308,6 +311,7 @@ impl<'a> PostalGame<'a> {
             },
             true_oversteps: BySide::both(0),
             moves_sent: BySide::both(0),
+            notice_day: None,
             claimed_this_overstep: BySide::both(false),
             moves_done: false,
         }
@@ -428,6 +432,7 @@ impl<'a> PostalGame<'a> {
         }
         let Some(claim) = self.clock.pending_claim() else { return Step::Skipped };
         let accused = claim.claimant.opponent();
+        self.notice_day = Some(day);
         self.note(day, format!("{accused} receives the notice"), None);
         let window = self.regulations.objection_days;
         let postal = self.postal;
@@ -448,7 +453,12 @@ impl<'a> PostalGame<'a> {
 
     /// The accused objects, in time or too late (6.5).
     fn object(&mut self, accused: Side, day: u32) -> Step {
-        match self.clock.object(accused, Day(day)) {
+        let heard = self.clock.pending_claim().is_some_and(|claim| claim.claimant == accused.opponent());
+        let answer = self.clock.object(accused, Day(day));
+        if heard {
+            self.check_objection(day, &answer);
+        }
+        match answer {
             Ok(ClaimOutcome::Filed) => self.note(day, format!("{accused} objects"), Some(CorrespondenceArticle::C6_5)),
             Ok(ClaimOutcome::Rejected(article)) => {
                 self.record.applied.push(article);
@@ -457,6 +467,20 @@ impl<'a> PostalGame<'a> {
             Err(_) => {}
         }
         Step::Settled
+    }
+
+    /// 6.5: the accused's objection to a pending claim, sent within the window the regulations give
+    /// (seven days by default) from the notice is heard; a later one is
+    /// rejected by 6.5.
+    fn check_objection(&mut self, day: u32, answer: &Result<ClaimOutcome, CorrespondenceError>) {
+        let Some(notice_day) = self.notice_day else { return };
+        let in_time = day <= notice_day.saturating_add(self.regulations.objection_days);
+        let expected = if in_time { ClaimOutcome::Filed } else { ClaimOutcome::Rejected(CorrespondenceArticle::C6_5) };
+        if answer.as_ref().ok() != Some(&expected) {
+            let detail =
+                format!("an objection on day {day}, notice on day {notice_day}: {answer:?}, 6.5 says {expected:?}");
+            self.record.violations.push(detail);
+        }
     }
 
     /// The arbiter upholds a founded claim (6.4, 6.6, 6.11) or rejects it

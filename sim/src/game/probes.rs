@@ -7,12 +7,14 @@
 //!   start of a started clock (6.5), a resume of one not stopped (6.13), an
 //!   arbiter's setting beyond the longest time a control allows or naming a
 //!   period the control lacks (6.11, 6.14). Each must be refused with the
-//!   error that names what is wrong, hand on no transition, and leave the
+//!   error that names what is wrong, in a message that names it too (the
+//!   article, the sides, the numbers), hand on no transition, and leave the
 //!   clock as it was; the independent model, given the calls it takes, must
 //!   refuse them too.
-//! - **What-ifs**, calls a game seldom makes: a replacement clock set to
-//!   numbers drawn at random (6.11), and time let run far ahead, past many
-//!   deadlines in one call. The copy must agree with the independent model
+//! - **What-ifs**, calls a game seldom makes: an arbiter's act with numbers
+//!   drawn at random (a replacement clock, 6.11; a time set, added or taken
+//!   away, a move counter set, 6.14, 13.4), and time let run far ahead, past
+//!   many deadlines in one call. The copy must agree with the independent model
 //!   put through the same, and no call may hand on more than
 //!   `TRANSITIONS_MAX` transitions.
 
@@ -20,6 +22,7 @@ use chessclock::{
     BySide, Clock, ClockError, Duration, Instant, Noting, Phase, Replacement, Side, TimeAdjustment, TimeControl,
     TRANSITIONS_MAX,
 };
+use chessclock_tick_model::notation::display_text;
 use chessclock_tick_model::{EventClock, TickError};
 
 use super::Game;
@@ -140,6 +143,32 @@ fn same_fault(model: TickError, core: ClockError) -> bool {
     )
 }
 
+/// What a refusal's message must name, written here rather than read from
+/// the core: the rule's article, the sides' names, the numbers involved
+/// (times as a display writes them); every message says something.
+fn message_fault(error: ClockError) -> Option<String> {
+    let name = |side| match side {
+        Side::White => "White",
+        Side::Black => "Black",
+    };
+    let words: Vec<String> = match error {
+        ClockError::NotRunning { pressed, running } => {
+            vec![name(pressed).into(), name(running).into(), "6.8a".into()]
+        }
+        ClockError::Paused => vec!["6.13".into()],
+        ClockError::TimeWentBackwards { last, at } => vec![last.as_us().to_string(), at.as_us().to_string()],
+        ClockError::TimeTooLong { time } => vec![display_text(time.as_us())],
+        ClockError::NoSuchPeriod { period, final_period } => vec![period.to_string(), final_period.to_string()],
+        ClockError::NotStarted | ClockError::AlreadyStarted | ClockError::Finished | ClockError::NotPaused => {
+            Vec::new()
+        }
+    };
+    let message = error.to_string();
+    let missing: Vec<&String> = words.iter().filter(|word| !message.contains(word.as_str())).collect();
+    (message.trim().is_empty() || !missing.is_empty())
+        .then(|| format!("the refusal {error:?} says {message:?}, which does not name {missing:?}"))
+}
+
 /// What is wrong with the answers to `call`, if anything.
 fn judge(call: WrongCall, expected: ClockError, clock: &Clock, model: Option<&EventClock>) -> Option<String> {
     let mut tried = *clock;
@@ -147,6 +176,9 @@ fn judge(call: WrongCall, expected: ClockError, clock: &Clock, model: Option<&Ev
     let answer = call.apply(&mut tried.noting(&mut account));
     if answer != Err(expected) {
         return Some(format!("{call:?}: the clock answered {answer:?}, the rules {expected:?}"));
+    }
+    if let Some(fault) = message_fault(expected) {
+        return Some(format!("{call:?}: {fault}"));
     }
     if tried != *clock || account.handed() > 0 {
         return Some(format!("{call:?} was refused but changed the clock or handed on a transition"));
@@ -201,20 +233,64 @@ fn horizon_us(control: &TimeControl) -> u64 {
     }
 }
 
-/// What is wrong with a what-if on a copy of `clock`: half the time a
-/// replacement with drawn settings, then a look far ahead.
+/// An arbiter's act a what-if starts with (6.11, 6.14, 13.4), with
+/// numbers drawn for `control`; `None`: no act, only the look ahead.
+fn draw_act(stream: &mut Stream, control: &TimeControl) -> Option<Act> {
+    let side = if sample::below(stream, 2) == 0 { Side::White } else { Side::Black };
+    let time_max_us = control.initial_time().as_us().max(1_000_000);
+    let time = Duration::from_us(sample::between(stream, 0, time_max_us));
+    Some(match sample::below(stream, 5) {
+        0 => Act::Replace(draw_settings(stream, control)),
+        1 => Act::SetTime(side, time),
+        2 if sample::below(stream, 2) == 0 => Act::Adjust(side, TimeAdjustment::Add(time)),
+        2 => Act::Adjust(side, TimeAdjustment::Subtract(time)),
+        3 => Act::SetMoves(side, sample::below(stream, 200) as u32),
+        _ => return None,
+    })
+}
+
+/// An arbiter's act, as both the core and the model take it.
+#[derive(Clone, Copy, Debug)]
+enum Act {
+    Replace(Replacement),
+    SetTime(Side, Duration),
+    Adjust(Side, TimeAdjustment),
+    SetMoves(Side, u32),
+}
+
+impl Act {
+    fn on_core(self, clock: &mut Noting<'_, Account>, at: Instant) -> Result<(), ClockError> {
+        match self {
+            Act::Replace(settings) => clock.replace(settings, at),
+            Act::SetTime(side, time) => clock.set_time(side, time, at),
+            Act::Adjust(side, adjustment) => clock.adjust_time(side, adjustment, at),
+            Act::SetMoves(side, moves) => clock.set_moves(side, moves, at),
+        }
+    }
+
+    fn on_model(self, model: &mut EventClock, at: Instant) -> Result<(), TickError> {
+        match self {
+            Act::Replace(settings) => model.replace(&settings, at),
+            Act::SetTime(side, time) => model.set_time(side, time, at),
+            Act::Adjust(side, adjustment) => model.adjust_time(side, adjustment, at),
+            Act::SetMoves(side, moves) => model.set_moves(side, moves, at),
+        }
+    }
+}
+
+/// What is wrong with a what-if on a copy of `clock`: mostly an arbiter's
+/// act with drawn numbers, then a look far ahead.
 fn what_if(stream: &mut Stream, clock: &Clock, model: Option<&EventClock>, at: Instant) -> Option<String> {
     let mut tried = *clock;
     let mut model = model.copied();
     let mut account = Account::default();
-    if sample::below(stream, 2) == 0 {
-        let settings = draw_settings(stream, clock.control());
-        let step = format!("a replacement set to {settings:?}");
-        if let Err(error) = tried.noting(&mut account).replace(settings, at) {
+    if let Some(act) = draw_act(stream, clock.control()) {
+        let step = format!("the arbiter's {act:?}");
+        if let Err(error) = act.on_core(&mut tried.noting(&mut account), at) {
             return Some(format!("{step} was refused: {error}"));
         }
         if let Some(model) = model.as_mut() {
-            if let Err(error) = model.replace(&settings, at) {
+            if let Err(error) = act.on_model(model, at) {
                 return Some(format!("{step}: the model refused it: {error:?}"));
             }
         }
@@ -327,9 +403,17 @@ mod tests {
             clock.press(Side::White, at).expect("White moves");
             model.start(Instant::from_us(0)).expect("starts");
             model.press(Side::White, at).expect("White moves");
+            // And once Black's flag shows: the display keeps running in a
+            // staged control, and stands at zero after a final flag.
+            let (mut flagged, mut flagged_model) = (clock, model);
+            let late = Instant::from_us(100_000_000_000);
+            flagged.settle(late).expect("settles");
+            flagged_model.run_until(late).expect("runs");
+            assert!(flagged.flag(Side::Black).is_some(), "{text}");
             let mut stream = Stream::new(1, 0, Actor::Probe);
             for _ in 0..2_000 {
                 assert_eq!(what_if(&mut stream, &clock, Some(&model), at), None, "{text}");
+                assert_eq!(what_if(&mut stream, &flagged, Some(&flagged_model), late), None, "{text}, flagged");
             }
         }
     }

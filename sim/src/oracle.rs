@@ -218,14 +218,16 @@ impl ClockOracle {
     }
 
     /// A finished clock takes no more calls: a press of either side, a
-    /// pause, a start, each tried on a copy, is refused as `Finished`.
+    /// pause, a start, a finish, each tried on a copy, is refused as
+    /// `Finished`.
     pub fn check_finished(&mut self, true_us: u64, clock: &Clock, at: Instant) {
         type Try = fn(&mut Clock, Instant) -> Result<(), ClockError>;
-        let tries: [(&str, Try); 4] = [
+        let tries: [(&str, Try); 5] = [
             ("White's press", |clock, at| clock.press(Side::White, at)),
             ("Black's press", |clock, at| clock.press(Side::Black, at)),
             ("a pause", |clock, at| clock.pause(at)),
             ("a start", |clock, at| clock.start(at)),
+            ("a second finish", |clock, at| clock.finish(at)),
         ];
         for (what, call) in tries {
             let mut tried = *clock;
@@ -572,13 +574,18 @@ pub fn replacement_disagrees(clock: &Clock, settings: &Replacement, black_runs: 
 /// which flag fell first (6.3) only when both show one.
 #[inline]
 pub fn compare(model: &EventClock, clock: &Clock, at: Instant, reads_more: bool) -> Option<String> {
+    if clock.settled_at() != model.now() {
+        return Some(format!("the core's time is {:?}, the model's {:?}", clock.settled_at(), model.now()));
+    }
     for side in Side::BOTH {
         let core_flag = clock.flag(side).map(|flag| (flag.at, flag.period, flag.sequence));
         let model_flag = model.flag(side).map(|flag| (flag.at, flag.period, flag.sequence));
         if clock.remaining(side, at).ok() != Some(model.shown(side))
+            || clock.shown(side) != model.shown(side)
             || core_flag != model_flag
             || clock.moves(side) != model.moves(side)
             || clock.period(side) != model.period(side)
+            || clock.period_moves(side) != model.period_moves(side)
             || (reads_more && !reading_agrees(model, clock, side, at))
         {
             return Some(disagreement(side, model, clock, at));
@@ -608,18 +615,22 @@ fn reading_agrees(model: &EventClock, clock: &Clock, side: Side, at: Instant) ->
 #[cold]
 fn disagreement(side: Side, model: &EventClock, clock: &Clock, at: Instant) -> String {
     format!(
-        "{side} at {} us: core shows {:?} us, flag {:?}, {} moves, period {}, reading {:?}; the model {:?} us, flag \
-         {:?}, {} moves, period {}, delay {} us, periods left {}, period moves left {}",
+        "{side} at {} us: core shows {:?} us ({} us as of its latest call), flag {:?}, {} moves, period {} ({} moves \
+         in it), reading {:?}; the model {:?} us, flag {:?}, {} moves, period {} ({} moves in it), delay {} us, periods \
+         left {}, period moves left {}",
         at.as_us(),
         clock.remaining(side, at).map(|time| time.as_us()),
+        clock.shown(side).as_us(),
         clock.flag(side).map(|flag| (flag.at.as_us(), flag.period, flag.sequence)),
         clock.moves(side),
         clock.period(side),
+        clock.period_moves(side),
         clock.reading(side, at),
         model.shown(side).as_us(),
         model.flag(side).map(|flag| (flag.at.as_us(), flag.period, flag.sequence)),
         model.moves(side),
         model.period(side),
+        model.period_moves(side),
         model.delay_shown(side).as_us(),
         model.periods_left(side),
         model.period_moves_left(side),

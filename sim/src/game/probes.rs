@@ -15,8 +15,9 @@
 //!   drawn at random (a replacement clock, 6.11; a time set, added or taken
 //!   away, a move counter set, 6.14, 13.4), and time let run far ahead, past
 //!   many deadlines in one call. The copy must agree with the independent model
-//!   put through the same, and no call may hand on more than
-//!   `TRANSITIONS_MAX` transitions.
+//!   put through the same, show then what it foresaw for then (a reading
+//!   ahead of the latest call is a projection), and no call may hand on
+//!   more than `TRANSITIONS_MAX` transitions.
 
 use chessclock::{
     BySide, Clock, ClockError, Duration, Instant, Noting, Phase, Replacement, Side, TimeAdjustment, TimeControl,
@@ -298,12 +299,19 @@ fn what_if(stream: &mut Stream, clock: &Clock, model: Option<&EventClock>, at: I
             return Some(wrong);
         }
     }
-    let span_us = sample::between(stream, 1, horizon_us(clock.control()).saturating_mul(2).saturating_add(1_000_000));
+    // Half the looks stay short of most deadlines, half go past them all.
+    let far_us = if sample::below(stream, 2) == 0 { 2_000_000 } else { horizon_us(clock.control()).saturating_mul(2) };
+    let span_us = sample::between(stream, 1, far_us.saturating_add(1_000_000));
     let later = Instant::from_us(at.as_us().saturating_add(span_us));
     let step = format!("time let run {span_us} us ahead");
+    let foreseen = Side::BOTH.map(|side| (tried.remaining(side, later), tried.reading(side, later)));
     account.begin_call();
     if let Err(error) = tried.noting(&mut account).settle(later) {
         return Some(format!("{step}: refused: {error}"));
+    }
+    let shown = Side::BOTH.map(|side| (tried.remaining(side, later), tried.reading(side, later)));
+    if foreseen != shown {
+        return Some(format!("{step}: the clock foresaw {foreseen:?} for then, and showed {shown:?}"));
     }
     if let Some(model) = model.as_mut() {
         if let Err(error) = model.run_until(later) {

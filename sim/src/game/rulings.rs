@@ -207,9 +207,15 @@ impl Game<'_> {
             self.record(format_args!("game over on the device: {result}"));
             let device_at = self.device_now();
             let before = Before::of(&self.device.clock);
-            if self.device.clock_mut().finish(device_at).is_ok() {
-                self.device.oracle.check(self.now_us, &before, &self.device.clock, Op::Finish);
-                self.device.oracle.check_finished(self.now_us, &self.device.clock, device_at);
+            match self.device.clock_mut().finish(device_at) {
+                Ok(()) => {
+                    self.device.oracle.check(self.now_us, &before, &self.device.clock, Op::Finish);
+                    self.device.oracle.check_finished(self.now_us, &self.device.clock, device_at);
+                }
+                Err(error) => {
+                    let detail = format!("finish at the game's end refused: {error}");
+                    self.device.oracle.fail(self.now_us, "the clock stops at the game's end", detail);
+                }
             }
             self.log_ending(result, by);
             // The ideal clock's pending notices of flags that fell by now

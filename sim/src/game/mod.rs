@@ -387,6 +387,9 @@ struct IdealState {
     clock: Clock,
     /// Where the clock hands its transitions, for the account checks.
     account: Account,
+    /// Kinds of refusal whose message a probe has read this game (a bit
+    /// each, `probes.rs`).
+    refusals_read: u16,
     oracle: ClockOracle,
     model: ModelOracle,
     model_violations: Vec<Violation>,
@@ -583,6 +586,7 @@ impl<'a> Game<'a> {
             ideal: IdealState {
                 clock: Clock::new(control),
                 account: Account::default(),
+                refusals_read: 0,
                 oracle: ClockOracle::new("ideal"),
                 model: if spec.model_oracle { ModelOracle::new(&control) } else { ModelOracle::disabled() },
                 model_violations: Vec::new(),
@@ -842,7 +846,11 @@ impl<'a> Game<'a> {
         let mut violations = self.device.oracle.into_violations();
         violations.extend(ideal_oracle.into_violations());
         violations.extend(self.ideal.model_violations);
-        violations.extend(crate::written::game_violations(&self.spec, &self.ideal.clock, self.now_us));
+        if self.spec.model_oracle {
+            // The written forms are read against the independent model's
+            // reader: off with the model.
+            violations.extend(crate::written::game_violations(&self.spec, &self.ideal.clock, self.now_us));
+        }
         let model = self.ideal.model.coverage();
         let mut transitions = *self.ideal.clock.transitions();
         for _ in 0..self.defects.get(Struck::Replacement) {

@@ -19,6 +19,8 @@
 //!   ahead of the latest call is a projection), and no call may hand on
 //!   more than `TRANSITIONS_MAX` transitions.
 
+use std::fmt;
+
 use chessclock::{
     BySide, Clock, ClockError, Duration, Instant, Noting, Phase, Replacement, Side, TimeAdjustment, TimeControl,
     TRANSITIONS_MAX,
@@ -170,15 +172,38 @@ fn message_fault(error: ClockError) -> Option<String> {
         .then(|| format!("the refusal {error:?} says {message:?}, which does not name {missing:?}"))
 }
 
+/// A number per kind of refusal, below 16.
+fn refusal_kind(error: ClockError) -> u32 {
+    match error {
+        ClockError::NotStarted => 0,
+        ClockError::AlreadyStarted => 1,
+        ClockError::Finished => 2,
+        ClockError::Paused => 3,
+        ClockError::NotPaused => 4,
+        ClockError::NotRunning { .. } => 5,
+        ClockError::TimeWentBackwards { .. } => 6,
+        ClockError::TimeTooLong { .. } => 7,
+        ClockError::NoSuchPeriod { .. } => 8,
+    }
+}
+
 /// What is wrong with the answers to `call`, if anything.
-fn judge(call: WrongCall, expected: ClockError, clock: &Clock, model: Option<&EventClock>) -> Option<String> {
+/// `read_message`: whether to read the refusal's message too (once a
+/// game per kind of refusal is enough: the text is the kind's).
+fn judge(
+    call: WrongCall,
+    expected: ClockError,
+    read_message: bool,
+    clock: &Clock,
+    model: Option<&EventClock>,
+) -> Option<String> {
     let mut tried = *clock;
     let mut account = Account::default();
     let answer = call.apply(&mut tried.noting(&mut account));
     if answer != Err(expected) {
         return Some(format!("{call:?}: the clock answered {answer:?}, the rules {expected:?}"));
     }
-    if let Some(fault) = message_fault(expected) {
+    if let Some(fault) = read_message.then(|| message_fault(expected)).flatten() {
         return Some(format!("{call:?}: {fault}"));
     }
     if tried != *clock || account.handed() > 0 {
@@ -286,7 +311,7 @@ fn what_if(stream: &mut Stream, clock: &Clock, model: Option<&EventClock>, at: I
     let mut model = model.copied();
     let mut account = Account::default();
     if let Some(act) = draw_act(stream, clock.control()) {
-        let step = format!("the arbiter's {act:?}");
+        let step = Step::Act(act);
         if let Err(error) = act.on_core(&mut tried.noting(&mut account), at) {
             return Some(format!("{step} was refused: {error}"));
         }
@@ -295,7 +320,7 @@ fn what_if(stream: &mut Stream, clock: &Clock, model: Option<&EventClock>, at: I
                 return Some(format!("{step}: the model refused it: {error:?}"));
             }
         }
-        if let Some(wrong) = after_step(&step, &tried, model.as_ref(), &account, at) {
+        if let Some(wrong) = after_step(step, &tried, model.as_ref(), &account, at) {
             return Some(wrong);
         }
     }
@@ -303,7 +328,7 @@ fn what_if(stream: &mut Stream, clock: &Clock, model: Option<&EventClock>, at: I
     let far_us = if sample::below(stream, 2) == 0 { 2_000_000 } else { horizon_us(clock.control()).saturating_mul(2) };
     let span_us = sample::between(stream, 1, far_us.saturating_add(1_000_000));
     let later = Instant::from_us(at.as_us().saturating_add(span_us));
-    let step = format!("time let run {span_us} us ahead");
+    let step = Step::Ahead { span_us };
     let foreseen = Side::BOTH.map(|side| (tried.remaining(side, later), tried.reading(side, later)));
     account.begin_call();
     if let Err(error) = tried.noting(&mut account).settle(later) {
@@ -318,11 +343,27 @@ fn what_if(stream: &mut Stream, clock: &Clock, model: Option<&EventClock>, at: I
             return Some(format!("{step}: the model refused it: {error:?}"));
         }
     }
-    after_step(&step, &tried, model.as_ref(), &account, later)
+    after_step(step, &tried, model.as_ref(), &account, later)
+}
+
+/// One step of a what-if, named only when something is wrong with it.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    Act(Act),
+    Ahead { span_us: u64 },
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Step::Act(act) => write!(f, "the arbiter's {act:?}"),
+            Step::Ahead { span_us } => write!(f, "time let run {span_us} us ahead"),
+        }
+    }
 }
 
 /// After one step of a what-if: the transitions' bound, and the model.
-fn after_step(step: &str, tried: &Clock, model: Option<&EventClock>, account: &Account, at: Instant) -> Option<String> {
+fn after_step(step: Step, tried: &Clock, model: Option<&EventClock>, account: &Account, at: Instant) -> Option<String> {
     if account.handed() > TRANSITIONS_MAX {
         return Some(format!("{step} handed on {} transitions, at most {TRANSITIONS_MAX} promised", account.handed()));
     }
@@ -335,7 +376,8 @@ impl Game<'_> {
     /// or what-if tried on a copy of it.
     #[inline]
     pub(super) fn maybe_probe(&mut self, at: Instant) {
-        if self.streams.probe.strikes() {
+        // Part of the independent model's checking: off with it.
+        if self.spec.model_oracle && self.streams.probe.strikes() {
             self.probe(at);
         }
     }
@@ -349,7 +391,10 @@ impl Game<'_> {
             (WHAT_IF_CHECK, what_if(stream, clock, model, at))
         } else {
             let Some((call, expected)) = draw(stream, clock, at) else { return };
-            (WRONG_CALL_CHECK, judge(call, expected, clock, model))
+            let kind = 1 << refusal_kind(expected);
+            let read_message = self.ideal.refusals_read & kind == 0;
+            self.ideal.refusals_read |= kind;
+            (WRONG_CALL_CHECK, judge(call, expected, read_message, clock, model))
         };
         if let Some(detail) = wrong {
             self.ideal.model_violations.push(Violation { at_us: self.now_us, clock: "ideal", check, detail });
@@ -390,7 +435,7 @@ mod tests {
                 for (clock, model) in [(&running, &model), (&paused, &paused_model)] {
                     if let Some((call, expected)) = draw(&mut stream, clock, at) {
                         tried += 1;
-                        assert_eq!(judge(call, expected, clock, Some(model)), None, "{text}");
+                        assert_eq!(judge(call, expected, true, clock, Some(model)), None, "{text}");
                     }
                 }
             }
@@ -448,13 +493,19 @@ mod tests {
         let model = EventClock::new(clock.control());
         // White runs: a press by White is accepted, not refused.
         let accepted = WrongCall::Press(Side::White, at);
-        assert!(judge(accepted, ClockError::NotRunning { pressed: Side::White, running: Side::Black }, &clock, None)
-            .is_some());
+        assert!(judge(
+            accepted,
+            ClockError::NotRunning { pressed: Side::White, running: Side::Black },
+            true,
+            &clock,
+            None
+        )
+        .is_some());
         let press = WrongCall::Press(Side::Black, at);
         let right = ClockError::NotRunning { pressed: Side::Black, running: Side::White };
-        assert_eq!(judge(press, right, &clock, None), None);
-        assert!(judge(press, ClockError::Paused, &clock, None).is_some());
+        assert_eq!(judge(press, right, true, &clock, None), None);
+        assert!(judge(press, ClockError::Paused, true, &clock, None).is_some());
         // A model never started refuses as not started: another fault.
-        assert!(judge(press, right, &clock, Some(&model)).is_some());
+        assert!(judge(press, right, true, &clock, Some(&model)).is_some());
     }
 }

@@ -77,6 +77,8 @@ pub struct Account {
     /// a [`chessclock::Transitions`], so the count compared is not read
     /// through the code it checks.
     tally: [u32; Transition::ALL.len()],
+    /// The same for the call under way.
+    call_tally: [u16; Transition::ALL.len()],
 }
 
 impl Account {
@@ -85,6 +87,12 @@ impl Account {
     pub fn begin_call(&mut self) {
         self.changes = Changes::NONE;
         self.handed = 0;
+        self.call_tally = [0; Transition::ALL.len()];
+    }
+
+    /// How many `transition`s the call under way handed on.
+    pub fn in_call(&self, transition: Transition) -> u32 {
+        self.call_tally.get(transition as usize).copied().map_or(0, u32::from)
     }
 
     /// Transitions handed on since the call began.
@@ -99,6 +107,9 @@ impl TransitionSink for Account {
         self.changes.note(event);
         self.handed = self.handed.saturating_add(1);
         if let Some(count) = self.tally.get_mut(event.transition as usize) {
+            *count = count.saturating_add(1);
+        }
+        if let Some(count) = self.call_tally.get_mut(event.transition as usize) {
             *count = count.saturating_add(1);
         }
     }
@@ -515,6 +526,7 @@ impl ModelOracle {
         call: Option<Call>,
         at: Instant,
         clock: &Clock,
+        account: &Account,
         violations: &mut Vec<Violation>,
     ) {
         self.coverage.calls += 1;
@@ -534,6 +546,9 @@ impl ModelOracle {
             Call::SetMoves(side, moves) => model.set_moves(side, moves, at),
         };
         let disagreement = match result {
+            Ok(()) if matches!(call, Call::Press(_)) => {
+                move_disagreement(model, account).or_else(|| compare(model, clock, at, self.reads_more))
+            }
             Ok(()) => compare(model, clock, at, self.reads_more),
             Err(error) => Some(format!("the model refused {call:?}: {error:?}")),
         };
@@ -603,6 +618,28 @@ pub fn compare(model: &EventClock, clock: &Clock, at: Instant, reads_more: bool)
     None
 }
 
+/// A press: the per-move rules the core says it applied (its transitions)
+/// are those the model applied; `None` when they are.
+#[inline]
+fn move_disagreement(model: &EventClock, account: &Account) -> Option<String> {
+    let done = model.last_move();
+    let said = [
+        (Transition::Increment, u32::from(done.increment)),
+        (Transition::DelayUnused, u32::from(done.delay_unused)),
+        (Transition::BronsteinWholeMove, u32::from(done.bronstein_whole_move)),
+        (Transition::BronsteinCapped, u32::from(done.bronstein_capped)),
+        (Transition::StageByMoves, done.stages_by_moves),
+        (Transition::ByoYomiPeriodRenewed, u32::from(done.byo_yomi_renewed)),
+        (Transition::CanadianBlockReset, u32::from(done.canadian_reset)),
+        (Transition::HourglassTransfer, u32::from(done.hourglass_transfer)),
+    ];
+    let differs = said.iter().any(|&(transition, times)| account.in_call(transition) != times);
+    differs.then(|| {
+        let told: Vec<(&str, u32)> = said.iter().map(|&(kind, _)| (kind.key(), account.in_call(kind))).collect();
+        format!("the press applied {told:?} by the core's account, the model applied {done:?}")
+    })
+}
+
 /// The parts of a reading beyond the big number, flag, moves and period.
 fn reading_agrees(model: &EventClock, clock: &Clock, side: Side, at: Instant) -> bool {
     clock.reading(side, at).is_ok_and(|reading| {
@@ -635,4 +672,45 @@ fn disagreement(side: Side, model: &EventClock, clock: &Clock, at: Instant) -> S
         model.periods_left(side),
         model.period_moves_left(side),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use chessclock::notation::parse;
+
+    use super::*;
+
+    fn event(transition: Transition) -> TransitionEvent {
+        TransitionEvent {
+            transition,
+            side: Side::White,
+            at: Instant::from_us(1_000_000),
+            period_from: 0,
+            period_to: 0,
+            cause: None,
+            flag: None,
+        }
+    }
+
+    /// A Bronstein move shorter than the bonus gives back its whole time
+    /// (6.2): an account that says "capped" is reported, the right one not.
+    #[test]
+    fn a_press_must_apply_the_per_move_rule_the_model_applies() {
+        let control = parse("300+b3").expect("a valid control");
+        let mut model = EventClock::new(&control);
+        model.start(Instant::from_us(0)).expect("starts");
+        model.press(Side::White, Instant::from_us(1_000_000)).expect("White moves");
+        let mut account = Account::default();
+        account.begin_call();
+        account.note(event(Transition::Press));
+        account.note(event(Transition::BronsteinCapped));
+        assert!(move_disagreement(&model, &account).is_some());
+        account.begin_call();
+        account.note(event(Transition::Press));
+        account.note(event(Transition::BronsteinWholeMove));
+        assert_eq!(move_disagreement(&model, &account), None);
+        // Counted for the game, not only the call.
+        assert_eq!(account.tally[Transition::BronsteinWholeMove as usize], 1);
+        assert_eq!(account.in_call(Transition::BronsteinCapped), 0);
+    }
 }

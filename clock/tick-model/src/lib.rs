@@ -25,7 +25,7 @@ pub mod notation;
 use chessclock::{Duration, Instant, Replacement, Side, TimeAdjustment, TimeControl};
 use model::{Advance, Model, Settings};
 
-pub use model::TickError;
+pub use model::{MoveRules, TickError};
 
 /// Whole milliseconds of a duration; the tick reading only takes controls
 /// made of whole milliseconds.
@@ -195,6 +195,12 @@ impl EventClock {
     /// this move (none on a waiting or paused display).
     pub fn delay_shown(&self, side: Side) -> Duration {
         Duration::from_us(self.model.delay_shown(side))
+    }
+
+    /// What the latest press did besides counting the move (the per-move
+    /// rules of 6.2, byo-yomi and Canadian periods, the hourglass).
+    pub fn last_move(&self) -> MoveRules {
+        self.model.last_move()
     }
 
     /// Byo-yomi: periods still to use, the running one included (0 after

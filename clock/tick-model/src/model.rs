@@ -149,6 +149,30 @@ pub(crate) struct Model {
     white: Face,
     black: Face,
     flags_fallen: u32,
+    /// What the latest press did besides counting the move.
+    last_move: MoveRules,
+}
+
+/// What a press did besides counting the move, each as the rules name it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoveRules {
+    /// 6.2 Fischer mode: the increment was added.
+    pub increment: bool,
+    /// 6.2b time-delay mode: the move was made within its delay.
+    pub delay_unused: bool,
+    /// 6.2 Bronstein mode: the whole move's time came back (it was not
+    /// longer than the bonus)…
+    pub bronstein_whole_move: bool,
+    /// …or the bonus, all of it.
+    pub bronstein_capped: bool,
+    /// 6.2b: stages whose move count this move completed.
+    pub stages_by_moves: u32,
+    /// Byo-yomi: a move within the period; it starts afresh.
+    pub byo_yomi_renewed: bool,
+    /// Canadian overtime: the period's moves were made; it starts afresh.
+    pub canadian_reset: bool,
+    /// Hourglass: the move took time, which went to the opponent.
+    pub hourglass_transfer: bool,
 }
 
 impl Model {
@@ -160,7 +184,16 @@ impl Model {
             Rules::ByoYomi { main, .. } | Rules::Canadian { main, .. } => *main,
         };
         let face = Face { main: initial, ..Face::default() };
-        Model { rules, advance, state: State::NotStarted, now: 0, white: face, black: face, flags_fallen: 0 }
+        Model {
+            rules,
+            advance,
+            state: State::NotStarted,
+            now: 0,
+            white: face,
+            black: face,
+            flags_fallen: 0,
+            last_move: MoveRules::default(),
+        }
     }
 
     fn face(&self, side: Side) -> &Face {
@@ -577,26 +610,38 @@ impl Model {
         let face = self.face_mut(side);
         face.moves = face.moves.saturating_add(1);
         let used = face.move_time;
+        let delay_left = face.delay_left;
         face.move_time = 0;
         face.delay_left = 0;
+        let mut done = MoveRules::default();
         if face.frozen {
+            self.last_move = done;
             return;
         }
         match rules {
             Rules::Staged { .. } => {
                 match stage.expect("current stage").per_move {
+                    PerMove::Nothing => {}
                     // 6.2b: time-delay mode never banks.
-                    PerMove::Nothing | PerMove::Delay(_) => {}
-                    PerMove::Increment(amount) => face.main += amount,
+                    PerMove::Delay(_) => done.delay_unused = delay_left > 0,
+                    PerMove::Increment(amount) => {
+                        face.main += amount;
+                        done.increment = true;
+                    }
                     // Bronstein: the time used for the move comes back, up to the bonus.
-                    PerMove::Bronstein(amount) => face.main += used.min(amount),
+                    PerMove::Bronstein(amount) => {
+                        face.main += used.min(amount);
+                        done.bronstein_whole_move = used <= amount;
+                        done.bronstein_capped = used > amount;
+                    }
                 }
-                self.open_stages_by_count(side);
+                done.stages_by_moves = self.open_stages_by_count(side);
             }
-            Rules::Hourglass { .. } => {}
+            Rules::Hourglass { .. } => done.hourglass_transfer = used > 0,
             Rules::ByoYomi { period, .. } => {
                 if face.period > 0 {
                     face.period_left = period;
+                    done.byo_yomi_renewed = true;
                 }
             }
             Rules::Canadian { moves, period, .. } => {
@@ -605,15 +650,23 @@ impl Model {
                     if face.period_moves >= moves {
                         face.period_moves = 0;
                         face.period_left = period;
+                        done.canadian_reset = true;
                     }
                 }
             }
         }
+        self.last_move = done;
+    }
+
+    /// What the latest press did besides counting the move.
+    pub(crate) fn last_move(&self) -> MoveRules {
+        self.last_move
     }
 
     /// 6.2b: once a stage's moves are made, the next stage's time is added
-    /// to what was saved.
-    fn open_stages_by_count(&mut self, side: Side) {
+    /// to what was saved. Returns how many stages were completed.
+    fn open_stages_by_count(&mut self, side: Side) -> u32 {
+        let mut opened = 0;
         loop {
             let index = self.face(side).period;
             if self.is_last_stage(index) {
@@ -627,7 +680,9 @@ impl Model {
             let face = self.face_mut(side);
             face.period = index + 1;
             face.main += time;
+            opened += 1;
         }
+        opened
     }
 }
 

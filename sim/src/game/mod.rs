@@ -801,7 +801,14 @@ impl<'a> Game<'a> {
                 let ideal = &mut self.ideal;
                 ideal.oracle.check(self.now_us, &before, &ideal.clock, op);
                 ideal.oracle.check_account(self.now_us, &before, &ideal.clock, op, &ideal.account);
-                ideal.model.follow(self.now_us, model_call, at, &ideal.clock, &mut ideal.model_violations);
+                ideal.model.follow(
+                    self.now_us,
+                    model_call,
+                    at,
+                    &ideal.clock,
+                    &ideal.account,
+                    &mut ideal.model_violations,
+                );
                 self.maybe_probe(at);
             }
             Err(error) => self.record(format_args!("ideal refuses {op:?}: {error}")),

@@ -252,7 +252,14 @@ impl Game<'_> {
             ideal.oracle.check(self.now_us, &before, &ideal.clock, Op::Settle(deadline));
             ideal.oracle.check_account(self.now_us, &before, &ideal.clock, Op::Settle(deadline), &ideal.account);
             if settled.is_ok() {
-                ideal.model.follow(self.now_us, Some(Call::Settle), at, &ideal.clock, &mut ideal.model_violations);
+                ideal.model.follow(
+                    self.now_us,
+                    Some(Call::Settle),
+                    at,
+                    &ideal.clock,
+                    &ideal.account,
+                    &mut ideal.model_violations,
+                );
             }
         }
         let flags = self.unruled_flags(Which::Ideal);

@@ -29,6 +29,8 @@ use crate::queue::EventQueue;
 use crate::rng::{Actor, Stream};
 use crate::sample::{self, Ratio};
 
+mod probes;
+
 /// A range of whole days.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -209,12 +211,16 @@ pub fn play(postal: &Postal, seed: u64, game: u64) -> PostalRecord {
     // Bounded: every move schedules at most a send, a receipt, a claim,
     // a notice, an objection and a decision.
     let events_max = u64::from(postal.moves).saturating_mul(16).saturating_add(64);
+    // The day of the clock's latest accepted call: a refused call leaves
+    // the clock as it was, an accepted one dates it.
+    let mut clock_day = 0;
     while let Some((when, event)) = game.queue.pop() {
         let day = u32::try_from(when.as_us()).unwrap_or(u32::MAX);
         game.record.events += 1;
         if game.record.events > events_max || matches!(game.clock.standing(), Standing::Lost { .. }) {
             break;
         }
+        let before = game.clock;
         let step = match event {
             Event::Send(side) => game.send(side, day),
             Event::Receive(side) => game.receive(side, day),
@@ -223,13 +229,22 @@ pub fn play(postal: &Postal, seed: u64, game: u64) -> PostalRecord {
             Event::Object(accused) => game.object(accused, day),
             Event::Decide => game.decide(day),
         };
+        if game.clock != before {
+            clock_day = day;
+        }
         if step == Step::Settled {
             game.record.end_day = day;
             check_invariants(&game.clock, &game.true_oversteps, &game.moves_sent, &mut game.record);
+            game.record.violations.extend(probes::faults(&game.clock, clock_day));
+            game.record.violations.truncate(8);
         }
     }
     if let Standing::Lost { loser, article } = game.clock.standing() {
         game.record.end = PostalEnd::LostOnTime { loser, article };
+        let (written, expected) = (article.to_string(), probes::article_text(article));
+        if written != expected {
+            game.record.violations.push(format!("the loss's article is written {written:?}, not {expected:?}"));
+        }
         check_game_over(&game.clock, Day(game.record.end_day), &mut game.record);
     }
     game.record
@@ -240,9 +255,18 @@ pub fn play(postal: &Postal, seed: u64, game: u64) -> PostalRecord {
 fn check_game_over(clock: &CorrespondenceClock, day: Day, record: &mut PostalRecord) {
     for side in Side::BOTH {
         let answers = [
-            ("receives a move", clock.clone().receive(side, day)),
-            ("sends a move", clock.clone().send(side, day).map(|_| ())),
-            ("claims", clock.clone().claim(side, day).map(|_| ())),
+            ("receives a move", {
+                let mut tried = *clock;
+                tried.receive(side, day)
+            }),
+            ("sends a move", {
+                let mut tried = *clock;
+                tried.send(side, day).map(|_| ())
+            }),
+            ("claims", {
+                let mut tried = *clock;
+                tried.claim(side, day).map(|_| ())
+            }),
         ];
         for (what, answer) in answers {
             if answer != Err(CorrespondenceError::GameOver) {

@@ -219,15 +219,3 @@ pub fn rule_on_absence(
     };
     Ruling::new(outcome, Article::A6_7)
 }
-
-/// 6.7: `player` arrived at the board at `arrived_at`. More than the rule
-/// set's default time after the scheduled start loses; otherwise play goes
-/// on, the time lost being the player's own (6.5, 6.6: the clock ran from
-/// the scheduled start).
-pub fn rule_on_arrival(rules: &RuleSet, player: Side, scheduled_start: Instant, arrived_at: Instant) -> Ruling {
-    if arrived_at.since(scheduled_start) > rules.default_time {
-        Ruling::new(Outcome::Win(player.opponent()), Article::A6_7)
-    } else {
-        Ruling::new(Outcome::Continue, Article::A6_7)
-    }
-}

@@ -51,8 +51,7 @@ pub use clock::{
 };
 pub use control::{Bonus, ControlError, Stage, StageLength, Stages, TimeControl, PERIODS_MAX, STAGES_MAX};
 pub use laws::{
-    rule_on_arrival, rule_on_both_flags, rule_on_flag, Article, BothFlagsFacts, FlagFacts, GameEnd, Observation,
-    Outcome, Ruling,
+    rule_on_both_flags, rule_on_flag, Article, BothFlagsFacts, FlagFacts, GameEnd, Observation, Outcome, Ruling,
 };
 pub use placement::{Button, Placement};
 pub use rules::RuleSet;

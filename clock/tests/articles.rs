@@ -4,12 +4,21 @@
 
 mod support;
 
-use chessclock::laws::{rule_on_arrival, rule_on_both_flags, rule_on_flag, BothFlagsFacts, FlagFacts};
+use chessclock::laws::{rule_on_absence, rule_on_both_flags, rule_on_flag, BothFlagsFacts, FlagFacts};
 use chessclock::{
     Article, Bonus, Button, Clock, ClockError, DeadlineKind, Duration, GameEnd, Observation, Outcome, Placement,
     Replacement, RuleSet, Side, Stage, TimeAdjustment, TimeControl,
 };
+use chessclock::{BySide, Instant, Ruling};
 use support::{at_ms, at_s, ms, secs, started, Side::Black, Side::White};
+
+/// 6.7 on `player`'s arrival at `arrived_at`, the opponent there from the
+/// scheduled start.
+fn rule_on_arrival(rules: &RuleSet, player: Side, scheduled_start: Instant, arrived_at: Instant) -> Ruling {
+    let mut arrived = BySide::both(Some(scheduled_start));
+    *arrived.get_mut(player) = Some(arrived_at);
+    rule_on_absence(rules, scheduled_start, arrived, arrived_at)
+}
 
 fn flag_facts(clock: &Clock, side: Side) -> FlagFacts {
     let flag = clock.flag(side).expect("the flag is shown");
@@ -183,7 +192,6 @@ fn a6_7_arriving_more_than_default_time_late_loses_fide_2005() {
 
 #[test]
 fn a6_7_both_players_absent_beyond_the_default_time_both_lose() {
-    use chessclock::laws::rule_on_absence;
     let rules = RuleSet::FIDE_2005;
     let start = at_s(0);
     let at = at_ms(3_600_001);

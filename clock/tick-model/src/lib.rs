@@ -21,6 +21,7 @@
 
 mod model;
 pub mod notation;
+pub mod rulings;
 
 use chessclock::{Duration, Instant, Replacement, Side, TimeAdjustment, TimeControl};
 use model::{Advance, Model, Settings};

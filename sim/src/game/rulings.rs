@@ -1,11 +1,13 @@
 //! Flags and rulings: deadlines scheduled, flags noticed (6.9) and ruled
 //! (6.3, 6.10, 6.12), and the end of the game on each clock.
 
-use chessclock::laws::{rule_on_both_flags, rule_on_flag, BothFlagsFacts};
+use chessclock::laws::{rule_on_both_flags, rule_on_flag, BothFlagsFacts, FlagFacts, Observation};
+use chessclock::Article;
 use chessclock::{Clock, Instant, Outcome, Ruling, Side};
+use chessclock_tick_model::rulings::{self, Decision, FallenFlag, Verdict};
 
 use super::{EndedBy, Ending, Event, Game, IntoInstant, Referee, Which, DEVICE_DEADLINE, IDEAL_DEADLINE};
-use crate::oracle::{Before, Call, Op};
+use crate::oracle::{Before, Call, Op, Violation};
 use crate::outcome::{GameResult, Reason};
 use crate::player;
 use crate::timebase::TrueAt;
@@ -143,7 +145,7 @@ impl Game<'_> {
             let moves_made = *game.moves.get(flag.side);
             player::flag_facts(&control, flag, moves_made, |side| game.can_checkmate(side))
         };
-        let ruling: Ruling = if flags.len() == 2 {
+        let (ruling, second_reading): (Ruling, _) = if flags.len() == 2 {
             let in_order = match clock_first {
                 Some(first) if self.scenario().arbiter.clock_shows_first_flag => {
                     let second = if first == flags[0] { flags[1] } else { flags[0] };
@@ -152,14 +154,21 @@ impl Game<'_> {
                 Some(_) | None => None,
             };
             let in_final_period = flags.iter().all(|flag| control.is_final_period(flag.period));
-            rule_on_both_flags(&BothFlagsFacts { in_order, in_final_period, game_end: None })
+            let ruling = rule_on_both_flags(&BothFlagsFacts { in_order, in_final_period, game_end: None });
+            (ruling, rulings::both_flags(in_order.map(|facts| facts.map(fallen)), in_final_period))
         } else {
             let flag = flags[0];
             if !observed && !self.notice.get(flag.side).0 {
                 return;
             }
-            rule_on_flag(&facts_for(self, flag))
+            let facts = facts_for(self, flag);
+            (rule_on_flag(&facts), rulings::one_flag(&fallen(facts)))
         };
+        if self.spec.model_oracle && !same_decision(ruling, second_reading) {
+            let detail = format!("the laws ruled {ruling:?}, a second reading of Article 6 {second_reading:?}");
+            let violation = Violation { at_us: self.now_us, clock: which.name(), check: RULING_CHECK, detail };
+            self.ideal.model_violations.push(violation);
+        }
         self.referee(which).ruled.extend(flags.iter().copied());
         self.record(format_args!(
             "{} flag(s) {} ruled: {}",
@@ -274,6 +283,14 @@ impl Game<'_> {
 
 impl Which {
     /// The clock, as the trace names it.
+    /// As a violation names the clock.
+    fn name(self) -> &'static str {
+        match self {
+            Which::Device => "device",
+            Which::Ideal => "ideal",
+        }
+    }
+
     fn noun(self) -> &'static str {
         match self {
             Which::Device => "device",
@@ -310,4 +327,40 @@ pub(super) fn ruling_text(ruling: Ruling) -> String {
         Outcome::Continue => format!("play on ({})", ruling.article.number()),
         outcome => GameResult { outcome, reason: Reason::Article(ruling.article) }.to_string(),
     }
+}
+
+const RULING_CHECK: &str = "a second reading of the laws rules the same";
+
+/// A flag's facts as the second reading takes them.
+fn fallen(facts: FlagFacts) -> FallenFlag {
+    FallenFlag {
+        side: facts.flag.side,
+        counts: match facts.observation {
+            Observation::Unnoticed => false,
+            Observation::ObservedByArbiter | Observation::ClaimedBy(_) => true,
+        },
+        moves_due: facts.moves_required,
+        moves_made: facts.moves_made,
+        opponent_can_mate: facts.opponent_can_checkmate,
+    }
+}
+
+/// Whether the laws' ruling is the second reading's decision: the same
+/// outcome, on the same article.
+fn same_decision(ruling: Ruling, decision: Decision) -> bool {
+    let verdict = match ruling.outcome {
+        Outcome::Continue => Some(Verdict::PlayOn),
+        Outcome::Win(side) => Some(Verdict::Wins(side)),
+        Outcome::Draw => Some(Verdict::Drawn),
+        Outcome::BothLose => None,
+    };
+    let article = match ruling.article {
+        Article::A6_3 => "6.3",
+        Article::A6_9 => "6.9",
+        Article::A6_10 => "6.10",
+        Article::A6_12a => "6.12 a)",
+        Article::A6_12b => "6.12 b)",
+        Article::A5_1 | Article::A5_2 | Article::A6_5 | Article::A6_7 => "",
+    };
+    verdict == Some(decision.verdict) && article == decision.article
 }

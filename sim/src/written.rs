@@ -21,7 +21,8 @@
 //!   scenario makes them (a character deleted, doubled, replaced or
 //!   inserted), and [`LIMITS_PER_GAME`] texts at the notation's limits (a
 //!   number of the text written as a limit value or just past it, or the
-//!   whole text a PGN placeholder). The core and the independent reader
+//!   whole text a PGN placeholder), and one with about [`STAGES_MAX`]
+//!   stages. The core and the independent reader
 //!   must give the same verdict ([`SLIP_CHECK`]): both accept, with the
 //!   same control and canonical text, or both refuse with the same kind at
 //!   the same position. A refusal's message must say why
@@ -32,7 +33,7 @@
 //! have no chess-clock control and are skipped.
 
 use chessclock::notation::{parse, ParseError, ParseErrorKind};
-use chessclock::{Clock, Side, TimeControl};
+use chessclock::{Clock, Side, TimeControl, STAGES_MAX};
 use chessclock_tick_model::notation::{display_text, read_control, read_display, Written};
 
 use crate::game::GameSpec;
@@ -115,6 +116,7 @@ pub fn game_violations(spec: &GameSpec<'_>, ideal: &Clock, end_us: u64) -> Vec<V
         for _ in 0..LIMITS_PER_GAME {
             texts.push(at_limit(&scenario.control.text, &mut stream));
         }
+        texts.push(stages_at_limit(&scenario.control.text, &mut stream));
         for text in texts {
             let core = parse(&text);
             if let Some(detail) = reading_fault(&text, &core) {
@@ -276,6 +278,20 @@ pub fn at_limit(text: &str, stream: &mut Stream) -> String {
             WHOLE_TEXTS.get(whole).copied().unwrap_or_default().to_string()
         }
     }
+}
+
+/// The text with as many stages as a control may have (`STAGES_MAX`), one
+/// fewer or one more: its first field, given a move count if it had none,
+/// repeated before its last.
+pub fn stages_at_limit(text: &str, stream: &mut Stream) -> String {
+    let stages = STAGES_MAX.saturating_sub(1) + usize::try_from(sample::below(stream, 3)).unwrap_or(0);
+    let fields: Vec<&str> = text.trim().split(':').collect();
+    let first = fields.first().copied().unwrap_or_default();
+    let last = fields.last().copied().unwrap_or_default();
+    let earlier = if first.contains('/') { first.to_string() } else { format!("1/{first}") };
+    let mut written: Vec<String> = vec![earlier; stages.saturating_sub(1)];
+    written.push(last.to_string());
+    written.join(":")
 }
 
 /// Byte ranges of the runs of digits and points in `text`.

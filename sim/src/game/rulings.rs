@@ -346,7 +346,7 @@ fn fallen(facts: FlagFacts) -> FallenFlag {
 }
 
 /// Whether the laws' ruling is the second reading's decision: the same
-/// outcome, on the same article.
+/// outcome, on the same article, written as the reports write it.
 fn same_decision(ruling: Ruling, decision: Decision) -> bool {
     let verdict = match ruling.outcome {
         Outcome::Continue => Some(Verdict::PlayOn),
@@ -362,5 +362,7 @@ fn same_decision(ruling: Ruling, decision: Decision) -> bool {
         Article::A6_12b => "6.12 b)",
         Article::A5_1 | Article::A5_2 | Article::A6_5 | Article::A6_7 => "",
     };
-    verdict == Some(decision.verdict) && article == decision.article
+    // As the reports write it.
+    let written = ruling.article.to_string() == format!("Art. {article}");
+    verdict == Some(decision.verdict) && article == decision.article && written
 }

@@ -208,15 +208,16 @@ impl ClockOracle {
                 );
             }
             let (from, to) = (*before.period.get(side), after.period(side));
+            // The cause of the first change, when a call made several (time
+            // run past many deadlines): overtime's periods change only by
+            // time or the arbiter; a stage, by its count, its flag or the
+            // arbiter.
+            let overtime = matches!(after.control(), TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. });
             let expected = (from != to).then(|| {
                 let cause = match op {
                     Op::Press(presser) if presser == side => PeriodCause::MovesCompleted,
-                    _ if new_flag.is_some() => PeriodCause::FlagOpenedNext,
-                    _ if from == 0
-                        && matches!(after.control(), TimeControl::ByoYomi { .. } | TimeControl::Canadian { .. }) =>
-                    {
-                        PeriodCause::OvertimeBegins
-                    }
+                    _ if overtime && from == 0 => PeriodCause::OvertimeBegins,
+                    _ if !overtime && new_flag.is_some() => PeriodCause::FlagOpenedNext,
                     _ => PeriodCause::PeriodLost,
                 };
                 (from, to, cause)
@@ -233,12 +234,13 @@ impl ClockOracle {
     /// `Finished`.
     pub fn check_finished(&mut self, true_us: u64, clock: &Clock, at: Instant) {
         type Try = fn(&mut Clock, Instant) -> Result<(), ClockError>;
-        let tries: [(&str, Try); 5] = [
+        let tries: [(&str, Try); 6] = [
             ("White's press", |clock, at| clock.press(Side::White, at)),
             ("Black's press", |clock, at| clock.press(Side::Black, at)),
             ("a pause", |clock, at| clock.pause(at)),
             ("a start", |clock, at| clock.start(at)),
             ("a second finish", |clock, at| clock.finish(at)),
+            ("a second finish, its transitions noted", |clock, at| clock.noting(&mut ()).finish(at)),
         ];
         for (what, call) in tries {
             let mut tried = *clock;

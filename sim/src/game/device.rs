@@ -170,7 +170,7 @@ impl Game<'_> {
                 Ok(())
             }
         });
-        let replaced = started.and_then(|()| clock.noting(&mut ()).replace(settings, at));
+        let replaced = started.and_then(|()| clock.replace(settings, at));
         match replaced {
             Ok(()) => {
                 if let Some(detail) = oracle::replacement_disagrees(&clock, &settings, black_runs, at) {

@@ -14,8 +14,8 @@
 //! - **What-ifs**, calls a game seldom makes: an arbiter's act with numbers
 //!   drawn at random (a replacement clock, 6.11; a time set, added or taken
 //!   away, a move counter set, 6.14, 13.4), and time let run far ahead, past
-//!   many deadlines in one call. The copy must agree with the independent model
-//!   put through the same, show then what it foresaw for then (a reading
+//!   many deadlines in one call. The copy must keep the invariants and its
+//!   account, agree with the independent model put through the same, show then what it foresaw for then (a reading
 //!   ahead of the latest call is a projection), and no call may hand on
 //!   more than `TRANSITIONS_MAX` transitions.
 
@@ -29,7 +29,7 @@ use chessclock_tick_model::notation::display_text;
 use chessclock_tick_model::{EventClock, TickError};
 
 use super::Game;
-use crate::oracle::{self, Account, Violation};
+use crate::oracle::{self, Account, Before, ClockOracle, Op, Violation};
 use crate::rng::Stream;
 use crate::sample::{self, Ratio};
 
@@ -260,14 +260,20 @@ fn horizon_us(control: &TimeControl) -> u64 {
 }
 
 /// An arbiter's act a what-if starts with (6.11, 6.14, 13.4), with
-/// numbers drawn for `control`; `None`: no act, only the look ahead.
-fn draw_act(stream: &mut Stream, control: &TimeControl) -> Option<Act> {
+/// numbers drawn for `clock` at `at`; `None`: no act, only the look ahead.
+fn draw_act(stream: &mut Stream, clock: &Clock, at: Instant) -> Option<Act> {
+    let control = clock.control();
     let side = if sample::below(stream, 2) == 0 { Side::White } else { Side::Black };
     let time_max_us = control.initial_time().as_us().max(1_000_000);
     let time = Duration::from_us(sample::between(stream, 0, time_max_us));
+    // Now and then up to the longest time an arbiter may set, exactly.
+    let to_the_limit = sample::below(stream, 8) == 0;
+    let shown = clock.remaining(side, at).unwrap_or(Duration::ZERO);
     Some(match sample::below(stream, 5) {
         0 => Act::Replace(draw_settings(stream, control)),
+        1 if to_the_limit => Act::SetTime(side, Duration::CONTROL_MAX),
         1 => Act::SetTime(side, time),
+        2 if to_the_limit => Act::Adjust(side, TimeAdjustment::Add(Duration::CONTROL_MAX.saturating_sub(shown))),
         2 if sample::below(stream, 2) == 0 => Act::Adjust(side, TimeAdjustment::Add(time)),
         2 => Act::Adjust(side, TimeAdjustment::Subtract(time)),
         3 => Act::SetMoves(side, sample::below(stream, 200) as u32),
@@ -285,6 +291,21 @@ enum Act {
 }
 
 impl Act {
+    /// The refusal the act gets on `clock` at `at`: a time set beyond
+    /// the longest a control allows (6.14 settings, checked side by side,
+    /// White first), or none.
+    fn refusal(self, clock: &Clock, at: Instant) -> Option<ClockError> {
+        let too_long = |time: Duration| (time > Duration::CONTROL_MAX).then_some(ClockError::TimeTooLong { time });
+        let shown = |side| clock.remaining(side, at).unwrap_or(Duration::ZERO);
+        match self {
+            Act::Replace(settings) => too_long(settings.main.white).or_else(|| too_long(settings.main.black)),
+            Act::SetTime(_, time) => too_long(time),
+            Act::Adjust(side, TimeAdjustment::Add(amount)) => too_long(shown(side).saturating_add(amount)),
+            Act::Adjust(side, TimeAdjustment::Subtract(amount)) => too_long(shown(side).saturating_sub(amount)),
+            Act::SetMoves(..) => None,
+        }
+    }
+
     fn on_core(self, clock: &mut Noting<'_, Account>, at: Instant) -> Result<(), ClockError> {
         match self {
             Act::Replace(settings) => clock.replace(settings, at),
@@ -310,10 +331,25 @@ fn what_if(stream: &mut Stream, clock: &Clock, model: Option<&EventClock>, at: I
     let mut tried = *clock;
     let mut model = model.copied();
     let mut account = Account::default();
-    if let Some(act) = draw_act(stream, clock.control()) {
+    // The invariants and the account hold on a copy as on the clock.
+    let mut invariants = ClockOracle::new("ideal");
+    if let Some(act) = draw_act(stream, clock, at) {
         let step = Step::Act(act);
-        if let Err(error) = act.on_core(&mut tried.noting(&mut account), at) {
-            return Some(format!("{step} was refused: {error}"));
+        let before = Before::of(&tried);
+        let answer = act.on_core(&mut tried.noting(&mut account), at);
+        match (answer, act.refusal(clock, at)) {
+            (Ok(()), None) => {}
+            // Beyond the longest time (a display that banked more by its
+            // increments): refused, and nothing changes.
+            (Err(error), Some(expected)) if error == expected && tried == *clock => return None,
+            (answer, expected) => {
+                return Some(format!("{step}: the clock answered {answer:?}, the rules {expected:?}"))
+            }
+        }
+        invariants.check(0, &before, &tried, Op::Arbiter);
+        invariants.check_account(0, &before, &tried, Op::Arbiter, &account);
+        if let Some(broken) = invariants.violations().first() {
+            return Some(format!("{step}: {}: {}", broken.check, broken.detail));
         }
         if let Some(model) = model.as_mut() {
             if let Err(error) = act.on_model(model, at) {
@@ -330,9 +366,15 @@ fn what_if(stream: &mut Stream, clock: &Clock, model: Option<&EventClock>, at: I
     let later = Instant::from_us(at.as_us().saturating_add(span_us));
     let step = Step::Ahead { span_us };
     let foreseen = Side::BOTH.map(|side| (tried.remaining(side, later), tried.reading(side, later)));
+    let before = Before::of(&tried);
     account.begin_call();
     if let Err(error) = tried.noting(&mut account).settle(later) {
         return Some(format!("{step}: refused: {error}"));
+    }
+    invariants.check(0, &before, &tried, Op::Settle(None));
+    invariants.check_account(0, &before, &tried, Op::Settle(None), &account);
+    if let Some(broken) = invariants.violations().first() {
+        return Some(format!("{step}: {}: {}", broken.check, broken.detail));
     }
     let shown = Side::BOTH.map(|side| (tried.remaining(side, later), tried.reading(side, later)));
     if foreseen != shown {

@@ -234,7 +234,7 @@ pub fn play(postal: &Postal, seed: u64, game: u64) -> PostalRecord {
         }
         if step == Step::Settled {
             game.record.end_day = day;
-            check_invariants(&game.clock, &game.true_oversteps, &game.moves_sent, &mut game.record);
+            check_invariants(&game.clock, &game.counted, &mut game.record);
             game.record.violations.extend(probes::faults(&game.clock, clock_day));
             game.record.violations.truncate(8);
         }
@@ -293,11 +293,8 @@ struct PostalGame<'a> {
     clock: CorrespondenceClock,
     queue: EventQueue<Event>,
     record: PostalRecord,
-    /// Oversteps as they happened, for the invariants.
-    true_oversteps: BySide<u32>,
-    /// Moves each side sent: by post, or to the arbiter with a second
-    /// overstep claim (6.7).
-    moves_sent: BySide<u32>,
+    /// What the simulator counted itself, for the invariants.
+    counted: Counted,
     /// The day the pending claim's notice reached the accused, whose seven
     /// days to object run from it (6.5).
     notice_day: Option<u32>,
@@ -333,8 +330,7 @@ impl<'a> PostalGame<'a> {
                 violations: Vec::new(),
                 events: 0,
             },
-            true_oversteps: BySide::both(0),
-            moves_sent: BySide::both(0),
+            counted: Counted::default(),
             notice_day: None,
             claimed_this_overstep: BySide::both(false),
             moves_done: false,
@@ -367,7 +363,7 @@ impl<'a> PostalGame<'a> {
             Err(_) => return Step::Skipped,
         };
         *self.record.moves.get_mut(side) += 1;
-        *self.moves_sent.get_mut(side) += 1;
+        *self.counted.moves_sent.get_mut(side) += 1;
         let count = self.clock.count(side);
         self.record.accounting.push(Accounting {
             side,
@@ -377,7 +373,7 @@ impl<'a> PostalGame<'a> {
             allowed_days: self.regulations.allowed_days(count.moves),
         });
         if let Some(overstep) = sent {
-            *self.true_oversteps.get_mut(side) += 1;
+            *self.counted.oversteps.get_mut(side) += 1;
             *self.claimed_this_overstep.get_mut(side) = false;
             self.note(day, format!("{side} oversteps: {}", describe(&overstep)), Some(CorrespondenceArticle::C6_1));
         }
@@ -432,7 +428,7 @@ impl<'a> PostalGame<'a> {
                 self.note(day, format!("{claimant} claims {}'s overstep", claimant.opponent()), Some(article));
                 if second {
                     // 6.7: the claimant's next move goes with the claim.
-                    *self.moves_sent.get_mut(claimant) += 1;
+                    *self.counted.moves_sent.get_mut(claimant) += 1;
                     self.record.applied.push(CorrespondenceArticle::C6_8);
                     let text = "game suspended until the arbiter decides".into();
                     self.note(day, text, Some(CorrespondenceArticle::C6_8));
@@ -517,6 +513,12 @@ impl<'a> PostalGame<'a> {
         let penalty = if founded { 0 } else { self.postal.penalty_days };
         match self.clock.decide(Day(day), upheld, penalty) {
             Ok(Decision::Upheld(article)) => {
+                let accused = claim.claimant.opponent();
+                *self.counted.upheld.get_mut(accused) += 1;
+                if article == CorrespondenceArticle::C6_4 {
+                    // 6.4: counted again from zero, from the next move.
+                    *self.counted.count_from.get_mut(accused) = *self.counted.moves_sent.get(accused);
+                }
                 self.record.applied.push(article);
                 let text = format!("arbiter upholds the claim against {}", claim.claimant.opponent());
                 self.note(day, text, Some(article));
@@ -638,25 +640,42 @@ fn timeline(record: &mut PostalRecord, day: u32, text: String, article: Option<C
     record.timeline.push(TimelineEntry { day, text, article });
 }
 
+/// What the simulator counts of a postal game itself, to hold the
+/// clock's counts against.
+#[derive(Debug, Default)]
+struct Counted {
+    /// Oversteps as they happened.
+    oversteps: BySide<u32>,
+    /// Moves each side sent: by post, or to the arbiter with a second
+    /// overstep claim (6.7).
+    moves_sent: BySide<u32>,
+    /// Claims upheld against each side: its recorded oversteps.
+    upheld: BySide<u32>,
+    /// Moves sent when the side's count last restarted from zero (6.4).
+    count_from: BySide<u32>,
+}
+
 /// The correspondence clock's invariants after every event.
-fn check_invariants(
-    clock: &CorrespondenceClock,
-    oversteps: &BySide<u32>,
-    moves_sent: &BySide<u32>,
-    record: &mut PostalRecord,
-) {
+fn check_invariants(clock: &CorrespondenceClock, counted: &Counted, record: &mut PostalRecord) {
     for side in Side::BOTH {
         let count = clock.count(side);
         if count.days > clock.reflection_days_total(side).saturating_add(clock.penalty_days(side)) {
             record.violations.push(format!("{side}'s count holds more days than it reflected (transit counted?)"));
         }
-        let (sent, counted) = (*moves_sent.get(side), clock.moves_sent(side));
-        if counted != sent {
-            record.violations.push(format!("{side} sent {sent} moves, the clock counts {counted}"));
+        let sent = *counted.moves_sent.get(side);
+        let numbers = [
+            ("moves sent", sent, clock.moves_sent(side)),
+            ("moves in the count (6.1, 6.4)", sent.saturating_sub(*counted.count_from.get(side)), count.moves),
+            ("recorded oversteps", *counted.upheld.get(side), clock.recorded_oversteps(side)),
+        ];
+        for (what, expected, shown) in numbers {
+            if shown != expected {
+                record.violations.push(format!("{side}'s {what}: the clock says {shown}, {expected} happened"));
+            }
         }
     }
     if let Standing::Lost { loser, .. } = clock.standing() {
-        if *oversteps.get(loser) == 0 {
+        if *counted.oversteps.get(loser) == 0 {
             record.violations.push(format!("{loser} lost on time without an overstep"));
         }
     }

@@ -78,6 +78,9 @@ pub struct Stages {
     len: usize,
 }
 
+// Never empty (`TimeControl::stages` refuses no stages), so no `is_empty`:
+// it could only ever say false.
+#[allow(clippy::len_without_is_empty)]
 impl Stages {
     pub fn as_slice(&self) -> &[Stage] {
         self.items.get(..self.len).unwrap_or(&[])
@@ -89,10 +92,6 @@ impl Stages {
 
     pub fn len(&self) -> usize {
         self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 }
 

@@ -809,7 +809,8 @@ impl<'a> Game<'a> {
                     &ideal.account,
                     &mut ideal.model_violations,
                 );
-                self.maybe_probe(at);
+                let flag_fell = Side::BOTH.into_iter().any(|side| self.ideal.account.changes.flag(side).is_some());
+                self.maybe_probe(at, flag_fell);
             }
             Err(error) => self.record(format_args!("ideal refuses {op:?}: {error}")),
         }

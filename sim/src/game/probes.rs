@@ -415,21 +415,23 @@ fn after_step(step: Step, tried: &Clock, model: Option<&EventClock>, account: &A
 
 impl Game<'_> {
     /// After an accepted call of the ideal clock, sometimes: one wrong call
-    /// or what-if tried on a copy of it.
+    /// or what-if tried on a copy of it. After a call that dropped a flag,
+    /// always a what-if: a flagged display is where an arbiter's setting
+    /// does the most, and games reach it seldom.
     #[inline]
-    pub(super) fn maybe_probe(&mut self, at: Instant) {
+    pub(super) fn maybe_probe(&mut self, at: Instant, flag_fell: bool) {
         // Part of the independent model's checking: off with it.
-        if self.spec.model_oracle && self.streams.probe.strikes() {
-            self.probe(at);
+        if self.spec.model_oracle && (self.streams.probe.strikes() || flag_fell) {
+            self.probe(at, flag_fell);
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn probe(&mut self, at: Instant) {
+    fn probe(&mut self, at: Instant, what_if_only: bool) {
         let stream = &mut self.streams.probe.stream;
         let (clock, model) = (&self.ideal.clock, self.ideal.model.model());
-        let (check, wrong) = if sample::below(stream, 3) == 0 {
+        let (check, wrong) = if what_if_only || sample::below(stream, 3) == 0 {
             (WHAT_IF_CHECK, what_if(stream, clock, model, at))
         } else {
             let Some((call, expected)) = draw(stream, clock, at) else { return };

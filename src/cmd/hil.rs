@@ -331,6 +331,7 @@ impl Cmd {
     /// `bench hil` with `probes` as the host's debug probes (used for
     /// `--board stm32`; the emulator needs none).
     pub fn run_with<B: ProbeBackend>(self, probes: &B) -> Result {
+        self.check_probe_options()?;
         if self.wiring && self.suite.is_none() {
             let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
             super::print(&profile.wiring_text())?;
@@ -571,12 +572,10 @@ impl Cmd {
         Ok(if summary.passed { Exit::Pass } else { Exit::GateFailed })
     }
 
-    /// Boards on probes, chosen before anything runs: the profile, an
-    /// explicit `--firmware` checked against it (usage error; QEMU's too),
-    /// the probes (none attached or none matching: exit 3; several attached
-    /// without `--probe`, or one named twice: exit 2). `None` for QEMU,
-    /// which starts in `play`.
-    fn select_probes(&self, backend: &impl ProbeBackend) -> Result<Option<ProbeBoards>> {
+    /// The debug-probe options name a board on a probe: a usage error with
+    /// QEMU, found before anything else (a firmware image not built yet,
+    /// say) is looked at.
+    fn check_probe_options(&self) -> Result<()> {
         if self.board == BoardKind::Qemu
             && (!self.probe.is_empty() || self.chip.is_some() || self.speed.is_some() || self.connect_under_reset)
         {
@@ -585,6 +584,16 @@ impl Cmd {
                  (`--board stm32`); QEMU needs none"
             )));
         }
+        Ok(())
+    }
+
+    /// Boards on probes, chosen before anything runs: the profile, an
+    /// explicit `--firmware` checked against it (usage error; QEMU's too),
+    /// the probes (none attached or none matching: exit 3; several attached
+    /// without `--probe`, or one named twice: exit 2). `None` for QEMU,
+    /// which starts in `play`.
+    fn select_probes(&self, backend: &impl ProbeBackend) -> Result<Option<ProbeBoards>> {
+        self.check_probe_options()?;
         let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
         if let Some(path) = self.firmware.as_ref().filter(|path| path.is_file()) {
             let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;

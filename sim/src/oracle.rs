@@ -623,7 +623,7 @@ pub fn compare(model: &EventClock, clock: &Clock, at: Instant, reads_more: bool)
 /// A press: the per-move rules the core says it applied (its transitions)
 /// are those the model applied; `None` when they are.
 #[inline]
-fn move_disagreement(model: &EventClock, account: &Account) -> Option<String> {
+pub fn move_disagreement(model: &EventClock, account: &Account) -> Option<String> {
     let done = model.last_move();
     let said = [
         (Transition::Increment, u32::from(done.increment)),

@@ -1,11 +1,12 @@
 //! Calls the correspondence rules refuse, tried on a copy of the clock
 //! after every event of a postal game, so the game plays exactly as it
-//! would without them: a move sent by the player not to move, or before
-//! the move it answers arrived, or while the game is suspended (6.8); a
-//! move received twice; a second claim while one is pending; a call dated before the latest; and, while the
-//! accused may still object (6.5), the arbiter's decision. Each must be
-//! refused with the error that names the fault, in a message that names
-//! it too, and change nothing.
+//! would without them: a move sent or received by the player not to move,
+//! or sent before the move it answers arrived, or while the game is
+//! suspended (6.8); a move received twice; a second claim while one is
+//! pending; a call dated before the latest; and, while the accused may
+//! still object (6.5), the arbiter's decision. Each must be refused with
+//! the error that names the fault, in a message that names it too, and
+//! change nothing.
 
 use chessclock::correspondence::{CorrespondenceArticle, CorrespondenceClock, CorrespondenceError, Day, Standing};
 use chessclock::Side;
@@ -86,6 +87,7 @@ fn wrong_calls(clock: &CorrespondenceClock, day: u32) -> Vec<(Call, Corresponden
     if let Standing::ToMove { side, received } = clock.standing() {
         let other = side.opponent();
         calls.push((Call::Send(other, today), CorrespondenceError::NotToMove { side: other }));
+        calls.push((Call::Receive(other, today), CorrespondenceError::NotToMove { side: other }));
         calls.push(match received {
             None => (Call::Send(side, today), CorrespondenceError::NothingReceived { side }),
             Some(_) => (Call::Receive(side, today), CorrespondenceError::AlreadyReceived { side }),
@@ -148,8 +150,9 @@ mod tests {
         let mut clock = CorrespondenceClock::new(Regulations::DEFAULT, Day(0));
         clock.send(Side::White, Day(3)).expect("White sends");
         let calls = wrong_calls(&clock, 3);
-        // Black sends before receiving; White sends out of turn; a day back.
-        assert_eq!(calls.len(), 3, "{calls:?}");
+        // Black sends before receiving; White sends or receives out of
+        // turn; a day back.
+        assert_eq!(calls.len(), 4, "{calls:?}");
         assert_eq!(faults(&clock, 3), Vec::<String>::new());
         // A day the clock has not reached is not "backwards": it is reported.
         assert!(!faults(&clock, 2).is_empty());

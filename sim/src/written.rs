@@ -21,8 +21,9 @@
 //!   scenario makes them (a character deleted, doubled, replaced or
 //!   inserted), and [`LIMITS_PER_GAME`] texts at the notation's limits (a
 //!   number of the text written as a limit value or just past it, or the
-//!   whole text a PGN placeholder), and one with about [`STAGES_MAX`]
-//!   stages. The core and the independent reader
+//!   whole text a PGN placeholder), and two with about [`STAGES_MAX`]
+//!   stages, one of them with a number at its limit. The core and the
+//!   independent reader
 //!   must give the same verdict ([`SLIP_CHECK`]): both accept, with the
 //!   same control and canonical text, or both refuse with the same kind at
 //!   the same position. A refusal's message must say why
@@ -117,6 +118,10 @@ pub fn game_violations(spec: &GameSpec<'_>, ideal: &Clock, end_us: u64) -> Vec<V
             texts.push(at_limit(&scenario.control.text, &mut stream));
         }
         texts.push(stages_at_limit(&scenario.control.text, &mut stream));
+        // And one of those with a number at its limit: a later stage's count
+        // of zero, say, which one field alone cannot show.
+        let many = stages_at_limit(&scenario.control.text, &mut stream);
+        texts.push(at_limit(&many, &mut stream));
         for text in texts {
             let core = parse(&text);
             if let Some(detail) = reading_fault(&text, &core) {

@@ -159,6 +159,7 @@ impl Game<'_> {
         } else {
             let flag = flags[0];
             if !observed && !self.notice.get(flag.side).0 {
+                self.check_unnoticed(which, flag);
                 return;
             }
             let facts = facts_for(self, flag);
@@ -188,6 +189,30 @@ impl Game<'_> {
         } else {
             // Play goes on; later flags are noticed afresh.
             self.check_flags(which);
+        }
+    }
+
+    /// 6.9: a flag nobody noticed is no fact, and the laws say play goes
+    /// on; the second reading must say so too. (Whether the opponent can
+    /// mate does not matter then, so nothing is searched.)
+    fn check_unnoticed(&mut self, which: Which, flag: chessclock::FlagFall) {
+        if !self.spec.model_oracle {
+            return;
+        }
+        let control = *self.clock(which).control();
+        let facts = FlagFacts {
+            flag,
+            observation: Observation::Unnoticed,
+            moves_required: control.moves_required_by_end_of(flag.period),
+            moves_made: *self.moves.get(flag.side),
+            game_end: None,
+            opponent_can_checkmate: true,
+        };
+        let (ruling, second_reading) = (rule_on_flag(&facts), rulings::one_flag(&fallen(facts)));
+        if !same_decision(ruling, second_reading) || ruling.outcome != Outcome::Continue {
+            let detail = format!("an unnoticed flag: the laws ruled {ruling:?}, a second reading {second_reading:?}");
+            let violation = Violation { at_us: self.now_us, clock: which.name(), check: RULING_CHECK, detail };
+            self.ideal.model_violations.push(violation);
         }
     }
 

@@ -11,6 +11,9 @@
 //!   reading of that text; the core's canonical text of it is the
 //!   independent writer's; and both readers read that canonical text back
 //!   to the same control.
+//! - **The rules' written names** ([`RULE_NAME_CHECK`], with the control's
+//!   check): each transition's key, as scenarios' `exercises` name it,
+//!   reads back to it, and each names an article (`6.2b`, `13.4`).
 //! - **The display's written time** ([`DISPLAY_CHECK`]): the core's
 //!   `Duration` text of each side's shown time at the game's end (and, with
 //!   the control's check, of its initial time) is the independent display
@@ -34,7 +37,7 @@
 //! have no chess-clock control and are skipped.
 
 use chessclock::notation::{parse, ParseError, ParseErrorKind};
-use chessclock::{Clock, Side, TimeControl, STAGES_MAX};
+use chessclock::{Clock, Side, TimeControl, Transition, STAGES_MAX};
 use chessclock_tick_model::notation::{display_text, read_control, read_display, Written};
 
 use crate::game::GameSpec;
@@ -46,6 +49,7 @@ pub const CONTROL_CHECK: &str = "the control's written form";
 pub const SLIP_CHECK: &str = "a slip in the control's text is read as the model reads it";
 pub const MESSAGE_CHECK: &str = "a refused text's message says why";
 pub const DISPLAY_CHECK: &str = "the display's written time reads back";
+pub const RULE_NAME_CHECK: &str = "a rule's written name reads back";
 
 /// Outside swarm games, the control's own written form is checked in one
 /// game in this many: it is the same in every game of a scenario.
@@ -100,6 +104,9 @@ pub fn game_violations(spec: &GameSpec<'_>, ideal: &Clock, end_us: u64) -> Vec<V
         for detail in control_faults(&scenario.control.text, control) {
             violation(0, CONTROL_CHECK, detail);
         }
+        for detail in rule_name_faults() {
+            violation(0, RULE_NAME_CHECK, detail);
+        }
     }
     let shown = [ideal.shown(Side::White), ideal.shown(Side::Black), control.initial_time()];
     for time in &shown[..if whole { 3 } else { 2 }] {
@@ -138,6 +145,31 @@ pub fn game_violations(spec: &GameSpec<'_>, ideal: &Clock, end_us: u64) -> Vec<V
         }
     }
     violations
+}
+
+/// The rules' written names: a scenario's `exercises` key reads back to
+/// its rule, and each rule names the article it applies (`6.2b`, `13.4`).
+pub fn rule_name_faults() -> Vec<String> {
+    let mut faults = Vec::new();
+    for transition in Transition::ALL {
+        let key = transition.key();
+        if Transition::from_key(key) != Some(transition) {
+            faults.push(format!("the key {key:?} reads back as {:?}, not {transition:?}", Transition::from_key(key)));
+        }
+        if !is_article(transition.article()) {
+            faults.push(format!("{key} names {:?}, not an article", transition.article()));
+        }
+    }
+    faults
+}
+
+/// An article's number as the Laws write it: `6.5`, `6.2b`, `13.4`.
+pub fn is_article(text: &str) -> bool {
+    let (number, letter) = text.split_at(text.trim_end_matches(|c: char| c.is_ascii_lowercase()).len());
+    let digits =
+        |part: Option<&str>| part.is_some_and(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()));
+    let mut parts = number.split('.');
+    digits(parts.next()) && digits(parts.next()) && parts.next().is_none() && letter.len() <= 1
 }
 
 /// How the core's reading of `text` differs from the independent one, if it

@@ -130,3 +130,14 @@ fn shipped_scenarios_read_back_without_a_violation() {
         }
     }
 }
+
+#[test]
+fn an_article_is_a_number_as_the_laws_write_it() {
+    for article in ["6.5", "6.2b", "13.4", "6.12a"] {
+        assert!(is_article(article), "{article}");
+    }
+    for not_one in ["", "xyzzy", "6", "6.", ".5", "6.2bc", "6.2.1", "6.2B"] {
+        assert!(!is_article(not_one), "{not_one}");
+    }
+    assert_eq!(rule_name_faults(), Vec::<String>::new());
+}

@@ -85,7 +85,9 @@ impl Account {
     /// A call begins: its summary starts empty.
     #[inline]
     pub fn begin_call(&mut self) {
-        self.changes = Changes::NONE;
+        // As the firmware does between its records: what the calls before
+        // said is taken, and the summary starts afresh.
+        self.changes.take();
         self.handed = 0;
         self.call_tally = [0; Transition::ALL.len()];
     }

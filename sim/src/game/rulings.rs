@@ -93,6 +93,11 @@ impl Game<'_> {
         }
         let flags = self.unruled_flags(which);
         let both_down = flags.len() == 2;
+        for flag in flags.clone() {
+            if !self.notice.get(flag.side).0 && !both_down {
+                self.check_unnoticed(which, flag);
+            }
+        }
         let noticed: Vec<_> = flags.iter().filter(|flag| self.notice.get(flag.side).0 || both_down).collect();
         let Some(first) = noticed.iter().min_by_key(|flag| flag.sequence) else { return };
         let (_, delay_us) = *self.notice.get(first.side);
@@ -196,6 +201,7 @@ impl Game<'_> {
     /// on; the second reading must say so too. (Whether the opponent can
     /// mate does not matter then, so nothing is searched.)
     fn check_unnoticed(&mut self, which: Which, flag: chessclock::FlagFall) {
+        // (Also asked where a flag is seen and not noticed, `check_flags`.)
         if !self.spec.model_oracle {
             return;
         }

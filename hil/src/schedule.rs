@@ -544,8 +544,9 @@ mod tests {
     // Since `replace` reaches the firmware (6.11); every scenario but
     // clock-replacement hashes as before (0xeaf7_9e30_4403_d3c7 without it,
     // then and now). With scenarios/arbiter-restore.toml; without it, still
-    // 0x4f5a_adc0_4b60_ef1d.
-    const SHIPPED_SCHEDULES_FNV: u64 = 0x7686_1ade_c3b5_1f31;
+    // 0x4f5a_adc0_4b60_ef1d. With scenarios/byo-yomi-ten-periods.toml;
+    // without it, still 0x7686_1ade_c3b5_1f31.
+    const SHIPPED_SCHEDULES_FNV: u64 = 0x85dd_4392_8aaf_8ccf;
 
     /// The first presses of `blitz-3-2`, seed 12, game 0, pinned: a change
     /// to the derivation (or to the simulator's streams or player models)

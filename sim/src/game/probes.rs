@@ -335,12 +335,18 @@ impl Act {
 
 /// What is wrong with a what-if on a copy of `clock`: mostly an arbiter's
 /// act with drawn numbers, then a look far ahead.
-fn what_if(stream: &mut Stream, clock: &Clock, model: Option<&EventClock>, at: Instant) -> Option<String> {
+fn what_if(
+    stream: &mut Stream,
+    clock: &Clock,
+    oracle: &ClockOracle,
+    model: Option<&EventClock>,
+    at: Instant,
+) -> Option<String> {
     let mut tried = *clock;
     let mut model = model.copied();
     let mut account = Account::default();
     // The invariants and the account hold on a copy as on the clock.
-    let mut invariants = ClockOracle::new("ideal");
+    let mut invariants = oracle.for_a_copy();
     if let Some(act) = draw_act(stream, clock, at) {
         let step = Step::Act(act);
         let before = Before::of(&tried);
@@ -446,7 +452,7 @@ impl Game<'_> {
         let stream = &mut self.streams.probe.stream;
         let (clock, model) = (&self.ideal.clock, self.ideal.model.model());
         let (check, wrong) = if what_if_only || sample::below(stream, 3) == 0 {
-            (WHAT_IF_CHECK, what_if(stream, clock, model, at))
+            (WHAT_IF_CHECK, what_if(stream, clock, &self.ideal.oracle, model, at))
         } else {
             let Some((call, expected)) = draw(stream, clock, at) else { return };
             let kind = 1 << refusal_kind(expected);
@@ -523,8 +529,12 @@ mod tests {
             assert!(flagged.flag(Side::Black).is_some(), "{text}");
             let mut stream = Stream::new(1, 0, Actor::Probe);
             for _ in 0..2_000 {
-                assert_eq!(what_if(&mut stream, &clock, Some(&model), at), None, "{text}");
-                assert_eq!(what_if(&mut stream, &flagged, Some(&flagged_model), late), None, "{text}, flagged");
+                assert_eq!(what_if(&mut stream, &clock, &ClockOracle::new("ideal"), Some(&model), at), None, "{text}");
+                assert_eq!(
+                    what_if(&mut stream, &flagged, &ClockOracle::new("ideal"), Some(&flagged_model), late),
+                    None,
+                    "{text}, flagged"
+                );
             }
         }
     }
@@ -536,7 +546,9 @@ mod tests {
         clock.start(Instant::from_us(0)).expect("starts");
         let other = EventClock::new(&parse("180+2").expect("a valid control"));
         let mut stream = Stream::new(1, 0, Actor::Probe);
-        let reported = (0..20).filter(|_| what_if(&mut stream, &clock, Some(&other), Instant::from_us(0)).is_some());
+        let reported = (0..20).filter(|_| {
+            what_if(&mut stream, &clock, &ClockOracle::new("ideal"), Some(&other), Instant::from_us(0)).is_some()
+        });
         assert_eq!(reported.count(), 20);
     }
 

@@ -593,6 +593,14 @@ pub fn replacement_disagrees(clock: &Clock, settings: &Replacement, black_runs: 
     }
 }
 
+/// How a refusal's `message` fails to say why, if it does: it says
+/// nothing, or leaves out one of `words` (a side, an article, a number).
+pub fn refusal_fault(error: &impl core::fmt::Debug, message: &str, words: &[String]) -> Option<String> {
+    let missing: Vec<&String> = words.iter().filter(|word| !message.contains(word.as_str())).collect();
+    (message.trim().is_empty() || !missing.is_empty())
+        .then(|| format!("the refusal {error:?} says {message:?}, which does not name {missing:?}"))
+}
+
 /// What the model and the core show after a call, side by side; `None`
 /// when they agree. The rest of a reading (the delay of 6.2b, byo-yomi
 /// periods left, Canadian moves left) is read only when `reads_more`;

@@ -168,10 +168,7 @@ fn message_fault(error: ClockError) -> Option<String> {
             Vec::new()
         }
     };
-    let message = error.to_string();
-    let missing: Vec<&String> = words.iter().filter(|word| !message.contains(word.as_str())).collect();
-    (message.trim().is_empty() || !missing.is_empty())
-        .then(|| format!("the refusal {error:?} says {message:?}, which does not name {missing:?}"))
+    crate::oracle::refusal_fault(&error, &error.to_string(), &words)
 }
 
 /// A number per kind of refusal, below 16.

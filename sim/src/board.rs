@@ -10,12 +10,23 @@ use crate::sample::{self, Trials};
 use crate::scenario::{Board as BoardRates, MoveMode, Scenario};
 
 /// The board a scenario asks for.
-pub fn for_scenario(scenario: &Scenario) -> Box<dyn Board> {
+pub fn for_scenario(scenario: &Scenario, dead_tests: DeadTests) -> Box<dyn Board> {
     match scenario.moves {
         MoveMode::Abstract => Box::new(AbstractBoard::new(scenario.board)),
         // A real position; the `[board]` rates are not used (see `crate::legal`).
-        MoveMode::Legal => Box::new(LegalBoard::new()),
+        MoveMode::Legal => Box::new(LegalBoard::with_dead_tests(dead_tests)),
     }
+}
+
+/// When a real board runs its dead-position tests (5.2b).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeadTests {
+    /// At the move that calls for one: a dead position ends the game there.
+    AtTheMove,
+    /// Later, and only where no mate shown since proves them moot; a dead
+    /// position found then means the game ended earlier than it was played,
+    /// and [`Board::game_stands`] says so (see `crate::legal`).
+    Deferred,
 }
 
 /// A source of board facts.
@@ -32,6 +43,15 @@ pub trait Board: std::fmt::Debug {
     /// same side to move. `false` (nothing changed) when the board has no
     /// such position; a board that draws its endings has nothing to undo.
     fn take_back(&mut self) -> bool {
+        true
+    }
+
+    /// Whether the game as played stands. `false` when a dead-position test
+    /// left for later (5.2b, [`DeadTests::Deferred`]) finds that the game
+    /// ended before it was played out: the caller plays it again with
+    /// [`DeadTests::AtTheMove`]. Runs the tests still left, so it is asked
+    /// once, when the game is over.
+    fn game_stands(&mut self) -> bool {
         true
     }
 

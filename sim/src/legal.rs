@@ -30,6 +30,23 @@
 //! ruled a draw by the full 6.10 search, the move bound is a draw; only the
 //! class of the draw can differ.
 //!
+//! **When the dead-position tests run** ([`DeadTests`]). A game plays them
+//! [`DeadTests::Deferred`]: the positions to test are kept, not tested, and
+//! a mate shown later answers for all of them at once. A checkmate on the
+//! board, or a helpmate from the 6.10 search checked by playing it, follows
+//! from every position on the line before it, so none of them was dead (the
+//! fast test is sound: it never says "dead" where a mate exists, so it would
+//! have said "alive" of each). The tests no mate answers for run when the game
+//! is over, in the order played, and before a restore (6.14) takes positions
+//! off the line. If one finds a dead position, the game ended there, earlier
+//! than it was played out: [`crate::game::play`] plays it again with
+//! [`DeadTests::AtTheMove`] (the moves come from the board's own stream, so
+//! they are the same up to that position). Either way the game, its trace
+//! and its report are the same (`sim/tests/dead_tests.rs` compares both on
+//! 600 games, restores included); the cost differs: of 500 games of `bench
+//! perf --only legal`, 28 943 tests at the move cost 427 M instructions
+//! (18 % of the run), the deferred ones 29 M.
+//!
 //! **Not modelled:** the 50-move rule and threefold repetition. Under the
 //! 2005 Laws (9.2, 9.3) both are draws a player must claim, and the simulated
 //! players never claim; the scenario's `max_moves` bounds every game instead.
@@ -37,17 +54,21 @@
 //! `cannot_mate`) are not used in this mode: the position decides.
 //!
 //! **Why legal mode is not 2× faster** (issue 20's goal, with identical
-//! rulings). Measured on the benchmark's games (callgrind, 200 games,
-//! `--jobs 1`: 16 160 instructions a press): the full 6.10 search is 9 000
-//! of them, the dead-position test 2 700, move generation 2 000, the rest
-//! 2 400; 2× needs 8 000 a press removed. The searches' cost is in long
-//! helpmates: of 412 flag searches (500 games), 289 needed a helpmate
-//! longer than 20 plies and took 95 % of the search time; the 32 proved
-//! unwinnable took under 0.1 %. A cheap sufficient test (insufficient
-//! material, a lone king) decides only searches that already cost nothing;
-//! deciding "can mate" means finding a helpmate, which is the search. No
-//! position was searched twice in a game, so a per-game cache saves
-//! nothing. Of the dead-position test's cost, repeated positions are 0.5 %.
+//! rulings). Callgrind, the 500 games of `bench perf --only legal`, `--jobs
+//! 1`: 1 954 M instructions (16 680 a press), of which the full 6.10 searches
+//! are 1 225 M (63 %), the moves 256 M, the dead-position tests 29 M (427 M
+//! before they were deferred, 2 336 M in all), the clocks and oracles the
+//! rest. 2× the figure before needs the run at 1 168 M: the 6.10 searches at
+//! 440 M, 2.8× cheaper with the same answers. Their cost is in long
+//! helpmates where the side that can mate has little left: of the 412
+//! searches, the 60 dearest take 75 % of the time, their winner most often a
+//! lone bishop or knight (the loser must wall in its own king) or a pawn
+//! behind a blocked one, their helpmates 16 to 100 plies; helpmates of 12
+//! plies or fewer take 0.3 %, the 32 positions proved unwinnable under 0.1 %.
+//! A cheap sufficient test (insufficient material, a lone king) decides only
+//! searches that already cost nothing; deciding "can mate" means finding a
+//! helpmate, which is the search. No position was searched twice in a game,
+//! so a per-game cache saves nothing.
 //!
 //! **Cost bound of the 6.10 search:** `chasolver::winnability` takes no
 //! budget argument. Its effort is bounded inside the crate by node counts,
@@ -65,7 +86,7 @@ use chasolver::Winnability;
 use chess::{Board as Position, ChessMove, Color, MoveGen, Piece, EMPTY};
 use chessclock::{GameEnd, Side};
 
-use crate::board::{Board, MateSearches};
+use crate::board::{Board, DeadTests, MateSearches};
 use crate::rng::Stream;
 use crate::sample;
 
@@ -86,6 +107,12 @@ pub struct LegalBoard {
     /// The positions before the last two half-moves, older first, for
     /// [`Board::take_back`].
     earlier: [Option<Position>; 2],
+    dead_tests: DeadTests,
+    /// Deferred: positions whose dead-position test is still to run, in
+    /// the order they were played, all on the line to the current position.
+    untested: Vec<Position>,
+    /// Deferred: a test already run later found a dead position.
+    dead_found: bool,
 }
 
 impl std::fmt::Debug for LegalBoard {
@@ -106,12 +133,25 @@ impl Default for LegalBoard {
 }
 
 impl LegalBoard {
-    /// The initial position, White to move.
+    /// The initial position, White to move; each dead-position test at its
+    /// move.
     pub fn new() -> LegalBoard {
         LegalBoard::from_position(Position::default())
     }
 
-    /// Play goes on from `position` (tests, set-up positions).
+    /// The initial position, White to move.
+    pub fn with_dead_tests(dead_tests: DeadTests) -> LegalBoard {
+        LegalBoard { dead_tests, ..LegalBoard::new() }
+    }
+
+    /// The same board, its dead-position tests left for later
+    /// ([`DeadTests::Deferred`]).
+    pub fn deferring_dead_tests(self) -> LegalBoard {
+        LegalBoard { dead_tests: DeadTests::Deferred, ..self }
+    }
+
+    /// Play goes on from `position` (tests, set-up positions); each
+    /// dead-position test at its move.
     pub fn from_position(position: Position) -> LegalBoard {
         LegalBoard {
             position,
@@ -121,6 +161,9 @@ impl LegalBoard {
             searches: MateSearches::default(),
             rulings: [None; 2],
             earlier: [None; 2],
+            dead_tests: DeadTests::AtTheMove,
+            untested: Vec::new(),
+            dead_found: false,
         }
     }
 
@@ -156,7 +199,14 @@ impl LegalBoard {
         }
         self.searches.searched = self.searches.searched.saturating_add(1);
         let can_mate = match chasolver::winnability(&self.position, winner) {
-            Some(Winnability::Winnable { .. }) => true,
+            Some(Winnability::Winnable { helpmate }) => {
+                if mates(&self.position, &helpmate) {
+                    // A mate can follow every position on the line to this
+                    // one: none of them is dead.
+                    self.untested.clear();
+                }
+                true
+            }
             Some(Winnability::Unwinnable) => false,
             None => {
                 self.searches.gave_up = self.searches.gave_up.saturating_add(1);
@@ -166,6 +216,28 @@ impl LegalBoard {
         self.rulings = [Some((self.position, winner, can_mate)), self.rulings[0]];
         can_mate
     }
+
+    /// Runs the deferred dead-position tests, in the order their positions
+    /// were played.
+    fn run_untested(&mut self) {
+        if !self.dead_found {
+            self.dead_found = self.untested.iter().any(is_dead);
+        }
+        self.untested.clear();
+    }
+}
+
+/// Whether `line`, played from `position`, is legal move by move and ends in
+/// checkmate: a helpmate checked by playing it.
+fn mates(position: &Position, line: &[ChessMove]) -> bool {
+    let mut position = *position;
+    for &chosen in line {
+        if !position.legal(chosen) {
+            return false;
+        }
+        position = position.make_move_new(chosen);
+    }
+    *position.checkers() != EMPTY && MoveGen::new_legal(&position).len() == 0
 }
 
 /// The colour that plays `side`.
@@ -229,11 +301,20 @@ impl Board for LegalBoard {
         let replies = MoveGen::new_legal(&self.position);
         let reply_count = replies.len();
         if reply_count == 0 {
-            return Some(no_move_end(&self.position));
+            let end = no_move_end(&self.position);
+            if matches!(end, GameEnd::Checkmate { .. }) {
+                // The mate followed every position on the line: none was dead.
+                self.untested.clear();
+            }
+            return Some(end);
         }
         self.moves = Some(replies);
-        if (reply_count == 1 || irreversible(&before, chosen, &self.position)) && is_dead(&self.position) {
-            return Some(GameEnd::DeadPosition);
+        if reply_count == 1 || irreversible(&before, chosen, &self.position) {
+            match self.dead_tests {
+                DeadTests::AtTheMove if is_dead(&self.position) => return Some(GameEnd::DeadPosition),
+                DeadTests::AtTheMove => {}
+                DeadTests::Deferred => self.untested.push(self.position),
+            }
         }
         None
     }
@@ -246,8 +327,16 @@ impl Board for LegalBoard {
         self.searches
     }
 
+    fn game_stands(&mut self) -> bool {
+        self.run_untested();
+        !self.dead_found
+    }
+
     fn take_back(&mut self) -> bool {
         let Some(position) = self.earlier[0] else { return false };
+        // The positions taken back leave the line: no later mate speaks
+        // for them.
+        self.run_untested();
         self.position = position;
         self.moves = None;
         self.plies = self.plies.saturating_sub(2);

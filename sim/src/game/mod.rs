@@ -25,7 +25,7 @@ use chessclock::{
     Transitions,
 };
 
-use crate::board::{self, Board, MateSearches};
+use crate::board::{self, Board, DeadTests, MateSearches};
 use crate::oracle::{Account, Before, Call, ClockOracle, ModelCoverage, ModelOracle, Op, Violation};
 use crate::outcome::{GameResult, Reason};
 use crate::player::{self, MateAnswers};
@@ -539,16 +539,28 @@ struct PressPoint {
 
 /// Plays one game to its end.
 pub fn play(spec: GameSpec<'_>) -> GameRecord {
+    play_with(spec, DeadTests::Deferred)
+}
+
+/// Plays one game to its end, the board's dead-position tests (5.2b) run
+/// as `dead_tests` says: the same record either way, at a different cost
+/// (see `crate::legal`).
+pub fn play_with(spec: GameSpec<'_>, dead_tests: DeadTests) -> GameRecord {
     if let Some(postal) = &spec.scenario.correspondence {
         return crate::postal::game_record(postal, spec);
     }
-    let mut game = Game::new(spec);
+    let mut game = Game::new(spec, dead_tests);
     game.run();
+    if !game.board.game_stands() {
+        // A dead position ended the game before it was played out: the same
+        // game again, each test at its move.
+        return play_with(spec, DeadTests::AtTheMove);
+    }
     game.finish()
 }
 
 impl<'a> Game<'a> {
-    fn new(spec: GameSpec<'a>) -> Game<'a> {
+    fn new(spec: GameSpec<'a>, dead_tests: DeadTests) -> Game<'a> {
         let scenario = spec.scenario;
         let stream = |actor| Stream::new(spec.seed, spec.game, actor);
         let mut swarm_stream = stream(Actor::Swarm);
@@ -569,7 +581,7 @@ impl<'a> Game<'a> {
             board_stream: stream(Actor::Board),
             mate_test_stream: stream(Actor::MateTest),
             mate_answers: MateAnswers::default(),
-            board: board::for_scenario(scenario),
+            board: board::for_scenario(scenario, dead_tests),
             device: DeviceState {
                 config,
                 clock: device_clock,

@@ -37,15 +37,21 @@
 //! from every position on the line before it, so none of them was dead (the
 //! fast test is sound: it never says "dead" where a mate exists, so it would
 //! have said "alive" of each). The tests no mate answers for run when the game
-//! is over, in the order played, and before a restore (6.14) takes positions
-//! off the line. If one finds a dead position, the game ended there, earlier
-//! than it was played out: [`crate::game::play`] plays it again with
+//! is over, in the order played, before a restore (6.14) takes positions off
+//! the line, and once no pawn, rook or queen is left: most random games die
+//! there (bare kings, a lone minor piece), and from then on each test runs at
+//! its move, so such a game does not play on to its flag. If one finds a dead
+//! position, the game ended there, earlier than it was played out: the
+//! play-through stops, and [`crate::game::play`] plays the game again with
 //! [`DeadTests::AtTheMove`] (the moves come from the board's own stream, so
 //! they are the same up to that position). Either way the game, its trace
 //! and its report are the same (`sim/tests/dead_tests.rs` compares both on
 //! 600 games, restores included); the cost differs: of 500 games of `bench
 //! perf --only legal`, 28 943 tests at the move cost 427 M instructions
-//! (18 % of the run), the deferred ones 29 M.
+//! (18 % of the run), the deferred ones 30 M (callgrind). Where most games
+//! end dead (200 games of `900+10`: 154 of them) they are 136 M against
+//! 152 M: there most tests come after the last pawn, rook or queen, at the
+//! move as before.
 //!
 //! **Not modelled:** the 50-move rule and threefold repetition. Under the
 //! 2005 Laws (9.2, 9.3) both are draws a player must claim, and the simulated
@@ -54,12 +60,12 @@
 //! `cannot_mate`) are not used in this mode: the position decides.
 //!
 //! **Why legal mode is not 2× faster** (issue 20's goal, with identical
-//! rulings). Callgrind, the 500 games of `bench perf --only legal`, `--jobs
-//! 1`: 1 954 M instructions (16 680 a press), of which the full 6.10 searches
-//! are 1 225 M (63 %), the moves 256 M, the dead-position tests 29 M (427 M
+//! rulings). Callgrind of `bench sim --no-model-oracle --jobs 1` on the
+//! scenario of `bench perf --only legal` (500 games): 1 947 M instructions (16 620 a press), of which the full 6.10 searches
+//! are 1 225 M (63 %), the moves 260 M, the dead-position tests 30 M (427 M
 //! before they were deferred, 2 336 M in all), the clocks and oracles the
 //! rest. 2× the figure before needs the run at 1 168 M: the 6.10 searches at
-//! 440 M, 2.8× cheaper with the same answers. Their cost is in long
+//! 446 M, 2.7× cheaper with the same answers. Their cost is in long
 //! helpmates where the side that can mate has little left: of the 412
 //! searches, the 60 dearest take 75 % of the time, their winner most often a
 //! lone bishop or knight (the loser must wall in its own king) or a pawn
@@ -227,6 +233,11 @@ impl LegalBoard {
     }
 }
 
+/// No pawn, rook or queen is left: kings, bishops and knights only.
+fn minor_pieces_only(position: &Position) -> bool {
+    (*position.pieces(Piece::Pawn) | *position.pieces(Piece::Rook) | *position.pieces(Piece::Queen)) == EMPTY
+}
+
 /// Whether `line`, played from `position`, is legal move by move and ends in
 /// checkmate: a helpmate checked by playing it.
 fn mates(position: &Position, line: &[ChessMove]) -> bool {
@@ -285,6 +296,11 @@ impl Board for LegalBoard {
             self.refused = self.refused.saturating_add(1);
             return None;
         }
+        if self.dead_found {
+            // This play-through passed a dead position and will be played
+            // again (`game_stands`): end it at once.
+            return Some(GameEnd::DeadPosition);
+        }
         let mut moves = self.moves.take().unwrap_or_else(|| MoveGen::new_legal(&self.position));
         let count = moves.len();
         if count == 0 {
@@ -313,6 +329,16 @@ impl Board for LegalBoard {
             match self.dead_tests {
                 DeadTests::AtTheMove if is_dead(&self.position) => return Some(GameEnd::DeadPosition),
                 DeadTests::AtTheMove => {}
+                DeadTests::Deferred if minor_pieces_only(&self.position) => {
+                    // Where most random games die (bare kings, a lone minor
+                    // piece), and a dead game would play on to its flag:
+                    // from here on each test at its move, the waiting ones
+                    // first.
+                    self.run_untested();
+                    if self.dead_found || is_dead(&self.position) {
+                        return Some(GameEnd::DeadPosition);
+                    }
+                }
                 DeadTests::Deferred => self.untested.push(self.position),
             }
         }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use bench_sim::board::{Board as _, DeadTests};
 use bench_sim::game::{self, GameSpec};
-use bench_sim::legal::LegalBoard;
+use bench_sim::legal::{self, LegalBoard};
 use bench_sim::rng::{Actor, Stream};
 use bench_sim::scenario::Scenario;
 use bench_sim::shrink::DefectSet;
@@ -57,30 +57,43 @@ fn position(fen: &str) -> chess::Board {
     fen.parse().unwrap_or_else(|error| panic!("{fen}: {error:?}"))
 }
 
-/// White, in check from the pawn, may take it (king against king, 5.2b)
-/// or step aside (and the pawn may still queen).
-const MAY_TAKE_THE_LAST_PAWN: &str = "7k/8/8/8/8/8/1p6/K7 w - - 0 1";
+/// White's king may take the knight, and then the locked pawns keep both
+/// kings out (dead, 5.2b, with pawns on the board), or step aside.
+const MAY_TAKE_THE_KNIGHT: &str = "4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/2n5/1K6/8 w - - 0 1";
 
-/// A board stream whose first draw has White take the pawn.
-fn stream_taking_the_pawn() -> Stream {
+/// A board stream whose first draw from `fen` has White play a move after
+/// which `played` holds.
+fn stream_where(fen: &str, played: impl Fn(&chess::Board) -> bool) -> Stream {
     (0..64)
         .map(|game| Stream::new(1, game, Actor::Board))
         .find(|stream| {
-            let mut board = LegalBoard::from_position(position(MAY_TAKE_THE_LAST_PAWN));
+            let mut board = LegalBoard::from_position(position(fen));
             board.play(Side::White, &mut stream.clone());
-            board.position().combined().popcnt() == 2
+            played(board.position())
         })
-        .expect("one of 64 streams takes the pawn")
+        .unwrap_or_else(|| panic!("none of 64 streams plays the move wanted in {fen}"))
+}
+
+fn stream_taking_the_knight() -> Stream {
+    stream_where(MAY_TAKE_THE_KNIGHT, |after| *after.pieces(chess::Piece::Knight) == chess::EMPTY)
+}
+
+#[test]
+fn the_fixture_is_alive_and_dead_after_the_capture() {
+    let mut board = LegalBoard::from_position(position(MAY_TAKE_THE_KNIGHT));
+    assert!(!legal::is_dead(board.position()));
+    board.play(Side::White, &mut stream_taking_the_knight());
+    assert!(legal::is_dead(board.position()));
 }
 
 #[test]
 fn a_dead_position_left_for_later_is_found_when_the_game_is_over() {
-    let mut at_the_move = LegalBoard::from_position(position(MAY_TAKE_THE_LAST_PAWN));
-    assert_eq!(at_the_move.play(Side::White, &mut stream_taking_the_pawn()), Some(GameEnd::DeadPosition));
+    let mut at_the_move = LegalBoard::from_position(position(MAY_TAKE_THE_KNIGHT));
+    assert_eq!(at_the_move.play(Side::White, &mut stream_taking_the_knight()), Some(GameEnd::DeadPosition));
     assert!(at_the_move.game_stands());
 
-    let mut deferred = LegalBoard::from_position(position(MAY_TAKE_THE_LAST_PAWN)).deferring_dead_tests();
-    assert_eq!(deferred.play(Side::White, &mut stream_taking_the_pawn()), None);
+    let mut deferred = LegalBoard::from_position(position(MAY_TAKE_THE_KNIGHT)).deferring_dead_tests();
+    assert_eq!(deferred.play(Side::White, &mut stream_taking_the_knight()), None);
     assert!(!deferred.game_stands(), "the game went on past a dead position");
 }
 
@@ -102,15 +115,29 @@ fn a_mate_shown_later_speaks_for_the_positions_before_it() {
 
 #[test]
 fn a_position_taken_back_is_tested_before_a_later_mate_could_hide_it() {
-    // White takes the pawn (dead), Black's king moves, the arbiter takes
-    // both back (6.14): the pawn is back, and Black can mate. That helpmate
-    // does not pass through the dead position played before.
-    let mut board = LegalBoard::from_position(position(MAY_TAKE_THE_LAST_PAWN)).deferring_dead_tests();
-    let mut stream = stream_taking_the_pawn();
+    // White takes the knight (dead), Black's king moves, the arbiter takes
+    // both back (6.14): the knight is back, and Black can mate. That
+    // helpmate does not pass through the dead position played before.
+    let mut board = LegalBoard::from_position(position(MAY_TAKE_THE_KNIGHT)).deferring_dead_tests();
+    let mut stream = stream_taking_the_knight();
     assert_eq!(board.play(Side::White, &mut stream), None);
     assert_eq!(board.play(Side::Black, &mut stream), None);
     assert!(board.take_back());
-    assert_eq!(*board.position(), position(MAY_TAKE_THE_LAST_PAWN));
+    assert_eq!(*board.position(), position(MAY_TAKE_THE_KNIGHT));
     assert!(board.can_checkmate(Side::Black, &mut stream));
     assert!(!board.game_stands(), "the dead position before the restore was missed");
+}
+
+#[test]
+fn with_minor_pieces_only_left_each_test_runs_at_its_move() {
+    // The king takes the last pawn: king and knight against king. No pawn,
+    // rook or queen is left, so the deferred board tests at once and ends
+    // the game at that move, as the board testing at each move does.
+    let fen = "8/8/3k4/8/8/2N5/1p6/K7 w - - 0 1";
+    let takes = || stream_where(fen, |after| *after.pieces(chess::Piece::Pawn) == chess::EMPTY);
+    let mut at_the_move = LegalBoard::from_position(position(fen));
+    assert_eq!(at_the_move.play(Side::White, &mut takes()), Some(GameEnd::DeadPosition));
+    let mut deferred = LegalBoard::from_position(position(fen)).deferring_dead_tests();
+    assert_eq!(deferred.play(Side::White, &mut takes()), Some(GameEnd::DeadPosition));
+    assert!(deferred.game_stands());
 }

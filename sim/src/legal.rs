@@ -61,26 +61,26 @@
 //!
 //! **Why legal mode is not 2× faster** (issue 20's goal, with identical
 //! rulings). Callgrind of `bench sim --no-model-oracle --jobs 1` on the
-//! scenario of `bench perf --only legal` (500 games): 1 947 M instructions (16 620 a press), of which the full 6.10 searches
-//! are 1 225 M (63 %), the moves 260 M, the dead-position tests 30 M (427 M
-//! before they were deferred, 2 336 M in all), the clocks and oracles the
-//! rest. 2× the figure before needs the run at 1 168 M: the 6.10 searches at
-//! 446 M, 2.7× cheaper with the same answers. Their cost is in long
-//! helpmates where the side that can mate has little left: of the 412
-//! searches, the 60 dearest take 75 % of the time, their helpmates 16 to 100
-//! plies; helpmates of 12 plies or fewer take 0.3 %, the 32 positions proved
-//! unwinnable under 0.1 %. By what the winner has: a lone bishop or knight
-//! (the loser must wall in its own king) 44 % of the search time (49
-//! searches), other minor pieces only 15 % (47), minor pieces and pawns
-//! 29 % (140), a queen or a rook 13 % (176). So a helpmate finder of our own
-//! before the full search (sound by construction: its line checked by
-//! playing it) would have to take at least 64 % of the search time off,
+//! scenario of `bench perf --only legal` (500 games): 1 947 M instructions
+//! (16 620 a press), of which the full 6.10 searches are 1 225 M (63 %), the
+//! moves 260 M, the dead-position tests 30 M (427 M before they were
+//! deferred, 2 336 M in all), the clocks and oracles the rest. 2× the figure
+//! before needs the run at 1 168 M: the 6.10 searches at 446 M, 2.7× cheaper
+//! with the same answers. Their cost is in long helpmates where the side
+//! that can mate has little left: of the 412 searches, the 60 dearest take
+//! 75 % of the time, their helpmates 16 to 100 plies; helpmates of 12 plies
+//! or fewer take 0.3 %, the 32 positions proved unwinnable under 0.1 %. By
+//! what the winner has: a lone bishop or knight (the loser must wall in its
+//! own king) 44 % of the search time (49 searches), other minor pieces only
+//! 15 % (47), minor pieces and pawns 29 % (140), a queen or a rook 13 %
+//! (176). A cheap sufficient test (insufficient material, a lone king)
+//! decides only searches that already cost nothing; deciding "can mate"
+//! means finding a helpmate, which is the search. No position was searched
+//! twice in a game, so a per-game cache saves nothing. A helpmate finder of
+//! our own before the full search (sound by construction: its line checked
+//! by playing it) would have to take at least 64 % of the search time off,
 //! that is most of the long minor-piece helpmates, pawns included, at a
 //! small fraction of the full search's cost.
-//! A cheap sufficient test (insufficient material, a lone king) decides only
-//! searches that already cost nothing; deciding "can mate" means finding a
-//! helpmate, which is the search. No position was searched twice in a game,
-//! so a per-game cache saves nothing.
 //!
 //! **Cost bound of the 6.10 search:** `chasolver::winnability` takes no
 //! budget argument. Its effort is bounded inside the crate by node counts,
@@ -151,7 +151,8 @@ impl LegalBoard {
         LegalBoard::from_position(Position::default())
     }
 
-    /// The initial position, White to move.
+    /// The initial position, White to move; the dead-position tests run as
+    /// `dead_tests` says.
     pub fn with_dead_tests(dead_tests: DeadTests) -> LegalBoard {
         LegalBoard { dead_tests, ..LegalBoard::new() }
     }

@@ -65,8 +65,8 @@
 //! (16 620 a press), of which the full 6.10 searches are 1 225 M (63 %), the
 //! moves 260 M, the dead-position tests 30 M (427 M before they were
 //! deferred, 2 336 M in all), the clocks and oracles the rest. 2× the figure
-//! before needs the run at 1 168 M: the 6.10 searches at 446 M, 2.7× cheaper
-//! with the same answers. Their cost is in long helpmates where the side
+//! before issue 20's work (c10be67: 2 273 M) needs the run at 1 136 M: the
+//! 6.10 searches at 414 M, 3.0× cheaper with the same answers. Their cost is in long helpmates where the side
 //! that can mate has little left: of the 412 searches, the 60 dearest take
 //! 75 % of the time, their helpmates 16 to 100 plies; helpmates of 12 plies
 //! or fewer take 0.3 %, the 32 positions proved unwinnable under 0.1 %. By
@@ -78,7 +78,7 @@
 //! means finding a helpmate, which is the search. No position was searched
 //! twice in a game, so a per-game cache saves nothing. A helpmate finder of
 //! our own before the full search (sound by construction: its line checked
-//! by playing it) would have to take at least 64 % of the search time off,
+//! by playing it) would have to take at least 66 % of the search time off,
 //! that is most of the long minor-piece helpmates, pawns included, at a
 //! small fraction of the full search's cost.
 //!

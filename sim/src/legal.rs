@@ -69,11 +69,13 @@
 //! 6.10 searches at 414 M, 3.0× cheaper with the same answers. Their cost is in long helpmates where the side
 //! that can mate has little left: of the 412 searches, the 60 dearest take
 //! 75 % of the time, their helpmates 16 to 100 plies; helpmates of 12 plies
-//! or fewer take 0.3 %, the 32 positions proved unwinnable under 0.1 %. By
+//! or fewer take 0.2 %, the 32 positions proved unwinnable under 0.1 %. By
 //! what the winner has: a lone bishop or knight (the loser must wall in its
-//! own king) 44 % of the search time (49 searches), other minor pieces only
-//! 15 % (47), minor pieces and pawns 29 % (140), a queen or a rook 13 %
-//! (176). A cheap sufficient test (insufficient material, a lone king)
+//! own king) 43 % of the search time (49 searches), other minor pieces only
+//! 15 % (18), minor pieces and pawns 29 % (140), a queen or a rook 13 %
+//! (176), a bare king nothing (29). (These figures: `cargo run --release -p
+//! bench-sim --example mate_search_costs`, wall clock, the fastest of three
+//! per search.) A cheap sufficient test (insufficient material, a lone king)
 //! decides only searches that already cost nothing; deciding "can mate"
 //! means finding a helpmate, which is the search. No position was searched
 //! twice in a game, so a per-game cache saves nothing. A helpmate finder of

@@ -14,7 +14,7 @@ pub fn for_scenario(scenario: &Scenario, dead_tests: DeadTests) -> Box<dyn Board
     match scenario.moves {
         MoveMode::Abstract => Box::new(AbstractBoard::new(scenario.board)),
         // A real position; the `[board]` rates are not used (see `crate::legal`).
-        MoveMode::Legal => Box::new(LegalBoard::with_dead_tests(dead_tests)),
+        MoveMode::Legal => Box::new(LegalBoard::new().with_dead_tests(dead_tests)),
     }
 }
 

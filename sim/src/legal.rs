@@ -153,16 +153,9 @@ impl LegalBoard {
         LegalBoard::from_position(Position::default())
     }
 
-    /// The initial position, White to move; the dead-position tests run as
-    /// `dead_tests` says.
-    pub fn with_dead_tests(dead_tests: DeadTests) -> LegalBoard {
-        LegalBoard { dead_tests, ..LegalBoard::new() }
-    }
-
-    /// The same board, its dead-position tests left for later
-    /// ([`DeadTests::Deferred`]).
-    pub fn deferring_dead_tests(self) -> LegalBoard {
-        LegalBoard { dead_tests: DeadTests::Deferred, ..self }
+    /// The same board, its dead-position tests run as `dead_tests` says.
+    pub fn with_dead_tests(self, dead_tests: DeadTests) -> LegalBoard {
+        LegalBoard { dead_tests, ..self }
     }
 
     /// Play goes on from `position` (tests, set-up positions); each

@@ -92,7 +92,7 @@ fn a_dead_position_left_for_later_is_found_when_the_game_is_over() {
     assert_eq!(at_the_move.play(Side::White, &mut stream_taking_the_knight()), Some(GameEnd::DeadPosition));
     assert!(at_the_move.game_stands());
 
-    let mut deferred = LegalBoard::from_position(position(MAY_TAKE_THE_KNIGHT)).deferring_dead_tests();
+    let mut deferred = LegalBoard::from_position(position(MAY_TAKE_THE_KNIGHT)).with_dead_tests(DeadTests::Deferred);
     assert_eq!(deferred.play(Side::White, &mut stream_taking_the_knight()), None);
     assert!(!deferred.game_stands(), "the game went on past a dead position");
 }
@@ -102,7 +102,7 @@ fn a_mate_shown_later_speaks_for_the_positions_before_it() {
     // Random moves from the start (captures and pawn moves leave tests for
     // later), then a helpmate found at a flag: none of those positions was
     // dead, and nothing is played again.
-    let mut board = LegalBoard::new().deferring_dead_tests();
+    let mut board = LegalBoard::new().with_dead_tests(DeadTests::Deferred);
     let mut stream = Stream::new(1, 7, Actor::Board);
     let mut side = Side::White;
     for _ in 0..30 {
@@ -118,7 +118,7 @@ fn a_position_taken_back_is_tested_before_a_later_mate_could_hide_it() {
     // White takes the knight (dead), Black's king moves, the arbiter takes
     // both back (6.14): the knight is back, and Black can mate. That
     // helpmate does not pass through the dead position played before.
-    let mut board = LegalBoard::from_position(position(MAY_TAKE_THE_KNIGHT)).deferring_dead_tests();
+    let mut board = LegalBoard::from_position(position(MAY_TAKE_THE_KNIGHT)).with_dead_tests(DeadTests::Deferred);
     let mut stream = stream_taking_the_knight();
     assert_eq!(board.play(Side::White, &mut stream), None);
     assert_eq!(board.play(Side::Black, &mut stream), None);
@@ -137,7 +137,7 @@ fn with_minor_pieces_only_left_each_test_runs_at_its_move() {
     let takes = || stream_where(fen, |after| *after.pieces(chess::Piece::Pawn) == chess::EMPTY);
     let mut at_the_move = LegalBoard::from_position(position(fen));
     assert_eq!(at_the_move.play(Side::White, &mut takes()), Some(GameEnd::DeadPosition));
-    let mut deferred = LegalBoard::from_position(position(fen)).deferring_dead_tests();
+    let mut deferred = LegalBoard::from_position(position(fen)).with_dead_tests(DeadTests::Deferred);
     assert_eq!(deferred.play(Side::White, &mut takes()), Some(GameEnd::DeadPosition));
     assert!(deferred.game_stands());
 }

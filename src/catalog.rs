@@ -115,7 +115,7 @@ pub fn find(argument: &str) -> Result<(Scenario, PathBuf), LookupError> {
         if let Some(hidden) = found.get(1) {
             let note =
                 format!("note: scenario `{argument}` is {}; it hides the one in {}", first.display(), hidden.display());
-            eprintln!("{}", bench_report::format::visible::visible(&note));
+            crate::cmd::note(&bench_report::format::visible::visible(&note));
         }
         first.clone()
     };

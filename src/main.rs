@@ -146,7 +146,7 @@ fn main() -> ExitCode {
         Ok(exit) => exit.into(),
         Err(failure) => {
             // Errors quote files and arguments: nothing in them may hide.
-            eprintln!("error: {}", bench_report::format::visible::visible(&format!("{:#}", failure.error)));
+            cmd::note(&format!("error: {}", bench_report::format::visible::visible(&format!("{:#}", failure.error))));
             failure.exit.into()
         }
     }

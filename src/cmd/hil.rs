@@ -396,16 +396,13 @@ impl Cmd {
         super::prepare_out_dir(&out_dir)?;
         // What is about to play, before the progress bar: the summary with
         // the same line comes only when the run is over.
-        eprintln!(
-            "{}",
-            bench_report::format::visible::visible(&format!(
-                "bench hil {}  seed {seed}  games 0..{}  on {}, firmware {}",
-                scenario.name,
-                self.game_count(),
-                self.board.name(),
-                elf.display()
-            ))
-        );
+        super::note(&bench_report::format::visible::visible(&format!(
+            "bench hil {}  seed {seed}  games 0..{}  on {}, firmware {}",
+            scenario.name,
+            self.game_count(),
+            self.board.name(),
+            elf.display()
+        )));
 
         // Ctrl-C, SIGTERM and SIGHUP (ctrlc's `termination` feature): a
         // cancelled CI job or a closed terminal ends the run incomplete, and

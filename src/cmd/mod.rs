@@ -36,10 +36,12 @@ pub fn stop_on_interrupt(command: &'static str) -> Arc<AtomicBool> {
         let handler_stop = Arc::clone(&stop);
         let _ = ctrlc::set_handler(move || {
             if handler_stop.swap(true, Ordering::Relaxed) {
-                eprintln!("bench {command}: interrupted again: stopping now, without a report");
+                note(&format!("bench {command}: interrupted again: stopping now, without a report"));
                 std::process::exit(3);
             }
-            eprintln!("bench {command}: interrupted: finishing the games under way (interrupt again to stop at once)");
+            note(&format!(
+                "bench {command}: interrupted: finishing the games under way (interrupt again to stop at once)"
+            ));
         });
         stop
     }))
@@ -61,6 +63,13 @@ pub fn parse_max_moves(text: &str) -> Result<u32, String> {
 ///
 /// Control characters and bidirectional overrides show as `[U+XXXX]`
 /// ([`bench_report::format::visible`]): what is printed quotes users' files.
+/// Writes `text` and a newline to stderr. Where stderr is closed (`bench
+/// … 2>&1 | head`) the note is lost and the run goes on: `eprintln!` would
+/// panic there and turn the run's exit code into 101.
+pub fn note(text: &str) {
+    let _ = writeln!(io::stderr().lock(), "{text}");
+}
+
 pub fn print(text: &str) -> crate::exit::Result<()> {
     let text = bench_report::format::visible::visible(text);
     let mut stdout = io::stdout().lock();

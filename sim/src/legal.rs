@@ -96,7 +96,7 @@
 //! flag: the last two answers are kept per board, so the same question is
 //! searched once.
 
-use chasolver::Winnability;
+use chasolver_fast::Winnability;
 use chess::{Board as Position, ChessMove, Color, MoveGen, Piece, EMPTY};
 use chessclock::{GameEnd, Side};
 
@@ -206,7 +206,7 @@ impl LegalBoard {
             return can_mate;
         }
         self.searches.searched = self.searches.searched.saturating_add(1);
-        let can_mate = match chasolver::winnability(&self.position, winner) {
+        let can_mate = match chasolver_fast::winnability(&self.position, winner) {
             Some(Winnability::Winnable { helpmate }) => {
                 if mates(&self.position, &helpmate) {
                     // A mate can follow every position on the line to this
@@ -267,7 +267,8 @@ pub const fn color(side: Side) -> Color {
 pub fn is_dead(position: &Position) -> bool {
     // White first: in almost every live position this one says "alive", and
     // the mirrored Black test is skipped.
-    chasolver::is_unwinnable_fast(position, Color::White) && chasolver::is_unwinnable_fast(position, Color::Black)
+    chasolver_fast::is_unwinnable_fast(position, Color::White)
+        && chasolver_fast::is_unwinnable_fast(position, Color::Black)
 }
 
 /// The end of the game in `position`, if it has no legal move: checkmate of

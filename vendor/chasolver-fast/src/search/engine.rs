@@ -4,8 +4,8 @@ use chess::{Board, ChessMove, Color, MoveGen, EMPTY};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{
-    heuristics::{classify_move, MoveVariation},
-    utils::insufficient_white_material,
+    heuristics::{classify_move, MoveVariation, Targets},
+    utils::{gives_check, insufficient_white_material},
 };
 
 /// Mutable state threaded through a helpmate search.
@@ -147,6 +147,15 @@ pub(crate) fn helpmate(board: &Board, search: &mut Search, depth: u8) -> Option<
         }
     }
 
+    // bench patch: once this depth iteration is interrupted, a leaf can only
+    // change the outcome by being checkmate, so the other tests are skipped.
+    if search.interrupted && (depth >= search.max_depth || search.moves.len() >= 128) {
+        if is_black_checkmated(board) {
+            return Some(search.moves.clone());
+        }
+        return None;
+    }
+
     let mut legal_moves = MoveGen::new_legal(board).peekable();
 
     if legal_moves.peek().is_none() {
@@ -170,6 +179,7 @@ pub(crate) fn helpmate(board: &Board, search: &mut Search, depth: u8) -> Option<
         tt.insert(*board, num_moves_left);
     }
 
+    let targets = Targets::new(board);
     for m in legal_moves {
         search.iteration_nodes += 1;
 
@@ -178,14 +188,38 @@ pub(crate) fn helpmate(board: &Board, search: &mut Search, depth: u8) -> Option<
             return None;
         }
 
-        let variation = classify_move(board, m, &search.punishable, &search.bishop_distances);
+        let moved_piece = board.piece_on(m.get_source()).unwrap();
+        let variation = classify_move(
+            board,
+            m,
+            moved_piece,
+            &targets,
+            &search.punishable,
+            &search.bishop_distances,
+        );
 
-        let new_board = board.make_move_new(m);
         let new_depth = match variation {
             MoveVariation::Reward => depth,
             MoveVariation::Punish => depth + 4,
             MoveVariation::Normal => depth + (!search.past_progress as u8),
         };
+
+        // bench patch: the same leaf test as above, before the move is made.
+        // After a Black move the leaf has White to move, so it is not a
+        // checkmate of Black; after a White move it is one only if the move
+        // gives check.
+        if search.interrupted && (new_depth >= search.max_depth || search.moves.len() + 1 >= 128) {
+            if board.side_to_move() == Color::White && gives_check(board, m, moved_piece) {
+                let new_board = board.make_move_new(m);
+                if is_black_checkmated(&new_board) {
+                    search.moves.push(m);
+                    return Some(search.moves.clone());
+                }
+            }
+            continue;
+        }
+
+        let new_board = board.make_move_new(m);
 
         search.moves.push(m);
         let saved_past_progress = search.past_progress;
@@ -200,4 +234,11 @@ pub(crate) fn helpmate(board: &Board, search: &mut Search, depth: u8) -> Option<
     }
 
     None
+}
+
+/// Black to move, in check, with no legal move. (bench patch)
+fn is_black_checkmated(board: &Board) -> bool {
+    board.side_to_move() == Color::Black
+        && *board.checkers() != EMPTY
+        && MoveGen::new_legal(board).len() == 0
 }

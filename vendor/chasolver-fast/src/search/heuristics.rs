@@ -3,7 +3,7 @@
 use chess::{Board, ChessMove, Color, Piece, Square, EMPTY};
 use rustc_hash::FxHashSet;
 
-use super::utils::{is_capture, is_pawn_advance, moves_toward_square};
+use super::utils::{is_capture, is_pawn_advance, king_distances, knight_distances};
 use crate::{
     search::utils::flip_square_file,
     utils::{DARK_SQUARES, LIGHT_SQUARES},
@@ -24,9 +24,12 @@ pub(crate) enum MoveVariation {
 ///
 /// Punishable moves are immediately classified as `Punish`; otherwise
 /// delegates to color-specific heuristics.
+#[inline] // bench patch: called for every move searched
 pub(crate) fn classify_move(
     board: &Board,
     m: ChessMove,
+    moved_piece: Piece,
+    targets: &Targets,
     punishable: &Option<FxHashSet<ChessMove>>,
     bishop_distances: &Option<[u8; 64]>,
 ) -> MoveVariation {
@@ -36,8 +39,8 @@ pub(crate) fn classify_move(
         }
     }
     match board.side_to_move() {
-        Color::White => classify_white_move(board, m, bishop_distances),
-        Color::Black => classify_black_move(board, m, bishop_distances),
+        Color::White => classify_white_move(board, m, moved_piece, targets, bishop_distances),
+        Color::Black => classify_black_move(board, m, moved_piece, targets, bishop_distances),
     }
 }
 
@@ -50,15 +53,13 @@ pub(crate) fn classify_move(
 fn classify_white_move(
     board: &Board,
     m: ChessMove,
+    moved_piece: Piece,
+    targets: &Targets,
     bishop_distances: &Option<[u8; 64]>,
 ) -> MoveVariation {
-    let moved_piece = board.piece_on(m.get_source()).unwrap();
-
-    if is_pawn_advance(board, m)
-        || is_capture(board, m)
-        || set_target(board, moved_piece)
-            .is_some_and(|t| moves_toward_square(m, moved_piece, t) < 0)
-    {
+    // bench patch: White to move, so a White pawn moved, and White pawns move
+    // up the board: this is `is_pawn_advance(board, m)`.
+    if moved_piece == Piece::Pawn || is_capture(board, m) || targets.approaches(moved_piece, m) {
         return MoveVariation::Reward;
     }
 
@@ -92,10 +93,10 @@ fn classify_white_move(
 fn classify_black_move(
     board: &Board,
     m: ChessMove,
+    moved_piece: Piece,
+    targets: &Targets,
     bishop_distances: &Option<[u8; 64]>,
 ) -> MoveVariation {
-    let moved_piece = board.piece_on(m.get_source()).unwrap();
-
     if bishop_distances.is_some()
         && board.combined().popcnt() > 5
         && is_capture(board, m)
@@ -112,7 +113,7 @@ fn classify_black_move(
         }
     }
 
-    if set_target(board, moved_piece).is_some_and(|t| moves_toward_square(m, moved_piece, t) < 0) {
+    if targets.approaches(moved_piece, m) {
         return MoveVariation::Reward;
     }
 
@@ -121,6 +122,36 @@ fn classify_black_move(
     }
 
     MoveVariation::Normal
+}
+
+/// The distances to the heuristic target squares of the side to move's king
+/// and knights ([`set_target`]): a function of the position alone, so found
+/// once per position searched rather than once per move. (bench patch)
+pub(crate) struct Targets {
+    king: Option<&'static [u8; 64]>,
+    knight: Option<&'static [u8; 64]>,
+}
+
+impl Targets {
+    pub(crate) fn new(board: &Board) -> Targets {
+        Targets {
+            king: set_target(board, Piece::King).map(king_distances),
+            knight: set_target(board, Piece::Knight).map(knight_distances),
+        }
+    }
+
+    /// `moves_toward_square(m, moved_piece, target) < 0`: the move brings a
+    /// king or a knight closer to its target.
+    fn approaches(&self, moved_piece: Piece, m: ChessMove) -> bool {
+        let distances = match moved_piece {
+            Piece::King => self.king,
+            Piece::Knight => self.knight,
+            _ => None,
+        };
+        distances.is_some_and(|distances| {
+            distances[m.get_dest().to_index()] < distances[m.get_source().to_index()]
+        })
+    }
 }
 
 /// Returns the heuristic target square for `moved_piece`, or `None` if no
@@ -155,4 +186,36 @@ fn set_target(board: &Board, moved_piece: Piece) -> Option<Square> {
     }
 
     target
+}
+
+#[cfg(test)]
+mod tests {
+    use chess::{ChessMove, Piece, ALL_SQUARES};
+
+    use super::Targets;
+    use crate::search::utils::{king_distances, knight_distances, moves_toward_square};
+
+    /// bench patch: `Targets::approaches` answers as the published test it
+    /// replaces, for every target and every king or knight step.
+    #[test]
+    fn approaches_is_moves_toward_square() {
+        for target in ALL_SQUARES {
+            let targets = Targets {
+                king: Some(king_distances(target)),
+                knight: Some(knight_distances(target)),
+            };
+            for source in ALL_SQUARES {
+                for dest in ALL_SQUARES {
+                    let m = ChessMove::new(source, dest, None);
+                    for piece in [Piece::King, Piece::Knight] {
+                        assert_eq!(
+                            targets.approaches(piece, m),
+                            moves_toward_square(m, piece, target) < 0,
+                            "{piece:?} {m} toward {target}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

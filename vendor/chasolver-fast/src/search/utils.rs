@@ -4,7 +4,8 @@
 use std::sync::LazyLock;
 
 use chess::{
-    get_bishop_moves, BitBoard, Board, ChessMove, Color, File, MoveGen, Piece, Square, ALL_SQUARES,
+    between, get_bishop_moves, get_bishop_rays, get_knight_moves, get_pawn_attacks, get_rook_moves,
+    get_rook_rays, BitBoard, Board, ChessMove, Color, File, MoveGen, Piece, Square, ALL_SQUARES,
     EMPTY,
 };
 use rustc_hash::FxHashSet;
@@ -94,7 +95,8 @@ pub(crate) fn insufficient_white_material(board: &Board) -> bool {
 
 /// Check if a move is a capture.
 pub(crate) fn is_capture(board: &Board, m: ChessMove) -> bool {
-    board.piece_on(m.get_dest()).is_some()
+    // bench patch: `board.piece_on(m.get_dest()).is_some()`, one test.
+    *board.combined() & BitBoard::from_square(m.get_dest()) != EMPTY
 }
 
 /// Check if a move is a white pawn advance (moving toward rank 8).
@@ -126,6 +128,7 @@ pub(crate) fn compute_punishable(board: &Board) -> FxHashSet<ChessMove> {
 /// Returns the change in distance to `target` after the move:
 /// negative = moving closer, positive = moving farther, 0 = same distance,
 /// unknown piece, or unreachable.
+#[cfg(test)] // bench patch: the search uses `king_distances` and `knight_distances`
 pub(crate) fn moves_toward_square(m: ChessMove, piece: Piece, target: Square) -> i8 {
     let (dist_src, dist_dst) = match piece {
         Piece::King => (king_distance(m.get_source(), target), king_distance(m.get_dest(), target)),
@@ -137,6 +140,49 @@ pub(crate) fn moves_toward_square(m: ChessMove, piece: Piece, target: Square) ->
     dist_dst as i8 - dist_src as i8
 }
 
+/// Whether `m` gives check; `true` when unsure (castling, en passant,
+/// promotion). Cheaper than making the move. (bench patch)
+#[inline] // bench patch: called for every White move to a leaf
+pub(crate) fn gives_check(board: &Board, m: ChessMove, piece: Piece) -> bool {
+    let (source, dest) = (m.get_source(), m.get_dest());
+    let castles = piece == Piece::King
+        && source.get_file().to_index().abs_diff(dest.get_file().to_index()) == 2;
+    let en_passant = piece == Piece::Pawn
+        && source.get_file() != dest.get_file()
+        && board.piece_on(dest).is_none();
+    if m.get_promotion().is_some() || castles || en_passant {
+        return true;
+    }
+    let us = board.side_to_move();
+    let king = board.king_square(!us);
+    let (from, to) = (BitBoard::from_square(source), BitBoard::from_square(dest));
+    let occupied = (*board.combined() & !from) | to;
+    let (diagonals, lines) = (get_bishop_rays(king), get_rook_rays(king));
+    let open_to_king = || between(dest, king) & occupied == EMPTY;
+    let direct = match piece {
+        Piece::Pawn => get_pawn_attacks(dest, us, !EMPTY) & BitBoard::from_square(king) != EMPTY,
+        Piece::Knight => get_knight_moves(dest) & BitBoard::from_square(king) != EMPTY,
+        Piece::Bishop => diagonals & to != EMPTY && open_to_king(),
+        Piece::Rook => lines & to != EMPTY && open_to_king(),
+        Piece::Queen => (diagonals | lines) & to != EMPTY && open_to_king(),
+        Piece::King => false,
+    };
+    if direct {
+        return true;
+    }
+    // A discovered check: a slider of ours behind `source`.
+    if (diagonals | lines) & from == EMPTY {
+        return false;
+    }
+    let others = *board.color_combined(us) & !from;
+    let queens = *board.pieces(Piece::Queen);
+    let diagonal_sliders = (*board.pieces(Piece::Bishop) | queens) & others;
+    let line_sliders = (*board.pieces(Piece::Rook) | queens) & others;
+    (get_bishop_moves(king, occupied) & diagonal_sliders
+        | get_rook_moves(king, occupied) & line_sliders)
+        != EMPTY
+}
+
 /// Chebyshev distance (king distance) between two squares.
 fn king_distance(a: Square, b: Square) -> u8 {
     let file_diff = (a.get_file().to_index() as i8 - b.get_file().to_index() as i8).abs();
@@ -144,7 +190,30 @@ fn king_distance(a: Square, b: Square) -> u8 {
     file_diff.max(rank_diff) as u8
 }
 
+/// The king distances of every square to `target`. (bench patch)
+pub(crate) fn king_distances(target: Square) -> &'static [u8; 64] {
+    &KING_DISTANCE[target.to_index()]
+}
+
+/// The knight distances of every square to `target` (the table is
+/// symmetric). (bench patch)
+pub(crate) fn knight_distances(target: Square) -> &'static [u8; 64] {
+    &KNIGHT_DISTANCE[target.to_index()]
+}
+
+/// [`king_distance`] between every pair of squares. (bench patch)
+static KING_DISTANCE: LazyLock<[[u8; 64]; 64]> = LazyLock::new(|| {
+    let mut table = [[0u8; 64]; 64];
+    for a in ALL_SQUARES {
+        for b in ALL_SQUARES {
+            table[a.to_index()][b.to_index()] = king_distance(a, b);
+        }
+    }
+    table
+});
+
 /// Knight distance using precomputed table.
+#[cfg(test)] // bench patch: see `moves_toward_square`
 fn knight_distance(a: Square, b: Square) -> u8 {
     KNIGHT_DISTANCE[a.to_index()][b.to_index()]
 }
@@ -263,6 +332,43 @@ mod tests {
     use chess::{Board, Square};
 
     use super::*;
+
+    /// bench patch: `gives_check` says what making the move says, on every
+    /// legal move of every position of the labelled corpus and of the
+    /// positions one move later (castling, en passant and promotion: `true`).
+    #[test]
+    fn gives_check_is_making_the_move() {
+        let corpus = include_str!("../../tests/positions.txt");
+        let mut checked = 0;
+        for line in corpus.lines().filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        {
+            let root = Board::from_str(line.split_once(' ').unwrap().1).unwrap();
+            let mut boards = vec![root];
+            boards.extend(MoveGen::new_legal(&root).take(3).map(|m| root.make_move_new(m)));
+            for board in boards {
+                for m in MoveGen::new_legal(&board) {
+                    let piece = board.piece_on(m.get_source()).unwrap();
+                    let checks = *board.make_move_new(m).checkers() != EMPTY;
+                    let told = gives_check(&board, m, piece);
+                    assert!(told || !checks, "{m} gives check in {board}");
+                    let special = m.get_promotion().is_some()
+                        || (piece == Piece::King
+                            && m.get_source().get_file() != m.get_dest().get_file()
+                            && m.get_source()
+                                .get_file()
+                                .to_index()
+                                .abs_diff(m.get_dest().get_file().to_index())
+                                == 2)
+                        || (piece == Piece::Pawn
+                            && m.get_source().get_file() != m.get_dest().get_file()
+                            && board.piece_on(m.get_dest()).is_none());
+                    assert!(special || told == checks, "{m} gives no check in {board}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100_000, "{checked} moves");
+    }
 
     #[test]
     fn test_king_distance() {

@@ -1,6 +1,9 @@
 //! Search engine: state, core recursive search, and iteration strategies.
 
-use chess::{Board, ChessMove, Color, MoveGen, EMPTY};
+use chess::{
+    get_bishop_moves, get_king_moves, get_knight_moves, get_pawn_attacks, get_rook_moves, BitBoard,
+    Board, ChessMove, Color, MoveGen, Piece, Square, EMPTY,
+};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{
@@ -237,8 +240,81 @@ pub(crate) fn helpmate(board: &Board, search: &mut Search, depth: u8) -> Option<
 }
 
 /// Black to move, in check, with no legal move. (bench patch)
-fn is_black_checkmated(board: &Board) -> bool {
+pub(crate) fn is_black_checkmated(board: &Board) -> bool {
     board.side_to_move() == Color::Black
         && *board.checkers() != EMPTY
+        // A safe king step answers most checks, and costs less to find than
+        // every legal move.
+        && !black_king_can_step(board)
         && MoveGen::new_legal(board).len() == 0
+}
+
+/// Whether Black's king has a square to step to that White does not attack.
+fn black_king_can_step(board: &Board) -> bool {
+    let king = board.king_square(Color::Black);
+    // The king does not shield the squares behind it from a slider.
+    let occupied = *board.combined() & !BitBoard::from_square(king);
+    let white = *board.color_combined(Color::White);
+    let queens = *board.pieces(Piece::Queen);
+    let diagonal_sliders = (*board.pieces(Piece::Bishop) | queens) & white;
+    let line_sliders = (*board.pieces(Piece::Rook) | queens) & white;
+    let attacked = |square: Square| {
+        get_pawn_attacks(square, Color::Black, *board.pieces(Piece::Pawn) & white) != EMPTY
+            || get_knight_moves(square) & *board.pieces(Piece::Knight) & white != EMPTY
+            || get_king_moves(square) & *board.pieces(Piece::King) & white != EMPTY
+            || get_bishop_moves(square, occupied) & diagonal_sliders != EMPTY
+            || get_rook_moves(square, occupied) & line_sliders != EMPTY
+    };
+    (get_king_moves(king) & !*board.color_combined(Color::Black)).any(|square| !attacked(square))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::str::FromStr;
+
+    use chess::{Board, BoardStatus, Color, MoveGen};
+
+    use super::is_black_checkmated;
+
+    fn black_is_mated(board: &Board) -> bool {
+        board.side_to_move() == Color::Black && board.status() == BoardStatus::Checkmate
+    }
+
+    /// bench patch: `is_black_checkmated` is the board's own status, on
+    /// mates, and on the labelled corpus' positions and those up to two
+    /// moves later.
+    #[test]
+    fn is_black_checkmated_is_the_boards_status() {
+        for fen in [
+            "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1",
+            "R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1",
+            "6rk/5Npp/8/8/8/8/8/6K1 b - - 0 1",
+            "k7/1Q6/1K6/8/8/8/8/8 b - - 0 1",
+        ] {
+            assert!(is_black_checkmated(&Board::from_str(fen).unwrap()), "{fen}");
+        }
+        let corpus = include_str!("../../tests/positions.txt");
+        let (mut positions, mut checks, mut mates) = (0, 0, 0);
+        for line in corpus.lines().filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        {
+            let root = Board::from_str(line.split_once(' ').unwrap().1).unwrap();
+            let mut boards = vec![root];
+            for child in MoveGen::new_legal(&root).map(|m| root.make_move_new(m)) {
+                boards.push(child);
+                boards.extend(MoveGen::new_legal(&child).map(|m| child.make_move_new(m)));
+            }
+            positions += boards.len();
+            for board in boards {
+                assert_eq!(is_black_checkmated(&board), black_is_mated(&board), "{board}");
+                if board.side_to_move() == Color::Black && *board.checkers() != chess::EMPTY {
+                    checks += 1;
+                    mates += usize::from(black_is_mated(&board));
+                }
+            }
+        }
+        assert!(
+            positions > 400_000 && checks > 5_000 && mates > 300,
+            "{positions} positions, {checks} checks, {mates} mates"
+        );
+    }
 }

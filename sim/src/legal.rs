@@ -101,6 +101,7 @@ use chess::{Board as Position, ChessMove, Color, MoveGen, Piece, EMPTY};
 use chessclock::{GameEnd, Side};
 
 use crate::board::{Board, DeadTests, MateSearches};
+use crate::legal_moves::LegalMoves;
 use crate::rng::Stream;
 use crate::sample;
 
@@ -109,7 +110,7 @@ pub struct LegalBoard {
     position: Position,
     /// The legal moves of `position`, when already generated (by the end
     /// test of the move that led to it).
-    moves: Option<MoveGen>,
+    moves: Option<LegalMoves>,
     /// Half-moves played on this board.
     plies: u64,
     /// `play` calls refused because `side` was not the side to move.
@@ -304,7 +305,7 @@ impl Board for LegalBoard {
             // again (`game_stands`): end it at once.
             return Some(GameEnd::DeadPosition);
         }
-        let mut moves = self.moves.take().unwrap_or_else(|| MoveGen::new_legal(&self.position));
+        let moves = self.moves.take().unwrap_or_else(|| LegalMoves::new(&self.position));
         let count = moves.len();
         if count == 0 {
             // Asked to move in a position that already ended (the caller
@@ -317,7 +318,7 @@ impl Board for LegalBoard {
         self.position = before.make_move_new(chosen);
         self.plies = self.plies.saturating_add(1);
         self.earlier = [self.earlier[1], Some(before)];
-        let replies = MoveGen::new_legal(&self.position);
+        let replies = LegalMoves::new(&self.position);
         let reply_count = replies.len();
         if reply_count == 0 {
             let end = no_move_end(&self.position);

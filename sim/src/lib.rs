@@ -9,6 +9,7 @@ pub mod calibrate;
 pub mod coverage;
 pub mod game;
 pub mod legal;
+pub mod legal_moves;
 pub mod oracle;
 pub mod outcome;
 pub mod perf;

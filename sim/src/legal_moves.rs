@@ -1,0 +1,249 @@
+//! A position's legal moves, in the order `chess::MoveGen::new_legal` yields
+//! them, with the `k`-th found in a few steps.
+//!
+//! Legal mode draws the `k`-th move of that order (the reproducibility
+//! contract in [`crate::legal`]). `MoveGen` keeps its moves as one entry per
+//! piece (a source square and a bitboard of destinations) but lets them out
+//! only one at a time, so `nth(k)` made `k` calls: 7 % of a legal run's time.
+//! [`LegalMoves`] builds the same entries in the same order, with `chess`'s
+//! own public move functions (as `chess` 3.2.0's `movegen/piece_type.rs`
+//! does, to the quirk), and counts its way to the `k`-th move entry by entry.
+//!
+//! `sim/tests/legal_moves_order.rs` compares every move list with
+//! `MoveGen`'s, move by move, on positions of random games and on positions
+//! chosen for castling, en passant, promotion, pins and checks: a new `chess`
+//! version that changed the order fails it.
+
+use chess::{
+    between, get_adjacent_files, get_bishop_moves, get_king_moves, get_knight_moves, get_pawn_attacks, get_pawn_moves,
+    get_rank, get_rook_moves, line, BitBoard, Board as Position, ChessMove, Piece, Square, EMPTY, PROMOTION_PIECES,
+};
+
+/// At most one entry per piece, plus two en passant captures.
+const MAX_ENTRIES: usize = 18;
+
+/// The moves of one piece: `chess`'s `SquareAndBitBoard`.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    source: Square,
+    dests: BitBoard,
+    /// A pawn's move to the last rank: each destination is four moves.
+    promotion: bool,
+}
+
+impl Entry {
+    fn moves(&self) -> usize {
+        self.dests.popcnt() as usize * if self.promotion { PROMOTION_PIECES.len() } else { 1 }
+    }
+}
+
+/// The legal moves of a position, in `MoveGen`'s order.
+#[derive(Clone, Debug)]
+pub struct LegalMoves {
+    entries: [Entry; MAX_ENTRIES],
+    used: usize,
+}
+
+/// Whether the side to move is out of check, or in check from one piece
+/// (the squares that answer it), as `MoveGen`'s `CheckType`.
+#[derive(Clone, Copy)]
+enum Check {
+    None,
+    Single { answers: BitBoard },
+}
+
+impl LegalMoves {
+    pub fn new(position: &Position) -> LegalMoves {
+        let unused = Entry { source: Square::A1, dests: EMPTY, promotion: false };
+        let mut moves = LegalMoves { entries: [unused; MAX_ENTRIES], used: 0 };
+        let checkers = *position.checkers();
+        let king = position.king_square(position.side_to_move());
+        let check = match checkers.popcnt() {
+            0 => Check::None,
+            1 => Check::Single { answers: between(checkers.to_square(), king) ^ checkers },
+            _ => {
+                moves.king(position, false);
+                return moves;
+            }
+        };
+        moves.pawns(position, check);
+        moves.knights(position, check);
+        for piece in [Piece::Bishop, Piece::Rook, Piece::Queen] {
+            moves.sliders(position, piece, check);
+        }
+        moves.king(position, matches!(check, Check::None));
+        moves
+    }
+
+    /// How many legal moves.
+    pub fn len(&self) -> usize {
+        self.entries[..self.used].iter().map(Entry::moves).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries[..self.used].iter().all(|entry| entry.dests == EMPTY)
+    }
+
+    /// The `index`-th legal move (from 0), as `MoveGen::new_legal(..).nth(index)`.
+    pub fn nth(&self, mut index: usize) -> Option<ChessMove> {
+        for entry in &self.entries[..self.used] {
+            let moves = entry.moves();
+            if index >= moves {
+                index -= moves;
+                continue;
+            }
+            let (dest_index, promotion) = if entry.promotion {
+                (index / PROMOTION_PIECES.len(), Some(PROMOTION_PIECES[index % PROMOTION_PIECES.len()]))
+            } else {
+                (index, None)
+            };
+            // Destinations in ascending square order, as `MoveGen` takes them.
+            let dest = entry.dests.into_iter().nth(dest_index)?;
+            return Some(ChessMove::new(entry.source, dest, promotion));
+        }
+        None
+    }
+
+    /// Every move, in order (tests).
+    pub fn to_vec(&self) -> Vec<ChessMove> {
+        (0..self.len()).filter_map(|index| self.nth(index)).collect()
+    }
+
+    fn push(&mut self, source: Square, dests: BitBoard, promotion: bool) {
+        if dests != EMPTY && self.used < MAX_ENTRIES {
+            self.entries[self.used] = Entry { source, dests, promotion };
+            self.used += 1;
+        }
+    }
+
+    fn pawns(&mut self, position: &Position, check: Check) {
+        let color = position.side_to_move();
+        let king = position.king_square(color);
+        let combined = *position.combined();
+        let targets = !*position.color_combined(color);
+        let pawns = own(position, Piece::Pawn);
+        let pinned = *position.pinned();
+        let last_rank = |source: Square| source.get_rank() == color.to_seventh_rank();
+        for source in pawns & !pinned {
+            let dests = get_pawn_moves(source, color, combined) & targets & answers(check);
+            self.push(source, dests, last_rank(source));
+        }
+        if let Check::None = check {
+            for source in pawns & pinned {
+                let dests = get_pawn_moves(source, color, combined) & targets & line(king, source);
+                self.push(source, dests, last_rank(source));
+            }
+        }
+        // En passant, in or out of check, after the other pawn moves.
+        if let Some(captured) = position.en_passant() {
+            let capturers = get_rank(captured.get_rank()) & get_adjacent_files(captured.get_file()) & pawns;
+            for source in capturers {
+                let dest = captured.uforward(color);
+                if en_passant_is_legal(position, captured, source, dest) {
+                    self.push(source, BitBoard::from_square(dest), false);
+                }
+            }
+        }
+    }
+
+    fn knights(&mut self, position: &Position, check: Check) {
+        let targets = !*position.color_combined(position.side_to_move());
+        for source in own(position, Piece::Knight) & !*position.pinned() {
+            self.push(source, get_knight_moves(source) & targets & answers(check), false);
+        }
+    }
+
+    fn sliders(&mut self, position: &Position, piece: Piece, check: Check) {
+        let color = position.side_to_move();
+        let king = position.king_square(color);
+        let combined = *position.combined();
+        let targets = !*position.color_combined(color);
+        let pieces = own(position, piece);
+        let pinned = *position.pinned();
+        let reach = |source: Square| match piece {
+            Piece::Bishop => get_bishop_moves(source, combined),
+            Piece::Rook => get_rook_moves(source, combined),
+            _ => get_rook_moves(source, combined) ^ get_bishop_moves(source, combined),
+        };
+        for source in pieces & !pinned {
+            self.push(source, reach(source) & targets & answers(check), false);
+        }
+        if let Check::None = check {
+            for source in pieces & pinned {
+                self.push(source, reach(source) & targets & line(source, king), false);
+            }
+        }
+    }
+
+    fn king(&mut self, position: &Position, may_castle: bool) {
+        let color = position.side_to_move();
+        let king = position.king_square(color);
+        let combined = *position.combined();
+        let mut dests = get_king_moves(king) & !*position.color_combined(color);
+        for dest in dests {
+            if !king_may_go(position, dest) {
+                dests ^= BitBoard::from_square(dest);
+            }
+        }
+        if may_castle {
+            let rights = position.my_castle_rights();
+            if rights.has_kingside() && combined & rights.kingside_squares(color) == EMPTY {
+                let (middle, end) = (king.uright(), king.uright().uright());
+                if king_may_go(position, middle) && king_may_go(position, end) {
+                    dests ^= BitBoard::from_square(end);
+                }
+            }
+            if rights.has_queenside() && combined & rights.queenside_squares(color) == EMPTY {
+                let (middle, end) = (king.uleft(), king.uleft().uleft());
+                if king_may_go(position, middle) && king_may_go(position, end) {
+                    dests ^= BitBoard::from_square(end);
+                }
+            }
+        }
+        self.push(king, dests, false);
+    }
+}
+
+/// The side to move's pieces of kind `piece`.
+fn own(position: &Position, piece: Piece) -> BitBoard {
+    *position.pieces(piece) & *position.color_combined(position.side_to_move())
+}
+
+fn answers(check: Check) -> BitBoard {
+    match check {
+        Check::None => !EMPTY,
+        Check::Single { answers } => answers,
+    }
+}
+
+/// `chess`'s `KingType::legal_king_move`: no enemy piece attacks `dest` once
+/// the king has left its square.
+fn king_may_go(position: &Position, dest: Square) -> bool {
+    let color = position.side_to_move();
+    let theirs = *position.color_combined(!color);
+    let combined = (*position.combined() ^ own(position, Piece::King)) | BitBoard::from_square(dest);
+    let queens = *position.pieces(Piece::Queen);
+    let attackers = get_rook_moves(dest, combined) & (*position.pieces(Piece::Rook) | queens) & theirs
+        | get_bishop_moves(dest, combined) & (*position.pieces(Piece::Bishop) | queens) & theirs
+        | get_knight_moves(dest) & *position.pieces(Piece::Knight) & theirs
+        | get_king_moves(dest) & *position.pieces(Piece::King) & theirs
+        | get_pawn_attacks(dest, color, *position.pieces(Piece::Pawn) & theirs);
+    attackers == EMPTY
+}
+
+/// `chess`'s `PawnType::legal_ep_move`: no enemy slider sees the king once
+/// both pawns have left their squares. (Like `chess`, it does not ask
+/// whether the capture answers a check from another piece.)
+fn en_passant_is_legal(position: &Position, captured: Square, source: Square, dest: Square) -> bool {
+    let color = position.side_to_move();
+    let theirs = *position.color_combined(!color);
+    let combined = *position.combined()
+        ^ BitBoard::from_square(captured)
+        ^ BitBoard::from_square(source)
+        ^ BitBoard::from_square(dest);
+    let king = position.king_square(color);
+    let queens = *position.pieces(Piece::Queen);
+    let rooks = (*position.pieces(Piece::Rook) | queens) & theirs;
+    let bishops = (*position.pieces(Piece::Bishop) | queens) & theirs;
+    get_rook_moves(king, combined) & rooks == EMPTY && get_bishop_moves(king, combined) & bishops == EMPTY
+}

@@ -1,17 +1,19 @@
 //! Where legal mode's 6.10 searches spend their time (the figures of
-//! `sim/src/legal.rs`, "Why legal mode is not 2× faster"). Plays the games
-//! of `bench perf --only legal`, finds each flag's position again (the board
+//! `sim/src/legal.rs`, "How legal mode got 2× faster"). Plays the games of
+//! `bench perf --only legal`, finds each flag's position again (the board
 //! draws its moves from its own stream, so the position is the one after the
-//! moves the game's record counts), asks `chasolver`'s full search about it
-//! as the game did, timed, and prints where the time goes: the dearest
-//! searches, short helpmates, positions proved unwinnable, and what the side
-//! that can mate has left.
+//! moves the game's record counts), asks `chasolver-fast`'s full search about
+//! it as the game did, and the published `chasolver` 3.0.0 too, each timed,
+//! and prints both totals, then where `chasolver-fast`'s time goes: the
+//! dearest searches, short helpmates, positions proved unwinnable, and what
+//! the side that can mate has left.
 //!
 //! `cargo run --release -p bench-sim --example mate_search_costs [GAMES]`
 //! (default 500, as `bench perf --only legal --games 2000`). Times are wall
 //! clock, the fastest of three per position: run it on an idle machine.
 //! Exit codes: 0 done, 1 a search answered otherwise than the game's ruling
-//! (the position found again is not the flag's), 2 bad GAMES.
+//! (the position found again is not the flag's) or the two crates answered
+//! differently, 2 bad GAMES.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -24,8 +26,7 @@ use bench_sim::perf::LEGAL_SCENARIO;
 use bench_sim::rng::{Actor, Stream};
 use bench_sim::scenario::Scenario;
 use bench_sim::shrink::DefectSet;
-use chasolver::Winnability;
-use chess::{Board as Position, Color, Piece};
+use chess::{Board as Position, ChessMove, Color, Piece};
 use chessclock::{Outcome, Side};
 
 /// Searches shown one by one, dearest first.
@@ -37,6 +38,8 @@ const SHORT_PLIES: usize = 12;
 /// gave up), what the winner has.
 struct Search {
     nanos: u128,
+    /// The published crate's time on the same question.
+    published_nanos: u128,
     helpmate_plies: Option<usize>,
     answer: Option<bool>,
     winner_class: &'static str,
@@ -76,7 +79,10 @@ fn main() -> ExitCode {
             continue;
         }
         let position = flag_position(scenario.seed, game, record.moves.white + record.moves.black);
-        let search = timed_search(&position);
+        let Some(search) = timed_search(&position) else {
+            eprintln!("game {game}: chasolver-fast and chasolver answer differently on {position}");
+            return ExitCode::from(1);
+        };
         // The game's ruling: the flagged side loses when the other can mate.
         let ruled_can_mate = matches!(record.ideal.outcome, Outcome::Win(_));
         if search.answer.unwrap_or(true) != ruled_can_mate {
@@ -101,30 +107,47 @@ fn flag_position(seed: u64, game: u64, plies: u32) -> Position {
     *board.position()
 }
 
+/// One crate's answer: a helpmate, `Some(None)` unwinnable, `None` gave up.
+type Answer = Option<Option<Vec<ChessMove>>>;
+
 /// The full search for the side not to move (the flagged side is to move),
-/// the fastest of three.
-fn timed_search(position: &Position) -> Search {
+/// by both crates in turn, the fastest of three each; `None` if they answer
+/// differently.
+fn timed_search(position: &Position) -> Option<Search> {
     let winner = !position.side_to_move();
-    let mut nanos = u128::MAX;
-    let mut result = None;
+    let (mut nanos, mut published_nanos) = (u128::MAX, u128::MAX);
+    let (mut fast, mut published): (Answer, Answer) = (None, None);
     for _ in 0..3 {
         let started = Instant::now();
-        result = chasolver::winnability(position, winner);
+        fast = chasolver_fast::winnability(position, winner).map(|answer| match answer {
+            chasolver_fast::Winnability::Winnable { helpmate } => Some(helpmate),
+            chasolver_fast::Winnability::Unwinnable => None,
+        });
         nanos = nanos.min(started.elapsed().as_nanos());
+        let started = Instant::now();
+        published = chasolver::winnability(position, winner).map(|answer| match answer {
+            chasolver::Winnability::Winnable { helpmate } => Some(helpmate),
+            chasolver::Winnability::Unwinnable => None,
+        });
+        published_nanos = published_nanos.min(started.elapsed().as_nanos());
     }
-    let (helpmate_plies, answer) = match result {
-        Some(Winnability::Winnable { helpmate }) => (Some(helpmate.len()), Some(true)),
-        Some(Winnability::Unwinnable) => (None, Some(false)),
+    if fast != published {
+        return None;
+    }
+    let (helpmate_plies, answer) = match fast {
+        Some(Some(helpmate)) => (Some(helpmate.len()), Some(true)),
+        Some(None) => (None, Some(false)),
         None => (None, None),
     };
-    Search {
+    Some(Search {
         nanos,
+        published_nanos,
         helpmate_plies,
         answer,
         winner_class: material_class(position, winner),
         winner_material: material(position, winner),
         fen: position.to_string(),
-    }
+    })
 }
 
 /// What `color` has, as piece letters (king last).
@@ -164,7 +187,14 @@ fn share(part: u128, whole: u128) -> f64 {
 
 fn print_costs(games: u64, searches: &mut [Search]) {
     let total: u128 = searches.iter().map(|search| search.nanos).sum();
-    println!("{games} games, {} 6.10 searches, {:.1} ms in all", searches.len(), total as f64 / 1e6);
+    let published: u128 = searches.iter().map(|search| search.published_nanos).sum();
+    println!(
+        "{games} games, {} 6.10 searches, the same answers: chasolver-fast {:.1} ms, chasolver {:.1} ms ({:.2}x)",
+        searches.len(),
+        total as f64 / 1e6,
+        published as f64 / 1e6,
+        published as f64 / total.max(1) as f64
+    );
     searches.sort_by(|a, b| b.nanos.cmp(&a.nanos).then_with(|| a.fen.cmp(&b.fen)));
     let mut running = 0;
     for (rank, search) in searches.iter().enumerate() {

@@ -4,9 +4,11 @@
 //! from the initial position on. Each move is drawn uniformly from the legal
 //! moves; checkmate and stalemate end the game (5.1, 5.2a), and so does a
 //! dead position (5.2b) found by CHA's fast unwinnability test. A flag is
-//! ruled on with CHA's full helpmate search (crate `chasolver`, pinned to
-//! `=3.0.0`): under 6.10 the flag is a draw when the opponent cannot
-//! checkmate by any possible series of legal moves, a helpmate included.
+//! ruled on with CHA's full helpmate search (crate `chasolver` 3.0.0, run as
+//! `chasolver-fast`, its vendored copy with a faster search and the same
+//! answers: `vendor/chasolver-fast/PATCH.md`): under 6.10 the flag is a draw
+//! when the opponent cannot checkmate by any possible series of legal moves,
+//! a helpmate included.
 //!
 //! **Move order** (part of the reproducibility contract, like the stream
 //! derivation rule): the `k`-th move is the `k`-th one `chess::MoveGen::new_legal`
@@ -17,6 +19,8 @@
 //! same order; a promotion as queen, knight, rook, bishop. The order is a pure
 //! function of the position, so a version bump of `chess` that changed it
 //! would change every legal-mode run: that is why the version is exact.
+//! [`crate::legal_moves::LegalMoves`] lists the moves in that order without
+//! iterating `MoveGen`; `sim/tests/legal_moves_order.rs` holds it to it.
 //!
 //! **Dead positions** (5.2b) are looked for with CHA's fast test
 //! ([`is_dead`]: sound, never "dead" where a mate exists, but incomplete)
@@ -59,32 +63,32 @@
 //! The scenario's `[board]` rates (`ends_per_move`, `decisive`,
 //! `cannot_mate`) are not used in this mode: the position decides.
 //!
-//! **Why legal mode is not 2× faster** (issue 20's goal, with identical
-//! rulings). Callgrind of `bench sim --no-model-oracle --jobs 1` on the
-//! scenario of `bench perf --only legal` (500 games): 1 947 M instructions
-//! (16 620 a press), of which the full 6.10 searches are 1 225 M (63 %), the
-//! moves 260 M, the dead-position tests 30 M (427 M before they were
-//! deferred, 2 336 M in all), the clocks and oracles the rest. 2× the figure
-//! before issue 20's work (c10be67: 2 273 M) needs the run at 1 136 M: the
-//! 6.10 searches at 414 M, 3.0× cheaper with the same answers. Their cost is in long helpmates where the side
-//! that can mate has little left: of the 412 searches, the 60 dearest take
-//! 75 % of the time, their helpmates 16 to 100 plies; helpmates of 12 plies
-//! or fewer take 0.2 %, the 32 positions proved unwinnable under 0.1 %. By
-//! what the winner has: a lone bishop or knight (the loser must wall in its
-//! own king) 43 % of the search time (49 searches), other minor pieces only
-//! 15 % (18), minor pieces and pawns 29 % (140), a queen or a rook 13 %
-//! (176), a bare king nothing (29). (These figures: `cargo run --release -p
-//! bench-sim --example mate_search_costs`, wall clock, the fastest of three
-//! per search.) A cheap sufficient test (insufficient material, a lone king)
-//! decides only searches that already cost nothing; deciding "can mate"
-//! means finding a helpmate, which is the search. No position was searched
-//! twice in a game, so a per-game cache saves nothing. A helpmate finder of
-//! our own before the full search (sound by construction: its line checked
-//! by playing it) would have to take at least 66 % of the search time off,
-//! that is most of the long minor-piece helpmates, pawns included, at a
-//! small fraction of the full search's cost.
+//! **How legal mode got 2× faster** (issue 20's goal, with the same
+//! rulings), measured on the scenario of `bench perf --only legal`, against
+//! the build before that work (c10be67). Three changes, each proved to
+//! change no answer:
+//! - the dead-position tests are deferred (above): 427 M instructions of
+//!   500 games down to 30 M;
+//! - the 6.10 search runs in `chasolver-fast` (`vendor/chasolver-fast`,
+//!   `PATCH.md`): `chasolver` 3.0.0 with a faster search that gives the same
+//!   answer, the same helpmate move for move, on every position tried
+//!   (`sim/tests/mate_search_same_answers.rs`, and the whole labelled corpus
+//!   of the published crate once): 1 225 M down to 429 M, 69 against 25 ms
+//!   of wall time on the 412 flags (`cargo run --release -p bench-sim
+//!   --example mate_search_costs`, which checks the answers agree);
+//! - the `k`-th move is found entry by entry ([`crate::legal_moves`]), not
+//!   with `k` calls to `MoveGen`'s iterator, 7 % of a run's wall time.
 //!
-//! **Cost bound of the 6.10 search:** `chasolver::winnability` takes no
+//! Callgrind of `bench sim --no-model-oracle --jobs 1` (500 games, report
+//! writing included): 1 133 M instructions against 2 273 M. `bench perf
+//! --only legal --games 4000`, each build in turn: 1.53-1.61 M presses/s
+//! against 0.73-0.77 M, 2.08× to 2.15× (five pairs, median 2.13×). The searches' time
+//! is still mostly long helpmates where the side that can mate has little
+//! left: by what the winner has, a lone bishop or knight 38 % (49
+//! searches), other minor pieces only 17 % (18), minor pieces and pawns 33 %
+//! (140), a queen or a rook 11 % (176), a bare king nothing (29).
+//!
+//! **Cost bound of the 6.10 search:** `chasolver_fast::winnability` takes no
 //! budget argument. Its effort is bounded inside the crate by node counts,
 //! never by wall time, so its answer is deterministic: a 1 000-node depth-1
 //! probe, an iterative deepening capped at 1 000 000 nodes, a 3 000-position

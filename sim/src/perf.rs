@@ -13,8 +13,9 @@
 //! oracles would still run at a third of the 20 M/s goal: at about 14 G
 //! instructions/s per core the goal leaves about 700 instructions for a
 //! press, and the two clock cores' presses alone cost about 530. In legal
-//! mode `chasolver` costs about 11 500 a press (each ruled flag runs the
-//! full 6.10 search), which caps it near 1 M/s.
+//! mode the 6.10 searches cost about 3 700 a press (each ruled flag runs the
+//! full search, `chasolver-fast`) and the moves about 2 100, which caps it
+//! near 1.6 M/s.
 //!
 //! Measured and kept: the sorted-vector queue (`queue.rs`), the brownout
 //! backup copied only when the clock changes between presses

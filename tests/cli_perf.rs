@@ -66,6 +66,18 @@ fn perf_prints_each_figure_of_a_real_run_against_its_goal() {
 }
 
 #[test]
+fn perf_plays_at_least_one_legal_game() {
+    // A quarter of 3 is none: a line of 0 presses would read as a figure of
+    // zero, not as nothing measured.
+    let output = bench(&["perf", "--games", "3", "--only", "legal"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let figure = stdout.lines().next().expect("a figure line");
+    assert!(figure.contains("jobs 1: 1 games"), "{stdout}");
+    assert!(presses(figure) > 0, "{stdout}");
+}
+
+#[test]
 fn perf_prints_bench_s_figure_on_the_peers_press_model() {
     let output = bench(&["perf", "--games", "40", "--only", "peers"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));

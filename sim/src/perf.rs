@@ -203,7 +203,9 @@ pub fn measure(games: u64, only: Option<Measure>, print: &mut dyn FnMut(String))
         print(against_goal(ratio.0, JOBS2_GOAL_RATIO, "x (jobs 2 / jobs 1)"));
     }
     if wanted(Measure::Legal) {
-        let (figure, slowest, fastest) = median_run(&legal_scenario, games / 4, 1, false);
+        // A quarter of the games, and never none: a figure of nothing played
+        // would read as a figure of zero.
+        let (figure, slowest, fastest) = median_run(&legal_scenario, (games / 4).max(1), 1, false);
         print(median_line("legal moves (chess + chasolver), invariants", figure, slowest, fastest));
         print(against_goal(figure.presses_per_s() / 1e6, LEGAL_GOAL_PER_CORE / 1e6, "M presses/s per core (legal)"));
         let searches = figure.mate_searches;

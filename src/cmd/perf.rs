@@ -8,7 +8,7 @@ use crate::exit::{Exit, Failure, Result};
 #[derive(Debug, clap::Args)]
 pub struct Cmd {
     /// Abstract games per measurement; the legal-moves line plays a quarter
-    /// of them. More games, steadier figures.
+    /// of them (at least one). More games, steadier figures.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     games: u64,
 

@@ -42,6 +42,9 @@ impl Entry {
 pub struct LegalMoves {
     entries: [Entry; MAX_ENTRIES],
     used: usize,
+    /// The moves in `entries[..used]`, counted as they are pushed: legal mode
+    /// asks for the count once at the end test and again to draw.
+    count: usize,
 }
 
 /// Whether the side to move is out of check, or in check from one piece
@@ -55,7 +58,7 @@ enum Check {
 impl LegalMoves {
     pub fn new(position: &Position) -> LegalMoves {
         let unused = Entry { source: Square::A1, dests: EMPTY, promotion: false };
-        let mut moves = LegalMoves { entries: [unused; MAX_ENTRIES], used: 0 };
+        let mut moves = LegalMoves { entries: [unused; MAX_ENTRIES], used: 0, count: 0 };
         let checkers = *position.checkers();
         let king = position.king_square(position.side_to_move());
         let check = match checkers.popcnt() {
@@ -77,11 +80,11 @@ impl LegalMoves {
 
     /// How many legal moves.
     pub fn len(&self) -> usize {
-        self.entries[..self.used].iter().map(Entry::moves).sum()
+        self.count
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries[..self.used].iter().all(|entry| entry.dests == EMPTY)
+        self.count == 0
     }
 
     /// The `index`-th legal move (from 0), as `MoveGen::new_legal(..).nth(index)`.
@@ -111,7 +114,9 @@ impl LegalMoves {
 
     fn push(&mut self, source: Square, dests: BitBoard, promotion: bool) {
         if dests != EMPTY && self.used < MAX_ENTRIES {
-            self.entries[self.used] = Entry { source, dests, promotion };
+            let entry = Entry { source, dests, promotion };
+            self.count += entry.moves();
+            self.entries[self.used] = entry;
             self.used += 1;
         }
     }

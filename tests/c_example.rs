@@ -9,40 +9,17 @@
 //! scenarios on it (one game each, about 50 s of guest time) and skips the
 //! rest; the planted fault plays one.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 
 mod support;
-use support::{bench, temp_dir, text};
-
-fn example_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("firmware/c-example")
-}
+use support::{bench, c_example_dir, make_c_firmware, planted_c_example, temp_dir, text};
 
 /// One emulator at a time: each keeps a core busy.
 fn serial() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
     LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Builds the example from `source` (its folder) into `build`, with the
-/// tree's `bench_contract.h`; the image.
-fn make(source: &Path, build: &Path) -> PathBuf {
-    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("hil/contract/include");
-    let mut make = Command::new("make");
-    make.arg("-C").arg(source).arg(format!("BUILD={}", build.display())).arg(format!("CONTRACT={}", include.display()));
-    let output = match make.output() {
-        Ok(output) => output,
-        Err(error) => panic!("`make` cannot run ({error}): install the Debian package make (scripts/install-deps)"),
-    };
-    assert!(
-        output.status.success(),
-        "`make -C {}` failed (arm-none-eabi-gcc comes with gcc-arm-none-eabi, scripts/install-deps):\n{}",
-        source.display(),
-        text(&output)
-    );
-    build.join("c-example.elf")
 }
 
 /// `bench hil --board qemu` on `elf` with one release scenario, one game;
@@ -97,7 +74,7 @@ fn release_suite() -> Vec<(String, String)> {
 fn the_c_example_passes_the_release_suite() {
     let _serial = serial();
     let dir = temp_dir("suite");
-    let elf = make(&example_dir(), &dir.join("build"));
+    let elf = make_c_firmware(&c_example_dir(), &dir.join("build"));
     let out = dir.join("reports");
     let args =
         ["hil", "--board", "qemu", "--firmware", elf.to_str().expect("utf-8"), "--out", out.to_str().expect("utf-8")];
@@ -131,14 +108,8 @@ fn the_c_example_passes_the_release_suite() {
 fn the_c_example_without_its_increment_fails() {
     let _serial = serial();
     let dir = temp_dir("no-increment");
-    let source = dir.join("source");
-    copy_dir(&example_dir(), &source);
-    let clock_c = source.join("src/clock.c");
-    let code = std::fs::read_to_string(&clock_c).expect("clock.c");
     const INCREMENT: &str = "clock->remaining_us[side] += clock->control.increment_us;";
-    assert_eq!(code.matches(INCREMENT).count(), 1, "clock.c adds the increment in one place:\n{code}");
-    std::fs::write(&clock_c, code.replace(INCREMENT, "/* increment planted out */")).expect("write clock.c");
-    let elf = make(&source, &dir.join("build"));
+    let elf = planted_c_example(&dir, &[("src/clock.c", INCREMENT, "/* increment planted out */")]);
     let (code, output, report) = hil(&elf, &release_scenario("1-fischer"), &dir.join("report"));
     assert_eq!(code, Some(1), "{output}");
     assert_eq!(report["verdict"], "fail", "{output}");
@@ -151,22 +122,6 @@ fn release_scenario(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("scenarios/release/{name}.toml"));
     assert!(path.is_file(), "no release scenario {}", path.display());
     path.to_str().expect("utf-8").to_string()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("a folder for the copy");
-    for entry in std::fs::read_dir(from).expect("the example's folder") {
-        let entry = entry.expect("a folder entry");
-        let (path, target) = (entry.path(), to.join(entry.file_name()));
-        if entry.file_name() == "build" {
-            continue;
-        }
-        if path.is_dir() {
-            copy_dir(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).expect("copy a file");
-        }
-    }
 }
 
 /// Texts of `tc` for the example's parser: what bench's release suite and

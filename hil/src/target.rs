@@ -177,6 +177,9 @@ pub enum TargetError {
     /// The target answered, but not as the protocol says it must.
     #[error("protocol error talking to the {what}: {detail}")]
     Protocol { what: String, detail: String },
+    /// The firmware faulted: the board stopped in its fault handler.
+    #[error("the {what} faulted: {detail}")]
+    Fault { what: String, detail: String },
     /// The firmware image could not be used.
     #[error("firmware image {path}: {detail}")]
     Image { path: String, detail: String },

@@ -96,3 +96,59 @@ fn build_reference_firmware(board: &[&str]) -> PathBuf {
     let line = stdout.lines().find(|line| line.ends_with("/normal.elf")).expect("the image's path is printed");
     PathBuf::from(line)
 }
+
+/// The C example firmware's folder (`firmware/c-example/`).
+pub fn c_example_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("firmware/c-example")
+}
+
+/// Builds a C firmware from `source` (a folder like the C example's) into
+/// `build`, with the tree's `bench_contract.h`; the image.
+pub fn make_c_firmware(source: &Path, build: &Path) -> PathBuf {
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("hil/contract/include");
+    let mut make = Command::new("make");
+    make.arg("-C").arg(source).arg(format!("BUILD={}", build.display())).arg(format!("CONTRACT={}", include.display()));
+    let output = match make.output() {
+        Ok(output) => output,
+        Err(error) => panic!("`make` cannot run ({error}): install the Debian package make (scripts/install-deps)"),
+    };
+    assert!(
+        output.status.success(),
+        "`make -C {}` failed (arm-none-eabi-gcc comes with gcc-arm-none-eabi, scripts/install-deps):\n{}",
+        source.display(),
+        text(&output)
+    );
+    build.join("c-example.elf")
+}
+
+/// The C example with faults planted in a copy of its source under `dir`
+/// (each `(file, from, to)` replaces text that occurs exactly once), built;
+/// the image. The example itself stays as a team would copy it.
+pub fn planted_c_example(dir: &Path, plants: &[(&str, &str, &str)]) -> PathBuf {
+    let source = dir.join("source");
+    copy_dir(&c_example_dir(), &source);
+    for (file, from, to) in plants {
+        let path = source.join(file);
+        let code = std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+        assert_eq!(code.matches(from).count(), 1, "{file} holds `{from}` once:\n{code}");
+        std::fs::write(&path, code.replace(from, to)).expect("write the planted source");
+    }
+    make_c_firmware(&source, &dir.join("build"))
+}
+
+/// Copies a folder, leaving out build output.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a folder for the copy");
+    for entry in std::fs::read_dir(from).expect("the folder to copy") {
+        let entry = entry.expect("a folder entry");
+        let (path, target) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_name() == "build" {
+            continue;
+        }
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy a file");
+        }
+    }
+}

@@ -64,12 +64,13 @@ use bench_contract::{
 use crate::judge::compare::{self, CompareError, Comparison};
 use crate::judge::drift::{self, Fit, FitError, FitOptions};
 use crate::schedule::{ArbiterCommand, Schedule, ScheduleEnd, ScheduledCommand};
-use crate::session::rtt::{RttError, RttReader};
+use crate::session::rtt::{RttError, RttReader, Undecodable};
 use crate::target::{Bounce, ButtonId, CounterReading, EdgeWindow, StepPlan, Stop, Target, TargetError};
 
 mod acks;
 pub mod board;
 pub mod farm;
+pub mod hello;
 pub mod rtt;
 pub use acks::{expected_ack, probe_lines, shape_text, AckCheck, AckShape, LineAck, EDGE_CONTROLS};
 
@@ -85,6 +86,10 @@ pub trait RecordLink {
     /// The bytes the firmware writes each time it has sent a record (the
     /// up ring's write offset): a lockstep board stops after each write.
     fn record_written_at(&self) -> Option<(u32, u32)> {
+        None
+    }
+    /// The first 48 bytes the firmware sent that are no record, if any.
+    fn undecodable(&self) -> Option<Undecodable> {
         None
     }
 }
@@ -121,6 +126,10 @@ impl RecordLink for RttReader {
 
     fn record_written_at(&self) -> Option<(u32, u32)> {
         Some((self.up_write_offset_address(), 4))
+    }
+
+    fn undecodable(&self) -> Option<Undecodable> {
+        self.stats().undecodable.first().copied()
     }
 }
 
@@ -201,6 +210,33 @@ pub enum RunError {
         last_record(*last_at_us)
     )]
     Silent { waiting_for: String, waited: Waited, last_at_us: Option<u64> },
+    /// Records came, but not the one awaited, within the silence limit of
+    /// the wait's start.
+    #[error(
+        "{waiting_for} did not come within {waited}, though the firmware sent {came} other records ({}); {why}",
+        last_record(*last_at_us)
+    )]
+    Missing { waiting_for: String, waited: Waited, came: usize, last_at_us: Option<u64>, why: &'static str },
+    /// 48 bytes on the record channel that are no record of the contract.
+    #[error(
+        "the firmware sent a record that does not decode (seq {seq}, kind byte {kind}): {}; its 48 bytes: {}; \
+         hil/CONTRACT.md §3 lists the kinds and their fields",
+        bad.error,
+        hex_bytes(&bad.bytes)
+    )]
+    Undecodable { seq: u32, kind: u8, bad: Undecodable },
+    /// A record stamped later than the silence limit after every instant
+    /// before it: the firmware was silent that long, or its stamp is wrong.
+    #[error(
+        "the firmware's {kind} record seq {seq} is stamped {}, {} after the latest instant before it ({}): \
+         past the silence limit ({} s), so either the firmware sent nothing for that long or this record's \
+         at_us is wrong (hil/CONTRACT.md §3: at_us is the firmware clock's instant)",
+        compare::seconds(*at_us),
+        compare::seconds(at_us.saturating_sub(*before_us)),
+        compare::seconds(*before_us),
+        limit.as_secs_f64()
+    )]
+    StampAhead { kind: String, seq: u32, at_us: u64, before_us: u64, limit: Duration },
     /// Lockstep: the emulator reached no stop (a record, or a tick the
     /// harness waited for) within [`RunOptions::emulator_timeout`] of host
     /// time. An infrastructure failure: guest time is not known, so the
@@ -244,6 +280,31 @@ fn refused_where(status: AckStatus, position: u16) -> String {
     } else {
         String::new()
     }
+}
+
+/// A Hello bench can run: its contract version, record size and fields
+/// within their ranges ([`hello::implausible`]).
+fn check_hello(hello: &Hello) -> Result<(), RunError> {
+    if !(CONTRACT_VERSION_MIN..=CONTRACT_VERSION).contains(&hello.contract_version) {
+        return Err(RunError::Contract {
+            detail: format!(
+                "its Hello announces contract version {} (this bench runs {CONTRACT_VERSION_MIN} to {CONTRACT_VERSION})",
+                hello.contract_version
+            ),
+        });
+    }
+    if usize::from(hello.record_size) != bench_contract::RECORD_SIZE {
+        return Err(RunError::Contract { detail: format!("its Hello announces {}-byte records", hello.record_size) });
+    }
+    match hello::implausible(hello) {
+        Some(field) => Err(RunError::Contract { detail: format!("its Hello announces {field} (hil/CONTRACT.md §3)") }),
+        None => Ok(()),
+    }
+}
+
+/// Bytes as hex pairs, for messages.
+fn hex_bytes(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect::<Vec<_>>().join(" ")
 }
 
 fn last_record(last_at_us: Option<u64>) -> String {
@@ -722,7 +783,22 @@ impl<'a> Session<'a> {
         if let (Some(hello), Some(_)) = (self.hello, self.capabilities) {
             return Ok(hello);
         }
-        let waiting_since = self.since();
+        // Nothing else makes the board stop while no record comes: count
+        // guest time in ticks meanwhile, so a firmware that sends nothing is
+        // judged after the silence limit of guest time, not the emulator's
+        // host-time guard.
+        self.want_tick = self.lockstep;
+        let hello = self.await_hello();
+        self.want_tick = false;
+        hello
+    }
+
+    /// Reads records until the Hello (and the Capabilities it owes) came.
+    /// Each is owed within the silence limit of the wait's start, however
+    /// many other records come meanwhile.
+    fn await_hello(&mut self) -> Result<Hello, RunError> {
+        let mut waiting_since = self.since();
+        let mut came = 0;
         loop {
             let mut fresh = Vec::new();
             self.pump(&mut fresh)?;
@@ -732,42 +808,28 @@ impl<'a> Session<'a> {
             }) {
                 self.capabilities = Some(capabilities);
             }
-            if let Some(hello) = self.hello {
-                if self.capabilities.is_some() {
-                    return Ok(hello);
+            if self.hello.is_none() {
+                if let Some(hello) = fresh.iter().find_map(|record| match record.body {
+                    Body::Hello(hello) => Some(hello),
+                    _ => None,
+                }) {
+                    check_hello(&hello)?;
+                    self.hello = Some(hello);
+                    if hello.contract_version < CONTRACT_VERSION_CAPABILITIES {
+                        self.capabilities = Some(Capabilities::BEFORE_CONTRACT_3);
+                    }
+                    (waiting_since, came) = (self.since(), 0);
                 }
-                self.alive("the firmware's Capabilities record (contract 3: right after Hello)", waiting_since)?;
-                self.wait_for_more(fresh.len())?;
-                continue;
             }
-            if let Some(hello) = fresh.iter().find_map(|record| match record.body {
-                Body::Hello(hello) => Some(hello),
-                _ => None,
-            }) {
-                if !(CONTRACT_VERSION_MIN..=CONTRACT_VERSION).contains(&hello.contract_version) {
-                    return Err(RunError::Contract {
-                        detail: format!(
-                            "its Hello announces contract version {} (this bench runs {CONTRACT_VERSION_MIN} to \
-                             {CONTRACT_VERSION})",
-                            hello.contract_version
-                        ),
-                    });
-                }
-                if usize::from(hello.record_size) != bench_contract::RECORD_SIZE {
-                    return Err(RunError::Contract {
-                        detail: format!("its Hello announces {}-byte records", hello.record_size),
-                    });
-                }
-                self.hello = Some(hello);
-                if hello.contract_version < CONTRACT_VERSION_CAPABILITIES {
-                    self.capabilities = Some(Capabilities::BEFORE_CONTRACT_3);
-                }
-                if self.capabilities.is_some() {
-                    return Ok(hello);
-                }
-                continue;
+            if let (Some(hello), Some(_)) = (self.hello, self.capabilities) {
+                return Ok(hello);
             }
-            self.alive("the firmware's Hello record", waiting_since)?;
+            came += fresh.len();
+            let (waiting_for, why) = match self.hello {
+                None => ("the Hello record", "a firmware sends its Hello first after boot (hil/CONTRACT.md §3)"),
+                Some(_) => ("the Capabilities record", "contract 3 sends it right after Hello (hil/CONTRACT.md §3)"),
+            };
+            self.overdue(waiting_for, waiting_since, came, why)?;
             self.wait_for_more(fresh.len())?;
         }
     }
@@ -848,9 +910,14 @@ impl<'a> Session<'a> {
     fn pump(&mut self, into: &mut Vec<Record>) -> Result<usize, RunError> {
         let before = into.len();
         self.link.poll(self.target, into)?;
+        if let Some(bad) = self.link.undecodable() {
+            let seq = u32::from_le_bytes([bad.bytes[4], bad.bytes[5], bad.bytes[6], bad.bytes[7]]);
+            return Err(RunError::Undecodable { seq, kind: bad.bytes[0], bad });
+        }
         let fresh = into.get(before..).unwrap_or_default();
         for record in fresh {
             let latest = latest_instant(record);
+            self.check_stamp(record, latest)?;
             if self.guest_us.is_none_or(|guest| latest > guest) {
                 self.guest_us = Some(latest);
                 self.last_progress = Instant::now();
@@ -862,6 +929,24 @@ impl<'a> Session<'a> {
         let came = fresh.len();
         self.read_counter_when_due()?;
         Ok(came)
+    }
+
+    /// Fails when `record` speaks of an instant (`latest`) more than the
+    /// silence limit after every instant the harness knew of: no record of
+    /// a firmware that kept the contract's cadence can.
+    fn check_stamp(&self, record: &Record, latest: u64) -> Result<(), RunError> {
+        let Some(before_us) = self.guest() else { return Ok(()) };
+        let limit_us = u64::try_from(self.options.silence_timeout.as_micros()).unwrap_or(u64::MAX);
+        match latest.saturating_sub(before_us) > limit_us {
+            true => Err(RunError::StampAhead {
+                kind: format!("{:?}", record.body.kind()),
+                seq: record.seq,
+                at_us: latest,
+                before_us,
+                limit: self.options.silence_timeout,
+            }),
+            false => Ok(()),
+        }
     }
 
     /// Fails when the run was stopped.
@@ -884,6 +969,33 @@ impl<'a> Session<'a> {
             Waited::Host(self.last_progress.elapsed().min(waiting_since.host.elapsed()))
         };
         self.judge_silence(waiting_for, waited)
+    }
+
+    /// How long since `since`, in the time the board runs on; records that
+    /// came meanwhile do not restart it.
+    fn waited_since(&self, since: Since) -> Waited {
+        match self.lockstep {
+            true => Waited::GuestUs(self.guest().unwrap_or(0).saturating_sub(since.guest_us)),
+            false => Waited::Host(since.host.elapsed()),
+        }
+    }
+
+    /// Fails when the run was stopped, or `waiting_for` did not come
+    /// within the silence limit of `since`: silent when nothing came
+    /// (`came` records since), missing when other records did.
+    fn overdue(&self, waiting_for: &str, since: Since, came: usize, why: &'static str) -> Result<(), RunError> {
+        self.interrupted()?;
+        let waited = self.waited_since(since);
+        match (self.judge_silence(waiting_for, waited), came) {
+            (Err(RunError::Silent { .. }), 1..) => Err(RunError::Missing {
+                waiting_for: waiting_for.to_string(),
+                waited,
+                came,
+                last_at_us: self.guest_us,
+                why,
+            }),
+            (outcome, _) => outcome,
+        }
     }
 
     /// Fails when `waited` is past the silence limit.
@@ -941,11 +1053,8 @@ impl<'a> Session<'a> {
             self.check_restart(records, from)?;
             let came = self.pump(records)?;
             // An Ack must come even while Snapshots keep the guest time moving.
-            let waited = match self.lockstep {
-                true => Waited::GuestUs(self.guest().unwrap_or(0).saturating_sub(sent.guest_us)),
-                false => Waited::Host(sent.host.elapsed()),
-            };
-            self.judge_silence(&waiting_for, waited)?;
+            let why = "every command line gets one Ack (hil/CONTRACT.md §4)";
+            self.overdue(&waiting_for, sent, records.len().saturating_sub(from), why)?;
             self.alive(&waiting_for, sent)?;
             // Owed at once: in lockstep, count guest time in ticks meanwhile,
             // so a firmware that answers nothing, records or Acks, is judged

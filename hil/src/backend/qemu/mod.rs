@@ -242,7 +242,12 @@ const STEP_TAKES_INTERRUPTS: u32 = 0x5;
 /// Byte offsets of pc and xpsr in QEMU 7.2's `g` answer for an M-profile
 /// core without a target description: r0–r15, eight 12-byte FPA
 /// registers, fps, xpsr.
+const REGISTER_SP: usize = 13 * 4;
+const REGISTER_LR: usize = 14 * 4;
 const REGISTER_PC: usize = 15 * 4;
+/// The System Control Block's fault status registers (ARMv7-M).
+const CFSR_ADDRESS: u32 = 0xE000_ED28;
+const HFSR_ADDRESS: u32 = 0xE000_ED2C;
 const REGISTER_XPSR: usize = 16 * 4 + 8 * 12 + 4;
 /// Instructions a tick handler may take before the harness gives up
 /// stepping it out.
@@ -255,6 +260,18 @@ struct Lockstep {
     systick: Option<u32>,
     watch: Option<(u32, u32)>,
     tick_breakpoint: bool,
+    /// The firmware's HardFault handler (vector 3), where a fault stops the
+    /// board at once; `None` until armed, or when the image has none.
+    fault: Option<FaultStop>,
+}
+
+/// Where a fault stop is, once looked up.
+#[derive(Debug, Clone, Copy)]
+enum FaultStop {
+    /// A breakpoint on the HardFault handler at this address.
+    At(u32),
+    /// No breakpoint: the vector is empty, or shared with SysTick's.
+    None,
 }
 
 /// One running QEMU and its connections.
@@ -771,6 +788,11 @@ impl Session {
             }
             let before = pc;
             (pc, xpsr) = self.registers()?;
+            if let Some(FaultStop::At(handler)) = self.lockstep.fault {
+                if pc == handler {
+                    return Err(self.fault(handler));
+                }
+            }
             if Some(pc) == self.lockstep.systick && Some(before) != self.lockstep.systick {
                 entered += 1;
             }
@@ -797,6 +819,14 @@ impl Session {
         if stop.is_watchpoint() {
             self.step_over_watched_write()?;
             return Ok(Some(Stop::Written));
+        }
+        if stop.signal == 5 {
+            if let FaultStop::At(handler) = self.lockstep.fault.unwrap_or(FaultStop::None) {
+                let (pc, _) = self.registers()?;
+                if pc == handler {
+                    return Err(self.fault(handler));
+                }
+            }
         }
         if stop.signal == 5 && self.lockstep.tick_breakpoint {
             // Out of the tick handler before anything else: QEMU moved guest
@@ -826,6 +856,9 @@ impl Session {
     /// tick breakpoint the VM stands on (a step is a stop of its own when
     /// it writes the watched bytes).
     fn arm(&mut self, plan: &StepPlan) -> Result<Option<Stop>, TargetError> {
+        if self.lockstep.fault.is_none() {
+            self.arm_fault_stop()?;
+        }
         if self.lockstep.watch != plan.watch {
             if let Some((address, len)) = self.lockstep.watch.take() {
                 self.gdb.set_write_watchpoint(address, len, false)?;
@@ -844,6 +877,64 @@ impl Session {
             self.lockstep.tick_breakpoint = plan.tick;
         }
         Ok(None)
+    }
+
+    /// A breakpoint on the HardFault handler (vector 3 at 0x0c), so a
+    /// firmware that faults stops the run at once, named, rather than
+    /// leaving the harness to wait for records that never come (a fault
+    /// handler that loops masks SysTick: no tick stop either).
+    fn arm_fault_stop(&mut self) -> Result<(), TargetError> {
+        let mut entry = [0u8; 4];
+        self.gdb.read_memory(0x0c, &mut entry)?;
+        let handler = u32::from_le_bytes(entry) & !1;
+        let systick = match self.lockstep.systick {
+            Some(address) => Some(address),
+            None => self.systick_handler().ok(),
+        };
+        let fault = match handler {
+            0 => FaultStop::None,
+            address if Some(address) == systick => FaultStop::None,
+            address => {
+                self.gdb.set_breakpoint(address, true)?;
+                FaultStop::At(address)
+            }
+        };
+        self.lockstep.fault = Some(fault);
+        Ok(())
+    }
+
+    /// What the core did, read at its stop on the HardFault handler: the
+    /// exception it took (IPSR), the stacked PC of the faulting
+    /// instruction (on the main stack), and the fault status registers.
+    fn fault(&mut self, handler: u32) -> TargetError {
+        let bytes = self.gdb.read_registers().unwrap_or_default();
+        let word = |at: usize| bytes.get(at..at + 4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes);
+        let exception = word(REGISTER_XPSR).map_or(0, |xpsr| xpsr & 0x1ff);
+        let (sp, lr) = (word(REGISTER_SP), word(REGISTER_LR));
+        let mut read = |address: u32| {
+            let mut bytes = [0u8; 4];
+            self.gdb.read_memory(address, &mut bytes).ok().map(|()| u32::from_le_bytes(bytes))
+        };
+        // EXC_RETURN bit 2 clear: the frame is on the main stack, which `g`'s sp is.
+        let stacked_pc = match (sp, lr) {
+            (Some(sp), Some(lr)) if lr & 0x4 == 0 => read(sp.wrapping_add(24)),
+            _ => None,
+        };
+        let (cfsr, hfsr) = (read(CFSR_ADDRESS), read(HFSR_ADDRESS));
+        let hex = |value: Option<u32>| value.map_or_else(|| "unreadable".to_string(), |value| format!("{value:#010x}"));
+        TargetError::Fault {
+            what: "firmware".to_string(),
+            detail: format!(
+                "the core took a HardFault (exception {exception}; the emulator stopped it at the handler, \
+                 {handler:#010x}): faulting PC {}, CFSR {}, HFSR {}; a board would hang here",
+                match stacked_pc {
+                    Some(pc) => format!("{pc:#010x}"),
+                    None => "not on the main stack".to_string(),
+                },
+                hex(cfsr),
+                hex(hfsr)
+            ),
+        }
     }
 
     /// The SysTick handler's address from the vector table (entry 15 at

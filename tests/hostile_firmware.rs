@@ -93,7 +93,7 @@ fn a_firmware_that_hard_faults_is_stopped_at_its_fault_handler() {
             "    send_time_base(hw_counter(), now_us(), 0);\n",
             "    send_time_base(hw_counter(), now_us(), 0);\n    ((void (*)(void))0xFFFFFFF1u)(); /* planted */\n",
         )],
-        &["HardFault", "faulting PC 0xfffffff0"],
+        &["error: the firmware faulted: the core took a HardFault", "faulting PC 0xfffffff0"],
     );
 }
 

@@ -13,9 +13,9 @@ use crate::backend::qemu::{QemuConfig, QemuTarget};
 use crate::judge::drift::{self, Fit, FitError};
 use crate::needs::Unsupported;
 use crate::schedule::Games;
-use crate::session::rtt::{ControlBlockLocation, RttReader};
+use crate::session::rtt::{ControlBlockLocation, RttError, RttReader};
 use crate::session::{AckCheck, GameRun, Oscillator, Progress, RunError, RunOptions, Session};
-use crate::target::Target;
+use crate::target::{Target, TargetError};
 
 /// What a board's session did once the firmware answered.
 #[derive(Debug)]
@@ -149,6 +149,8 @@ pub fn run_on_qemu(
     };
     let mut reader = match RttReader::attach_within(&mut target, &location, attach_timeout) {
         Ok(reader) => reader,
+        // A fault while attaching is the firmware's, not its channels'.
+        Err(RttError::Target(fault @ TargetError::Fault { .. })) => return not_started(description, fault.to_string()),
         Err(error) => return not_started(description, format!("the firmware's RTT channels: {error}")),
     };
     let session = play_board(&mut target, &mut reader, options, games, 0..games.count, progress);

@@ -46,10 +46,10 @@ fn example_runs(control: &str) -> bool {
     }
 }
 
-/// The release suite's scenarios: name and `tc` text.
-fn release_suite() -> Vec<(String, String)> {
+/// The release suite's scenarios: name, `tc` text and the rules it exercises.
+fn release_suite() -> Vec<(String, String, Vec<String>)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/release");
-    let mut scenarios: Vec<(String, String)> = std::fs::read_dir(&dir)
+    let mut scenarios: Vec<(String, String, Vec<String>)> = std::fs::read_dir(&dir)
         .expect("scenarios/release")
         .map(|entry| entry.expect("a folder entry").path())
         .filter(|path| path.extension().is_some_and(|extension| extension == "toml"))
@@ -58,7 +58,9 @@ fn release_suite() -> Vec<(String, String)> {
             let text = std::fs::read_to_string(&path).expect("a scenario file");
             let scenario: toml::Table = text.parse().expect("a scenario is TOML");
             let control = scenario["control"].as_str().expect("a scenario's control is text").to_string();
-            (name, control)
+            let rules = scenario["expect"]["exercises"].as_array().expect("a release scenario's exercises");
+            let rules = rules.iter().map(|rule| rule.as_str().expect("a rule's key").to_string()).collect();
+            (name, control, rules)
         })
         .collect();
     scenarios.sort();
@@ -68,10 +70,12 @@ fn release_suite() -> Vec<(String, String)> {
 /// `bench hil --board qemu --firmware c-example.elf` as a C team first
 /// runs it: the release suite, the default. The example plays the
 /// scenarios of the controls it announces (Fischer with bounce, 6.2a and
-/// 6.8a; a flag, 6.3) and passes each, every press recorded and nothing
-/// mismatched; the others are skipped, not failed.
+/// 6.8a; a flag, 6.3; the pause button, 6.13) and passes each, every press
+/// recorded and nothing mismatched; the others are skipped, and the rules
+/// only they exercise are named NOT TESTED, which fails the suite: a clock
+/// that lacks byo-yomi does not pass a release gate as if it had it.
 #[test]
-fn the_c_example_passes_the_release_suite() {
+fn the_c_example_passes_what_it_runs_and_the_suite_names_what_it_did_not_test() {
     let _serial = serial();
     let dir = temp_dir("suite");
     let elf = make_c_firmware(&c_example_dir(), &dir.join("build"));
@@ -80,10 +84,26 @@ fn the_c_example_passes_the_release_suite() {
         ["hil", "--board", "qemu", "--firmware", elf.to_str().expect("utf-8"), "--out", out.to_str().expect("utf-8")];
     let output = bench(&args);
     let printed = text(&output);
-    assert_eq!(output.status.code(), Some(0), "`bench {}`:\n{printed}", args.join(" "));
+    assert_eq!(output.status.code(), Some(1), "`bench {}`:\n{printed}", args.join(" "));
     let suite = release_suite();
-    assert!(suite.iter().any(|(_, control)| example_runs(control)), "no scenario the example runs: {suite:?}");
-    for (name, control) in suite {
+    assert!(suite.iter().any(|(_, control, _)| example_runs(control)), "no scenario the example runs: {suite:?}");
+    let tested: Vec<&String> =
+        suite.iter().filter(|(_, control, _)| example_runs(control)).flat_map(|(_, _, rules)| rules).collect();
+    let mut untested: Vec<&String> = suite
+        .iter()
+        .filter(|(_, control, _)| !example_runs(control))
+        .flat_map(|(_, _, rules)| rules)
+        .filter(|rule| !tested.contains(rule))
+        .collect();
+    untested.sort();
+    untested.dedup();
+    assert!(!untested.is_empty(), "the example runs every rule of the suite: {suite:?}");
+    let listed = printed.find("NOT TESTED on this firmware").expect("the untested rules are named");
+    assert!(listed < printed.find("suite release:").expect("the suite's line"), "named first:\n{printed}");
+    for rule in untested {
+        assert!(printed.contains(&format!("UNTESTED {rule} (")), "{rule} not named untested:\n{printed}");
+    }
+    for (name, control, _) in suite {
         let folder = out.join(&name);
         if !example_runs(&control) {
             assert!(folder.join("skipped.md").is_file(), "{name} (`{control}`) not skipped:\n{printed}");
@@ -115,6 +135,23 @@ fn the_c_example_without_its_increment_fails() {
     assert_eq!(report["verdict"], "fail", "{output}");
     let press_mismatches = report["mismatches"]["by_quantity"]["press.remaining_us"].as_u64();
     assert!(press_mismatches.is_some_and(|count| count > 0), "no press.remaining_us mismatch:\n{output}");
+}
+
+/// The same C with a pause button that answers but stops nothing (6.13):
+/// the release suite's pause-only scenario presses it, and bench fails it.
+/// (Before `16-pause`, every scenario with a pause also needed functions
+/// the example leaves out, so its pause was never pressed.)
+#[test]
+fn the_c_example_whose_pause_stops_nothing_fails() {
+    let _serial = serial();
+    let dir = temp_dir("no-pause");
+    const PAUSE: &str = "return clock_pause(&clock) == BENCH_STATUS_OK ? BENCH_RESULT_ACCEPTED : BENCH_RESULT_OTHER;";
+    let planted = "return BENCH_RESULT_ACCEPTED; /* planted: the pause stops nothing */";
+    let elf = planted_c_example(&dir, &[("src/main.c", PAUSE, planted)]);
+    let (code, output, report) = hil(&elf, &release_scenario("16-pause"), &dir.join("report"));
+    assert_eq!(code, Some(1), "{output}");
+    assert_eq!(report["verdict"], "fail", "{output}");
+    assert!(report["mismatches"]["total"].as_u64().is_some_and(|count| count > 0), "no mismatch:\n{output}");
 }
 
 /// The path of a scenario of the release suite (`scenarios/release/NAME.toml`).

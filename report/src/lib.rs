@@ -24,6 +24,7 @@ pub mod postal;
 #[cfg(any(test, feature = "testing"))]
 pub mod schema;
 pub mod sim;
+pub mod suite;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 

@@ -38,7 +38,7 @@ use crate::exit::{Exit, Failure, Result};
 use bench_report::format::markdown::signed;
 use bench_report::gate;
 use bench_report::hil::{self as hil_report, BoardRunInput, HilReportInput, HilRunFacts};
-use bench_report::{self as report, sha256_hex};
+use bench_report::{self as report, sha256_hex, suite};
 
 mod observe;
 mod progress;
@@ -200,6 +200,13 @@ pub struct Cmd {
     /// observed.elf, the reference clock built without contract code]
     #[arg(long, value_name = "MAP.toml", conflicts_with = "suite")]
     observe: Option<PathBuf>,
+    /// A rule of the clock model (`byo-yomi.period-lost`, …: the keys of
+    /// `scenarios/README.md`) that the release may leave untested on this
+    /// firmware. In a suite, a rule that only skipped scenarios exercise is
+    /// NOT TESTED, listed first, and fails the suite unless waived here;
+    /// comma-separated or repeated.
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    waive: Vec<String>,
 }
 
 /// Where `scripts/build-firmware` puts its images: `$CARGO_TARGET_DIR/firmware`
@@ -332,6 +339,7 @@ impl Cmd {
     /// `--board stm32`; the emulator needs none).
     pub fn run_with<B: ProbeBackend>(self, probes: &B) -> Result {
         self.check_probe_options()?;
+        self.check_waivers()?;
         if self.wiring && self.suite.is_none() {
             let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
             super::print(&profile.wiring_text())?;
@@ -436,6 +444,20 @@ impl Cmd {
         self.report_and_judge(&out_dir, &subject, &played, wall)
     }
 
+    /// `--waive`'s rules are rules of the model, before anything runs.
+    fn check_waivers(&self) -> Result<()> {
+        match self.waive.iter().find(|rule| chessclock::Transition::from_key(rule).is_none()) {
+            Some(unknown) => {
+                let keys: Vec<&str> = chessclock::Transition::ALL.iter().map(|rule| rule.key()).collect();
+                Err(Failure::usage(anyhow!(
+                    "--waive `{unknown}` is no rule of the clock model; the rules are: {}",
+                    keys.join(", ")
+                )))
+            }
+            None => Ok(()),
+        }
+    }
+
     /// The numeric options, before anything runs.
     fn check_numbers(&self) -> Result<()> {
         if self.game_count() == 0 {
@@ -529,17 +551,15 @@ impl Cmd {
         // The suite's folder is checked as a whole first: a folder that
         // cannot be written is named as given, not as its first scenario's.
         super::check_out_dir(&base)?;
-        let runs: Vec<(String, Cmd)> = files
+        let runs: Vec<(String, Vec<String>, Cmd)> = files
             .iter()
             .map(|file| {
                 let name = file.file_stem().map_or_else(String::new, |stem| stem.to_string_lossy().into_owned());
                 let scenario = file.display().to_string();
+                let found = catalog::find(&scenario).map_err(Failure::infrastructure)?.0;
                 // Each scenario plays its own games (a reset between two is
                 // what one of them is for) unless --games says otherwise.
-                let games = match self.games {
-                    Some(games) => games,
-                    None => catalog::find(&scenario).map_err(Failure::infrastructure)?.0.games,
-                };
+                let games = self.games.unwrap_or(found.games);
                 let one = Cmd {
                     suite: None,
                     scenario: Some(scenario),
@@ -547,26 +567,33 @@ impl Cmd {
                     out: Some(base.join(&name)),
                     ..self.clone()
                 };
-                Ok((name, one))
+                Ok((name, found.expect.exercises, one))
             })
             .collect::<Result<_>>()?;
         // Every scenario's folder before the first scenario plays: a
         // refusal half-way would leave the suite half replaced.
-        for (_, one) in &runs {
+        for (_, _, one) in &runs {
             one.refuse_to_replace_another_run()?;
         }
-        let mut verdicts = Vec::new();
-        for (name, one) in runs {
-            let ran = one.run_scenario(probes)?;
-            verdicts.push(SuiteEntry { name, ran });
+        let mut entries = Vec::new();
+        for (name, exercises, one) in runs {
+            let outcome = match one.run_scenario(probes)? {
+                Ran::Judged(Exit::Pass) => suite::Outcome::Passed,
+                Ran::Judged(_) => suite::Outcome::Failed,
+                Ran::Skipped(why) => suite::Outcome::Skipped(why.to_string()),
+            };
+            entries.push(suite::Entry { name, outcome, exercises });
         }
-        let summary = suite_summary(&verdicts);
-        std::fs::create_dir_all(&base)
-            .and_then(|()| std::fs::write(base.join(SUITE_MD), &summary.markdown))
-            .with_context(|| format!("writing {}", base.join(SUITE_MD).display()))
-            .map_err(Failure::infrastructure)?;
-        super::print(&format!("{}; reports in {}\n{}", summary.line, base.display(), summary.skips))?;
-        Ok(if summary.passed { Exit::Pass } else { Exit::GateFailed })
+        let verdict = suite::verdict(&entries, &self.waive);
+        for (file, text) in [(SUITE_MD, &verdict.markdown), (report::files::JUNIT_XML, &verdict.junit)] {
+            std::fs::create_dir_all(&base)
+                .map_err(anyhow::Error::from)
+                .and_then(|()| report::atomic::write_bytes(&base, file, text.as_bytes()).map(|_| ()))
+                .with_context(|| format!("writing {}", base.join(file).display()))
+                .map_err(Failure::infrastructure)?;
+        }
+        super::print(&format!("{}reports in {}\n", verdict.console, base.display()))?;
+        Ok(if verdict.passed { Exit::Pass } else { Exit::GateFailed })
     }
 
     /// The debug-probe options name a board on a probe: a usage error with
@@ -842,59 +869,6 @@ enum Ran {
     Judged(Exit),
     /// The firmware cannot run it: nothing was played.
     Skipped(Unsupported),
-}
-
-struct SuiteEntry {
-    name: String,
-    ran: Ran,
-}
-
-struct SuiteSummary {
-    /// Every scenario the firmware can run passed, and it could run one.
-    passed: bool,
-    /// `suite release: 2 of 8 scenarios passed, 6 skipped`.
-    line: String,
-    /// One line per skipped scenario, with its reason.
-    skips: String,
-    /// `suite.md`: the line and a table of every scenario.
-    markdown: String,
-}
-
-fn suite_summary(entries: &[SuiteEntry]) -> SuiteSummary {
-    let verdict = |ran: &Ran| match ran {
-        Ran::Judged(Exit::Pass) => "pass",
-        Ran::Judged(_) => "FAIL",
-        Ran::Skipped(_) => "skipped",
-    };
-    let count = |wanted: &str| entries.iter().filter(|entry| verdict(&entry.ran) == wanted).count();
-    let (passed, failed, skipped) = (count("pass"), count("FAIL"), count("skipped"));
-    let failed_names: Vec<&str> =
-        entries.iter().filter(|entry| verdict(&entry.ran) == "FAIL").map(|entry| entry.name.as_str()).collect();
-    let mut line = format!("suite release: {passed} of {} scenarios passed", entries.len());
-    if skipped > 0 {
-        let _ = write!(line, ", {skipped} skipped (the firmware cannot run them)");
-    }
-    if failed > 0 {
-        let _ = write!(line, " (failed: {})", failed_names.join(", "));
-    }
-    let mut skips = String::new();
-    let mut table = String::from("| scenario | verdict | why |\n|---|---|---|\n");
-    for entry in entries {
-        let why = match &entry.ran {
-            Ran::Skipped(why) => {
-                let _ = writeln!(skips, "  skipped {}: {why}", entry.name);
-                why.to_string()
-            }
-            Ran::Judged(_) => String::new(),
-        };
-        let _ = writeln!(table, "| `{}` | {} | {} |", entry.name, verdict(&entry.ran), why);
-    }
-    let all_skipped = passed == 0 && failed == 0;
-    if all_skipped {
-        line.push_str(": nothing was played, so nothing passed");
-    }
-    let markdown = format!("# {line}\n\n{table}");
-    SuiteSummary { passed: failed == 0 && !all_skipped, line, skips, markdown }
 }
 
 /// A skipped scenario's folder says why it holds no report; an earlier
@@ -1472,9 +1446,10 @@ max_moves = 3
     }
 
     /// 17.6: the release suite skips, with the reason, a scenario whose
-    /// control the firmware announces it cannot run, plays the others, and
-    /// passes when they pass; the skipped scenario's folder holds no report
-    /// for a gate to read.
+    /// control the firmware announces it cannot run, and plays the others;
+    /// the skipped scenario's folder holds no report for a gate to read.
+    /// The rules only skipped scenarios exercise are not tested: listed
+    /// first in suite.md and junit.xml, and the suite fails on them.
     #[test]
     fn the_suite_skips_what_the_firmware_announces_it_cannot_run() {
         let dir = TempDir::new("hil-suite-skips");
@@ -1493,9 +1468,17 @@ max_moves = 3
         let HilArgs { cmd } = HilArgs::try_parse_from(all).expect("the arguments parse");
         let outcome = cmd.run_with(&probes);
         assert_reports_match_their_schemas(dir.path());
-        assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::Pass));
+        assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::GateFailed));
 
         let suite = std::fs::read_to_string(base.join(SUITE_MD)).expect("suite.md written");
+        let junit = std::fs::read_to_string(base.join(report::files::JUNIT_XML)).expect("junit.xml written");
+        let not_tested = suite.find("## Not tested on this firmware").expect("a not-tested section");
+        assert!(not_tested < suite.find("## Scenarios").expect("the scenarios"), "{suite}");
+        for rule in ["delay.used-up", "byo-yomi.period-lost", "canadian.block-reset", "hourglass.transfer"] {
+            assert!(suite.contains(&format!("| `{rule}` |")), "{rule} not listed as untested:\n{suite}");
+            assert!(junit.contains(&format!("{rule} was not tested")), "{rule} not a failing case:\n{junit}");
+        }
+        assert!(!suite.contains("| `increment` |"), "played scenarios test increment:\n{suite}");
         let files = Suite::Release.files().expect("the release suite");
         for file in &files {
             let name = file.file_stem().expect("a name").to_string_lossy().into_owned();
@@ -1549,7 +1532,9 @@ max_moves = 3
         let base = dir.path().join("suite");
         let args = ["hil", "--board", "stm32", "--silence-timeout", "60", "--firmware", elf.to_str().expect("utf-8")];
         let mut all = args.to_vec();
-        all.extend(["--out", base.to_str().expect("utf-8")]);
+        // Every rule waived: what the clock leaves untested does not fail this run.
+        let every_rule = chessclock::Transition::ALL.map(|rule| rule.key()).join(",");
+        all.extend(["--out", base.to_str().expect("utf-8"), "--waive", &every_rule]);
         let HilArgs { cmd } = HilArgs::try_parse_from(all).expect("the arguments parse");
         let outcome = cmd.run_with(&probes);
         assert_reports_match_their_schemas(dir.path());
@@ -1565,6 +1550,17 @@ max_moves = 3
             most_games = most_games.max(played);
         }
         assert_eq!(most_games, 2, "the two-game scenario was played");
+    }
+
+    /// `--waive` takes rules of the model only, before anything runs.
+    #[test]
+    fn a_waiver_of_no_rule_of_the_model_is_a_usage_error() {
+        let HilArgs { cmd } =
+            HilArgs::try_parse_from(["hil", "--waive", "increment,byo-yomi"]).expect("the arguments parse");
+        let failure = cmd.run_with(&FakeProbes::new(&["A"])).expect_err("refused");
+        let said = format!("{:#}", failure.error);
+        assert_eq!(failure.exit, Exit::Usage, "{said}");
+        assert!(said.contains("`byo-yomi` is no rule") && said.contains("byo-yomi.period-lost"), "{said}");
     }
 
     /// An explicit `--scenario` the firmware cannot run is not a pass.

@@ -425,8 +425,8 @@ fn every_command_that_gates_its_report_agrees_with_bench_gate() {
 }
 
 /// `bench report merge` checks its --out before it merges: a folder that
-/// cannot be written (exit 2, not exit 3 after the work), and one that
-/// holds another run's report (exit 2 unless --force).
+/// cannot be written or made (below a file; exit 2, not exit 3 after the
+/// work), and one that holds another run's report (exit 2 unless --force).
 #[test]
 fn merge_checks_its_report_folder_before_it_merges() {
     let dir = temp_dir("merge-out");
@@ -451,6 +451,12 @@ fn merge_checks_its_report_folder_before_it_merges() {
         assert_eq!(output.status.code(), Some(2), "{}", show(&output));
         assert!(text(&output.stderr).contains(&format!("the report folder {} cannot be written", out.display())));
     }
+    // A path below a file is the user's to fix, like a file as --out.
+    let a_file = dir.join("a-file");
+    std::fs::write(&a_file, "not a folder").expect("write");
+    let output = merge(&a_file.join("merged"), &[]);
+    assert_eq!(output.status.code(), Some(2), "{}", show(&output));
+    assert!(text(&output.stderr).contains("is a file, not a folder"), "{}", show(&output));
     let other = dir.join("other");
     let output = bench(&["sim", "--scenario", "both-flags", "--games", "2", "--out", path(&other)]);
     assert_eq!(output.status.code(), Some(0), "{}", show(&output));

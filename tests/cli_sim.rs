@@ -334,8 +334,8 @@ fn a_second_interrupt_stops_a_long_run_at_once() {
 }
 
 /// A report folder that cannot exist is refused before any game is played,
-/// not after the run: a file given as --out is a usage error (2), a folder
-/// that cannot be created an infrastructure one (3).
+/// not after the run: a file given as --out, or a path below a file, is a
+/// usage error (2): the path is the user's to fix.
 #[test]
 fn a_report_folder_that_cannot_exist_stops_the_run_before_it_starts() {
     let dir = temp_dir("out-file");
@@ -350,8 +350,8 @@ fn a_report_folder_that_cannot_exist_stops_the_run_before_it_starts() {
     let below_a_file = file.join("report");
     let output = bench(&["sim", "--scenario", "both-flags", "--games", "4", "--out", below_a_file.to_str().unwrap()]);
     let stderr = text(&output.stderr);
-    assert_eq!(output.status.code(), Some(3), "{stderr}");
-    assert!(stderr.contains("cannot create the report folder") && stderr.contains("nothing was run"), "{stderr}");
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is a file, not a folder") && stderr.contains("nothing was run"), "{stderr}");
     assert!(!text(&output.stdout).contains("bench sim both-flags"), "no game was played: {}", text(&output.stdout));
 }
 

@@ -137,8 +137,13 @@ pub fn check_out_dir(dir: &Path) -> crate::exit::Result<()> {
         return refuse_an_unwritable_folder(dir, Path::new("."));
     };
     if !existing.is_dir() {
-        let error = io::Error::other(format!("{} is a file", existing.display()));
-        return Err(cannot_create(dir, &error));
+        // The user's path, not the machine: a usage error.
+        return Err(Failure::usage(anyhow::anyhow!(
+            "the report folder {} cannot be made: {} is a file, not a folder; give --out a path below a folder \
+             (nothing was run)",
+            dir.display(),
+            existing.display()
+        )));
     }
     refuse_an_unwritable_folder(dir, existing)
 }

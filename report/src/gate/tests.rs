@@ -597,6 +597,12 @@ fn a_sim_report_with_impossible_counts_is_refused_naming_the_field() {
         ("failures[2].game", |v| v["failures"][2]["game"] = 6.into()),
         ("failures[2].game", |v| v["failures"][2]["game"] = 1.into()),
         ("failures", |v| v["failures_kept_max"] = 5.into()),
+        // A shard past the sweep's count, or shard 0 (they count from 1).
+        ("shard.index", |v| v["shard"] = serde_json::json!({"index": 3, "count": 2})),
+        ("shard.index", |v| v["shard"] = serde_json::json!({"index": 0, "count": 2})),
+        ("oracle_coverage.calls_checked", |v| v["oracle_coverage"]["calls_checked"] = 374.into()),
+        ("oracle_coverage.games", |v| v["oracle_coverage"]["games"] = 7.into()),
+        ("oracle_coverage.games_checked", |v| v["oracle_coverage"]["games_checked"] = 7.into()),
         // Counts of u64::MAX games each, whose sum does not fit in 64 bits.
         ("results.device", |v| {
             let max = serde_json::Value::from(u64::MAX);
@@ -612,6 +618,13 @@ fn a_sim_report_with_impossible_counts_is_refused_naming_the_field() {
     // Counts that are possible one by one but do not add up.
     for (needle, edit) in [
         ("results.device counts 5 games, 6 played", (|v| v["results"]["device"]["5.1"] = 1.into()) as Edit),
+        // Games that are not the shard's slice of the sweep, or not all of it.
+        ("games 0..6, but shard 1/2 of games.total (6) plays games 0..3", |v| {
+            v["shard"] = serde_json::json!({"index": 1, "count": 2});
+        }),
+        ("games 0..6, but an unsharded run of games.total (12) plays games 0..12", |v| {
+            v["games"]["total"] = 12.into();
+        }),
         ("5 failing games listed, 6 failed", |v| {
             if let Some(failures) = v["failures"].as_array_mut() {
                 failures.pop();
@@ -1123,6 +1136,11 @@ fn a_hil_report_with_impossible_counts_is_refused_naming_the_field() {
             report.games_detail[0].complete = false;
         }),
         ("drift.used", |report| report.drift.used = 121),
+        // A game of no run, a game twice, a board's games beyond those played.
+        ("games_detail[1].game", |report| report.games_detail[1].game = 2),
+        ("games_detail[1].game", |report| report.games_detail[1].game = 0),
+        ("boards[0].games", |report| report.boards[0].games = vec![0, 1, 2]),
+        ("boards[0].games", |report| report.boards[0].games = vec![0, 1, 1]),
         ("games_detail[1].mismatches", |report| {
             let listed = with_mismatches(sample_report(), 1).games_detail[1].mismatches.clone();
             report.games_detail[1].mismatches = listed;
@@ -1148,6 +1166,9 @@ fn a_hil_report_with_impossible_counts_is_refused_naming_the_field() {
         oscillator.used = oscillator.samples + 1;
     }
     refused_naming(&bytes(&farm), "boards[0].oscillator.used").unwrap_or_else(|message| panic!("{message}"));
+    let mut farm = crate::hil::tests::farm_report();
+    farm.boards[1].games = vec![0];
+    refused_naming(&bytes(&farm), "boards[1].games").unwrap_or_else(|message| panic!("game on two boards: {message}"));
     for (needle, edit) in [
         (
             "games_detail[0].mismatches_total is 0, its mismatches_by_quantity add up to 2",
@@ -1162,6 +1183,7 @@ fn a_hil_report_with_impossible_counts_is_refused_naming_the_field() {
         ("mismatches.largest_difference_us", |report| {
             report.games_detail[1].largest_difference_us.insert("press.remaining_us".to_string(), 1_000_000);
         }),
+        ("games_detail has games no board in boards lists (1)", |report| report.boards[0].games = vec![0]),
         ("records: 359 read", |report| report.records.total = 359),
         ("records: 360 read and 1 lost", |report| report.records.lost = 1),
         ("games_detail[0]: 41 presses registered, 40 latencies", |report| {

@@ -31,6 +31,7 @@ pub(super) fn check(report: &Report) -> Result<(), Problem> {
         )));
     }
     games(report)?;
+    game_numbers(report)?;
     mismatches(report)?;
     records_and_presses(report)?;
     drifts(report)?;
@@ -74,6 +75,44 @@ fn games(report: &Report) -> Result<(), Problem> {
         return Err(Problem::Inconsistent(format!(
             "complete, yet {} of {} games played to their end",
             games.complete, games.requested
+        )));
+    }
+    Ok(())
+}
+
+/// The games played are games of the run (`0..games.requested`), each
+/// once, in order; the boards played them, each on one board.
+fn game_numbers(report: &Report) -> Result<(), Problem> {
+    let requested = report.games.requested;
+    let mut previous: Option<u64> = None;
+    for (index, game) in report.games_detail.iter().enumerate() {
+        let field = format!("games_detail[{index}].game");
+        if game.game >= requested {
+            return Err(impossible(field, format!("is {}, not a game of the run (0..{requested})", game.game)));
+        }
+        if previous.is_some_and(|previous| previous >= game.game) {
+            return Err(impossible(field, format!("is {}, after a later game or again", game.game)));
+        }
+        previous = Some(game.game);
+    }
+    let played: BTreeSet<u64> = report.games_detail.iter().map(|game| game.game).collect();
+    let mut on_a_board = BTreeSet::new();
+    for (index, board) in report.boards.iter().enumerate() {
+        for game in &board.games {
+            let field = format!("boards[{index}].games");
+            if !played.contains(game) {
+                return Err(impossible(field, format!("lists game {game}, which is not in games_detail (not played)")));
+            }
+            if !on_a_board.insert(*game) {
+                return Err(impossible(field, format!("lists game {game}, which another board or this one played")));
+            }
+        }
+    }
+    if !report.boards.is_empty() && on_a_board != played {
+        let missing: Vec<String> = played.difference(&on_a_board).map(u64::to_string).collect();
+        return Err(Problem::Inconsistent(format!(
+            "games_detail has games no board in boards lists ({})",
+            missing.join(", ")
         )));
     }
     Ok(())

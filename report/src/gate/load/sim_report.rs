@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use bench_sim::coverage::EXERCISES_CHECK;
-use bench_sim::run::{class_check, AGREEMENT_CHECK, DETERMINISM_CHECK, ORACLE_CHECK, TIME_ERROR_CHECK};
+use bench_sim::run::{self, class_check, AGREEMENT_CHECK, DETERMINISM_CHECK, ORACLE_CHECK, TIME_ERROR_CHECK};
 
 use super::{at_most, impossible, sum, Problem, DRIFT_PPB_MAX, DRIFT_PPM_MAX};
 use crate::check::CheckInfo;
@@ -29,6 +29,7 @@ pub(super) fn check(report: &Report) -> Result<(), Problem> {
         return Err(Problem::Inconsistent(format!("verdict `{}` but the checks say `{expected}`", report.verdict)));
     }
     games(report)?;
+    shard(report)?;
     counts(report)?;
     failures(report)?;
     drift(report)?;
@@ -66,6 +67,30 @@ fn games(report: &Report) -> Result<(), Problem> {
     Ok(())
 }
 
+/// `--shard I/N`: 1 <= I <= N, and the games are the I-th of N slices of
+/// `games.total` (`bench_sim::run::shard_range`); without it, all of them.
+fn shard(report: &Report) -> Result<(), Problem> {
+    let games = &report.games;
+    let (expected, whose) = match &report.shard {
+        Some(shard) => {
+            if shard.index == 0 {
+                return Err(impossible("shard.index", "is 0, but shards count from 1"));
+            }
+            at_most("shard.index", shard.index, shard.count, "shard.count")?;
+            let slice = run::shard_range(games.total, shard.index, shard.count).unwrap_or(0..0);
+            (slice, format!("shard {}/{} of games.total ({})", shard.index, shard.count, games.total))
+        }
+        None => (0..games.total, format!("an unsharded run of games.total ({})", games.total)),
+    };
+    if (games.start, games.end) != (expected.start, expected.end) {
+        return Err(Problem::Inconsistent(format!(
+            "games {}..{}, but {whose} plays games {}..{}",
+            games.start, games.end, expected.start, expected.end
+        )));
+    }
+    Ok(())
+}
+
 /// Every count of games is at most the games played, and the counts of
 /// which each game adds exactly one add up to them.
 fn counts(report: &Report) -> Result<(), Problem> {
@@ -73,6 +98,10 @@ fn counts(report: &Report) -> Result<(), Problem> {
     at_most("agreement.agreeing", report.agreement.agreeing, report.agreement.games, "agreement.games")?;
     let searches = &report.mate_searches;
     at_most("mate_searches.gave_up", searches.gave_up, searches.searched, "mate_searches.searched")?;
+    let oracle = &report.oracle_coverage;
+    at_most("oracle_coverage.calls_checked", oracle.calls_checked, oracle.calls, "oracle_coverage.calls")?;
+    at_most("oracle_coverage.games", oracle.games, played, PLAYED)?;
+    at_most("oracle_coverage.games_checked", oracle.games_checked, oracle.games, "oracle_coverage.games")?;
     let outcomes = &report.outcomes;
     for (field, count) in [
         ("games_with_violations", report.games_with_violations),

@@ -263,7 +263,7 @@ fn sum(field: &str, values: impl IntoIterator<Item = u64>) -> Result<u64, Proble
 const DRIFT_PPM_MAX: f64 = 1e9;
 /// [`DRIFT_PPM_MAX`] in parts per billion, for the integer drift of a
 /// simulation report.
-const DRIFT_PPB_MAX: u64 = 1_000_000_000_000;
+pub(super) const DRIFT_PPB_MAX: u64 = 1_000_000_000_000;
 
 /// A drift of `ppm` in `field`: a number, and one a clock can have.
 fn drift_ppm(field: &str, ppm: f64) -> Result<(), Problem> {

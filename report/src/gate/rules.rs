@@ -3,6 +3,7 @@
 use std::fmt;
 use std::path::Path;
 
+use bench_sim::toml_location::LocatedError;
 use serde::Deserialize;
 
 use crate::format::markdown::decimal;
@@ -77,40 +78,78 @@ impl Rules {
         }
     }
 
-    /// Reads a rules file; the error names the file, line and column.
+    /// Reads a rules file; the error names the file, line, column and field.
     pub fn load(path: &Path) -> anyhow::Result<Rules> {
         let text = std::fs::read_to_string(path)
             .map_err(|error| anyhow::anyhow!("cannot read the gate rules {}: {error}", path.display()))?;
-        Rules::parse(&text).map_err(|error| anyhow::anyhow!("gate rules {}: {error}", path.display()))
+        Rules::parse(&text, path).map_err(|error| anyhow::anyhow!("gate rules {error}"))
     }
 
-    pub fn parse(text: &str) -> Result<Rules, String> {
-        let rules: Rules = toml::from_str(text).map_err(|error| error.to_string().trim_end().to_string())?;
+    /// The rules in `text`, read from `file` (which errors name).
+    pub fn parse(text: &str, file: &Path) -> Result<Rules, LocatedError> {
+        let rules: Rules = toml::from_str(text).map_err(|error| LocatedError::from_toml(text, file, &error))?;
+        for name in rules.rules.required_coverage.iter().flatten() {
+            if chessclock::Transition::from_key(name).is_none() {
+                let known: Vec<&str> = chessclock::Transition::ALL.iter().map(|transition| transition.key()).collect();
+                let message = format!("unknown rule `{name}`; known: {}", known.join(", "));
+                return Err(LocatedError::at_field(text, file, "rules.required_coverage", 0, message));
+            }
+        }
+        rules.refuse_limits_never_exceeded(text, file)?;
         let set: Vec<(String, bool)> = rules
             .rules
             .set()
             .into_iter()
             .chain(rules.baseline.as_ref().map(Tolerances::set).unwrap_or_default())
             .collect();
-        for name in rules.rules.required_coverage.iter().flatten() {
-            if chessclock::Transition::from_key(name).is_none() {
-                let known: Vec<&str> = chessclock::Transition::ALL.iter().map(|transition| transition.key()).collect();
-                return Err(format!("required_coverage: unknown rule `{name}`; known: {}", known.join(", ")));
-            }
-        }
         if set.is_empty() {
-            return Err("the file sets no rule (a gate that checks nothing would always pass)".into());
+            return Err(LocatedError::whole_file(
+                file,
+                "the file sets no rule (a gate that checks nothing would always pass)",
+            ));
         }
         if set.iter().all(|(_, can_fail)| !can_fail) {
             let off: Vec<&str> = set.iter().map(|(rule, _)| rule.as_str()).collect();
-            return Err(format!(
+            let message = format!(
                 "no rule of the file can fail ({}): a gate that checks nothing would always pass",
                 off.join(", ")
-            ));
+            );
+            return Err(LocatedError::whole_file(file, message));
         }
         Ok(rules)
     }
+
+    /// An error at the first integer limit no report can exceed: the rule
+    /// would pass every report, as an empty file would.
+    fn refuse_limits_never_exceeded(&self, text: &str, file: &Path) -> Result<(), LocatedError> {
+        let thresholds = self.rules.integer_limits().map(|(key, limit)| ("rules", key, limit));
+        let tolerances = self.baseline.as_ref().map(Tolerances::integer_limits).unwrap_or_default();
+        let tolerances = tolerances.map(|(key, limit)| ("baseline", key, limit));
+        for (table, key, limit) in thresholds.into_iter().chain(tolerances) {
+            // At it, not above: a limit is 64-bit too.
+            if let Some(limit) = limit.filter(|limit| *limit == REPORT_NUMBER_MAX) {
+                let message = format!(
+                    "{limit} can never be exceeded: no number in a report is larger, so the rule would pass every \
+                     report (a gate that checks nothing); give at most {} or leave the key out",
+                    REPORT_NUMBER_MAX - 1
+                );
+                return Err(LocatedError::at_field(text, file, format!("{table}.{key}"), 0, message));
+            }
+        }
+        Ok(())
+    }
 }
+
+/// The largest number a report holds: its counts and times are 64-bit
+/// (`--games` takes up to 2^64 − 1). An integer limit at or above it is
+/// never exceeded.
+const REPORT_NUMBER_MAX: u64 = u64::MAX;
+
+/// The largest ppm limit a rules file takes. A report may hold a drift up
+/// to ±10^9 ppm (`load::DRIFT_PPB_MAX`), so every ppm limit can be
+/// exceeded.
+const PPM_LIMIT_MAX: u64 = 1_000_000;
+const _: () = assert!(PPM_LIMIT_MAX * 1_000 < super::load::DRIFT_PPB_MAX);
 
 impl Thresholds {
     /// Each rule set, as `key = value`, and whether it can fail a report.
@@ -124,20 +163,26 @@ impl Thresholds {
         if let Some(minimum) = self.min_agreement_percent {
             set.push((format!("min_agreement_percent = {}", decimal(minimum.0, 4)), minimum.0 > 0));
         }
-        let limits = [
-            ("max_oracle_violations", self.max_oracle_violations.map(|n| n.to_string())),
-            ("max_failed_games", self.max_failed_games.map(|n| n.to_string())),
-            ("max_time_error_us", self.max_time_error_us.map(|us| us.to_string())),
-            ("max_abs_drift_ppm", self.max_abs_drift_ppm.map(|ppm| decimal(ppm.0, 3))),
-            ("max_rule_mismatches", self.max_rule_mismatches.map(|n| n.to_string())),
-            ("max_latency_p99_us", self.max_latency_p99_us.map(|us| us.to_string())),
-            ("max_undecided_mate_searches", self.max_undecided_mate_searches.map(|n| n.to_string())),
-        ];
-        set.extend(limits.into_iter().filter_map(|(key, value)| Some((format!("{key} = {}", value?), true))));
+        let integers = self.integer_limits().map(|(key, limit)| (key, limit.map(|n| n.to_string())));
+        let drift = ("max_abs_drift_ppm", self.max_abs_drift_ppm.map(|ppm| decimal(ppm.0, 3)));
+        let limits = integers.into_iter().chain([drift]);
+        set.extend(limits.filter_map(|(key, value)| Some((format!("{key} = {}", value?), true))));
         if let Some(required) = &self.required_coverage {
             set.push((format!("required_coverage = {required:?}"), !required.is_empty()));
         }
         set
+    }
+
+    /// The limits that are integers (counts, µs), by key.
+    fn integer_limits(&self) -> [(&'static str, Option<u64>); 6] {
+        [
+            ("max_oracle_violations", self.max_oracle_violations),
+            ("max_failed_games", self.max_failed_games),
+            ("max_time_error_us", self.max_time_error_us),
+            ("max_rule_mismatches", self.max_rule_mismatches),
+            ("max_latency_p99_us", self.max_latency_p99_us),
+            ("max_undecided_mate_searches", self.max_undecided_mate_searches),
+        ]
     }
 
     /// Whether any rule set can fail a report.
@@ -155,16 +200,23 @@ impl Tolerances {
         if let Some(limit) = self.max_agreement_drop_percent {
             set.push((format!("max_agreement_drop_percent = {}", decimal(limit.0, 4)), limit.0 < 1_000_000));
         }
-        let limits = [
-            ("max_new_failing_checks", self.max_new_failing_checks.map(|n| n.to_string())),
-            ("max_failed_games_growth", self.max_failed_games_growth.map(|n| n.to_string())),
-            ("max_time_error_growth_us", self.max_time_error_growth_us.map(|us| us.to_string())),
-            ("max_drift_growth_ppm", self.max_drift_growth_ppm.map(|ppm| decimal(ppm.0, 3))),
-            ("max_rule_mismatches_growth", self.max_rule_mismatches_growth.map(|n| n.to_string())),
-            ("max_latency_p99_growth_us", self.max_latency_p99_growth_us.map(|us| us.to_string())),
-        ];
-        set.extend(limits.into_iter().filter_map(|(key, value)| Some((format!("{key} = {}", value?), true))));
+        let integers = self.integer_limits().map(|(key, limit)| (key, limit.map(|n| n.to_string())));
+        let drift = ("max_drift_growth_ppm", self.max_drift_growth_ppm.map(|ppm| decimal(ppm.0, 3)));
+        let limits = integers.into_iter().chain([drift]);
+        set.extend(limits.filter_map(|(key, value)| Some((format!("{key} = {}", value?), true))));
         set
+    }
+
+    /// The tolerances that are integers (counts, µs), by key: a growth is
+    /// at most the largest number a report holds.
+    fn integer_limits(&self) -> [(&'static str, Option<u64>); 5] {
+        [
+            ("max_new_failing_checks", self.max_new_failing_checks),
+            ("max_failed_games_growth", self.max_failed_games_growth),
+            ("max_time_error_growth_us", self.max_time_error_growth_us),
+            ("max_rule_mismatches_growth", self.max_rule_mismatches_growth),
+            ("max_latency_p99_growth_us", self.max_latency_p99_growth_us),
+        ]
     }
 }
 
@@ -205,7 +257,7 @@ impl<'de> Deserialize<'de> for Percent {
 
 impl<'de> Deserialize<'de> for Ppm {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        scaled(deserializer, 1_000, 1_000_000.0).map(Ppm)
+        scaled(deserializer, 1_000, PPM_LIMIT_MAX as f64).map(Ppm)
     }
 }
 

@@ -7,6 +7,12 @@ use super::*;
 use crate::check::CheckInfo;
 use crate::hil::{self, Report as HilReport};
 
+/// The rules in `text`, as read from a file `gate.toml`; the error as
+/// printed.
+fn rules_from(text: &str) -> Result<Rules, String> {
+    Rules::parse(text, Path::new("gate.toml")).map_err(|error| error.to_string())
+}
+
 fn check(name: &str, passed: bool) -> CheckInfo {
     CheckInfo { name: name.into(), passed, measured: "m".into(), expected: "e".into() }
 }
@@ -263,7 +269,7 @@ fn table() -> Vec<Case> {
 fn every_rule_fails_when_it_should_and_passes_when_it_should() {
     let mut seen = std::collections::BTreeSet::new();
     for case in table() {
-        let rules = Rules::parse(case.rules).unwrap_or_else(|error| panic!("{}: {error}", case.rules));
+        let rules = rules_from(case.rules).unwrap_or_else(|error| panic!("{}: {error}", case.rules));
         let verdicts = evaluate(&case.report, &rules, case.baseline.as_ref()).expect("evaluates");
         let verdict = verdicts
             .iter()
@@ -357,7 +363,7 @@ fn wide_products_and_quotients_are_exact() {
 
 #[test]
 fn the_failure_lines_say_measured_and_allowed() {
-    let rules = Rules::parse("[rules]\nevery_check_passes = true\nmax_time_error_us = 999").expect("rules");
+    let rules = rules_from("[rules]\nevery_check_passes = true\nmax_time_error_us = 999").expect("rules");
     let report = failing_check(sim(), "games in class `6.12 b)`");
     let verdicts = evaluate(&report, &rules, None).expect("evaluates");
     let text = render(Path::new("reports/x/report.json"), &report, None, &verdicts);
@@ -381,7 +387,7 @@ fn the_rules_file_in_the_readme_parses() {
     let blocks = toml_blocks(&readme);
     assert!(!blocks.is_empty(), "reports/README.md shows no rules file");
     for block in blocks {
-        Rules::parse(&block).unwrap_or_else(|error| panic!("{error}\n--- block ---\n{block}"));
+        rules_from(&block).unwrap_or_else(|error| panic!("{error}\n--- block ---\n{block}"));
     }
 }
 
@@ -420,11 +426,46 @@ fn bad_rules_files_are_refused_with_the_reason() {
             "(every_check_passes = false, max_agreement_drop_percent = 100): a gate that checks nothing",
         ),
         ("[rules]\n[baseline]\n", "sets no rule"),
-        ("[rules\nx = 1", "line 1"),
+        ("[rules\nx = 1", "gate.toml:1:"),
     ] {
-        let error = Rules::parse(text).expect_err(text);
+        let error = rules_from(text).expect_err(text);
         assert!(error.contains(needle), "{text:?}: {error}");
     }
+}
+
+/// A limit no number in a report exceeds checks nothing: refused, naming
+/// the rule and where it is, and the largest limit that still checks
+/// something, which is taken. (`max_oracle_violations =
+/// 18446744073709551615`, the file's only rule, passed every report.)
+#[test]
+fn a_limit_no_report_can_exceed_is_refused_where_it_is_written() {
+    let keys = [
+        ("rules", "max_oracle_violations"),
+        ("rules", "max_failed_games"),
+        ("rules", "max_time_error_us"),
+        ("rules", "max_rule_mismatches"),
+        ("rules", "max_latency_p99_us"),
+        ("rules", "max_undecided_mate_searches"),
+        ("baseline", "max_new_failing_checks"),
+        ("baseline", "max_failed_games_growth"),
+        ("baseline", "max_time_error_growth_us"),
+        ("baseline", "max_rule_mismatches_growth"),
+        ("baseline", "max_latency_p99_growth_us"),
+    ];
+    for (table, key) in keys {
+        // Another rule of the table first, so that the refused one is on line 3.
+        let other = if table == "rules" { "every_check_passes = true" } else { "max_agreement_drop_percent = 1" };
+        let file = |limit: u64| format!("[{table}]\n{other}\n{key} = {limit}\n");
+        let error = rules_from(&file(u64::MAX)).expect_err(key);
+        let expected = format!("gate.toml:3:1: field `{table}.{key}`: 18446744073709551615 can never be exceeded");
+        assert!(error.starts_with(&expected), "{key}: {error}");
+        assert!(error.contains("give at most 18446744073709551614"), "{key}: {error}");
+        rules_from(&file(u64::MAX - 1)).unwrap_or_else(|error| panic!("{key}: {error}"));
+    }
+    // Every ppm limit a file takes is below the drift a report may hold.
+    let widest = rules_from("[rules]\nmax_abs_drift_ppm = 1000000").expect("the largest ppm limit");
+    let verdicts = evaluate(&with(sim(), Metric::Drift, Value::Ppb(1_000_000_001)), &widest, None).expect("evaluates");
+    assert!(!passed(&verdicts), "{verdicts:?}");
 }
 
 /// A file with one rule that can fail is a gate; without `--baseline`,
@@ -436,13 +477,13 @@ fn a_rules_file_needs_a_rule_that_can_fail_a_report() {
         "[rules]\nmin_agreement_percent = 0.0001",
         "[baseline]\nmax_agreement_drop_percent = 99.9999",
     ] {
-        Rules::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"));
+        rules_from(text).unwrap_or_else(|error| panic!("{text}: {error}"));
     }
     for text in [
         "[baseline]\nmax_new_failing_checks = 0",
         "[rules]\nevery_check_passes = false\n[baseline]\nmax_failed_games_growth = 0",
     ] {
-        let rules = Rules::parse(text).expect("parses");
+        let rules = rules_from(text).expect("parses");
         let error = evaluate(&sim(), &rules, None).expect_err("nothing to check without a baseline");
         assert!(error.contains("no --baseline") && error.contains("checks nothing"), "{error}");
         evaluate(&sim(), &rules, Some(&sim())).expect("with a baseline, it checks");
@@ -456,7 +497,7 @@ fn a_baseline_must_be_of_the_same_scenario_and_kind_and_have_rules() {
     other.scenario = "other".into();
     assert!(evaluate(&sim(), &rules, Some(&other)).expect_err("refused").contains("scenario `other`"));
     assert!(evaluate(&sim(), &rules, Some(&hil())).expect_err("refused").contains("hil"));
-    let no_baseline = Rules::parse("[rules]\nevery_check_passes = true").expect("rules");
+    let no_baseline = rules_from("[rules]\nevery_check_passes = true").expect("rules");
     assert!(evaluate(&sim(), &no_baseline, Some(&sim())).expect_err("refused").contains("[baseline]"));
 }
 
@@ -967,7 +1008,7 @@ fn hil_table() -> Vec<HilCase> {
 fn every_hil_rule_fails_when_it_should_and_passes_when_it_should() {
     let mut seen = std::collections::BTreeSet::new();
     for case in hil_table() {
-        let rules = Rules::parse(case.rules).unwrap_or_else(|error| panic!("{}: {error}", case.rules));
+        let rules = rules_from(case.rules).unwrap_or_else(|error| panic!("{}: {error}", case.rules));
         let report = hil_report(&case.report);
         let baseline = case.baseline.as_ref().map(hil_report);
         let verdicts = evaluate(&report, &rules, baseline.as_ref()).expect("evaluates");
@@ -1210,7 +1251,7 @@ fn a_hil_report_with_impossible_counts_is_refused_naming_the_field() {
 #[test]
 fn a_hil_report_with_unphysical_numbers_is_refused_naming_the_field() {
     let bytes = |report: &HilReport| serde_json::to_vec(report).expect("serializes");
-    let rules = Rules::parse("[rules]\nmax_abs_drift_ppm = 20").expect("rules");
+    let rules = rules_from("[rules]\nmax_abs_drift_ppm = 20").expect("rules");
     refused_naming(&bytes(&drift_ppm(1e308)), "drift.ppm").unwrap_or_else(|message| panic!("{message}"));
     refused_naming(&bytes(&drift_ppm(-1.000_001e9)), "drift.ppm").unwrap_or_else(|message| panic!("{message}"));
     // A board whose clock counts nanoseconds as µs is a board bench can
@@ -1544,7 +1585,7 @@ mod properties {
 
 #[test]
 fn required_coverage_fails_a_run_that_never_went_through_a_listed_rule() {
-    let rules = Rules::parse("[rules]\nrequired_coverage = [\"press\", \"increment\"]\n").unwrap();
+    let rules = rules_from("[rules]\nrequired_coverage = [\"press\", \"increment\"]\n").unwrap();
     let verdicts = evaluate(&sim(), &rules, None).unwrap();
     let verdict = verdicts.iter().find(|verdict| verdict.rule == "required_coverage").unwrap();
     assert_eq!(verdict.status, Status::Fail);
@@ -1564,8 +1605,8 @@ fn required_coverage_fails_a_run_that_never_went_through_a_listed_rule() {
 
 #[test]
 fn required_coverage_names_only_rules_of_the_model_and_an_empty_list_checks_nothing() {
-    let error = Rules::parse("[rules]\nrequired_coverage = [\"teleport\"]\n").unwrap_err();
+    let error = rules_from("[rules]\nrequired_coverage = [\"teleport\"]\n").unwrap_err();
     assert!(error.contains("unknown rule `teleport`") && error.contains("flag.final"), "{error}");
-    let error = Rules::parse("[rules]\nrequired_coverage = []\n").unwrap_err();
+    let error = rules_from("[rules]\nrequired_coverage = []\n").unwrap_err();
     assert!(error.contains("no rule of the file can fail"), "{error}");
 }

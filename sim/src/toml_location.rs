@@ -117,7 +117,7 @@ pub fn locate(text: &str, span: Range<usize>, message: &str) -> (usize, usize, O
 /// integer `-5` as i128, expected u64", "invalid type: floating point
 /// `1000.0`, expected u32") in a user's: what was written and the range the
 /// field takes. `None` for any other message.
-fn number_out_of_range(message: &str) -> Option<String> {
+pub fn number_out_of_range(message: &str) -> Option<String> {
     let (found, expected) = message.split_once(", expected ")?;
     let (min, max): (i128, i128) = match expected {
         "u8" => (0, u8::MAX.into()),

@@ -13,6 +13,7 @@ use crate::hil::{self, Report as HilReport};
 use crate::sim::report::{self as json, Report};
 
 mod hil_report;
+mod json_location;
 mod sim_report;
 
 /// A report of any kind bench writes, loaded and checked for consistency.
@@ -84,9 +85,14 @@ pub enum Problem {
     },
     /// A schema bench does not know.
     UnknownSchema(String),
-    /// The schema is right, but a field is missing or has the wrong type.
+    /// The schema is right, but a field is missing or has the wrong type:
+    /// where (1-based line and column of the file), and which field (a
+    /// dotted path) when it can be told.
     Invalid {
         schema: &'static str,
+        line: usize,
+        column: usize,
+        field: Option<String>,
         detail: String,
     },
     /// The fields contradict each other.
@@ -134,8 +140,12 @@ impl fmt::Display for LoadError {
                 json::SCHEMA,
                 hil::SCHEMA
             ),
-            Problem::Invalid { schema, detail } => {
-                write!(f, "{path} is not a valid `{schema}` report: {detail}")
+            Problem::Invalid { schema, line, column, field, detail } => {
+                write!(f, "{path}:{line}:{column}: ")?;
+                if let Some(field) = field {
+                    write!(f, "field `{field}`: ")?;
+                }
+                write!(f, "not a valid `{schema}` report: {detail}")
             }
             Problem::Inconsistent(detail) => {
                 write!(f, "{path} is not a consistent report ({detail}): it was edited or damaged")
@@ -209,15 +219,13 @@ pub fn parse(bytes: &[u8]) -> Result<AnyReport, Problem> {
     match schema {
         json::SCHEMA => {
             refuse_negative(&value, &mut String::new(), &sim_report::signed)?;
-            let report: Report = serde_json::from_value(value)
-                .map_err(|error| Problem::Invalid { schema: json::SCHEMA, detail: error.to_string() })?;
+            let report: Report = typed(bytes, json::SCHEMA)?;
             sim_report::check(&report)?;
             Ok(AnyReport::Sim(Box::new(report)))
         }
         hil::SCHEMA => {
             refuse_negative(&value, &mut String::new(), &hil_report::signed)?;
-            let report: HilReport = serde_json::from_value(value)
-                .map_err(|error| Problem::Invalid { schema: hil::SCHEMA, detail: error.to_string() })?;
+            let report: HilReport = typed(bytes, hil::SCHEMA)?;
             hil_report::check(&report)?;
             Ok(AnyReport::Hil(Box::new(report)))
         }
@@ -229,6 +237,21 @@ pub fn parse(bytes: &[u8]) -> Result<AnyReport, Problem> {
         }
         other => Err(Problem::UnknownSchema(other.to_string())),
     }
+}
+
+/// The report of `schema` in `bytes` (valid JSON), or where and why not:
+/// read from the bytes, not from the parsed value, so that the error has
+/// the file's line and column.
+fn typed<T: serde::de::DeserializeOwned>(bytes: &[u8], schema: &'static str) -> Result<T, Problem> {
+    serde_json::from_slice(bytes).map_err(|error| {
+        let (line, column) = (error.line(), error.column());
+        let message = error.to_string();
+        // serde_json ends its message with the place, said here before it.
+        let message = message.strip_suffix(&format!(" at line {line} column {column}")).unwrap_or(&message);
+        let field = json_location::field_at(bytes, line, column, message);
+        let detail = bench_sim::toml_location::number_out_of_range(message).unwrap_or_else(|| message.to_string());
+        Problem::Invalid { schema, line, column, field, detail }
+    })
 }
 
 /// `field` holds a value no run produces; `detail` says which, and why not.

@@ -596,6 +596,47 @@ fn a_whole_report_parses_and_bad_ones_say_why() {
     assert!(error.to_string().contains("interrupted run") && error.to_string().contains("6 of 12 games"), "{error}");
 }
 
+/// A field of the wrong type or missing is named, with where it is in the
+/// file. (`drift_ppb.max = 1e30` said only "invalid type: floating point
+/// `1e+30`, expected i64".)
+#[test]
+fn a_field_of_the_wrong_type_is_named_with_its_place_in_the_file() {
+    type Edit = fn(&mut serde_json::Value);
+    let cases: Vec<(&str, &str, Edit)> = vec![
+        // Written as a string, then made the number `1e30` in the text.
+        ("drift_ppb.max", "1e30", |v| v["drift_ppb"]["max"] = "1e30".into()),
+        ("seed", "\"seven\"", |v| v["seed"] = "seven".into()),
+        ("failures[1].reasons", "\"late\"", |v| v["failures"][1]["reasons"] = "late".into()),
+        ("checks", "", |v| {
+            if let Some(object) = v.as_object_mut() {
+                object.remove("checks");
+            }
+        }),
+    ];
+    for (field, written, edit) in cases {
+        let mut value: serde_json::Value = serde_json::from_slice(&golden()).expect("JSON");
+        edit(&mut value);
+        let text = serde_json::to_string_pretty(&value).expect("JSON").replace("\"1e30\"", "1e30");
+        let Err(problem @ Problem::Invalid { .. }) = parse(text.as_bytes()) else {
+            panic!("{field}: not refused as invalid")
+        };
+        let message = LoadError { path: "r.json".into(), problem }.to_string();
+        let key = field.rsplit('.').next().unwrap_or(field).split('[').next().unwrap_or(field);
+        // The line of the value written, or for a missing field the end of its object.
+        let line = match written {
+            "" => text.lines().count(),
+            _ => {
+                text.lines()
+                    .position(|line| line.contains(&format!("\"{key}\": {written}")))
+                    .unwrap_or_else(|| panic!("{field}: {written} not in the file"))
+                    + 1
+            }
+        };
+        let expected = format!("r.json:{line}:");
+        assert!(message.starts_with(&expected) && message.contains(&format!("field `{field}`")), "{field}: {message}");
+    }
+}
+
 /// Whether `bytes` are refused because `field` holds a value no run can
 /// produce, with a message that names it.
 fn refused_naming(bytes: &[u8], field: &str) -> Result<(), String> {

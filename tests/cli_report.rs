@@ -190,6 +190,75 @@ fn bad_inputs_to_the_gate_exit_2_with_a_clear_message() {
     assert!(text(&output.stderr).contains("is truncated"), "{}", show(&output));
 }
 
+/// What is not a report file is refused at once, not read until memory
+/// runs out or forever: a device, a pipe with no writer, a file larger
+/// than any report; so is a rules file of the kind. A field of the wrong
+/// type is named, with its place in the file, and so is a rule that can
+/// never fail.
+#[test]
+fn the_gate_reads_no_more_than_a_report_can_hold() {
+    let dir = temp_dir("bounded");
+    let out = dir.join("report");
+    sim(&drifting(&dir), &out, &["--games", "2"]);
+    let huge = dir.join("huge.json");
+    let file = std::fs::File::create(&huge).expect("create");
+    // Sparse: no disk is used, and every byte reads as 0.
+    file.set_len(bench_report::gate::REPORT_BYTES_MAX + 1).expect("grow");
+    let fifo = dir.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success(), "mkfifo");
+    let whole = std::fs::read(out.join("report.json")).expect("the report");
+    let far_drift = dir.join("far-drift.json");
+    // Written as a string, then made the number `1e30` in the text.
+    let far_drift_text = edited(&whole, |report| report["drift_ppb"] = serde_json::json!({"min": 0, "max": "1e30"}));
+    let far_drift_text = text(&far_drift_text).replace("\"1e30\"", "1e30");
+    std::fs::write(&far_drift, &far_drift_text).expect("write");
+    let far_drift_line = far_drift_text.lines().position(|line| line.contains("1e30")).expect("written") + 1;
+    let never_exceeded = dir.join("never-exceeded.toml");
+    std::fs::write(&never_exceeded, "[rules]\nmax_oracle_violations = 18446744073709551615\n").expect("write");
+    let report = path(&out);
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (vec!["gate", "/dev/zero"], "/dev/zero is a device, not a regular file".into()),
+        (vec!["gate", path(&fifo)], format!("{} is a pipe (FIFO), not a regular file", fifo.display())),
+        (vec!["gate", path(&huge)], format!("{} is larger than 256 MiB", huge.display())),
+        (vec!["gate", report, "--baseline", "/dev/zero"], "/dev/zero is a device".into()),
+        (vec!["gate", report, "--rules", "/dev/zero"], "gate rules /dev/zero: is a device".into()),
+        (vec!["gate", report, "--rules", path(&fifo)], "is a pipe (FIFO), not a regular file".into()),
+        (vec!["gate", path(&far_drift)], format!("{}:{far_drift_line}:", far_drift.display())),
+        (vec!["gate", path(&far_drift)], "field `drift_ppb.max`: not a valid `bench.sim.report/1` report".into()),
+        (
+            vec!["gate", report, "--rules", path(&never_exceeded)],
+            format!("gate rules {}:2:1: field `rules.max_oracle_violations`", never_exceeded.display()),
+        ),
+    ];
+    for (args, needle) in cases {
+        let (code, output) = bench_within(&args, Duration::from_secs(20));
+        assert_eq!(code, Some(2), "{args:?}: {output}");
+        assert!(output.contains(&needle), "{args:?}: wanted `{needle}` in {output}");
+    }
+}
+
+/// `bench ARGS`, killed past `deadline`: its exit code (None when killed)
+/// and its stdout and stderr.
+fn bench_within(args: &[&str], deadline: Duration) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start bench");
+    let started = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if started.elapsed() > deadline {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().expect("output");
+    (output.status.code(), show(&output))
+}
+
 /// `report` with `edit` made to its JSON.
 fn edited(report: &[u8], edit: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
     let mut report: serde_json::Value = serde_json::from_slice(report).expect("a report");

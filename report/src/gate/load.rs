@@ -5,6 +5,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use super::input_file::{read_bounded, InputError, REPORT_BYTES_MAX};
 use super::measure::{hil_measurements, sim_measurements};
 use super::Measurements;
 use crate::check::CheckInfo;
@@ -68,6 +69,10 @@ pub struct LoadError {
 pub enum Problem {
     Missing,
     Unreadable(std::io::Error),
+    /// A device, a pipe, a folder: what bench writes is a regular file.
+    NotAFile(&'static str),
+    /// Larger than [`REPORT_BYTES_MAX`].
+    TooLarge,
     Empty,
     /// The JSON ends early: a half-written or cut file.
     Truncated {
@@ -118,6 +123,8 @@ impl fmt::Display for LoadError {
                 write!(f, "{path}: no such file (a run that died before finishing its report leaves none: rerun it)")
             }
             Problem::Unreadable(error) => write!(f, "{path}: cannot read it: {error}"),
+            Problem::NotAFile(kind) => write!(f, "{path} {}", InputError::NotAFile(kind)),
+            Problem::TooLarge => write!(f, "{path} {}", InputError::TooLarge { max_bytes: REPORT_BYTES_MAX }),
             Problem::Empty => write!(f, "{path} is empty: not a report (a corrupted or cut file)"),
             Problem::Truncated { line, column } => write!(
                 f,
@@ -178,8 +185,13 @@ pub fn report_path(path: &Path) -> PathBuf {
 pub fn load(path: &Path) -> Result<AnyReport, LoadError> {
     let path = report_path(path);
     let error = |problem| LoadError { path: path.clone(), problem };
-    let bytes = std::fs::read(&path).map_err(|io| {
-        error(if io.kind() == std::io::ErrorKind::NotFound { Problem::Missing } else { Problem::Unreadable(io) })
+    let bytes = read_bounded(&path, REPORT_BYTES_MAX).map_err(|input| {
+        error(match input {
+            InputError::Missing => Problem::Missing,
+            InputError::Unreadable(io) => Problem::Unreadable(io),
+            InputError::NotAFile(kind) => Problem::NotAFile(kind),
+            InputError::TooLarge { .. } => Problem::TooLarge,
+        })
     })?;
     parse(&bytes).map_err(error)
 }

@@ -27,10 +27,11 @@
 //! A rule on a metric a kind has not (—) is skipped for it, and so is one
 //! on a metric with nothing to measure it from.
 //!
-//! Files: `load.rs` (reading a report back; what each kind always
-//! satisfies in `load/sim_report.rs` and `load/hil_report.rs`), `measure.rs`
-//! (its [`Measurements`]), `rules.rs` (the rules file), this one (applying
-//! the rules and printing the verdicts), `tests.rs`.
+//! Files: `input_file.rs` (reading an input file, with a bound), `load.rs`
+//! (reading a report back; what each kind always satisfies in
+//! `load/sim_report.rs` and `load/hil_report.rs`), `measure.rs` (its
+//! [`Measurements`]), `rules.rs` (the rules file), this one (applying the
+//! rules and printing the verdicts), `tests.rs`.
 //!
 //! `bench sim`, `bench hil` and `bench report merge` gate the report they
 //! have just written through one function, [`apply_defaults`]: it reads the
@@ -46,12 +47,14 @@ use crate::check::CheckInfo;
 use crate::files::REPORT_JSON;
 use crate::format::markdown::decimal;
 
+mod input_file;
 mod load;
 mod measure;
 mod rules;
 #[cfg(test)]
 mod tests;
 
+pub use input_file::{REPORT_BYTES_MAX, RULES_BYTES_MAX};
 pub use load::{load, load_complete, parse, report_path, require_complete, AnyReport, LoadError, Problem};
 pub use measure::{Measurements, Metric, Value};
 pub use rules::{Percent, Ppm, Rules, Thresholds, Tolerances};

@@ -6,6 +6,7 @@ use std::path::Path;
 use bench_sim::toml_location::LocatedError;
 use serde::Deserialize;
 
+use super::input_file::{read_bounded, RULES_BYTES_MAX};
 use crate::format::markdown::decimal;
 
 /// A rules file (`gate.toml`). A rule is on when its key is present; the
@@ -78,10 +79,13 @@ impl Rules {
         }
     }
 
-    /// Reads a rules file; the error names the file, line, column and field.
+    /// Reads a rules file (at most [`RULES_BYTES_MAX`] bytes of a regular
+    /// file); the error names the file, line, column and field.
     pub fn load(path: &Path) -> anyhow::Result<Rules> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|error| anyhow::anyhow!("cannot read the gate rules {}: {error}", path.display()))?;
+        let bytes = read_bounded(path, RULES_BYTES_MAX)
+            .map_err(|error| anyhow::anyhow!("gate rules {}: {error}", path.display()))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| anyhow::anyhow!("gate rules {}: not UTF-8 text: not a rules file", path.display()))?;
         Rules::parse(&text, path).map_err(|error| anyhow::anyhow!("gate rules {error}"))
     }
 

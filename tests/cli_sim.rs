@@ -547,7 +547,7 @@ fn one_game_refuses_the_options_of_a_run_and_honours_check_determinism() {
     for (extra, needle) in [
         (&["--shard", "1/2"][..], "--shard 1/2 picks a slice of a run's games"),
         (&["--out", out_text], "--out names a run's report folder"),
-        (&["--force"], "--force replaces a run's report, and --game writes none"),
+        (&["--force"], "--force replaces a run's report, and --game on an over-the-board scenario writes none"),
     ] {
         let mut args = vec!["sim", "--scenario", "both-flags", "--game", "3"];
         args.extend_from_slice(extra);
@@ -605,4 +605,46 @@ fn every_expected_class_has_its_row_and_article_classes_are_explained() {
     assert!(!html.contains("`6.12 a)`"), "a Markdown backtick in index.html");
     assert!(html.contains("games in class <code>6.12 a)</code>"), "the class as code");
     assert!(html.contains("add up to more than the games"), "index.html explains article classes too");
+}
+
+/// `--game G` with `--games N` names game G of a run of N games: one
+/// beyond them is refused before it is played, however many games the
+/// scenario has (before, `--game 3 --games 2` played game 3 and passed).
+#[test]
+fn a_game_beyond_games_is_refused_before_it_is_played() {
+    let output = bench(&["sim", "--scenario", "both-flags", "--game", "3", "--games", "2"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--game 3: --games 2 has games 0..2"), "{stderr}");
+    assert!(output.stdout.is_empty(), "no game was played: {}", text(&output.stdout));
+    let output = bench(&["sim", "--scenario", "both-flags", "--game", "1", "--games", "2"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+}
+
+/// A postal game's plot and timeline in a folder are not replaced by
+/// another game's without --force (exit 2, naming the game they are of,
+/// before the game is played); the same game replaces its own.
+#[test]
+fn a_postal_game_does_not_replace_another_games_files_without_force() {
+    let out = temp_dir("postal-another-game");
+    let out_text = out.to_str().unwrap();
+    let game = |game: &str, extra: &[&str]| {
+        let mut args = vec!["sim", "--scenario", "correspondence-first-overstep", "--game", game, "--out", out_text];
+        args.extend_from_slice(extra);
+        bench(&args)
+    };
+    let timeline = || std::fs::read_to_string(out.join("timeline.md")).expect("timeline.md");
+    assert_eq!(game("0", &[]).status.code(), Some(0));
+    let of_game_0 = timeline();
+    assert_eq!(game("0", &[]).status.code(), Some(0), "the same game replaces its own files");
+    let refused = game("1", &[]);
+    let stderr = text(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    let theirs = "holds the accounting plot and claims timeline of another game \
+                  (`correspondence-first-overstep seed 1 game 0`)";
+    assert!(stderr.contains(theirs) && stderr.contains("--force"), "{stderr}");
+    assert!(refused.stdout.is_empty(), "no game was played: {}", text(&refused.stdout));
+    assert_eq!(timeline(), of_game_0, "game 0's files are kept");
+    assert_eq!(game("1", &["--force"]).status.code(), Some(0));
+    assert!(timeline().starts_with("# correspondence-first-overstep seed 1 game 1:"), "{}", timeline());
 }

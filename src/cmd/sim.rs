@@ -40,9 +40,10 @@ pub struct Cmd {
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Replace the report in the report folder even when it is another
-    /// run's (another scenario, seed, --games or option). Without it such a
-    /// folder is refused (exit 2); a rerun of the same command replaces its
-    /// own report.
+    /// run's (another scenario, seed, --games or option; with --game on a
+    /// postal scenario, another game's plot and timeline). Without it such
+    /// a folder is refused (exit 2); a rerun of the same command replaces
+    /// its own report.
     #[arg(long)]
     force: bool,
     /// Play only game G (0-based) and print its result; with --trace, every event.
@@ -144,8 +145,8 @@ impl Cmd {
     fn refuse_what_one_game_cannot_honour(&self, scenario: &Scenario) -> Result<()> {
         let why = if let Some((index, count)) = self.shard {
             format!("--shard {index}/{count} picks a slice of a run's games, and --game one game: give one of them")
-        } else if self.force {
-            "--force replaces a run's report, and --game writes none".to_string()
+        } else if self.force && scenario.correspondence.is_none() {
+            "--force replaces a run's report, and --game on an over-the-board scenario writes none".to_string()
         } else if self.out.is_some() && scenario.correspondence.is_none() {
             "--out names a run's report folder, and --game on an over-the-board scenario writes no report: it \
              prints the game (--trace: every event); drop --game for a report"
@@ -205,25 +206,45 @@ impl Cmd {
         command
     }
 
-    fn one_game(&self, scenario: &Scenario, seed: u64, game: u64) -> Result {
-        if game >= scenario.games && self.games.is_none_or(|games| game >= games) {
-            return Err(Failure::usage(anyhow::anyhow!(
-                "--game {game}: the scenario has games 0..{} (use --games to go further)",
-                scenario.games
-            )));
+    /// `--game G` must be a game of the run: of `--games N` when given (`--game 3
+    /// --games 2` names a game that run does not have), else of the scenario's.
+    fn refuse_a_game_beyond_the_run(&self, scenario: &Scenario, game: u64) -> Result<()> {
+        let why = match self.games {
+            Some(games) if game >= games => format!(
+                "--game {game}: --games {games} has games 0..{games}: give a game below {games}, or more --games \
+                 (nothing was run)"
+            ),
+            None if game >= scenario.games => {
+                format!("--game {game}: the scenario has games 0..{} (use --games to go further)", scenario.games)
+            }
+            _ => return Ok(()),
+        };
+        Err(Failure::usage(anyhow::anyhow!("{why}")))
+    }
+
+    /// A postal game's report folder, checked before the game is played:
+    /// one that holds another game's plot and timeline is not replaced
+    /// silently. `None` for an over-the-board game, which writes none.
+    fn postal_game_dir(&self, scenario: &Scenario, seed: u64, game: u64) -> Result<Option<PathBuf>> {
+        if scenario.correspondence.is_none() {
+            return Ok(None);
         }
+        let dir = self.out.clone().unwrap_or_else(|| postal_game_dir(scenario, seed, game));
+        super::refuse_a_file_as_out_dir(&dir)?;
+        let another = report::postal::another_games_files(&dir, &scenario.name, seed, game);
+        if let Some(why) = another.filter(|_| !self.force) {
+            return Err(Failure::usage(anyhow::anyhow!("{why} (nothing was run)")));
+        }
+        super::prepare_out_dir(&dir)?;
+        Ok(Some(dir))
+    }
+
+    fn one_game(&self, scenario: &Scenario, seed: u64, game: u64) -> Result {
+        self.refuse_a_game_beyond_the_run(scenario, game)?;
         if self.shrink {
             return self.shrink_game(scenario, seed, game);
         }
-        // A postal game's report folder is checked before the game is played.
-        let postal_dir = match &scenario.correspondence {
-            Some(_) => {
-                let dir = self.out.clone().unwrap_or_else(|| postal_game_dir(scenario, seed, game));
-                super::prepare_out_dir(&dir)?;
-                Some(dir)
-            }
-            None => None,
-        };
+        let postal_dir = self.postal_game_dir(scenario, seed, game)?;
         let spec = GameSpec {
             scenario,
             seed,

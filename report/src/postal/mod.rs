@@ -113,11 +113,40 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, game: &PostalGame<'_>
     Ok(())
 }
 
+/// `timeline.md`'s first lines: which game a folder's files are of.
+fn heading(scenario: &str, seed: u64, game: u64) -> String {
+    format!("# {scenario} seed {seed} game {game}: claims timeline\n")
+}
+
+/// Why `dir` may not take the files of game `game` of `scenario` and
+/// `seed`: it holds another postal game's (its `timeline.md` is of
+/// another scenario, seed or game), which they would replace. A folder
+/// without `timeline.md` holds no game's files to lose.
+pub fn another_games_files(dir: &Path, scenario: &str, seed: u64, game: u64) -> Option<String> {
+    let path = dir.join(files::TIMELINE_MD);
+    // Only a regular file: reading a FIFO would wait for a writer forever.
+    if !std::fs::metadata(&path).is_ok_and(|metadata| metadata.is_file()) {
+        return None;
+    }
+    let theirs = std::fs::read(path).ok()?;
+    if theirs.starts_with(heading(scenario, seed, game).as_bytes()) {
+        return None;
+    }
+    let first_line = theirs.split(|byte| *byte == b'\n').next().unwrap_or_default();
+    let theirs = String::from_utf8_lossy(first_line);
+    let theirs = theirs.trim_start_matches("# ").trim_end_matches(": claims timeline");
+    Some(format!(
+        "the folder {} holds the accounting plot and claims timeline of another game (`{theirs}`): give --out a \
+         folder for game {game} (`{scenario} seed {seed} game {game}`), or --force to replace them",
+        dir.display()
+    ))
+}
+
 /// The claims timeline and the accounting table, in Markdown.
 fn timeline(game: &PostalGame<'_>) -> String {
     let record = game.record;
     let mut out = String::new();
-    let _ = writeln!(out, "# {} seed {} game {}: claims timeline\n", game.scenario, game.seed, game.game);
+    let _ = writeln!(out, "{}", heading(game.scenario, game.seed, game.game));
     let end = match record.end {
         PostalEnd::LostOnTime { loser, article } => format!("{loser} lost on time ({article})"),
         PostalEnd::MovesPlayed => "all moves played".to_string(),
@@ -155,6 +184,23 @@ mod tests {
         )
         .expect("parses");
         scenario.correspondence.expect("a correspondence scenario")
+    }
+
+    /// A folder holding one game's files names that game to any other,
+    /// and takes the same game's again.
+    #[test]
+    fn another_games_files_are_told_from_the_same_games() {
+        let record = play(&postal(), 3, 1);
+        let dir = std::env::temp_dir().join(format!("bench-postal-another-{}", std::process::id()));
+        assert_eq!(another_games_files(&dir, "postal", 3, 1), None, "no folder yet");
+        write_postal_game(&dir, &PostalGame { scenario: "postal", seed: 3, game: 1, record: &record })
+            .expect("written");
+        assert_eq!(another_games_files(&dir, "postal", 3, 1), None, "the same game");
+        for (scenario, seed, game) in [("postal", 3, 0), ("postal", 3, 10), ("postal", 4, 1), ("other", 3, 1)] {
+            let why = another_games_files(&dir, scenario, seed, game).expect("another game");
+            assert!(why.contains("of another game (`postal seed 3 game 1`)") && why.contains("--force"), "{why}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -36,19 +36,81 @@ fn usage_errors_exit_2_before_anything_runs() {
         vec!["hil", "--firmware", missing.to_str().expect("utf-8")],
         vec!["hil", "--drift-tolerance-ppm", "-1"],
         vec!["hil", "--scenario", "correspondence-first-overstep"],
-        vec!["hil", "--records", "/nonexistent-folder/records.jsonl"],
+        vec!["hil", "--scenario", "blitz-3-2", "--records", "/nonexistent-folder/records.jsonl"],
         vec!["hil", "--suite", "release", "--scenario", "blitz-3-2"],
         vec!["hil", "--suite", "no-such-suite"],
         vec!["hil", "--scenario", "blitz-3-2", "--icount", "bogus,x=1"],
         vec!["hil", "--scenario", "blitz-3-2", "--icount", "shift=7,sleep=maybe"],
         vec!["hil", "--scenario", "blitz-3-2", "--icount", "shift=11"],
-        vec!["hil", "--records", a_file.rsplit_once('/').map_or(".", |(folder, _)| folder)],
+        vec!["hil", "--scenario", "blitz-3-2", "--records", a_file.rsplit_once('/').map_or(".", |(folder, _)| folder)],
     ] {
         let output = bench(&args);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {}", text(&output));
     }
     assert!(text(&bench(&["hil", "--firmware", missing.to_str().expect("utf-8")])).contains("no such file"));
     assert!(text(&bench(&["hil", "--firmware", a_file, "--out", a_file])).contains("is a file"));
+}
+
+/// Each `--records` path that would lose the run's records at its end, or
+/// destroy what it names, is refused before the board starts: exit 2,
+/// naming the option, the path and why, and nothing is made or replaced.
+#[test]
+fn a_records_path_that_would_lose_or_destroy_something_is_refused_before_the_board_starts() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = temp_dir("records-paths");
+    // Not read before --records is checked.
+    let image = dir.join("image.elf");
+    std::fs::write(&image, "not firmware").expect("write");
+    let scenario = dir.join("mine.toml");
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/blitz-3-2.toml"), &scenario).expect("copy");
+    // The report folder exists: its being made by the run is no excuse.
+    let out = dir.join("report");
+    std::fs::create_dir_all(&out).expect("the report folder");
+    let fifo = dir.join("records.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs").success());
+    let mut cases: Vec<(PathBuf, String)> = vec![
+        (out.join("report.json"), "is the report's own report.json in the report folder".into()),
+        (out.clone(), "is the report folder (--out)".into()),
+        (out.join("./sub/../index.html"), "is the report's own index.html in the report folder".into()),
+        (scenario.clone(), "is the scenario file the run reads".into()),
+        (image.clone(), "is the firmware image the run reads".into()),
+        (fifo.clone(), "is a FIFO that no process reads".into()),
+        (PathBuf::from("/proc/bench-records.jsonl"), "cannot be written: its folder /proc takes no file".into()),
+    ];
+    for folder in unwritable_folders(&dir) {
+        let why = format!("cannot be written: its folder {} takes no file", folder.display());
+        cases.push((folder.join("records.jsonl"), why));
+    }
+    let (image_text, scenario_text) = (image.to_str().expect("utf-8"), scenario.to_str().expect("utf-8"));
+    let mut wrong = Vec::new();
+    for (records, why) in &cases {
+        let records = records.to_str().expect("utf-8");
+        let output = bench(&[
+            "hil",
+            "--scenario",
+            scenario_text,
+            "--firmware",
+            image_text,
+            "--out",
+            out.to_str().expect("utf-8"),
+            "--records",
+            records,
+        ]);
+        let shown = text(&output);
+        if output.status.code() != Some(2) || !shown.contains(&format!("--records {records}: {why}")) {
+            wrong.push(format!("{records}: exit {:?}, `{why}` expected in: {shown}", output.status.code()));
+        }
+        let made: Vec<_> = std::fs::read_dir(&out).expect("the report folder").collect();
+        assert!(made.is_empty(), "{records}: nothing was made: {made:?}");
+    }
+    assert!(wrong.is_empty(), "not refused as they should be:\n{}", wrong.join("\n"));
+    assert!(std::fs::symlink_metadata(&fifo).expect("kept").file_type().is_fifo(), "the FIFO is kept");
+    assert_eq!(std::fs::read(&image).expect("kept"), b"not firmware");
+    // The release suite writes a report per scenario: one file of records
+    // would be replaced by each scenario's.
+    let output = bench(&["hil", "--firmware", image_text, "--records", dir.join("r.jsonl").to_str().expect("utf-8")]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(text(&output).contains("takes the records of one scenario"), "{}", text(&output));
 }
 
 /// `bench ARGS` with a deadline: killed and failed past it (a run that

@@ -648,3 +648,41 @@ fn a_postal_game_does_not_replace_another_games_files_without_force() {
     assert_eq!(game("1", &["--force"]).status.code(), Some(0));
     assert!(timeline().starts_with("# correspondence-first-overstep seed 1 game 1:"), "{}", timeline());
 }
+
+/// A FIFO, a folder or a link where the report writes one of its files is
+/// never replaced: refused before any game (exit 2, naming it), and kept.
+#[test]
+fn a_report_folder_entry_that_is_not_a_regular_file_is_refused_and_kept() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = temp_dir("not-regular-entries");
+    // The FIFO last: a run that reads it as another run's report.json
+    // (before this check) would wait for a writer forever.
+    for (name, make) in [("summary.md", "folder"), ("index.html", "link"), ("report.json", "fifo")] {
+        let out = dir.join(format!("{make}-report"));
+        std::fs::create_dir_all(&out).unwrap();
+        let entry = out.join(name);
+        match make {
+            "fifo" => assert!(std::process::Command::new("mkfifo").arg(&entry).status().unwrap().success()),
+            "folder" => std::fs::create_dir(&entry).unwrap(),
+            _ => std::os::unix::fs::symlink(dir.join("elsewhere.html"), &entry).unwrap(),
+        }
+        let output = bench(&["sim", "--scenario", "both-flags", "--games", "2", "--out", out.to_str().unwrap()]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{make}: {stderr}");
+        assert!(stderr.contains(&format!("{} is a ", entry.display())), "{make}: {stderr}");
+        assert!(output.stdout.is_empty(), "{make}: no game was played: {}", text(&output.stdout));
+        let kept = std::fs::symlink_metadata(&entry).expect("kept").file_type();
+        assert!(kept.is_fifo() || kept.is_dir() || kept.is_symlink(), "{make}: replaced");
+    }
+    // The report folder itself a FIFO, or a link to nothing: named as such.
+    let fifo = dir.join("fifo-as-out");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let dangling = dir.join("dangling-out");
+    std::os::unix::fs::symlink(dir.join("nothing"), &dangling).unwrap();
+    for (out, what) in [(&fifo, "is a FIFO"), (&dangling, "is a symbolic link to")] {
+        let output = bench(&["sim", "--scenario", "both-flags", "--games", "2", "--out", out.to_str().unwrap()]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(&format!("the report folder {} {what}", out.display())), "{stderr}");
+    }
+}

@@ -39,7 +39,13 @@ use crate::files::REPORT_JSON;
 /// what a new run in `dir` would replace. A folder with no such file holds
 /// no report to lose (a run that died part-way leaves none).
 pub fn command_of_report_in(dir: &Path) -> Option<String> {
-    let bytes = std::fs::read(dir.join(REPORT_JSON)).ok()?;
+    let path = dir.join(REPORT_JSON);
+    // Only a regular file: reading a FIFO would wait for a writer forever
+    // (the run refuses such a folder: it would replace the FIFO).
+    if !std::fs::metadata(&path).is_ok_and(|metadata| metadata.is_file()) {
+        return None;
+    }
+    let bytes = std::fs::read(path).ok()?;
     let report: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
     report.get("command")?.as_str().map(str::to_string)
 }

@@ -33,6 +33,8 @@ use bench_hil::session::{AckCheck, GameRun, RunError, RunOptions};
 use bench_sim::scenario::Scenario;
 
 use super::game_runs::{default_out_dir, progress_bar, RunOrigin};
+use super::output_file::{Neighbours, OutputFile};
+use super::{SKIPPED_MD, SUITE_MD};
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
 use bench_report::format::markdown::signed;
@@ -47,10 +49,6 @@ mod progress;
 const DEFAULT_DRIFT_TOLERANCE_PPM: f64 = 5.0;
 /// The reference image `scripts/build-firmware` writes.
 pub const DEFAULT_IMAGE: &str = "normal.elf";
-/// In a skipped scenario's folder, instead of its report.
-const SKIPPED_MD: &str = "skipped.md";
-/// The suite's own summary, in its folder.
-const SUITE_MD: &str = "suite.md";
 /// How long the firmware may take to set up RTT after a reset.
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -171,7 +169,9 @@ pub struct Cmd {
     wiring: bool,
     /// Also write every record the firmware sent, decoded, to FILE as JSON
     /// Lines: one object a line, `{"game": G, "record": {...}}`, in the
-    /// firmware's order, for reading what the firmware did.
+    /// firmware's order, for reading what the firmware did. A regular file
+    /// is replaced whole; a FIFO or a character device (`>(gzip > r.gz)`,
+    /// /dev/stdout) is written into, never replaced. With --scenario only.
     #[arg(long, value_name = "FILE")]
     records: Option<PathBuf>,
     /// The debug probe, VID:PID[:SERIAL] in hex; with one probe attached
@@ -352,6 +352,14 @@ impl Cmd {
             )));
         }
         if self.scenario.is_none() {
+            if let Some(records) = &self.records {
+                // Each scenario would replace the one before's records.
+                return Err(Failure::usage(anyhow!(
+                    "--records {} takes the records of one scenario, and the release suite plays several, each \
+                     to its own report: give --scenario NAME with --records (nothing was run)",
+                    records.display()
+                )));
+            }
             let suite = self.suite.unwrap_or(Suite::Release);
             return self.run_suite(suite, probes);
         }
@@ -380,14 +388,12 @@ impl Cmd {
         self.check_numbers()?;
         let seed = self.seed.unwrap_or(scenario.seed);
         let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir("hil-", &scenario, seed, None));
-        if let Some(path) = &self.records {
-            check_records_path(path)?;
-        }
         let games = Games { scenario: &scenario, seed, count: self.game_count(), shows_flag_order: None };
         // Game 0's schedule now, so a scenario no board can play (a postal
         // game) is refused before anything starts; the others are made as
         // they are played, however many games are asked for.
         games.schedule(0).map_err(Failure::usage)?;
+        let records = self.prepare_records(&out_dir, &file)?;
         let elf = self.firmware_image()?;
         let observing = match &self.observe {
             Some(map) => Some(self.prepare_observe(map, &elf, &games)?),
@@ -441,7 +447,24 @@ impl Cmd {
             firmware_sha256: sha256_hex(&elf_bytes),
             seed,
         };
-        self.report_and_judge(&out_dir, &subject, &played, wall)
+        self.report_and_judge(&out_dir, &subject, &played, wall, records)
+    }
+
+    /// `--records FILE`, checked (and a FIFO or device opened) before
+    /// anything runs: a file it cannot write, or one that is the report's
+    /// or an input, would lose or destroy something at the run's end.
+    fn prepare_records(&self, out_dir: &Path, scenario_file: &Path) -> Result<Option<OutputFile>> {
+        let Some(path) = &self.records else { return Ok(None) };
+        let mut inputs = vec![("the scenario file", scenario_file)];
+        if let Some(elf) = &self.firmware {
+            inputs.push(("the firmware image", elf));
+        }
+        if let Some(map) = &self.observe {
+            inputs.push(("the map (--observe)", map));
+        }
+        let report_files = super::report_folder_names();
+        let neighbours = Neighbours { report_dir: out_dir, report_files: &report_files, inputs: &inputs };
+        OutputFile::prepare("--records", path, &neighbours).map(Some)
     }
 
     /// `--waive`'s rules are rules of the model, before anything runs.
@@ -475,7 +498,14 @@ impl Cmd {
     /// Writes the report of what was `played` and the run's facts into
     /// `out_dir`, prints them with the default gate's verdict, and turns
     /// that verdict into the exit.
-    fn report_and_judge(&self, out_dir: &Path, subject: &Subject<'_>, played: &Played, wall: Duration) -> Result<Ran> {
+    fn report_and_judge(
+        &self,
+        out_dir: &Path,
+        subject: &Subject<'_>,
+        played: &Played,
+        wall: Duration,
+        records: Option<OutputFile>,
+    ) -> Result<Ran> {
         let seed = subject.seed;
         let input = HilReportInput {
             board: self.board.name(),
@@ -500,7 +530,7 @@ impl Cmd {
             observed: played.observed.clone(),
         };
         let written = hil_report::write_hil_report(out_dir, &input);
-        let records_written = self.records.as_ref().map(|path| write_records(path, &played.runs));
+        let records_written = records.map(|records| records.write(records_text(&played.runs).as_bytes()));
         let guest_us: u64 = played.runs.iter().map(|run| run.guest_us).sum();
         let origin = RunOrigin::ended_now(u64::try_from(wall.as_millis()).unwrap_or(u64::MAX));
         let facts = HilRunFacts {
@@ -693,13 +723,13 @@ impl Cmd {
         }
     }
 
-    /// The image to run: `--firmware` (an input: missing is a usage error),
-    /// else the reference image (missing: build it first).
     fn qemu_config(&self) -> QemuConfig {
         let icount = (self.icount != "none").then(|| self.icount.clone());
         QemuConfig { icount, ..QemuConfig::default() }
     }
 
+    /// The image to run: `--firmware` (an input: missing is a usage error),
+    /// else the reference image (missing: build it first).
     fn firmware_image(&self) -> Result<PathBuf> {
         if let Some(path) = &self.firmware {
             if !path.is_file() {
@@ -915,21 +945,8 @@ fn check_icount(mode: &str) -> std::result::Result<(), String> {
     Ok(())
 }
 
-/// `--records FILE` must name a file in an existing folder; checked before
-/// anything runs.
-fn check_records_path(path: &Path) -> Result<()> {
-    if path.is_dir() || path.file_name().and_then(|name| name.to_str()).is_none() {
-        return Err(Failure::usage(anyhow!("--records {}: give a file name (UTF-8), not a folder", path.display())));
-    }
-    let parent = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    if !parent.is_dir() {
-        return Err(Failure::usage(anyhow!("--records {}: no such folder {}", path.display(), parent.display())));
-    }
-    Ok(())
-}
-
-/// Every game's records as JSON Lines, written whole or not at all.
-fn write_records(path: &Path, runs: &[GameRun]) -> anyhow::Result<()> {
+/// Every game's records as JSON Lines, in the firmware's order.
+fn records_text(runs: &[GameRun]) -> String {
     let mut text = String::new();
     for run in runs {
         for record in &run.records {
@@ -937,10 +954,7 @@ fn write_records(path: &Path, runs: &[GameRun]) -> anyhow::Result<()> {
             let _ = writeln!(text, "{line}");
         }
     }
-    let folder = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("records.jsonl");
-    bench_report::atomic::write_bytes(folder, name, text.as_bytes())?;
-    Ok(())
+    text
 }
 
 /// Guest time against the time the game is scheduled to take. A game goes
@@ -1425,6 +1439,43 @@ max_moves = 3
         let junit = junit_games(dir.path());
         let failed: Vec<&str> = junit.iter().filter(|(_, failed)| *failed).map(|(name, _)| name.as_str()).collect();
         assert_eq!(failed, ["game 1"], "{junit:?}");
+    }
+
+    /// `--records` into a FIFO (`--records >(gzip > r.gz)`): the records
+    /// go into it, and it stays a FIFO (before, the run's end replaced it
+    /// with a regular file, as it would have `/dev/null` run as root).
+    #[test]
+    fn records_go_into_a_fifo_which_is_never_replaced() {
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        let dir = TempDir::new("hil-records-fifo");
+        let fifo = dir.path().join("records.fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+        assert!(made.success());
+        // A reader from the start, as a shell's process substitution has;
+        // the thread reads everything written until the writer closes.
+        let _held = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&fifo)
+            .expect("open the FIFO to read");
+        let reader_path = fifo.clone();
+        let reader = std::thread::spawn(move || std::fs::read_to_string(reader_path).expect("read the FIFO"));
+        let mut probes = FakeProbes::new(&["A"]);
+        probes.us_per_call = FAST_US_PER_CALL;
+        let outcome =
+            run_on_fake_probes(dir.path(), &probes, &["--games", "1", "--records", fifo.to_str().expect("utf-8")]);
+        assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::Pass));
+        let kept = std::fs::symlink_metadata(&fifo).expect("still there").file_type();
+        assert!(kept.is_fifo(), "the FIFO was replaced: {kept:?}");
+        let records = reader.join().expect("the reader ends");
+        let report = written_report(dir.path());
+        let lines: Vec<Value> = records.lines().map(|line| serde_json::from_str(line).expect("a JSON line")).collect();
+        assert_eq!(
+            lines.len() as u64,
+            report["records"]["total"].as_u64().expect("the report counts records"),
+            "{records}"
+        );
+        assert!(lines.iter().all(|line| line["game"] == 0), "{records}");
     }
 
     #[test]

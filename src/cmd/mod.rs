@@ -8,6 +8,7 @@ pub mod completions;
 pub mod game_runs;
 pub mod gate;
 pub mod hil;
+pub mod output_file;
 pub mod perf;
 pub mod report;
 pub mod scenarios;
@@ -93,14 +94,53 @@ pub fn push_report_and_gate(out: &mut String, out_dir: &Path, gated: Option<&any
     }
 }
 
-/// A usage error when the report folder is an existing file: checked
-/// before anything else runs, so that it is the error a user sees.
+/// A usage error when the report folder is an existing file (or a FIFO, a
+/// device, a link to nothing): checked before anything else runs, so that
+/// it is the error a user sees.
 pub fn refuse_a_file_as_out_dir(dir: &Path) -> crate::exit::Result<()> {
-    if dir.exists() && !dir.is_dir() {
-        return Err(crate::exit::Failure::usage(anyhow::anyhow!(
-            "the report folder {} is a file: give --out a folder (nothing was run)",
+    let refuse = |what: String| {
+        Err(Failure::usage(anyhow::anyhow!(
+            "the report folder {} is {what}: give --out a folder (nothing was run)",
             dir.display()
-        )));
+        )))
+    };
+    match std::fs::metadata(dir) {
+        Ok(metadata) if !metadata.is_dir() => refuse(output_file::kind_of(&metadata).to_string()),
+        Err(_) if std::fs::symlink_metadata(dir).is_ok() => {
+            let to = std::fs::read_link(dir).map_or_else(|_| "?".to_string(), |to| to.display().to_string());
+            refuse(format!("a symbolic link to {to}, which does not exist"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Written in a report folder beside the report's own files
+/// ([`bench_report::files::FILES`]): why a HIL scenario was skipped.
+pub const SKIPPED_MD: &str = "skipped.md";
+/// Written in a HIL suite's folder: the suite's summary.
+pub const SUITE_MD: &str = "suite.md";
+
+/// Every name a run writes in its report folder.
+pub fn report_folder_names() -> Vec<&'static str> {
+    bench_report::files::FILES.iter().map(|file| file.name).chain([SKIPPED_MD, SUITE_MD]).collect()
+}
+
+/// A usage error when the report folder holds, under a name a run writes,
+/// something that is not a regular file (a FIFO, a device, a socket, a
+/// folder, a symbolic link): a run replaces its files by renaming new ones
+/// over them, which would destroy it.
+fn refuse_what_the_report_may_not_replace(dir: &Path) -> crate::exit::Result<()> {
+    for name in report_folder_names() {
+        let path = dir.join(name);
+        let Ok(metadata) = std::fs::symlink_metadata(&path) else { continue };
+        if !metadata.is_file() {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "{} is {}: a run writes its {name} there and would replace it; move it away or give --out \
+                 another folder (nothing was run)",
+                path.display(),
+                output_file::kind_of(&metadata)
+            )));
+        }
     }
     Ok(())
 }
@@ -131,6 +171,7 @@ pub fn prepare_out_dir(dir: &Path) -> crate::exit::Result<()> {
 /// folder above it that exists, must take a file.
 pub fn check_out_dir(dir: &Path) -> crate::exit::Result<()> {
     refuse_a_file_as_out_dir(dir)?;
+    refuse_what_the_report_may_not_replace(dir)?;
     let Some(existing) = dir.ancestors().find(|folder| folder.exists()) else {
         // A relative path with nothing of it yet: it is made in the
         // working folder.
@@ -161,18 +202,24 @@ fn cannot_create(dir: &Path, error: &io::Error) -> Failure {
 /// (root, ACLs, read-only mounts). Before this check every game was
 /// played and the report then lost.
 fn refuse_an_unwritable_folder(dir: &Path, folder: &Path) -> crate::exit::Result<()> {
-    let probe = folder.join(format!(".bench-write-probe-{}", std::process::id()));
-    let written = std::fs::OpenOptions::new().write(true).create_new(true).open(&probe).and_then(|file| {
-        drop(file);
-        std::fs::remove_file(&probe)
-    });
-    written.map_err(|error| {
+    try_writing_in(folder).map_err(|error| {
         let place = if dir == folder { String::new() } else { format!(" (in {})", folder.display()) };
         Failure::usage(anyhow::anyhow!(
             "the report folder {}{place} cannot be written ({error}): give --out a folder you can write to, or \
              fix its permissions (nothing was run)",
             dir.display()
         ))
+    })
+}
+
+/// Makes a file in `folder` and removes it: whether a run can write
+/// there, found by trying, since permission bits do not tell (root, ACLs,
+/// read-only mounts, `/proc`).
+pub fn try_writing_in(folder: &Path) -> io::Result<()> {
+    let probe = folder.join(format!(".bench-write-probe-{}", std::process::id()));
+    std::fs::OpenOptions::new().write(true).create_new(true).open(&probe).and_then(|file| {
+        drop(file);
+        std::fs::remove_file(&probe)
     })
 }
 

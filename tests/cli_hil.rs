@@ -113,6 +113,18 @@ fn a_records_path_that_would_lose_or_destroy_something_is_refused_before_the_boa
     assert!(text(&output).contains("takes the records of one scenario"), "{}", text(&output));
 }
 
+/// `--firmware` naming a folder says so (before: "no such file").
+#[test]
+fn a_firmware_folder_is_named_a_folder() {
+    let dir = temp_dir("firmware-folder");
+    let folder = dir.to_str().expect("utf-8");
+    let output = bench(&["hil", "--scenario", "blitz-3-2", "--firmware", folder]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    let said =
+        format!("--firmware {folder}: is a folder, not an ELF file: give the image in it (e.g. {folder}/normal.elf)");
+    assert!(text(&output).contains(&said), "{}", text(&output));
+}
+
 /// `bench ARGS` with a deadline: killed and failed past it (a run that
 /// builds what it needs for every game up front never gets to its checks).
 fn bench_within(args: &[&str], deadline: std::time::Duration) -> (Option<i32>, String) {

@@ -728,14 +728,28 @@ impl Cmd {
         QemuConfig { icount, ..QemuConfig::default() }
     }
 
-    /// The image to run: `--firmware` (an input: missing is a usage error),
-    /// else the reference image (missing: build it first).
+    /// The image to run: `--firmware` (an input: missing, a folder or not
+    /// a regular file is a usage error), else the reference image
+    /// (missing: build it first).
     fn firmware_image(&self) -> Result<PathBuf> {
         if let Some(path) = &self.firmware {
-            if !path.is_file() {
-                return Err(Failure::usage(anyhow!("--firmware {}: no such file", path.display())));
-            }
-            return Ok(path.clone());
+            return match std::fs::metadata(path) {
+                Ok(metadata) if metadata.is_file() => Ok(path.clone()),
+                Ok(metadata) if metadata.is_dir() => Err(Failure::usage(anyhow!(
+                    "--firmware {}: is a folder, not an ELF file: give the image in it (e.g. {})",
+                    path.display(),
+                    path.join(self.board.default_image()).display()
+                ))),
+                Ok(metadata) => Err(Failure::usage(anyhow!(
+                    "--firmware {}: is {}, not an ELF file: give the image's file",
+                    path.display(),
+                    super::output_file::kind_of(&metadata)
+                ))),
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                    Err(Failure::usage(anyhow!("--firmware {}: no such file", path.display())))
+                }
+                Err(error) => Err(Failure::usage(anyhow!("--firmware {}: cannot be read ({error})", path.display()))),
+            };
         }
         let dirs = firmware_dirs();
         let image = if self.observe.is_some() { "observed.elf" } else { self.board.default_image() };

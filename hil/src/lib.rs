@@ -1,6 +1,7 @@
 //! `bench-hil`: hardware in the loop, by concern.
 //!
-//! - [`target`]: the `Target` abstraction every backend implements; [`board`]: board profiles.
+//! - [`target`]: the `Target` abstraction every backend implements; [`board`]: board profiles;
+//!   [`image`]: a firmware image checked against a board profile before anything runs.
 //! - [`backend`]: the boards behind a `Target` — [`backend::qemu`] (the emulator, through its
 //!   own private gdbstub, QMP and qtest clients), [`backend::probe`] (real boards through
 //!   probe-rs), [`backend::fake`] (in memory, for unit tests) and `backend::fake_probes`
@@ -19,6 +20,7 @@ pub mod backend;
 pub mod board;
 #[cfg(test)]
 mod generated_controls;
+pub mod image;
 pub mod judge;
 pub mod needs;
 pub mod observe;

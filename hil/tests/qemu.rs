@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 
 use bench_contract::{AckStatus, Body, Button, Command, CommandCode, Kind, PressResult, Record};
 use bench_hil::backend::qemu::{QemuConfig, QemuTarget};
+use bench_hil::board::BoardProfile;
+use bench_hil::image;
 use bench_hil::judge::compare::Comparison;
 use bench_hil::schedule;
 use bench_hil::session::rtt::{ControlBlockLocation, RttError, RttReader};
@@ -100,12 +102,17 @@ fn boot() -> Board {
 }
 
 fn boot_image(elf: &Path, config: QemuConfig) -> Board {
-    let started = Instant::now();
-    let mut target = QemuTarget::launch(elf, config).unwrap_or_else(|error| panic!("{error}"));
     let location = ControlBlockLocation::from_elf(elf).unwrap_or_else(|error| panic!("{error}"));
     assert!(matches!(location, ControlBlockLocation::Address(_)), "{location:?}");
+    boot_at(elf, &location, config)
+}
+
+/// Boots `elf`, looking for its RTT control block at `location`.
+fn boot_at(elf: &Path, location: &ControlBlockLocation, config: QemuConfig) -> Board {
+    let started = Instant::now();
+    let mut target = QemuTarget::launch(elf, config).unwrap_or_else(|error| panic!("{error}"));
     target.reset_and_run().unwrap_or_else(|error| panic!("{error}"));
-    let mut reader = RttReader::attach_within(&mut target, &location, WAIT).unwrap_or_else(|error| panic!("{error}"));
+    let mut reader = RttReader::attach_within(&mut target, location, WAIT).unwrap_or_else(|error| panic!("{error}"));
     let hello = reader
         .wait_for(&mut target, WAIT, "Hello", |record| record.body.kind() == Kind::Hello)
         .unwrap_or_else(|error| panic!("{error}"));
@@ -221,6 +228,40 @@ fn presses_come_back_as_press_records_with_the_right_sides() {
     assert_eq!(stats.first_seq, Some(0));
     assert_eq!((stats.unexplained_missing(), stats.undecodable_count, stats.restarts), (0, 0, 0), "{stats:?}");
     eprintln!("{} records, {} gaps, dropped {}", stats.records, stats.gaps.len(), stats.dropped);
+}
+
+/// `hil/CONTRACT.md` §2: without symbols, bench scans RAM for the control
+/// block. A stripped image passes the image check bench hil makes before
+/// QEMU starts, and boots as far as its Hello through the scan.
+#[test]
+fn a_stripped_image_is_run_and_its_control_block_found_by_scanning_ram() {
+    let _one = serial();
+    let stripped = std::env::temp_dir().join(format!("bench-qemu-test-{}-stripped.elf", std::process::id()));
+    let status = Process::new("arm-none-eabi-strip")
+        .arg("--strip-all")
+        .arg("-o")
+        .arg(&stripped)
+        .arg(firmware())
+        .status()
+        .unwrap_or_else(|error| {
+            panic!("arm-none-eabi-strip: {error}; scripts/install-deps installs it (gcc-arm-none-eabi)")
+        });
+    assert!(status.success(), "arm-none-eabi-strip {}: {status}", firmware().display());
+    let bytes = std::fs::read(&stripped).expect("the stripped image");
+    assert!(!bytes.windows(b"_SEGGER_RTT".len()).any(|window| window == b"_SEGGER_RTT"), "stripped of its symbols");
+    let boards = Path::new(env!("CARGO_MANIFEST_DIR")).join("boards/qemu.toml");
+    let profile = BoardProfile::load(&boards).unwrap_or_else(|error| panic!("{error}"));
+    let checked = image::check(&profile, &stripped, &bytes, image::Purpose::Contract)
+        .unwrap_or_else(|error| panic!("bench hil would refuse it: {error}"));
+    let Some(location @ ControlBlockLocation::Scan { .. }) = checked.rtt else {
+        panic!("no symbol, yet not a scan: {:?}", checked.rtt)
+    };
+    assert_eq!(ControlBlockLocation::from_elf(&stripped).ok(), Some(location.clone()), "the run scans the same RAM");
+    let board = boot_at(&stripped, &location, QemuConfig { lockstep: false, ..QemuConfig::default() });
+    let _ = std::fs::remove_file(&stripped);
+    eprintln!("stripped image: control block at {:#010x}, Hello after {:?}", board.reader.control_block(), board.boot);
+    assert_eq!(board.hello.seq, 0);
+    assert!(matches!(board.hello.body, Body::Hello(_)), "{:?}", board.hello);
 }
 
 #[test]

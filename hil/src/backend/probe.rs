@@ -10,9 +10,8 @@
 
 use std::fmt;
 
-use object::{Object, ObjectSegment};
-
 use crate::board::BoardProfile;
+use crate::image::Purpose;
 
 /// `VID:PID[:SERIAL]`, hexadecimal ids, as probe-rs's `--probe` takes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -212,64 +211,19 @@ pub fn cause_chain(error: &dyn std::error::Error) -> String {
     text
 }
 
-/// Checks an image against the board profile before anything is flashed:
-/// a 32-bit little-endian Arm ELF whose loaded segments lie in the board's
-/// flash (load address) and RAM, with the RTT symbol present.
+/// Checks an image against the board profile before anything is flashed
+/// ([`crate::image::check`]): a sound 32-bit little-endian Arm executable
+/// whose segments lie in the board's flash and RAM, with an RTT control
+/// block to find.
 pub fn check_image(profile: &BoardProfile, path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
     check_image_for(profile, path, bytes, true)
 }
 
-/// [`check_image`], the RTT symbol asked for only when `rtt` (a firmware
-/// observed through a map has none).
+/// [`check_image`], the RTT control block asked for only when `rtt` (a
+/// firmware observed through a map has none).
 pub fn check_image_for(profile: &BoardProfile, path: &std::path::Path, bytes: &[u8], rtt: bool) -> Result<(), String> {
-    let shown = path.display();
-    let file = object::File::parse(bytes).map_err(|error| format!("{shown} is not an ELF file: {error}"))?;
-    if file.architecture() != object::Architecture::Arm || file.is_64() || !file.is_little_endian() {
-        return Err(format!(
-            "{shown} is not a 32-bit little-endian Arm ELF ({:?}); board `{}` is {}",
-            file.architecture(),
-            profile.name,
-            profile.chip
-        ));
-    }
-    let symbol = &profile.rtt.symbol;
-    if rtt && !file.symbols().any(|candidate| object::ObjectSymbol::name(&candidate) == Ok(symbol.as_str())) {
-        return Err(format!(
-            "{shown} has no `{symbol}` symbol: the firmware must link the RTT control block (hil/CONTRACT.md)"
-        ));
-    }
-    let Some(memory) = &profile.memory else { return Ok(()) };
-    for segment in file.segments() {
-        let size = segment.size();
-        let file_size = segment.file_range().1;
-        if size == 0 {
-            continue;
-        }
-        let address = segment.address();
-        let in_flash = memory.flash.contains(address, file_size.max(1));
-        let in_ram = memory.ram.contains(address, size);
-        if file_size > 0 && !in_flash && !in_ram {
-            return Err(format!(
-                "{shown} loads {file_size} bytes at {address:#010x}, outside {}'s flash ({:#010x}, {} KiB) and RAM: \
-                 is it built for another chip? (board `{}`)",
-                profile.chip,
-                memory.flash.start,
-                memory.flash.size / 1024,
-                profile.name
-            ));
-        }
-        if file_size == 0 && !in_ram {
-            return Err(format!(
-                "{shown} places {size} bytes of RAM at {address:#010x}, outside {}'s RAM ({:#010x}, {} KiB): \
-                 is it built for another chip? (board `{}`)",
-                profile.chip,
-                memory.ram.start,
-                memory.ram.size / 1024,
-                profile.name
-            ));
-        }
-    }
-    Ok(())
+    let purpose = if rtt { Purpose::Contract } else { Purpose::Observed };
+    crate::image::check(profile, path, bytes, purpose).map(|_| ())
 }
 
 /// How far flashing a board got: probe-rs's progress events, reduced to
@@ -776,7 +730,7 @@ mod tests {
         if let Ok(me) = std::env::current_exe().and_then(std::fs::read) {
             if me.starts_with(b"\x7fELF") {
                 let error = check_image(&profile, Path::new("host.elf"), &me).unwrap_err();
-                assert!(error.contains("not a 32-bit little-endian Arm ELF"), "{error}");
+                assert!(error.contains("is a 64-bit ELF file"), "{error}");
             }
         }
         // The QEMU build of the reference firmware, when built: flash at 0.

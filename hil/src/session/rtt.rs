@@ -119,9 +119,9 @@ impl ControlBlockLocation {
     pub const LM3S6965_RAM: ControlBlockLocation = ControlBlockLocation::Scan { start: 0x2000_0000, len: 64 * 1024 };
 
     /// The `_SEGGER_RTT` symbol of the image; without one, a scan of the
-    /// image's writable sections (its RAM).
+    /// image's RAM ([`ControlBlockLocation::scan_of`]).
     pub fn from_elf(elf: &Path) -> Result<ControlBlockLocation, RttError> {
-        use object::{Object, ObjectSection, ObjectSymbol, SectionKind};
+        use object::{Object, ObjectSymbol};
 
         let elf_error = |detail: String| RttError::Elf { path: elf.display().to_string(), detail };
         let data = std::fs::read(elf).map_err(|error| elf_error(error.to_string()))?;
@@ -132,23 +132,39 @@ impl ControlBlockLocation {
             })?;
             return Ok(ControlBlockLocation::Address(address));
         }
-        let ram = file
+        ControlBlockLocation::scan_of(&file)
+            .map_err(|why| elf_error(format!("no symbol {} and {why}", layout::CONTROL_BLOCK_SYMBOL)))
+    }
+
+    /// The RAM an image without the symbol (a stripped one) uses, to scan
+    /// for the control block: its data and bss sections, or, with no
+    /// section headers left, its writable loadable segments. `Err` says
+    /// there is neither.
+    pub fn scan_of(file: &object::File<'_>) -> Result<ControlBlockLocation, String> {
+        use object::{Object, ObjectSection, ObjectSegment, SectionKind, SegmentFlags};
+
+        let sections = file
             .sections()
             .filter(|section| matches!(section.kind(), SectionKind::Data | SectionKind::UninitializedData))
             .filter(|section| section.size() > 0)
             .map(|section| (section.address(), section.address().saturating_add(section.size())))
             .reduce(|(start, end), (low, high)| (start.min(low), end.max(high)));
-        match ram {
-            Some((start, end)) => {
-                let start32 = u32::try_from(start).map_err(|_| elf_error(format!("RAM at {start:#x}")))?;
-                let len = u32::try_from(end.saturating_sub(start)).map_err(|_| elf_error("RAM too large".into()))?;
-                Ok(ControlBlockLocation::Scan { start: start32, len })
-            }
-            None => Err(elf_error(format!(
-                "no symbol {} and no data sections to scan for an RTT control block",
-                layout::CONTROL_BLOCK_SYMBOL
-            ))),
-        }
+        let writable = || {
+            file.segments()
+                .filter(|segment| {
+                    matches!(segment.flags(), SegmentFlags::Elf { p_flags, .. } if p_flags.0 & object::elf::PF_W.0 != 0)
+                })
+                .filter(|segment| segment.size() > 0)
+                .map(|segment| (segment.address(), segment.address().saturating_add(segment.size())))
+                .reduce(|(start, end), (low, high)| (start.min(low), end.max(high)))
+        };
+        let Some((start, end)) = sections.or_else(writable) else {
+            return Err("no data sections or writable segments to scan for an RTT control block".to_string());
+        };
+        let start32 = u32::try_from(start).map_err(|_| format!("its RAM starts at {start:#x}, beyond 32 bits"))?;
+        let len = u32::try_from(end.saturating_sub(start))
+            .map_err(|_| format!("its RAM ({start:#x}..{end:#x}) is larger than 32-bit addresses"))?;
+        Ok(ControlBlockLocation::Scan { start: start32, len })
     }
 }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 mod support;
-use support::{reference_firmware_stm32, text};
+use support::{reference_firmware, reference_firmware_stm32, temp_dir, text};
 
 fn bench(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_bench"))
@@ -76,5 +76,38 @@ fn bad_selectors_and_wrong_images_are_usage_errors() {
         let all = text(&output);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {all}");
         assert!(all.contains(said), "{args:?}: {all}");
+    }
+}
+
+/// The reference image with one header field overwritten, the way a
+/// corrupt copy or a broken post-link step leaves it.
+fn corrupted(dir: &Path, name: &str, at: usize, value: &[u8]) -> String {
+    let mut bytes = std::fs::read(reference_firmware()).expect("the reference image");
+    bytes[at..at + value.len()].copy_from_slice(value);
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write the corrupt image");
+    path.to_str().expect("utf-8").to_string()
+}
+
+/// An image QEMU or a probe could not run is refused before either is
+/// started (exit 2, the file and the fault named, no report), not found
+/// out half-way as an emulator failure (exit 3).
+#[test]
+fn a_corrupt_firmware_image_is_refused_before_anything_runs() {
+    let dir = temp_dir("corrupt-images");
+    let out = dir.join("report");
+    let out = out.to_str().expect("utf-8");
+    for (name, at, value, says) in [
+        ("phnum.elf", 44, 0xFFFFu16.to_le_bytes().to_vec(), "has e_phnum = 0xffff (PN_XNUM"),
+        ("phoff.elf", 28, 0x7FFF_FFF0u32.to_le_bytes().to_vec(), "past the end of the file"),
+        ("machine.elf", 18, 62u16.to_le_bytes().to_vec(), "another machine (e_machine 62, Arm is 40)"),
+        ("class.elf", 4, vec![2], "is a 64-bit ELF file"),
+    ] {
+        let elf = corrupted(&dir, name, at, &value);
+        let output = bench(&["hil", "--firmware", &elf, "--scenario", "blitz-3-2", "--out", out]);
+        let all = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{name}: {all}");
+        assert!(all.contains(&format!("--firmware {elf} ")) && all.contains(says), "{name} should say {says:?}: {all}");
+        assert!(!dir.join("report").exists(), "{name}: nothing runs, no report: {all}");
     }
 }

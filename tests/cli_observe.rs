@@ -56,6 +56,14 @@ fn observe_refuses_what_it_cannot_play_before_anything_runs() {
         assert!(text(&output).contains(says), "{args:?} should say {says:?}: {}", text(&output));
         assert!(!dir.join("report.json").exists());
     }
+    // A corrupt image: refused before QEMU starts.
+    let mut bytes = std::fs::read(elf).expect("the observed image");
+    bytes[44..46].copy_from_slice(&0xFFFFu16.to_le_bytes());
+    let corrupt = dir.join("corrupt.elf");
+    std::fs::write(&corrupt, bytes).expect("write");
+    let output = bench(&["hil", "--observe", map, "--firmware", corrupt.to_str().expect("utf-8"), "--scenario", flag]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(text(&output).contains("has e_phnum = 0xffff (PN_XNUM"), "{}", text(&output));
     // The contract image has no CLOCK_STATE: the map does not fit it.
     let normal = elf.replace("observed.elf", "normal.elf");
     if Path::new(&normal).is_file() {

@@ -23,6 +23,7 @@ use bench_contract::{Capabilities, Hello};
 use bench_hil::backend::probe::{self, ProbeInfo};
 use bench_hil::backend::qemu::QemuConfig;
 use bench_hil::board::BoardProfile;
+use bench_hil::image::Purpose;
 use bench_hil::judge::drift::{self, Fit, FitError};
 use bench_hil::needs::Unsupported;
 use bench_hil::schedule::Games;
@@ -397,7 +398,10 @@ impl Cmd {
         let elf = self.firmware_image()?;
         let observing = match &self.observe {
             Some(map) => Some(self.prepare_observe(map, &elf, &games)?),
-            None => None,
+            None => {
+                self.check_firmware(&elf)?;
+                None
+            }
         };
         // Before the probes are opened or the emulator started: a folder
         // that cannot take the report would lose the whole run, and one
@@ -641,19 +645,34 @@ impl Cmd {
         Ok(())
     }
 
-    /// Boards on probes, chosen before anything runs: the profile, an
-    /// explicit `--firmware` checked against it (usage error; QEMU's too),
-    /// the probes (none attached or none matching: exit 3; several attached
-    /// without `--probe`, or one named twice: exit 2). `None` for QEMU,
-    /// which starts in `play`.
+    /// The image to run, checked against the board profile before the
+    /// emulator starts or a probe is opened, on every backend
+    /// (`bench_hil::image`): an explicit `--firmware` is the user's to fix
+    /// (exit 2), the reference image bench's build (exit 3). A contract
+    /// image without the RTT symbol is run, with a note: RAM is scanned.
+    fn check_firmware(&self, elf: &Path) -> Result<()> {
+        let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
+        let bytes = std::fs::read(elf).with_context(|| format!("reading the firmware image {}", elf.display()))?;
+        let purpose = if self.observe.is_some() { Purpose::Observed } else { Purpose::Contract };
+        match bench_hil::image::check(&profile, elf, &bytes, purpose) {
+            Ok(checked) => {
+                if let Some(note) = checked.note(elf) {
+                    super::note(&note);
+                }
+                Ok(())
+            }
+            Err(error) if self.firmware.is_some() => Err(Failure::usage(anyhow!("--firmware {error}"))),
+            Err(error) => Err(Failure::infrastructure(anyhow!("{error}; rebuild it with scripts/build-firmware"))),
+        }
+    }
+
+    /// Boards on probes, chosen before anything runs: the profile, the
+    /// probes (none attached or none matching: exit 3; several
+    /// attached without `--probe`, or one named twice: exit 2). `None` for
+    /// QEMU, which starts in `play`.
     fn select_probes(&self, backend: &impl ProbeBackend) -> Result<Option<ProbeBoards>> {
         self.check_probe_options()?;
         let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
-        if let Some(path) = self.firmware.as_ref().filter(|path| path.is_file()) {
-            let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-            probe::check_image_for(&profile, path, &bytes, self.observe.is_none())
-                .map_err(|error| Failure::usage(anyhow!("--firmware {error}")))?;
-        }
         if self.board == BoardKind::Qemu {
             return Ok(None);
         }

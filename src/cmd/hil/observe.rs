@@ -37,11 +37,11 @@ impl Observing {
 }
 
 impl Cmd {
-    /// Everything `--observe` needs, checked before anything runs: the map
-    /// and the image it must fit, a board that runs in lockstep, one game,
-    /// and a schedule the clock can play (the map's control; no arbiter
-    /// commands or pause presses, which an uninstrumented clock cannot
-    /// take). Each problem is a usage error.
+    /// Everything `--observe` needs, checked before anything runs: a board
+    /// that runs in lockstep, one game, the image (`Cmd::check_firmware`),
+    /// the map and the image it must fit, and a schedule the clock can play
+    /// (the map's control; no arbiter commands or pause presses, which an
+    /// uninstrumented clock cannot take). Each problem is a usage error.
     pub(super) fn prepare_observe(&self, map_file: &Path, elf: &Path, games: &Games<'_>) -> Result<Observing> {
         if self.board != BoardKind::Qemu {
             return Err(Failure::usage(anyhow!(
@@ -57,6 +57,7 @@ impl Cmd {
                 "--observe plays one game per boot (an uninstrumented clock takes no `reset`): --games 1"
             )));
         }
+        self.check_firmware(elf)?;
         let map = ObserveMap::load(map_file).map_err(Failure::usage)?;
         let bytes = std::fs::read(elf)
             .map_err(|error| Failure::usage(anyhow!("reading the firmware image {}: {error}", elf.display())))?;

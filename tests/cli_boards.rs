@@ -71,6 +71,8 @@ fn bad_selectors_and_wrong_images_are_usage_errors() {
         (vec!["hil", "--board", "stm32", "--firmware", "Cargo.toml"], "not an ELF file"),
         (vec!["hil", "--board", "qemu", "--probe", "0483:374b"], "QEMU needs none"),
         (vec!["hil", "--board", "qemu", "--firmware", "Cargo.toml"], "not an ELF file"),
+        // A misspelt chip is not a missing board: found before any probe is looked for.
+        (vec!["hil", "--board", "stm32", "--chip", "NO-SUCH-CHIP"], "--chip: probe-rs knows no chip `NO-SUCH-CHIP`"),
     ] {
         let output = bench(&args);
         let all = text(&output);

@@ -642,6 +642,10 @@ impl Cmd {
                  (`--board stm32`); QEMU needs none"
             )));
         }
+        // Before a probe is looked for: a misspelt chip is not a missing board.
+        if let Some(chip) = &self.chip {
+            probe::check_chip(chip).map_err(|error| Failure::usage(anyhow!("--chip: {error}")))?;
+        }
         Ok(())
     }
 
@@ -666,8 +670,8 @@ impl Cmd {
         }
     }
 
-    /// Boards on probes, chosen before anything runs: the profile, the
-    /// probes (none attached or none matching: exit 3; several
+    /// Boards on probes, chosen before anything runs: the profile and its
+    /// chip, the probes (none attached or none matching: exit 3; several
     /// attached without `--probe`, or one named twice: exit 2). `None` for
     /// QEMU, which starts in `play`.
     fn select_probes(&self, backend: &impl ProbeBackend) -> Result<Option<ProbeBoards>> {
@@ -675,6 +679,11 @@ impl Cmd {
         let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
         if self.board == BoardKind::Qemu {
             return Ok(None);
+        }
+        if self.chip.is_none() {
+            probe::check_chip(&profile.chip).map_err(|error| {
+                Failure::usage(anyhow!("board `{}`'s profile: {error}; fix its `chip`", profile.name))
+            })?;
         }
         let selectors = self
             .probe

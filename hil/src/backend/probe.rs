@@ -226,6 +226,68 @@ pub fn check_image_for(profile: &BoardProfile, path: &std::path::Path, bytes: &[
     crate::image::check(profile, path, bytes, purpose).map(|_| ())
 }
 
+/// Checks a chip name against probe-rs's target registry, the way
+/// attaching looks it up, before any probe is looked for: a typo is the
+/// user's to fix (exit 2), not a missing board. Close names are suggested.
+#[cfg(feature = "probe")]
+pub fn check_chip(name: &str) -> Result<(), String> {
+    use probe_rs::config::{Registry, RegistryError};
+
+    let registry = Registry::from_builtin_families();
+    match registry.get_target_by_name(name) {
+        Ok(_) => Ok(()),
+        Err(RegistryError::ChipNotUnique(_, matches)) => {
+            Err(format!("chip `{name}` names several chips probe-rs knows ({matches}): give the full name"))
+        }
+        Err(_) => {
+            let known =
+                registry.families().iter().flat_map(|family| &family.variants).flat_map(|chip| chip.package_variants());
+            let close = closest_names(name, known.map(String::as_str));
+            let hint = if close.is_empty() { String::new() } else { format!("; did you mean {}?", close.join(", ")) };
+            Err(format!("probe-rs knows no chip `{name}`{hint} (`probe-rs chip list` lists them all)"))
+        }
+    }
+}
+
+/// Without probe-rs there is no registry to check against; opening a
+/// board fails anyway ([`ProbeError::NotBuilt`]).
+#[cfg(not(feature = "probe"))]
+pub fn check_chip(_name: &str) -> Result<(), String> {
+    Ok(())
+}
+
+/// The names of `known` nearest to `name` (case-insensitive edit
+/// distance), at most five, only those a typo away.
+#[cfg(feature = "probe")]
+fn closest_names<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    const SHOWN_MAX: usize = 5;
+    let wanted = name.to_ascii_lowercase();
+    let within = (wanted.len() / 4).max(2);
+    let mut scored: Vec<(usize, &str)> = known
+        .map(|candidate| (edit_distance(&wanted, &candidate.to_ascii_lowercase()), candidate))
+        .filter(|(distance, _)| *distance <= within)
+        .collect();
+    scored.sort();
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored.into_iter().take(SHOWN_MAX).map(|(_, candidate)| candidate).collect()
+}
+
+/// Levenshtein distance over bytes (chip names are ASCII).
+#[cfg(feature = "probe")]
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b = b.as_bytes();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, &left) in a.as_bytes().iter().enumerate() {
+        let mut current = vec![i + 1; b.len() + 1];
+        for (j, &right) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(left != right);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
 /// How far flashing a board got: probe-rs's progress events, reduced to
 /// one bar per step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -746,5 +808,26 @@ mod tests {
                 assert!(error.contains("outside STM32F401RETx's flash"), "{error}");
             }
         }
+    }
+
+    #[cfg(feature = "probe")]
+    #[test]
+    fn chip_names_are_checked_against_probe_rs_s_registry() {
+        assert_eq!(check_chip("STM32F401RETx"), Ok(()));
+        let error = check_chip("NO-SUCH-CHIP").unwrap_err();
+        assert!(error.starts_with("probe-rs knows no chip `NO-SUCH-CHIP`"), "{error}");
+        assert!(error.contains("`probe-rs chip list`"), "{error}");
+        // Two letters swapped: the name meant is suggested.
+        let error = check_chip("STM32F401RTEx").unwrap_err();
+        assert!(error.contains("did you mean") && error.contains("STM32F401RETx"), "{error}");
+    }
+
+    #[cfg(feature = "probe")]
+    #[test]
+    fn the_closest_names_are_a_typo_away() {
+        let known = ["STM32F401RETx", "STM32F411RETx", "nRF52840_xxAA"];
+        assert_eq!(closest_names("stm32f401retx", known.into_iter()), ["STM32F401RETx", "STM32F411RETx"]);
+        assert_eq!(closest_names("ATSAMD21G18A", known.into_iter()), Vec::<&str>::new());
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

@@ -56,6 +56,29 @@ fn observe_refuses_what_it_cannot_play_before_anything_runs() {
         assert!(text(&output).contains(says), "{args:?} should say {says:?}: {}", text(&output));
         assert!(!dir.join("report.json").exists());
     }
+    // Mistakes in the map, found against the image before anything runs,
+    // not blamed on the firmware: fields on one another's bytes (a turn
+    // on White's display, an i64 running into Black's), a symbol with no
+    // size, an address the board has no RAM at.
+    let overlapping = [
+        (map_text.replace("offset = 8", "offset = 0"), "turn (bytes 0..1 of `CLOCK_STATE`) overlaps remaining.white"),
+        (
+            map_text.replacen("type = \"u32\"", "type = \"i64\"", 1),
+            "remaining.black (bytes 4..8 of `CLOCK_STATE`) overlaps remaining.white (bytes 0..8",
+        ),
+        (
+            map_text.replacen("symbol = \"CLOCK_STATE\"", "symbol = \"_stack_start\"", 1),
+            "remaining.white: `_stack_start` has no size in the image",
+        ),
+    ];
+    for (index, (wrong, says)) in overlapping.into_iter().enumerate() {
+        let wrong_map = dir.join(format!("wrong-{index}.toml"));
+        std::fs::write(&wrong_map, wrong).expect("write");
+        let args = ["hil", "--observe", wrong_map.to_str().expect("utf-8"), "--firmware", elf, "--scenario", flag];
+        let output = bench(&args);
+        assert_eq!(output.status.code(), Some(2), "{says}: {}", text(&output));
+        assert!(text(&output).contains(says), "should say {says:?}: {}", text(&output));
+    }
     // A corrupt image: refused before QEMU starts.
     let mut bytes = std::fs::read(elf).expect("the observed image");
     bytes[44..46].copy_from_slice(&0xFFFFu16.to_le_bytes());

@@ -8,6 +8,7 @@ use std::process::Command as Process;
 use std::time::Duration;
 
 use bench_hil::backend::qemu::{QemuConfig, QemuTarget};
+use bench_hil::board::BoardProfile;
 use bench_hil::observe::{Layout, ObserveMap, Observed};
 use bench_hil::target::{StepPlan, Stop};
 use bench_hil::{ButtonId, Target, TargetError};
@@ -64,7 +65,9 @@ fn the_map_reads_the_uninstrumented_clock_as_it_plays() {
         "the observed image has no RTT control block"
     );
     let map = ObserveMap::load(&root().join("firmware/observed.toml")).unwrap_or_else(|error| panic!("{error}"));
-    let layout = map.resolve(&bytes, &elf).unwrap_or_else(|error| panic!("{error}"));
+    let profile = BoardProfile::load(&root().join("hil/boards/qemu.toml")).unwrap_or_else(|error| panic!("{error}"));
+    let ram = profile.memory.map(|memory| memory.ram);
+    let layout = map.resolve(&bytes, &elf, ram).unwrap_or_else(|error| panic!("{error}"));
     let mut target = QemuTarget::launch(&elf, QemuConfig::default()).unwrap_or_else(|error| panic!("{error}"));
     target.reset_and_run().unwrap_or_else(|error| panic!("{error}"));
     let target = &mut target;

@@ -49,7 +49,10 @@
 //! ```
 //!
 //! This module reads and checks the map ([`ObserveMap::parse`]), places it
-//! in an image ([`ObserveMap::resolve`]: each field inside its symbol) and
+//! in an image ([`ObserveMap::resolve`]: each field inside a symbol with a
+//! size, aligned for its type, in the board's RAM, and on bytes no other
+//! field uses, so a mistake in the map is refused before anything runs
+//! rather than blamed on the firmware) and
 //! decodes one reading of the memory ([`Layout::read`]). Turning successive
 //! readings into records and comparing them with the model is the session's
 //! part: a reading can only be as fresh as the poll, so every instant is
@@ -62,6 +65,8 @@ pub use play::{play, tolerance_us, ObserveOptions};
 
 use chessclock::{BySide, Side};
 use serde::Deserialize;
+
+use crate::board::Region;
 
 /// The longest poll interval a map may ask for: slower than that, a press's
 /// instant is known too loosely to judge a blitz game.
@@ -91,6 +96,20 @@ pub enum IntType {
 }
 
 impl IntType {
+    /// As the map writes it (`u32`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            IntType::U8 => "u8",
+            IntType::U16 => "u16",
+            IntType::U32 => "u32",
+            IntType::U64 => "u64",
+            IntType::I8 => "i8",
+            IntType::I16 => "i16",
+            IntType::I32 => "i32",
+            IntType::I64 => "i64",
+        }
+    }
+
     pub const fn size(self) -> u32 {
         match self {
             IntType::U8 | IntType::I8 => 1,
@@ -291,35 +310,108 @@ impl ObserveMap {
     }
 
     /// The map placed in the ELF image `bytes` (named `path` in errors):
-    /// each field at its symbol's address plus its offset, and inside the
-    /// symbol when the image gives the symbol's size.
-    pub fn resolve(&self, bytes: &[u8], path: &Path) -> Result<Layout, ObserveError> {
-        use object::{Object, ObjectSymbol};
-
+    /// each field at its symbol's address plus its offset. Checked before
+    /// anything runs, so a mistake in the map is not blamed on the
+    /// firmware: every field lies inside its symbol (which must have a
+    /// size: a linker symbol such as `_stack_start` has none), is aligned
+    /// for its type, lies in the board's `ram` when that is known, and no
+    /// two fields share a byte.
+    pub fn resolve(&self, bytes: &[u8], path: &Path, ram: Option<Region>) -> Result<Layout, ObserveError> {
         let fail = |detail: String| ObserveError::Image { path: path.display().to_string(), detail };
         let file = object::File::parse(bytes).map_err(|error| fail(format!("not an ELF image: {error}")))?;
-        let mut addresses = Vec::new();
-        for field in self.fields() {
-            let symbol = file
-                .symbols()
-                .find(|symbol| symbol.name() == Ok(field.symbol.as_str()))
-                .ok_or_else(|| fail(format!("{}: no symbol `{}` in the image", field.name, field.symbol)))?;
-            let end = u64::from(field.offset) + u64::from(field.int.size());
-            if symbol.size() > 0 && end > symbol.size() {
-                return Err(fail(format!(
-                    "{}: bytes {}..{end} of `{}`, which is {} bytes long",
-                    field.name,
-                    field.offset,
-                    field.symbol,
-                    symbol.size()
-                )));
-            }
-            let address = u32::try_from(symbol.address() + u64::from(field.offset))
-                .map_err(|_| fail(format!("{}: `{}` is beyond 32 bits", field.name, field.symbol)))?;
-            addresses.push(address);
+        let fields = self.fields();
+        let mut addresses = Vec::with_capacity(fields.len());
+        for field in &fields {
+            addresses.push(place_field(&file, field, ram).map_err(&fail)?);
         }
+        check_overlaps(&fields, &addresses).map_err(fail)?;
         Ok(Layout { map: self.clone(), addresses })
     }
+}
+
+/// Where `field` is in `file`'s memory, if the map puts it somewhere it
+/// can be read as its type.
+fn place_field(file: &object::File<'_>, field: &Field, ram: Option<Region>) -> Result<u32, String> {
+    use object::{Object, ObjectSymbol};
+
+    let name = &field.name;
+    let symbol = file
+        .symbols()
+        .find(|symbol| symbol.name() == Ok(field.symbol.as_str()))
+        .ok_or_else(|| format!("{name}: no symbol `{}` in the image", field.symbol))?;
+    let size = field.int.size();
+    let end = u64::from(field.offset) + u64::from(size);
+    if symbol.size() == 0 {
+        return Err(format!(
+            "{name}: `{}` has no size in the image (a linker symbol or a label, not a variable): name the \
+             variable that holds the value",
+            field.symbol
+        ));
+    }
+    if end > symbol.size() {
+        return Err(format!(
+            "{name}: bytes {}..{end} of `{}`, which is {} bytes long",
+            field.offset,
+            field.symbol,
+            symbol.size()
+        ));
+    }
+    let address = u32::try_from(symbol.address() + u64::from(field.offset))
+        .map_err(|_| format!("{name}: `{}` is beyond 32 bits", field.symbol))?;
+    if address % size != 0 {
+        return Err(format!(
+            "{name}: a {} at {address:#010x} (`{}` + {}) is not aligned to {size} bytes: check the offset \
+             and the type",
+            field.int.name(),
+            field.symbol,
+            field.offset
+        ));
+    }
+    if let Some(ram) = ram {
+        if !ram.contains(u64::from(address), u64::from(size)) {
+            return Err(format!(
+                "{name}: `{}` + {} is at {address:#010x}, outside the board's RAM ({:#010x}..{:#010x}): the \
+                 clock's state is a variable in RAM",
+                field.symbol,
+                field.offset,
+                ram.start,
+                u64::from(ram.start) + u64::from(ram.size)
+            ));
+        }
+    }
+    Ok(address)
+}
+
+/// No two fields share a byte: a reading of one would be a reading of the
+/// other, and the firmware judged on what neither holds.
+fn check_overlaps(fields: &[&Field], addresses: &[u32]) -> Result<(), String> {
+    let span = |index: usize| {
+        let start = u64::from(addresses[index]);
+        (start, start + u64::from(fields[index].int.size()))
+    };
+    let shown = |index: usize| {
+        let field = fields[index];
+        format!(
+            "{} (bytes {}..{} of `{}`)",
+            field.name,
+            field.offset,
+            u64::from(field.offset) + u64::from(field.int.size()),
+            field.symbol
+        )
+    };
+    for later in 1..fields.len() {
+        for earlier in 0..later {
+            let ((a_start, a_end), (b_start, b_end)) = (span(earlier), span(later));
+            if a_start < b_end && b_start < a_end {
+                return Err(format!(
+                    "{} overlaps {}: each field needs bytes of its own; check their offsets and types",
+                    shown(later),
+                    shown(earlier)
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A map placed in one image: where to read each field.
@@ -500,10 +592,11 @@ type = "u16"
         assert_eq!(map.poll_interval_us, 10_000);
     }
 
-    /// A symbol of 16 bytes in this test binary, an ELF image like any other.
+    /// A symbol of 16 bytes in this test binary, an ELF image like any
+    /// other (`u64`s, so it is aligned for every field type).
     #[no_mangle]
     #[used]
-    static OBSERVE_TEST_STATE: [u8; 16] = [0; 16];
+    static OBSERVE_TEST_STATE: [u64; 2] = [0; 2];
 
     fn this_image() -> Vec<u8> {
         std::fs::read(std::env::current_exe().expect("the test binary")).expect("read the test binary")
@@ -512,7 +605,7 @@ type = "u16"
     #[test]
     fn fields_are_placed_at_their_symbol_plus_offset() {
         let map = parse(&MAP.replace("clock_state", "OBSERVE_TEST_STATE")).expect("the example map");
-        let layout = map.resolve(&this_image(), Path::new("test")).expect("the fields fit the symbol");
+        let layout = map.resolve(&this_image(), Path::new("test"), None).expect("the fields fit the symbol");
         let reads = layout.reads();
         let base = reads[0].0;
         let offsets: Vec<(u32, u32)> = reads.iter().map(|&(address, size)| (address - base, size)).collect();
@@ -523,7 +616,8 @@ type = "u16"
     fn a_map_that_does_not_fit_the_image_is_refused() {
         let image = this_image();
         let path = Path::new("fw.elf");
-        let named = |text: &str| parse(text).expect("a valid map").resolve(&image, path).expect_err(text).to_string();
+        let named =
+            |text: &str| parse(text).expect("a valid map").resolve(&image, path, None).expect_err(text).to_string();
         let ours = MAP.replace("clock_state", "OBSERVE_TEST_STATE");
         let past_the_end = named(&ours.replace("offset = 14", "offset = 15"));
         assert!(
@@ -532,7 +626,100 @@ type = "u16"
         );
         let missing = named(MAP);
         assert!(missing.contains("remaining.white: no symbol `clock_state`"), "{missing}");
-        let error = parse(MAP).expect("the example map").resolve(b"not an elf", path).expect_err("garbage");
+        let error = parse(MAP).expect("the example map").resolve(b"not an elf", path, None).expect_err("garbage");
         assert!(matches!(error, ObserveError::Image { .. }) && error.to_string().contains("not an ELF"), "{error}");
+    }
+
+    /// QEMU's lm3s6965evb RAM, as `hil/boards/qemu.toml` has it.
+    const RAM: Region = Region { start: 0x2000_0000, size: 0x1_0000 };
+
+    /// An Arm image with `clock_state` (16 bytes) at 0x2000_0100,
+    /// `clock_flags` (2 bytes) on its bytes 9 and 10, a 0-byte
+    /// `_stack_start` at the top of RAM and a `boot_flag` in flash.
+    fn arm_image() -> Vec<u8> {
+        use crate::backend::fake::{fake_image_sized, ImageSegment};
+        let segments = [
+            ImageSegment { address: 0, file_size: 0x100, memory_size: 0x100 },
+            ImageSegment { address: 0x2000_0000, file_size: 0, memory_size: 0x1000 },
+        ];
+        fake_image_sized(
+            &segments,
+            &[
+                ("clock_state", 0x2000_0100, 16),
+                ("clock_flags", 0x2000_0109, 2),
+                ("_stack_start", 0x2001_0000, 0),
+                ("boot_flag", 0x40, 4),
+            ],
+        )
+    }
+
+    /// `resolve`'s error for [`MAP`] edited by `edit`, on [`arm_image`].
+    fn refusal(edit: impl Fn(&str) -> String) -> String {
+        let map = parse(&edit(MAP)).expect("a map that parses");
+        match map.resolve(&arm_image(), Path::new("fw.elf"), Some(RAM)) {
+            Ok(_) => panic!("accepted:\n{}", edit(MAP)),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    #[test]
+    fn the_example_map_fits_the_arm_image() {
+        let layout = parse(MAP).expect("the example map").resolve(&arm_image(), Path::new("fw.elf"), Some(RAM));
+        let reads = layout.expect("fits").reads();
+        assert_eq!(reads[0], (0x2000_0100, 4));
+        assert_eq!(reads[6], (0x2000_010E, 2));
+    }
+
+    #[test]
+    fn fields_that_share_a_byte_are_refused_naming_both() {
+        // `[turn] offset = 0`: on top of White's display.
+        let error = refusal(|map| map.replace("offset = 8", "offset = 0"));
+        assert!(error.starts_with("fw.elf: "), "{error}");
+        assert!(error.contains("turn (bytes 0..1 of `clock_state`) overlaps remaining.white (bytes 0..4"), "{error}");
+        // An i64 where a u32 was: it runs into Black's display.
+        let error = refusal(|map| map.replacen("type = \"u32\"", "type = \"i64\"", 1));
+        assert!(
+            error.contains("remaining.black (bytes 4..8 of `clock_state`) overlaps remaining.white (bytes 0..8"),
+            "{error}"
+        );
+        // Two counters on one byte.
+        let error = refusal(|map| map.replace("offset = 14", "offset = 12"));
+        assert!(error.contains("moves.black (bytes 12..14") && error.contains("overlaps moves.white"), "{error}");
+        // Black's flag through another symbol at White's flag's address:
+        // the bytes decide, not the names.
+        let error =
+            refusal(|map| map.replace("symbol = \"clock_state\"\noffset = 10", "symbol = \"clock_flags\"\noffset = 0"));
+        assert!(
+            error.contains(
+                "flag.black (bytes 0..1 of `clock_flags`) overlaps flag.white (bytes 9..10 of `clock_state`)"
+            ),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_symbol_without_a_size_is_refused() {
+        let error = refusal(|map| {
+            map.replacen("symbol = \"clock_state\"\noffset = 0", "symbol = \"_stack_start\"\noffset = 0", 1)
+        });
+        assert!(error.contains("remaining.white: `_stack_start` has no size in the image"), "{error}");
+    }
+
+    #[test]
+    fn a_misaligned_field_is_refused() {
+        let error = refusal(|map| map.replace("offset = 12", "offset = 11").replace("offset = 14", "offset = 13"));
+        assert!(error.contains("moves.white: a u16 at 0x2000010b"), "{error}");
+        assert!(error.contains("not aligned to 2 bytes"), "{error}");
+    }
+
+    #[test]
+    fn a_field_outside_the_board_s_ram_is_refused() {
+        let error = refusal(|map| {
+            map.replacen("symbol = \"clock_state\"\noffset = 0", "symbol = \"boot_flag\"\noffset = 0", 1)
+        });
+        assert!(
+            error.contains("remaining.white: `boot_flag` + 0 is at 0x00000040, outside the board's RAM"),
+            "{error}"
+        );
     }
 }

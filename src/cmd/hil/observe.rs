@@ -39,9 +39,11 @@ impl Observing {
 impl Cmd {
     /// Everything `--observe` needs, checked before anything runs: a board
     /// that runs in lockstep, one game, the image (`Cmd::check_firmware`),
-    /// the map and the image it must fit, and a schedule the clock can play
-    /// (the map's control; no arbiter commands or pause presses, which an
-    /// uninstrumented clock cannot take). Each problem is a usage error.
+    /// the map and the image it must fit (its fields inside their symbols,
+    /// aligned, in the board's RAM, none overlapping another), and a
+    /// schedule the clock can play (the map's control; no arbiter commands
+    /// or pause presses, which an uninstrumented clock cannot take). Each
+    /// problem is a usage error.
     pub(super) fn prepare_observe(&self, map_file: &Path, elf: &Path, games: &Games<'_>) -> Result<Observing> {
         if self.board != BoardKind::Qemu {
             return Err(Failure::usage(anyhow!(
@@ -61,7 +63,9 @@ impl Cmd {
         let map = ObserveMap::load(map_file).map_err(Failure::usage)?;
         let bytes = std::fs::read(elf)
             .map_err(|error| Failure::usage(anyhow!("reading the firmware image {}: {error}", elf.display())))?;
-        let layout = map.resolve(&bytes, elf).map_err(Failure::usage)?;
+        let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
+        let ram = profile.memory.map(|memory| memory.ram);
+        let layout = map.resolve(&bytes, elf, ram).map_err(Failure::usage)?;
         let scenario = games.scenario;
         let map_control = notation::parse(&map.control_text).map_err(|error| Failure::usage(anyhow!("{error}")))?;
         if map_control != scenario.control.control {

@@ -84,7 +84,7 @@ pub fn untested(entries: &[Entry], waived: &[String]) -> Vec<Untested> {
     by_rule
         .into_iter()
         .map(|((_, rule), skipped)| Untested {
-            waived: waived.iter().any(|waiver| *waiver == rule),
+            waived: waived.contains(&rule),
             article: article(&rule),
             rule,
             skipped,

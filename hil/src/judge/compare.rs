@@ -940,10 +940,6 @@ impl Checker<'_> {
         keep_example(&mut self.mismatches, mismatch);
     }
 
-    fn close(&self, a: u64, b: u64) -> bool {
-        a.abs_diff(b) <= self.tick_us
-    }
-
     /// Whether `value` of the model at `at_us`, or within a tick of it,
     /// equals `firmware`; or at `at_us` moved back by `anchor_us` (the
     /// firmware − model difference of the side concerned: a firmware with
@@ -1183,14 +1179,10 @@ impl Checker<'_> {
         let firmware_text = flag_text(side, record.at_us, flag.period, flag.sequence, flag.moves);
         let model_at_us = model.flag.at.as_us();
         let instant_within = self.tolerance.judge(Quantity::FlagInstant, side, index, model_at_us, record.at_us);
-        // When it fell by the firmware's own time, if that
-        // is what matched: the model's instant moved by the
-        // side's anchor.
-        let fell_us = if instant_within && !self.close(model_at_us, record.at_us) {
-            model_at_us.saturating_add_signed(self.tolerance.anchor_at(side, index))
-        } else {
-            model_at_us
-        };
+        // The notice is judged against the firmware's own flag (§9): a flag
+        // that fell late is one `flag.at_us` mismatch, not a second one for
+        // being noticed late against the model's instant.
+        let fell_us = record.at_us;
         self.tolerance.note(Quantity::FlagNotice, flag.observed_at_us.abs_diff(fell_us));
         // Noticed when it fell, or a little after: a clock whose
         // display shows the flag late lets a lost game go on.
@@ -1219,7 +1211,7 @@ impl Checker<'_> {
             self.push(Mismatch {
                 quantity: Quantity::FlagNotice,
                 press_index,
-                at_us: model.flag.at.as_us(),
+                at_us: fell_us,
                 seq: Some(record.seq),
                 model: format!("{side}'s flag fell at {}, shown within {}", seconds(fell_us), millis(bound_us)),
                 firmware: format!("noticed at {}", seconds(flag.observed_at_us)),
@@ -1558,12 +1550,32 @@ mod tests {
     /// 6.3: a sudden-death game of 3 s started at 1 s; White's flag falls
     /// at 4 s, and the firmware reports it noticed at `observed_at_us`.
     fn flag_game(observed_at_us: u64) -> Vec<Record> {
+        flag_game_at(4_000_000, observed_at_us)
+    }
+
+    /// [`flag_game`] with the firmware's flag falling at `fell_at_us`.
+    fn flag_game_at(fell_at_us: u64, observed_at_us: u64) -> Vec<Record> {
         let flag = contract::Flag { side: contract::Side::White, period: 0, sequence: 1, observed_at_us, moves: 0 };
         vec![
             header(0, 900_000, ack(CommandCode::TimeControl, 3_000_000)),
             header(1, 1_000_000, ack(CommandCode::Start, 3_000_000)),
-            header(2, 4_000_000, Body::Flag(flag)),
+            header(2, fell_at_us, Body::Flag(flag)),
         ]
+    }
+
+    /// §9: the notice is judged from the firmware's own flag. A flag that
+    /// falls half a second late and is shown at once is one mismatch, its
+    /// instant; it was once counted again as noticed late against the
+    /// model's instant.
+    #[test]
+    fn a_late_flag_shown_at_once_is_one_mismatch_of_its_instant() {
+        let late = compare("3", 1_000, &flag_game_at(4_500_000, 4_500_040)).expect("parses");
+        assert_eq!(late.by_quantity.get("flag.at_us"), Some(&1), "{:#?}", late.mismatches);
+        assert_eq!(late.mismatch_count, 1, "{:#?}", late.mismatches);
+        // Late, and noticed late after its own instant: both, each once.
+        let noticed_late = compare("3", 1_000, &flag_game_at(4_500_000, 5_000_000)).expect("parses");
+        assert_eq!(noticed_late.by_quantity.get("flag.at_us"), Some(&1), "{:#?}", noticed_late.mismatches);
+        assert_eq!(noticed_late.by_quantity.get("flag.observed_at_us"), Some(&1), "{:#?}", noticed_late.mismatches);
     }
 
     #[test]

@@ -440,6 +440,7 @@ pub fn compare_with(
         first_of_each: Vec::new(),
         by_quantity: BTreeMap::new(),
         tolerance: Tolerance::new(tick_us),
+        firmware_phase: None,
     };
     let snapshots = out.check_observations();
     out.check_flags();
@@ -853,6 +854,20 @@ pub fn ruling_text(ruling: Option<Ruling>) -> String {
     }
 }
 
+/// A press result with what it means (contract, record 2).
+fn press_result_text(result: PressResult) -> String {
+    let meaning = match result {
+        PressResult::Accepted => "accepted",
+        PressResult::NotRunning => "refused: the other side's clock runs",
+        PressResult::NotStarted => "refused: the clock is not started",
+        PressResult::Paused => "refused: the clock is paused",
+        PressResult::Finished => "refused: the game is finished",
+        PressResult::Other => "refused for a reason the contract does not name",
+        PressResult::NotApplied => "seen, not applied",
+    };
+    format!("{result:?} ({meaning})")
+}
+
 fn press_result(result: Result<(), ClockError>) -> PressResult {
     match result {
         Ok(()) => PressResult::Accepted,
@@ -927,6 +942,8 @@ struct Checker<'a> {
     first_of_each: Vec<Mismatch>,
     by_quantity: BTreeMap<&'static str, usize>,
     tolerance: Tolerance,
+    /// The phase the firmware's latest Snapshot showed.
+    firmware_phase: Option<(contract::Phase, Option<Side>)>,
 }
 
 impl Checker<'_> {
@@ -1006,12 +1023,16 @@ impl Checker<'_> {
         model: &ModelPress,
     ) {
         let press_index = Some(number);
+        // A clock in another phase than the model's explains a refusal or a
+        // display of nothing: the texts say so (a clock its pause button
+        // reset showed only `Other` and 0.000 s).
+        let phase_note = self.phase_note(index, record.at_us);
         let mismatch = |quantity, press_index, model: String, firmware: String| {
-            mismatch_at(record, quantity, press_index, model, firmware)
+            mismatch_at(record, quantity, press_index, model, format!("{firmware}{phase_note}"))
         };
         if model.result != press.result {
-            let text = |result| format!("{result:?}");
-            self.push(mismatch(Quantity::PressResult, press_index, text(model.result), text(press.result)));
+            let (model_text, firmware_text) = (press_result_text(model.result), press_result_text(press.result));
+            self.push(mismatch(Quantity::PressResult, press_index, model_text, firmware_text));
         }
         let side = match press.button {
             Button::Pause => return,
@@ -1036,25 +1057,48 @@ impl Checker<'_> {
         }
     }
 
+    /// The firmware's phase, as its latest Snapshot showed it, where the
+    /// model's before record `index` (at `at_us`) differs; empty otherwise.
+    fn phase_note(&self, index: usize, at_us: u64) -> String {
+        let (Some(firmware), Some(clock)) = (self.firmware_phase, self.timeline.model_at(index, at_us)) else {
+            return String::new();
+        };
+        let model = model_phase(&clock);
+        if firmware == model {
+            return String::new();
+        }
+        format!(
+            "; its clock {} (its last Snapshot), the model's {}",
+            phase_text(firmware.0, firmware.1),
+            phase_text(model.0, model.1)
+        )
+    }
+
     /// A Snapshot record against the model at its instant; false when
     /// there is no model to compare with (before the game).
     fn check_snapshot(&mut self, index: usize, record: &Record, snapshot: contract::Snapshot) -> bool {
         let at_us = record.at_us;
+        let firmware_phase = (snapshot.phase, snapshot.side.map(side_of));
+        self.firmware_phase = Some(firmware_phase);
         let Some(clock) = self.timeline.model_at(index, at_us) else { return false };
         let mismatch = |quantity, press_index, model: String, firmware: String| {
             mismatch_at(record, quantity, press_index, model, firmware)
         };
         let press_index = self.timeline.press_index_before(index);
-        let firmware_phase = (snapshot.phase, snapshot.side.map(side_of));
         let anchor = |side: Option<Side>| side.map_or(0, |side| self.tolerance.anchor_at(side, index));
         let running_anchor = anchor(firmware_phase.1.or(clock.running()));
+        let firmware_phase_text = phase_text(firmware_phase.0, firmware_phase.1);
+        // Displays of a clock in another phase are named with it: 0.000 s
+        // alone sends one looking for a timing fault.
+        let mut phase_note = String::new();
         if !self.near(index, at_us, running_anchor, &firmware_phase, model_phase) {
             let (phase, side) = model_phase(&clock);
             let model = phase_text(phase, side);
-            self.push(mismatch(Quantity::Phase, press_index, model, phase_text(firmware_phase.0, firmware_phase.1)));
+            phase_note = format!(" (its clock {firmware_phase_text})");
+            self.push(mismatch(Quantity::Phase, press_index, model, firmware_phase_text));
         }
         for side in Side::BOTH {
-            self.check_snapshot_side(index, record, &snapshot, side, &clock);
+            self.check_snapshot_side(index, record, (&snapshot, &phase_note), side, &clock);
         }
         let delay = |clock: &Clock| {
             clock
@@ -1077,14 +1121,14 @@ impl Checker<'_> {
         &mut self,
         index: usize,
         record: &Record,
-        snapshot: &contract::Snapshot,
+        (snapshot, phase_note): (&contract::Snapshot, &str),
         side: Side,
         clock: &Clock,
     ) {
         let (at_us, at) = (record.at_us, Instant::from_us(record.at_us));
         let press_index = self.timeline.press_index_before(index);
         let mismatch = |quantity, press_index, model: String, firmware: String| {
-            mismatch_at(record, quantity, press_index, model, firmware)
+            mismatch_at(record, quantity, press_index, model, format!("{firmware}{phase_note}"))
         };
         let (remaining, moves, period, flag) = match side {
             Side::White => {
@@ -1382,6 +1426,54 @@ mod tests {
         assert_ne!(article(&shown), Some(chessclock::Article::A6_12b));
         assert_eq!(unknown.model.ruling, unknown.firmware.ruling);
         assert!(shown.passed() && unknown.passed());
+    }
+
+    /// A clock whose pause button resets it: after the pause, its
+    /// Snapshots show it not started with nothing on its displays, and it
+    /// refuses the presses after (`Other`). Each mismatch that follows says
+    /// what the clock showed: they once read only 0.000 s and `Other`, and
+    /// the records were needed to see the phase.
+    #[test]
+    fn mismatches_of_a_clock_in_another_phase_name_its_phase() {
+        let presses = [
+            (Button::White, 1_000_000),
+            (Button::Black, 2_000_000),
+            (Button::Pause, 3_000_000),
+            (Button::Pause, 5_000_000),
+            (Button::White, 6_000_000),
+        ];
+        let mut records = play(Defects::default(), "60+1", &presses, 8_000_000);
+        let mut reset = false;
+        for record in &mut records {
+            match &mut record.body {
+                Body::Press(press) if press.button == Button::Pause && !reset => reset = true,
+                Body::Press(press) if reset => {
+                    (press.result, press.moves, press.remaining_us) = (PressResult::Other, 0, 0);
+                }
+                Body::Snapshot(shown) if reset => {
+                    (shown.phase, shown.side) = (contract::Phase::NotStarted, None);
+                    (shown.remaining_white_us, shown.remaining_black_us) = (0, 0);
+                    (shown.moves_white, shown.moves_black) = (0, 0);
+                }
+                _ => {}
+            }
+        }
+        let comparison = compare("60+1", tick(), &records).expect("parses");
+        let named = |mismatch: &Mismatch| mismatch.firmware.contains("not started");
+        let kinds = ["press.result", "press.remaining_us", "snapshot.remaining_us.white", "snapshot.moves.black"];
+        for kind in kinds {
+            let examples: Vec<&Mismatch> =
+                comparison.mismatches.iter().filter(|mismatch| mismatch.quantity.key() == kind).collect();
+            assert!(!examples.is_empty(), "{kind}: {:#?}", comparison.mismatches);
+            assert!(examples.iter().all(|mismatch| named(mismatch)), "{kind}: {examples:#?}");
+        }
+        let first = comparison.mismatches.first().expect("a mismatch");
+        assert_eq!(first.quantity, Quantity::PressResult);
+        assert!(first.firmware.starts_with("Other (refused for a reason"), "{first}");
+        assert!(
+            first.firmware.ends_with("its clock not started (its last Snapshot), the model's paused (White)"),
+            "{first}"
+        );
     }
 
     /// Periods entered at the instant a display starts: with no main time

@@ -189,40 +189,69 @@ pub struct Unsupported {
     /// The scenario's arbiter stops the clocks, and the board has no pause
     /// button wired (its profile names none).
     pub no_pause_button: bool,
+    /// Whether the firmware sent a Capabilities record (contract 3); before
+    /// contract 3 what it has is assumed ([`Capabilities::BEFORE_CONTRACT_3`]).
+    pub announced: bool,
+}
+
+impl Unsupported {
+    /// No reason yet, about the control `control_text`.
+    pub fn nothing(control_text: &str) -> Unsupported {
+        Unsupported {
+            control_text: control_text.to_string(),
+            missing: Vec::new(),
+            missing_arbiter: Vec::new(),
+            no_pause_button: false,
+            announced: true,
+        }
+    }
+
+    /// Itself when it names a reason, `None` when the firmware can play.
+    pub fn if_any(self) -> Option<Unsupported> {
+        let any = !self.missing.is_empty() || !self.missing_arbiter.is_empty() || self.no_pause_button;
+        any.then_some(self)
+    }
+
+    /// Who says the clock leaves a feature out: its own record, or bench's
+    /// assumption about a firmware that sends none.
+    fn leaves_out(&self) -> &'static str {
+        if self.announced {
+            "the firmware's Capabilities record leaves out"
+        } else {
+            "the firmware sends no Capabilities record (contract 1 or 2), so bench takes it to have only pause \
+             and resume of the arbiter's functions (hil/CONTRACT.md, record 8): it is taken to leave out"
+        }
+    }
 }
 
 impl fmt::Display for Unsupported {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = self.missing.iter().map(|feature| feature.name()).collect();
-        if !names.is_empty() {
-            write!(
-                f,
-                "the firmware's Capabilities record leaves out {}, which the control `{}` needs",
+        let mut reasons = Vec::new();
+        if !self.missing.is_empty() {
+            let names: Vec<&str> = self.missing.iter().map(|feature| feature.name()).collect();
+            reasons.push(format!(
+                "{} {}, which the control `{}` needs",
+                self.leaves_out(),
                 names.join(" and "),
                 self.control_text
-            )?;
+            ));
         }
         if !self.missing_arbiter.is_empty() {
             let names: Vec<&str> = self.missing_arbiter.iter().map(|function| function.name()).collect();
-            if !self.missing.is_empty() {
-                f.write_str("; ")?;
-            }
-            write!(
-                f,
-                "the firmware's Capabilities record leaves out the arbiter's {}, which the scenario's arbiter uses",
+            reasons.push(format!(
+                "{} the arbiter's {}, which the scenario's arbiter uses",
+                self.leaves_out(),
                 names.join(" and ")
-            )?;
+            ));
         }
         if self.no_pause_button {
-            if !self.missing.is_empty() || !self.missing_arbiter.is_empty() {
-                f.write_str("; ")?;
-            }
-            f.write_str(
+            reasons.push(
                 "the board has no pause button wired (its profile names none), and the scenario's arbiter \
-                 stops the clocks (6.13)",
-            )?;
+                 stops the clocks (6.13)"
+                    .to_string(),
+            );
         }
-        Ok(())
+        f.write_str(&reasons.join("; "))
     }
 }
 
@@ -241,12 +270,8 @@ pub fn unsupported(
     let missing_arbiter: Vec<ArbiterFunction> =
         arbiter.iter().copied().filter(|function| capabilities.arbiter & function.bit() == 0).collect();
     let no_pause_button = !pause_button && arbiter.contains(&ArbiterFunction::Pause);
-    (!missing.is_empty() || !missing_arbiter.is_empty() || no_pause_button).then(|| Unsupported {
-        control_text: control_text.to_string(),
-        missing,
-        missing_arbiter,
-        no_pause_button,
-    })
+    Unsupported { control_text: control_text.to_string(), missing, missing_arbiter, no_pause_button, announced: true }
+        .if_any()
 }
 
 #[cfg(test)]

@@ -272,17 +272,21 @@ impl Games<'_> {
         Games { shows_flag_order: Some(capabilities.shows_flag_order), ..*self }
     }
 
-    /// What the scenario needs that a firmware with `capabilities`, on a
-    /// board with or without a `pause_button`, leaves out: the games are
-    /// skipped, not played, when there is any.
+    /// What the scenario needs that a firmware with `capabilities` (its
+    /// Capabilities record's if `announced`, else assumed before contract
+    /// 3), on a board with or without a `pause_button`, leaves out: the
+    /// games are skipped, not played, when there is any.
     pub fn unsupported(
         &self,
         capabilities: &bench_contract::Capabilities,
+        announced: bool,
         pause_button: bool,
     ) -> Option<crate::needs::Unsupported> {
         let control = &self.scenario.control;
         let needs = arbiter_needs(self.scenario);
-        crate::needs::unsupported(capabilities, &control.text, &control.control, &needs, pause_button)
+        let mut why = crate::needs::unsupported(capabilities, &control.text, &control.control, &needs, pause_button)?;
+        why.announced = announced;
+        Some(why)
     }
 }
 

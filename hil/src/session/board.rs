@@ -68,7 +68,8 @@ pub fn play_board(
     let hello = session.hello()?;
     let capabilities = session.capabilities()?;
     let acks = session.check_acks()?;
-    let skipped = games.unsupported(&capabilities, pause_button);
+    let announced = hello.contract_version >= bench_contract::CONTRACT_VERSION_CAPABILITIES;
+    let skipped = games.unsupported(&capabilities, announced, pause_button);
     let (runs, unscheduled) = match skipped {
         Some(_) => (Vec::new(), None),
         None => play_games(&mut session, &games.on_clock(&capabilities), share, progress),

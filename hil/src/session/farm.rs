@@ -521,4 +521,31 @@ max_moves = 5
         assert!(error.contains(&expected) && error.ends_with(", … 18446744073709551614 not played"), "{error}");
         assert_eq!(outcome.games, (0..next as u64).collect::<Vec<_>>(), "the games it played");
     }
+
+    fn shipped(name: &str) -> Scenario {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios").join(format!("{name}.toml"));
+        Scenario::load(&file).expect("the shipped scenario loads")
+    }
+
+    /// A contract 2 firmware sends no Capabilities record: a scenario whose
+    /// arbiter adjusts the clocks is skipped with bench's assumption named,
+    /// not with a record the firmware never sent.
+    #[test]
+    fn a_contract_2_firmware_is_skipped_on_what_bench_assumes_not_on_a_record() {
+        let dir = temp_dir("contract-2");
+        let elf = image(&dir);
+        let profile = profile();
+        let mut backend = FakeProbes::new(&["A"]);
+        backend.announced = None;
+        let scenario = shipped("arbiter-pause-adjust");
+        let games = games(&scenario, 1);
+        let probes = backend.probes.clone();
+        let outcomes = run(&backend, &probes, &config(&profile, &elf), &games, &|_, _| ()).expect("ran");
+        let outcome = outcomes.first().expect("board A");
+        assert_eq!(outcome.hello.map(|hello| hello.contract_version), Some(2));
+        let why = outcome.skipped.as_ref().expect("skipped: adjusting is not assumed").to_string();
+        assert!(!why.contains("Capabilities record leaves out"), "{why}");
+        assert!(why.starts_with("the firmware sends no Capabilities record (contract 1 or 2)"), "{why}");
+        assert!(why.contains("time adjustment (6.14, 13.4)"), "{why}");
+    }
 }

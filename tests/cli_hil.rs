@@ -450,9 +450,10 @@ fn the_reference_firmware_passes_both_flags() {
     let (code, output, report) = hil("normal", "both-flags", &out, &[]);
     assert_eq!(code, Some(0), "{output}");
     assert_gated_like_bench_gate(code, &output, &out);
-    // The scenario's simulated clock cannot show which flag fell first; the
-    // reference firmware's can, and says so: both flags down are ruled by
-    // their order (6.12), in the schedule and in the comparison alike.
+    // The scenario's arbiter cannot tell which flag fell first; the
+    // reference firmware's displays can, and it says so. The games are the
+    // scenario's all the same, ruled as `bench sim` rules them (6.12), in
+    // the schedule and in the comparison alike: one ruling per game.
     assert_eq!(report["firmware"]["capabilities"]["shows_flag_order"], true, "{}", report["firmware"]);
     let game = &report["games_detail"][0];
     let flags = game["model"]["flags"].as_array().expect("flags");
@@ -462,7 +463,9 @@ fn the_reference_firmware_passes_both_flags() {
     assert_eq!(game["firmware"]["flags"], game["model"]["flags"]);
     assert_eq!(game["firmware"]["result"], game["model"]["result"]);
     let result = game["model"]["result"].as_str().expect("a ruling");
-    assert!(!result.contains("6.12"), "ruled by the order the clock shows, not as unknown: {result}");
+    let end = game["schedule_end"].as_str().expect("how the game ended");
+    assert!(result.contains("6.12") && end.contains("6.12"), "ruled as the scenario says: {end}; {result}");
+    assert!(!output.contains("the clock's ruling"), "one winner per game:\n{output}");
 }
 
 #[test]

@@ -189,6 +189,10 @@ pub struct Unsupported {
     /// The scenario's arbiter stops the clocks, and the board has no pause
     /// button wired (its profile names none).
     pub no_pause_button: bool,
+    /// The scenario's arbiter rules on both flags by the order the clock
+    /// shows (`arbiter.clock_shows_first_flag`, 6.10), and the clock's
+    /// displays do not show which flag fell first (6.12).
+    pub flag_order_not_shown: bool,
     /// Whether the firmware sent a Capabilities record (contract 3); before
     /// contract 3 what it has is assumed ([`Capabilities::BEFORE_CONTRACT_3`]).
     pub announced: bool,
@@ -202,13 +206,17 @@ impl Unsupported {
             missing: Vec::new(),
             missing_arbiter: Vec::new(),
             no_pause_button: false,
+            flag_order_not_shown: false,
             announced: true,
         }
     }
 
     /// Itself when it names a reason, `None` when the firmware can play.
     pub fn if_any(self) -> Option<Unsupported> {
-        let any = !self.missing.is_empty() || !self.missing_arbiter.is_empty() || self.no_pause_button;
+        let any = !self.missing.is_empty()
+            || !self.missing_arbiter.is_empty()
+            || self.no_pause_button
+            || self.flag_order_not_shown;
         any.then_some(self)
     }
 
@@ -251,6 +259,15 @@ impl fmt::Display for Unsupported {
                     .to_string(),
             );
         }
+        if self.flag_order_not_shown {
+            reasons.push(
+                "the firmware's Capabilities record says its displays do not show which flag fell first, and \
+                 the scenario's arbiter rules on both flags down by that order \
+                 (`arbiter.clock_shows_first_flag = true`, 6.10; without it 6.12 would rule): the scenario's \
+                 results cannot be reached on this clock"
+                    .to_string(),
+            );
+        }
         f.write_str(&reasons.join("; "))
     }
 }
@@ -270,8 +287,15 @@ pub fn unsupported(
     let missing_arbiter: Vec<ArbiterFunction> =
         arbiter.iter().copied().filter(|function| capabilities.arbiter & function.bit() == 0).collect();
     let no_pause_button = !pause_button && arbiter.contains(&ArbiterFunction::Pause);
-    Unsupported { control_text: control_text.to_string(), missing, missing_arbiter, no_pause_button, announced: true }
-        .if_any()
+    Unsupported {
+        control_text: control_text.to_string(),
+        missing,
+        missing_arbiter,
+        no_pause_button,
+        flag_order_not_shown: false,
+        announced: true,
+    }
+    .if_any()
 }
 
 #[cfg(test)]

@@ -9,10 +9,14 @@
 //! every schedule):
 //!
 //! - The game: the scenario's players, board, rules and flag notices, as
-//!   `bench sim` plays them, seeded by (seed, game); 6.12 as the clock under
-//!   test shows flags ([`Games::shows_flag_order`]). The arbiter's pauses,
-//!   adjustments, counter settings and replacements are switched off until
-//!   a board plays them.
+//!   `bench sim` plays them, seeded by (seed, game); both flags down are
+//!   ruled as the scenario's arbiter rules them (`arbiter.clock_shows_first_flag`,
+//!   6.10 or 6.12), whatever the clock under test shows: the scenario's rule
+//!   is the rule, so HIL's game ends as `bench sim`'s. A clock that shows the
+//!   order plays an arbiter's games who does not read it (it does not rule,
+//!   and what it must show is the same); a scenario whose arbiter reads an
+//!   order the clock does not show is not played on it
+//!   ([`Games::unsupported`]).
 //! - Presses: the log's presses that complete a move, at their true
 //!   instants (µs after the start, White's clock starting at 0, 6.5).
 //! - The end, result and flags: the logged ending of the device game; the
@@ -39,7 +43,8 @@ use bench_sim::sample::Ratio;
 use bench_sim::scenario::{Occasional, Scenario};
 use bench_sim::shrink::DefectSet;
 use chessclock::{
-    BySide, ClockError, Duration, FlagFall, GameEnd, Instant, Noting, Replacement, Side, TimeAdjustment, TransitionSink,
+    Article, BySide, ClockError, Duration, FlagFall, GameEnd, Instant, Noting, Replacement, Side, TimeAdjustment,
+    TransitionSink,
 };
 
 use crate::needs::ArbiterFunction;
@@ -218,6 +223,16 @@ pub struct Schedule {
     pub end: ScheduleEnd,
     /// The game's result on the model clock, as the simulator names results.
     pub result: GameResult,
+    /// The rulings made in the game, in order, the final one included (a
+    /// 6.12 a) that let play go on too): what its result classes count.
+    pub applied: Vec<Article>,
+    /// Whether the scenario's arbiter rules on both flags by the order the
+    /// clock shows (6.10) or as unknown (6.12): the scenario's
+    /// `arbiter.clock_shows_first_flag`, which the comparison follows too.
+    pub shows_flag_order: bool,
+    /// The result classes the scenario's `[expect]` allows in no game
+    /// (`max_percent = 0`): the one share a single game can break.
+    pub classes_excluded: Vec<String>,
     /// Flags the model clock showed by `end_us`.
     pub flags: Vec<FlagFall>,
     /// Completed moves per side at the end (presses, not board moves).
@@ -254,22 +269,12 @@ pub struct Games<'a> {
     pub seed: u64,
     /// Games 0 to `count - 1`.
     pub count: u64,
-    /// Whether the clock under test shows which flag fell first (6.12), as
-    /// its Capabilities record says; `None`: as the scenario's
-    /// `arbiter.clock_shows_first_flag` says, until the firmware is heard.
-    pub shows_flag_order: Option<bool>,
 }
 
 impl Games<'_> {
     /// The schedule of game `game`.
     pub fn schedule(&self, game: u64) -> Result<Schedule, ScheduleError> {
-        let shows_flag_order = self.shows_flag_order.unwrap_or(self.scenario.arbiter.clock_shows_first_flag);
-        schedule_on(self.scenario, self.seed, game, shows_flag_order)
-    }
-
-    /// The same games on a clock whose flag order is as `capabilities` say.
-    pub fn on_clock(&self, capabilities: &bench_contract::Capabilities) -> Games<'_> {
-        Games { shows_flag_order: Some(capabilities.shows_flag_order), ..*self }
+        schedule(self.scenario, self.seed, game)
     }
 
     /// What the scenario needs that a firmware with `capabilities` (its
@@ -284,30 +289,40 @@ impl Games<'_> {
     ) -> Option<crate::needs::Unsupported> {
         let control = &self.scenario.control;
         let needs = arbiter_needs(self.scenario);
-        let mut why = crate::needs::unsupported(capabilities, &control.text, &control.control, &needs, pause_button)?;
+        let mut why = crate::needs::unsupported(capabilities, &control.text, &control.control, &needs, pause_button)
+            .unwrap_or_else(|| crate::needs::Unsupported::nothing(&control.text));
         why.announced = announced;
-        Some(why)
+        why.flag_order_not_shown = reads_flag_order(self.scenario) && !capabilities.shows_flag_order;
+        why.if_any()
     }
 }
 
-/// The press schedule of game `game` of `scenario` with `seed`, on the
-/// clock the scenario describes.
+/// Whether the scenario's arbiter can find both flags down and rule on
+/// them by the order the clock shows (6.10): it reads the order
+/// (`clock_shows_first_flag`), and a flag can stay unnoticed, or be
+/// noticed late, while the other falls. With every flag noticed at once
+/// the first is ruled on alone and the order never decides.
+pub fn reads_flag_order(scenario: &Scenario) -> bool {
+    let arbiter = &scenario.arbiter;
+    let every_flag_noticed = arbiter.flag_noticed.numerator == arbiter.flag_noticed.denominator;
+    let noticed_at_once = arbiter.notice_delay.chance.is_never() || arbiter.notice_delay.max_ms == 0;
+    arbiter.clock_shows_first_flag && !(every_flag_noticed && noticed_at_once)
+}
+
+/// The press schedule of game `game` of `scenario` with `seed`: `bench
+/// sim`'s game, its arbiter ruling as the scenario says.
 pub fn schedule(scenario: &Scenario, seed: u64, game: u64) -> Result<Schedule, ScheduleError> {
     schedule_on(scenario, seed, game, scenario.arbiter.clock_shows_first_flag)
 }
 
-/// The press schedule of game `game` of `scenario` with `seed`, on a clock
-/// that shows which flag fell first or not (6.12).
-pub fn schedule_on(
-    scenario: &Scenario,
-    seed: u64,
-    game: u64,
-    shows_flag_order: bool,
-) -> Result<Schedule, ScheduleError> {
+/// The press schedule of game `game` of `scenario` with `seed`, its arbiter
+/// ruling on both flags by their order or not (6.12). Only the scenario's
+/// own setting is played ([`schedule`]); the pinned schedules cover both.
+fn schedule_on(scenario: &Scenario, seed: u64, game: u64, shows_flag_order: bool) -> Result<Schedule, ScheduleError> {
     if scenario.correspondence.is_some() {
         return Err(ScheduleError::Correspondence { scenario: scenario.name.clone() });
     }
-    let log = logged_game(scenario, seed, game, shows_flag_order);
+    let (log, applied) = logged_game(scenario, seed, game, shows_flag_order);
     let ending = log.ending.clone().expect("a played over-the-board game has an ending");
     let (presses, commands) = acts(scenario, seed, game, &log);
     Ok(Schedule {
@@ -320,6 +335,15 @@ pub fn schedule_on(
         end_us: ending.at_us,
         end: schedule_end(ending.by),
         result: ending.result,
+        applied,
+        shows_flag_order,
+        classes_excluded: scenario
+            .expect
+            .result
+            .iter()
+            .filter(|share| share.max_percent == 0)
+            .map(|share| share.class.clone())
+            .collect(),
         flags: ending.flags,
         moves: log.moves(),
     })
@@ -329,10 +353,10 @@ pub fn schedule_on(
 /// is the device), with its inputs logged. The arbiter's pauses,
 /// adjustments, counter settings, restored positions and clock
 /// replacements are played: they reach the firmware as pause-button
-/// presses and `adjust`, `moves`, `set` and `replace` commands.
-fn logged_game(scenario: &Scenario, seed: u64, game: u64, shows_flag_order: bool) -> InputLog {
+/// presses and `adjust`, `moves`, `set` and `replace` commands. With the
+/// log, the rulings made in it.
+fn logged_game(scenario: &Scenario, seed: u64, game: u64, shows_flag_order: bool) -> (InputLog, Vec<Article>) {
     let mut perfect = scenario.with_perfect_device();
-    // 6.12 follows the clock under test, as its Capabilities say.
     perfect.arbiter.clock_shows_first_flag = shows_flag_order;
     let record = game::play(GameSpec {
         scenario: &perfect,
@@ -344,7 +368,7 @@ fn logged_game(scenario: &Scenario, seed: u64, game: u64, shows_flag_order: bool
         disabled: DefectSet::NONE,
         record_inputs: true,
     });
-    record.inputs.unwrap_or_default()
+    (record.inputs.unwrap_or_default(), record.applied)
 }
 
 /// The log's acts as the harness makes them: each move's press, with its
@@ -538,11 +562,38 @@ mod tests {
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
         for (scenario, seed, game, shows_flag_order) in compared_games() {
             let schedule = schedule_on(&scenario, seed, game, shows_flag_order).expect("a schedule");
-            for byte in format!("{schedule:?}").bytes() {
+            for byte in pinned_text(&schedule).bytes() {
                 hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
             }
         }
         assert_eq!(hash, SHIPPED_SCHEDULES_FNV, "{hash:#018x}");
+    }
+
+    /// The schedule as its derived `Debug` wrote it before it carried the
+    /// rulings made (`applied`) and the scenario's flag order, which come
+    /// from the same game: the games pinned stay pinned.
+    fn pinned_text(schedule: &Schedule) -> String {
+        let Schedule {
+            scenario,
+            control_text,
+            seed,
+            game,
+            presses,
+            commands,
+            end_us,
+            end,
+            result,
+            applied: _,
+            shows_flag_order: _,
+            classes_excluded: _,
+            flags,
+            moves,
+        } = schedule;
+        format!(
+            "Schedule {{ scenario: {scenario:?}, control_text: {control_text:?}, seed: {seed:?}, game: {game:?}, \
+             presses: {presses:?}, commands: {commands:?}, end_us: {end_us:?}, end: {end:?}, result: {result:?}, \
+             flags: {flags:?}, moves: {moves:?} }}"
+        )
     }
 
     // Since `replace` reaches the firmware (6.11); every scenario but
@@ -551,6 +602,32 @@ mod tests {
     // 0x4f5a_adc0_4b60_ef1d. With scenarios/byo-yomi-ten-periods.toml;
     // without it, still 0x7686_1ade_c3b5_1f31.
     const SHIPPED_SCHEDULES_FNV: u64 = 0x85dd_4392_8aaf_8ccf;
+
+    /// The scenario's rule on both flags is the rule: a clock that shows the
+    /// order plays `both-flags` (its arbiter does not read the order); a
+    /// scenario whose arbiter reads an order the clock does not show, with
+    /// flags left unnoticed so both can be down, is not played on it, the
+    /// reason named. With every flag noticed at once the order never decides.
+    #[test]
+    fn a_scenario_ruling_by_the_flag_order_is_not_played_on_a_clock_that_does_not_show_it() {
+        let shows = bench_contract::Capabilities {
+            controls: bench_contract::CONTROLS_ALL,
+            arbiter: bench_contract::ARBITER_ALL,
+            shows_flag_order: true,
+        };
+        let hides = bench_contract::Capabilities { shows_flag_order: false, ..shows };
+        let unsupported = |name: &str, capabilities| {
+            let scenario = load(name);
+            Games { scenario: &scenario, seed: 1, count: 1 }.unsupported(&capabilities, true, true)
+        };
+        let why = unsupported("release/12-arbiter-flag", hides).expect("the arbiter reads the order");
+        assert!(why.flag_order_not_shown && why.missing.is_empty() && why.missing_arbiter.is_empty(), "{why:?}");
+        assert!(why.to_string().contains("`arbiter.clock_shows_first_flag = true`"), "{why}");
+        assert_eq!(unsupported("release/12-arbiter-flag", shows), None);
+        assert_eq!(unsupported("both-flags", shows), None, "its arbiter does not read the order");
+        assert_eq!(unsupported("both-flags", hides), None);
+        assert_eq!(unsupported("blitz-3-2", hides), None, "every flag is noticed at once");
+    }
 
     /// The first presses of `blitz-3-2`, seed 12, game 0, pinned: a change
     /// to the derivation (or to the simulator's streams or player models)

@@ -389,7 +389,7 @@ impl Cmd {
         self.check_numbers()?;
         let seed = self.seed.unwrap_or(scenario.seed);
         let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir("hil-", &scenario, seed, None));
-        let games = Games { scenario: &scenario, seed, count: self.game_count(), shows_flag_order: None };
+        let games = Games { scenario: &scenario, seed, count: self.game_count() };
         // Game 0's schedule now, so a scenario no board can play (a postal
         // game) is refused before anything starts; the others are made as
         // they are played, however many games are asked for.
@@ -1068,9 +1068,12 @@ fn render_game(out: &mut String, game: &hil_report::GameInfo) {
         None if !game.complete => "INCOMPLETE: records lost".to_string(),
         None => format!("{} mismatches", game.mismatches_total),
     };
+    // The game's result is the schedule end's (the arbiter's, as `bench
+    // sim` rules the scenario); the firmware's flags are named only when
+    // they would have him rule otherwise (a `result` mismatch).
     let result = match (&game.model, &game.firmware) {
-        (Some(model), Some(firmware)) => {
-            format!("; the clock's ruling on its flags: model {}, firmware {}", model.result, firmware.result)
+        (Some(model), Some(firmware)) if model.result != firmware.result => {
+            format!("; on the firmware's flags the arbiter would rule {}, not {}", firmware.result, model.result)
         }
         _ => String::new(),
     };

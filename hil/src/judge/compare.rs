@@ -101,6 +101,9 @@ pub enum Quantity {
     PeriodMoves,
     PeriodRemaining,
     Result,
+    /// The game's result is in a class the scenario's `[expect]` allows in
+    /// no game (`max_percent = 0`).
+    ResultClass,
     /// A side's rounding, accumulated over its presses, beyond its bound
     /// ([`tolerance`]).
     RoundingAccumulated,
@@ -147,6 +150,7 @@ impl Quantity {
             Quantity::PeriodMoves => "period_change.moves",
             Quantity::PeriodRemaining => "period_change.remaining_us",
             Quantity::Result => "result",
+            Quantity::ResultClass => "result.class",
             Quantity::RoundingAccumulated => "rounding.accumulated_us",
             Quantity::SnapshotCadence => "snapshot.cadence",
             Quantity::SnapshotAfterEvent => "snapshot.after_event",
@@ -396,6 +400,23 @@ impl FlagOrder {
     }
 }
 
+/// Which flags the arbiter ruled on when the game ended: the ruling a
+/// comparison reports is that one, never one on flags that fell after the
+/// game was over (the run listens on past its end) or on flags a ruling
+/// that let play go on (6.12 a)) has dealt with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlagsAtEnd {
+    /// No schedule says how the game ended: every flag shown at the end.
+    All,
+    /// The game ended on the arbiter's ruling on the first `count` flags
+    /// that fell; `opponent_can_checkmate` is the board's answer (6.10),
+    /// which the clock cannot know.
+    Ruled { count: usize, opponent_can_checkmate: bool },
+    /// The game ended otherwise (on the board, at the move bound, a default
+    /// time): no ruling on flags.
+    NotRuled,
+}
+
 /// [`compare_on`] a clock that shows which flag fell first.
 pub fn compare(control_text: &str, tick_us: u64, records: &[Record]) -> Result<Comparison, CompareError> {
     compare_on(control_text, tick_us, records, FlagOrder::Shown)
@@ -426,11 +447,23 @@ pub fn compare_with(
     flag_order: FlagOrder,
     arbiter: &[ArbiterCommand],
 ) -> Result<Comparison, CompareError> {
+    compare_ended(control_text, tick_us, records, (flag_order, FlagsAtEnd::All), arbiter)
+}
+
+/// [`compare_with`], the ruling on the flags `flags_at_end` names.
+pub(crate) fn compare_ended(
+    control_text: &str,
+    tick_us: u64,
+    records: &[Record],
+    (flag_order, flags_at_end): (FlagOrder, FlagsAtEnd),
+    arbiter: &[ArbiterCommand],
+) -> Result<Comparison, CompareError> {
     let control = notation::parse(control_text)
         .map_err(|error| CompareError::Control { text: control_text.to_string(), detail: error.to_string() })?;
     let tick_us = tick_us.max(1);
     let mut timeline = Timeline::replay(control, records, arbiter);
     timeline.flag_order = flag_order;
+    timeline.flags_at_end = flags_at_end;
     let mut out = Checker {
         tick_us,
         timeline: &timeline,
@@ -537,6 +570,8 @@ struct Timeline {
     control: TimeControl,
     /// How the arbiter tells which flag fell first (6.12).
     flag_order: FlagOrder,
+    /// The flags the game's last ruling was on.
+    flags_at_end: FlagsAtEnd,
     states: Vec<State>,
     flags: Vec<ModelFlag>,
     periods: Vec<ModelPeriod>,
@@ -558,6 +593,7 @@ impl Timeline {
         let mut timeline = Timeline {
             control,
             flag_order: FlagOrder::Shown,
+            flags_at_end: FlagsAtEnd::All,
             states: vec![State { index: 0, clock: None }],
             flags: Vec::new(),
             periods: Vec::new(),
@@ -770,7 +806,21 @@ impl Timeline {
         let flags: Vec<FlagFall> = self.flags.iter().map(|flag| flag.flag).collect();
         let at_flag =
             |flag: &FlagFall| self.flags.iter().find(|model| model.flag == *flag).map_or(0, |model| model.moves);
-        GameSummary { ruling: ruling(&self.control, self.flag_order, &flags, &at_flag), moves, flags }
+        GameSummary { ruling: self.ruling_at_end(&flags, &at_flag), moves, flags }
+    }
+
+    /// The arbiter's ruling on the flags the game ended on, of `flags` in
+    /// order of fall.
+    fn ruling_at_end(&self, flags: &[FlagFall], moves_at_flag: &dyn Fn(&FlagFall) -> u32) -> Option<Ruling> {
+        let (ruled, opponent_can_checkmate) = match self.flags_at_end {
+            FlagsAtEnd::All => (flags, true),
+            FlagsAtEnd::Ruled { count, opponent_can_checkmate } => {
+                (flags.get(..count).unwrap_or(flags), opponent_can_checkmate)
+            }
+            FlagsAtEnd::NotRuled => return None,
+        };
+        let arbiter = Arbiter { control: &self.control, flag_order: self.flag_order, opponent_can_checkmate };
+        ruling(&arbiter, ruled, moves_at_flag)
     }
 
     fn firmware_summary(&self, records: &[Record]) -> GameSummary {
@@ -794,40 +844,63 @@ impl Timeline {
             }
         }
         let at_flag = |flag: &FlagFall| moves_at.iter().find(|(fall, _)| fall == flag).map_or(0, |&(_, moves)| moves);
-        GameSummary { ruling: ruling(&self.control, self.flag_order, &flags, &at_flag), moves, flags }
+        GameSummary { ruling: self.ruling_at_end(&flags, &at_flag), moves, flags }
     }
 }
 
-/// The laws' ruling on the flags shown at the end (the latest of each
-/// side), as an arbiter who sees them would give it: observed, in order
-/// when the clock shows which fell first (6.12), the opponent able to mate
-/// (a board fact the clock cannot know), moves made as the clock counted
-/// them at the flag.
-fn ruling(
-    control: &TimeControl,
+/// The laws' ruling on `flags` (in order of fall), as an arbiter who sees
+/// them would give it: observed, in order when the clock shows which fell
+/// first (6.12), the opponent able to mate (a board fact the clock cannot
+/// know), moves made as the clock counted them at the flag. Flags a ruling
+/// let play go on past (6.12 a), a flag that opened the next period) are
+/// dealt with: the last ruling is on the flags shown since.
+fn ruling(arbiter: &Arbiter<'_>, flags: &[FlagFall], moves_at_flag: &dyn Fn(&FlagFall) -> u32) -> Option<Ruling> {
+    let mut in_order = flags.to_vec();
+    in_order.sort_by_key(|flag| flag.sequence);
+    let mut pending: Vec<FlagFall> = Vec::new();
+    let mut last = None;
+    for flag in in_order {
+        // The latest flag of each side is the one shown.
+        pending.retain(|shown| shown.side != flag.side);
+        pending.push(flag);
+        last = ruling_on_shown(arbiter, &pending, moves_at_flag);
+        if last.is_some_and(|ruled| ruled.outcome == Outcome::Continue) {
+            pending.clear();
+        }
+    }
+    last
+}
+
+/// What the arbiter rules with: the control, whether the clock shows
+/// which flag fell first, and the board's answer to 6.10.
+struct Arbiter<'a> {
+    control: &'a TimeControl,
     flag_order: FlagOrder,
-    flags: &[FlagFall],
+    opponent_can_checkmate: bool,
+}
+
+/// The ruling on the flags shown now, one per side at most.
+fn ruling_on_shown(
+    arbiter: &Arbiter<'_>,
+    shown: &[FlagFall],
     moves_at_flag: &dyn Fn(&FlagFall) -> u32,
 ) -> Option<Ruling> {
-    let shown: Vec<FlagFall> = Side::BOTH
-        .into_iter()
-        .filter_map(|side| flags.iter().filter(|flag| flag.side == side).max_by_key(|flag| flag.sequence).copied())
-        .collect();
+    let control = arbiter.control;
     let facts = |flag: FlagFall| FlagFacts {
         flag,
         observation: Observation::ObservedByArbiter,
         moves_required: control.moves_required_by_end_of(flag.period),
         moves_made: moves_at_flag(&flag),
         game_end: None,
-        opponent_can_checkmate: true,
+        opponent_can_checkmate: arbiter.opponent_can_checkmate,
     };
-    match shown.as_slice() {
+    match shown {
         [] => None,
         [flag] => Some(rule_on_flag(&facts(*flag))),
         many => {
             let mut in_order: Vec<FlagFall> = many.to_vec();
             in_order.sort_by_key(|flag| flag.sequence);
-            let in_order = match (flag_order, in_order.as_slice()) {
+            let in_order = match (arbiter.flag_order, in_order.as_slice()) {
                 (FlagOrder::Shown, [first, second]) => Some([facts(*first), facts(*second)]),
                 _ => None,
             };
@@ -1374,6 +1447,8 @@ pub mod fake_firmware;
 
 #[cfg(test)]
 mod firmware_agrees;
+mod game_result;
+pub use game_result::compare_game;
 #[cfg(test)]
 mod hostile_records;
 
@@ -1426,6 +1501,39 @@ mod tests {
         assert_ne!(article(&shown), Some(chessclock::Article::A6_12b));
         assert_eq!(unknown.model.ruling, unknown.firmware.ruling);
         assert!(shown.passed() && unknown.passed());
+    }
+
+    /// A game ends on the arbiter's ruling on the flags shown then: flags
+    /// that fall after it (the run listens on past the end) are no part of
+    /// the ruling. Black's flag falls at 4 s and ends the game; White's, at
+    /// 6.5 s, once made it a draw under 6.12 b) on a clock without the order.
+    #[test]
+    fn the_ruling_is_on_the_flags_the_game_ended_on() {
+        let records = play(Defects::default(), "3", &alternate(&[1_000_000, 4_500_000]), 8_000_000);
+        let ending = (FlagOrder::Unknown, FlagsAtEnd::Ruled { count: 1, opponent_can_checkmate: true });
+        let ended = compare_ended("3", tick(), &records, ending, &[]).expect("the control parses");
+        assert_eq!(ended.model.flags.len(), 2, "both flags are still compared: {:?}", ended.model.flags);
+        let black_loses = Ruling { outcome: Outcome::Win(Side::White), article: chessclock::Article::A6_10 };
+        assert_eq!((ended.model.ruling, ended.firmware.ruling), (Some(black_loses), Some(black_loses)));
+        assert!(ended.passed(), "{:#?}", ended.mismatches);
+        let on_the_board = (FlagOrder::Unknown, FlagsAtEnd::NotRuled);
+        let board = compare_ended("3", tick(), &records, on_the_board, &[]).expect("the control parses");
+        assert_eq!((board.model.ruling, board.firmware.ruling), (None, None), "no flag ruling: no second winner");
+    }
+
+    /// `2/2:3`, order unknown: both first-stage flags fall (White's at 2 s,
+    /// Black's at 4.5 s; 6.12 a): play goes on), then White's in the final
+    /// stage at 7.5 s, alone: 6.10. The ruling once paired that flag with
+    /// Black's stale first-stage one and said "play on" again.
+    #[test]
+    fn flags_a_ruling_let_play_go_on_past_are_not_ruled_on_again() {
+        let records = play(Defects::default(), "2/2:3", &alternate(&[2_500_000, 5_000_000]), 8_000_000);
+        let comparison = compare_on("2/2:3", tick(), &records, FlagOrder::Unknown).expect("the control parses");
+        assert!(comparison.passed(), "{:#?}", comparison.mismatches);
+        let periods: Vec<(Side, u32)> = comparison.model.flags.iter().map(|flag| (flag.side, flag.period)).collect();
+        assert_eq!(periods, [(Side::White, 0), (Side::Black, 0), (Side::White, 1)]);
+        let white_loses = Ruling { outcome: Outcome::Win(Side::Black), article: chessclock::Article::A6_10 };
+        assert_eq!((comparison.model.ruling, comparison.firmware.ruling), (Some(white_loses), Some(white_loses)));
     }
 
     /// A clock whose pause button resets it: after the pause, its

@@ -72,7 +72,7 @@ pub fn play_board(
     let skipped = games.unsupported(&capabilities, announced, pause_button);
     let (runs, unscheduled) = match skipped {
         Some(_) => (Vec::new(), None),
-        None => play_games(&mut session, &games.on_clock(&capabilities), share, progress),
+        None => play_games(&mut session, games, share, progress),
     };
     // Short games (a forfeit before the first move) leave too few
     // TimeBase records for a drift: listen on a few seconds of guest time.

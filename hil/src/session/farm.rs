@@ -329,7 +329,7 @@ max_moves = 5
     }
 
     fn games(scenario: &Scenario, count: u64) -> Games<'_> {
-        Games { scenario, seed: scenario.seed, count, shows_flag_order: None }
+        Games { scenario, seed: scenario.seed, count }
     }
 
     fn profile() -> BoardProfile {
@@ -525,6 +525,53 @@ max_moves = 5
     fn shipped(name: &str) -> Scenario {
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios").join(format!("{name}.toml"));
         Scenario::load(&file).expect("the shipped scenario loads")
+    }
+
+    /// `both-flags` says its clock cannot show which flag fell first; the
+    /// fake's firmware announces that its displays can. The games are
+    /// still the scenario's, ruled as `bench sim` rules them (6.12): the
+    /// firmware's Capabilities once replaced the scenario's rule, so the
+    /// arbiter ended each game 0-1 (6.10) at the first stage's flags.
+    #[test]
+    fn both_flags_is_ruled_as_bench_sim_rules_it_on_a_clock_that_shows_the_order() {
+        let dir = temp_dir("both-flags");
+        let elf = image(&dir);
+        let profile = profile();
+        let mut backend = FakeProbes::new(&["A"]);
+        backend.us_per_call = 2_000;
+        let scenario = shipped("both-flags");
+        assert!(!scenario.arbiter.clock_shows_first_flag);
+        let games = games(&scenario, 2);
+        let probes = backend.probes.clone();
+        let mut outcomes = run(&backend, &probes, &config(&profile, &elf), &games, &|_, _| ()).expect("ran");
+        let shows_order = outcomes.first().and_then(|outcome| outcome.capabilities).map(|c| c.shows_flag_order);
+        assert_eq!(shows_order, Some(true), "the firmware shows the order");
+        let runs = merge(&mut outcomes);
+        assert_eq!(runs.len(), 2);
+        for run in &runs {
+            let game = run.schedule.game;
+            let simulated = bench_sim::game::play(bench_sim::game::GameSpec {
+                scenario: &scenario,
+                seed: scenario.seed,
+                game,
+                swarm: false,
+                trace: false,
+                model_oracle: false,
+                disabled: bench_sim::shrink::DefectSet::NONE,
+                record_inputs: false,
+            });
+            assert_eq!(run.schedule.result, simulated.device, "game {game}: bench sim's result");
+            assert_eq!(run.schedule.applied, simulated.applied, "game {game}: bench sim's rulings");
+            assert!(run.passed(), "game {game}: {:?} {:#?}", run.error, run.comparison);
+            let comparison = run.comparison.as_ref().and_then(|compared| compared.as_ref().ok()).expect("compared");
+            if let crate::schedule::ScheduleEnd::Flag { ruling } = run.schedule.end {
+                assert_eq!(comparison.model.ruling, Some(ruling), "game {game}: one ruling, the arbiter's");
+                assert_eq!(comparison.firmware.ruling, Some(ruling), "game {game}: one ruling, the arbiter's");
+            }
+        }
+        let articles: Vec<&str> =
+            runs.iter().flat_map(|run| run.schedule.applied.iter().map(|article| article.number())).collect();
+        assert!(articles.iter().all(|article| article.starts_with("6.12")), "{articles:?}");
     }
 
     /// A contract 2 firmware sends no Capabilities record: a scenario whose

@@ -1097,10 +1097,9 @@ impl<'a> Session<'a> {
             _ => 0,
         };
         let debounce_us = self.hello.map_or(0, |hello| u64::from(hello.debounce_us));
-        let flag_order = compare::FlagOrder::of(self.capabilities.is_none_or(|announced| announced.shows_flag_order));
         let commands_sent = std::mem::take(&mut self.arbiter_sent);
         let comparison = start_us.map(|_| {
-            let compared = compare::compare_with(&schedule.control_text, tick_us, &records, flag_order, &commands_sent);
+            let compared = compare::compare_game(schedule, tick_us, &records, &commands_sent);
             compared.map(|mut comparison| {
                 compare::check_debounce(&mut comparison, &records, debounce_us);
                 compare::check_cadence(&mut comparison, &records, tick_us);

@@ -83,12 +83,7 @@ pub fn untested(entries: &[Entry], waived: &[String]) -> Vec<Untested> {
     }
     by_rule
         .into_iter()
-        .map(|((_, rule), skipped)| Untested {
-            waived: waived.contains(&rule),
-            article: article(&rule),
-            rule,
-            skipped,
-        })
+        .map(|((_, rule), skipped)| Untested { waived: waived.contains(&rule), article: article(&rule), rule, skipped })
         .collect()
 }
 

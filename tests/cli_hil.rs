@@ -709,10 +709,16 @@ fn the_release_suite_passes_the_reference_and_fails_every_defect_image() {
     for (image, broken) in cases {
         let out = dir.join(image);
         let elf = images().join(format!("{image}.elf"));
-        let suite_option: &[&str] = if image == "normal" { &[] } else { &["--suite", "release"] };
+        // A defect image stops at its first failing scenario (--fail-fast):
+        // that it fails the suite is the claim, and the rest would only
+        // repeat it at several minutes an image.
+        let suite_option: &[&str] = if image == "normal" { &[] } else { &["--suite", "release", "--fail-fast"] };
         let args = ["hil", "--firmware", elf.to_str().expect("utf-8"), "--out", out.to_str().expect("utf-8")];
         let output = bench(&[&args[..], suite_option].concat());
-        let reports: Vec<serde_json::Value> = suite.iter().map(|name| report(&out.join(name))).collect();
+        let played: Vec<&String> =
+            suite.iter().filter(|name| image == "normal" || out.join(name).join("report.json").is_file()).collect();
+        let reports: Vec<serde_json::Value> = played.iter().map(|name| report(&out.join(name))).collect();
+        assert!(!reports.is_empty(), "{image}: no scenario played:\n{}", text(&output));
         assert!(reports.iter().all(|report| report["complete"] == true), "{image}: {}", text(&output));
         // Each scenario names the rules it is in the suite for, and judges them.
         for report in &reports {

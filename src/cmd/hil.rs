@@ -208,6 +208,11 @@ pub struct Cmd {
     /// comma-separated or repeated.
     #[arg(long, value_name = "RULE", value_delimiter = ',')]
     waive: Vec<String>,
+    /// In a suite, stop at the first scenario that fails: the rest are not
+    /// played (their folders say so, and their rules are NOT TESTED). A
+    /// quick verdict on a build expected to fail.
+    #[arg(long, conflicts_with = "scenario")]
+    fail_fast: bool,
 }
 
 /// Where `scripts/build-firmware` puts its images: `$CARGO_TARGET_DIR/firmware`
@@ -611,10 +616,20 @@ impl Cmd {
         }
         let mut entries = Vec::new();
         for (name, exercises, one) in runs {
-            let outcome = match one.run_scenario(probes)? {
-                Ran::Judged(Exit::Pass) => suite::Outcome::Passed,
-                Ran::Judged(_) => suite::Outcome::Failed,
-                Ran::Skipped(why) => suite::Outcome::Skipped(why.to_string()),
+            let stopped =
+                self.fail_fast && entries.iter().any(|entry: &suite::Entry| entry.outcome == suite::Outcome::Failed);
+            let outcome = match stopped {
+                true => {
+                    let why = "not played: --fail-fast stopped the suite at its first failing scenario".to_string();
+                    write_nothing_played(&base.join(&name), &format!("# NOT PLAYED: `{name}`\n\n{why}.\n"))
+                        .map_err(Failure::infrastructure)?;
+                    suite::Outcome::Skipped(why)
+                }
+                false => match one.run_scenario(probes)? {
+                    Ran::Judged(Exit::Pass) => suite::Outcome::Passed,
+                    Ran::Judged(_) => suite::Outcome::Failed,
+                    Ran::Skipped(why) => suite::Outcome::Skipped(why.to_string()),
+                },
             };
             entries.push(suite::Entry { name, outcome, exercises });
         }
@@ -946,16 +961,22 @@ enum Ran {
 /// A skipped scenario's folder says why it holds no report; an earlier
 /// run's report there is removed, so no gate or CI reads it as this run's.
 fn write_skipped(out_dir: &Path, scenario: &Scenario, why: &Unsupported) -> anyhow::Result<()> {
-    for stale in
-        [report::files::REPORT_JSON, report::files::JUNIT_XML, report::files::SUMMARY_MD, report::files::INDEX_HTML]
-    {
-        report::atomic::remove_if_exists(out_dir, stale)?;
-    }
     let text = format!(
         "# SKIPPED: `{}`\n\nNothing was played: {why}. A firmware announces what it supports in its \
          Capabilities record (hil/CONTRACT.md, contract 3).\n",
         scenario.name
     );
+    write_nothing_played(out_dir, &text)
+}
+
+/// A scenario's folder holding `text` in `skipped.md` and no report.
+fn write_nothing_played(out_dir: &Path, text: &str) -> anyhow::Result<()> {
+    std::fs::create_dir_all(out_dir)?;
+    for stale in
+        [report::files::REPORT_JSON, report::files::JUNIT_XML, report::files::SUMMARY_MD, report::files::INDEX_HTML]
+    {
+        report::atomic::remove_if_exists(out_dir, stale)?;
+    }
     report::atomic::write_bytes(out_dir, SKIPPED_MD, text.as_bytes()).map(|_| ())
 }
 

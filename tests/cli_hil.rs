@@ -731,6 +731,13 @@ fn the_release_suite_passes_the_reference_and_fails_every_defect_image() {
             continue;
         }
         assert_eq!(output.status.code(), Some(1), "{image}: {}", text(&output));
+        // --fail-fast: the last scenario played is the one failure; the rest say they were not played.
+        let failed = reports.iter().filter(|report| report["verdict"] == "fail").count();
+        assert_eq!(failed, 1, "{image}: --fail-fast played on past a failure:\n{}", text(&output));
+        for name in suite.iter().filter(|name| !played.contains(name)) {
+            let note = std::fs::read_to_string(out.join(name).join("skipped.md")).unwrap_or_default();
+            assert!(note.contains("--fail-fast"), "{image}: {name} neither played nor said so: {note}");
+        }
         let found = reports.iter().any(|report| {
             if broken == "drift" {
                 report["drift"]["within_tolerance"] == false

@@ -328,6 +328,7 @@ mod tests {
             controls: CONTROL_PLAIN | CONTROL_INCREMENT,
             arbiter: ARBITER_PAUSE,
             shows_flag_order: false,
+            ranges: bench_contract::Ranges::UNDECLARED,
         };
         let check =
             |text: &str| unsupported(&fischer_only, text, &notation::parse(text).expect("a control"), &[], true);
@@ -352,7 +353,12 @@ mod tests {
 
     #[test]
     fn a_clock_without_an_arbiter_function_the_scenario_uses_is_told_which() {
-        let pause_only = Capabilities { controls: CONTROLS_ALL, arbiter: ARBITER_PAUSE, shows_flag_order: true };
+        let pause_only = Capabilities {
+            controls: CONTROLS_ALL,
+            arbiter: ARBITER_PAUSE,
+            shows_flag_order: true,
+            ranges: bench_contract::Ranges::UNDECLARED,
+        };
         let control = notation::parse("300+2").expect("a control");
         let check = |needs: &[ArbiterFunction]| unsupported(&pause_only, "300+2", &control, needs, true);
         assert_eq!(check(&[ArbiterFunction::Pause]), None);
@@ -373,7 +379,12 @@ mod tests {
     /// first pause (exit 3).
     #[test]
     fn a_board_without_a_pause_button_skips_a_scenario_that_pauses() {
-        let everything = Capabilities { controls: CONTROLS_ALL, arbiter: ARBITER_PAUSE, shows_flag_order: true };
+        let everything = Capabilities {
+            controls: CONTROLS_ALL,
+            arbiter: ARBITER_PAUSE,
+            shows_flag_order: true,
+            ranges: bench_contract::Ranges::UNDECLARED,
+        };
         let control = notation::parse("300+2").expect("a control");
         let check = |needs: &[ArbiterFunction], pause_button: bool| {
             unsupported(&everything, "300+2", &control, needs, pause_button)

@@ -614,6 +614,7 @@ mod tests {
             controls: bench_contract::CONTROLS_ALL,
             arbiter: bench_contract::ARBITER_ALL,
             shows_flag_order: true,
+            ranges: bench_contract::Ranges::UNDECLARED,
         };
         let hides = bench_contract::Capabilities { shows_flag_order: false, ..shows };
         let unsupported = |name: &str, capabilities| {

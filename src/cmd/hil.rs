@@ -1559,6 +1559,7 @@ max_moves = 3
             controls: bench_contract::CONTROL_PLAIN | bench_contract::CONTROL_INCREMENT,
             arbiter: bench_contract::ARBITER_PAUSE,
             shows_flag_order: false,
+            ranges: bench_contract::Ranges::UNDECLARED,
         }
     }
 

@@ -32,8 +32,12 @@ pub const TRANSITIONS_PER_ADVANCE_MAX: u32 = 8;
 /// What the reference firmware announces after Hello (contract 3): every
 /// control and arbiter function, and displays that show which flag fell
 /// first (the core keeps the order, 6.12).
-pub const CAPABILITIES: Capabilities =
-    Capabilities { controls: CONTROLS_ALL, arbiter: ARBITER_ALL, shows_flag_order: true };
+pub const CAPABILITIES: Capabilities = Capabilities {
+    controls: CONTROLS_ALL,
+    arbiter: ARBITER_ALL,
+    shows_flag_order: true,
+    ranges: bench_contract::Ranges::UNDECLARED,
+};
 
 /// Where the game's effects go: the board's record stream and its buttons.
 pub trait Outputs {

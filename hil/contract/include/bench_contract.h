@@ -377,7 +377,13 @@ typedef struct {
     uint32_t controls;     /* 16 BENCH_CONTROL_* */
     uint32_t arbiter;      /* 20 BENCH_ARBITER_* */
     uint8_t flag_order;    /* 24 BENCH_FLAG_ORDER_* */
-    uint8_t reserved[23];  /* 25 */
+    uint8_t reserved[3];   /* 25 */
+    /* Ranges and resolutions (0 declares nothing: the contract's default). */
+    uint32_t time_max_s;            /* 28 longest time held, whole seconds; 0 any */
+    uint32_t setting_step_us;       /* 32 times accepted in settings are multiples; 0 any us */
+    uint32_t display_step_us;       /* 36 a Snapshot's displays step by this; 0 a tick */
+    uint32_t display_fine_below_us; /* 40 below this, displays step by a tick; 0 never */
+    uint32_t button_poll_us;        /* 44 buttons read this often; 0 at the edge or each tick */
 } bench_capabilities;
 
 /* A firmware of contract 1 or 2 sends no Capabilities record: bench takes it
@@ -419,6 +425,7 @@ BENCH_STATIC_ASSERT(sizeof(bench_ack) == BENCH_RECORD_SIZE, "bench_ack size");
 BENCH_STATIC_ASSERT(offsetof(bench_ack, final_period) == 32, "bench_ack.final_period");
 BENCH_STATIC_ASSERT(sizeof(bench_capabilities) == BENCH_RECORD_SIZE, "bench_capabilities size");
 BENCH_STATIC_ASSERT(offsetof(bench_capabilities, flag_order) == 24, "bench_capabilities.flag_order");
+BENCH_STATIC_ASSERT(offsetof(bench_capabilities, button_poll_us) == 44, "bench_capabilities.button_poll_us");
 BENCH_STATIC_ASSERT(sizeof(bench_record) == BENCH_RECORD_SIZE, "bench_record size");
 
 /* Starts a record: every byte zero (reserved bytes must be), then kind, side

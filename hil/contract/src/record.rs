@@ -534,8 +534,14 @@ pub const ARBITER_ALL: u32 = (1 << 5) - 1;
 /// scenario that needs what the clock leaves out.
 ///
 /// ```text
-/// 16 u32 controls   20 u32 arbiter   24 u8 flag_order   25..48 reserved
+/// 16 u32 controls   20 u32 arbiter   24 u8 flag_order   25..28 reserved
+/// 28 u32 time_max_s   32 u32 setting_step_us   36 u32 display_step_us
+/// 40 u32 display_fine_below_us   44 u32 button_poll_us
 /// ```
+///
+/// The fields from offset 28 on ([`Ranges`]) came later in contract 3: a
+/// firmware that leaves them 0 (reserved before) declares nothing, and is
+/// held to the contract's whole range, as before.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Capabilities {
@@ -546,14 +552,51 @@ pub struct Capabilities {
     /// Whether the displays show which flag fell first: 6.12 rules a game
     /// where both flags fell by their order only when the clock shows it.
     pub shows_flag_order: bool,
+    /// The ranges and resolutions the clock declares.
+    pub ranges: Ranges,
+}
+
+/// What a clock declares of its ranges and resolutions (Capabilities,
+/// offsets 28–47); 0 in a field declares nothing, and bench then holds the
+/// clock to the contract's default, written beside each field.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Ranges {
+    /// The longest time the clock holds, in a display or a setting, whole
+    /// seconds (a display that stops at 9:59:59 holds 35 999). 0: the
+    /// notation's whole range.
+    pub time_max_s: u32,
+    /// The times the clock accepts in `tc`, `set`, `adjust` and `replace`
+    /// are whole multiples of this (1 000 000: whole seconds). 0: any
+    /// microsecond.
+    pub setting_step_us: u32,
+    /// A Snapshot's displays step by this at or above
+    /// `display_fine_below_us` (1 000 000: whole seconds). 0: one tick.
+    pub display_step_us: u32,
+    /// Below this time left, the displays step by one tick. 0: they step by
+    /// `display_step_us` at every time.
+    pub display_fine_below_us: u32,
+    /// The firmware reads its buttons this often and stamps a press at the
+    /// poll that saw it closed (CONTRACT §11). 0: at the edge, or every tick.
+    pub button_poll_us: u32,
+}
+
+impl Ranges {
+    /// Nothing declared: the contract's defaults.
+    pub const UNDECLARED: Ranges =
+        Ranges { time_max_s: 0, setting_step_us: 0, display_step_us: 0, display_fine_below_us: 0, button_poll_us: 0 };
 }
 
 impl Capabilities {
     /// What a contract 1 or 2 firmware is taken to support: every control,
     /// pause and resume, and the order of the flags (as bench assumed
     /// before contract 3).
-    pub const BEFORE_CONTRACT_3: Capabilities =
-        Capabilities { controls: CONTROLS_ALL, arbiter: ARBITER_PAUSE, shows_flag_order: true };
+    pub const BEFORE_CONTRACT_3: Capabilities = Capabilities {
+        controls: CONTROLS_ALL,
+        arbiter: ARBITER_PAUSE,
+        shows_flag_order: true,
+        ranges: Ranges::UNDECLARED,
+    };
 }
 
 /// Why bytes are not a valid record.
@@ -689,6 +732,12 @@ impl Body {
                 out.u32(16, capabilities.controls);
                 out.u32(20, capabilities.arbiter);
                 out.u8(24, u8::from(capabilities.shows_flag_order));
+                let ranges = capabilities.ranges;
+                out.u32(28, ranges.time_max_s);
+                out.u32(32, ranges.setting_step_us);
+                out.u32(36, ranges.display_step_us);
+                out.u32(40, ranges.display_fine_below_us);
+                out.u32(44, ranges.button_poll_us);
                 SIDE_NONE
             }
         }
@@ -859,7 +908,19 @@ impl Fields<'_> {
         if flag_order > 1 {
             return Err(self.bad(24));
         }
-        Ok(Capabilities { controls: self.read.u32(16), arbiter: self.read.u32(20), shows_flag_order: flag_order == 1 })
+        let ranges = Ranges {
+            time_max_s: self.read.u32(28),
+            setting_step_us: self.read.u32(32),
+            display_step_us: self.read.u32(36),
+            display_fine_below_us: self.read.u32(40),
+            button_poll_us: self.read.u32(44),
+        };
+        Ok(Capabilities {
+            controls: self.read.u32(16),
+            arbiter: self.read.u32(20),
+            shows_flag_order: flag_order == 1,
+            ranges,
+        })
     }
 }
 
@@ -1078,10 +1139,17 @@ mod tests {
                         controls: CONTROL_PLAIN | CONTROL_INCREMENT | CONTROL_CANADIAN,
                         arbiter: ARBITER_PAUSE | ARBITER_SET_MOVES,
                         shows_flag_order: true,
+                        ranges: Ranges {
+                            time_max_s: 35_999,
+                            setting_step_us: 1_000_000,
+                            display_step_us: 1_000_000,
+                            display_fine_below_us: 10_000_000,
+                            button_poll_us: 10_000,
+                        },
                     }),
                 ),
                 "08ff0000 01000000 0f00000000000000 \
-                 83000000 09000000 01000000 00000000 0000000000000000 0000000000000000",
+                 83000000 09000000 01000000 9f8c0000 40420f0040420f00 8096980010270000",
             ),
         ]
     }
@@ -1207,7 +1275,12 @@ mod tests {
             }
         }
         for shows_flag_order in [false, true] {
-            let capabilities = Capabilities { controls: CONTROLS_ALL, arbiter: ARBITER_ALL, shows_flag_order };
+            let capabilities = Capabilities {
+                controls: CONTROLS_ALL,
+                arbiter: ARBITER_ALL,
+                shows_flag_order,
+                ranges: Ranges::UNDECLARED,
+            };
             let record = Record::new(1, 0, 2, Body::Capabilities(capabilities));
             assert_eq!(Record::decode(&record.encode()), Ok(record));
         }

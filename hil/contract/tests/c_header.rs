@@ -17,12 +17,12 @@ use std::process::{Command as Process, Output};
 use bench_contract::record::{OFFSET_AT_US, OFFSET_DROPPED, OFFSET_KIND, OFFSET_PAYLOAD, OFFSET_SEQ, OFFSET_SIDE};
 use bench_contract::{
     rtt, Ack, AckStatus, Adjustment, Body, Button, Capabilities, Command, CommandCode, Flag, Hello, Kind, PeriodCause,
-    PeriodChange, Phase, Press, PressResult, Record, ReplaceSide, Side, Snapshot, TimeBase, ARBITER_ADJUST_TIME,
-    ARBITER_ALL, ARBITER_PAUSE, ARBITER_REPLACE, ARBITER_SET_MOVES, ARBITER_SET_TIME, BUTTONS_PAUSE, BUTTONS_PLAYERS,
-    BUTTON_BLACK, BUTTON_PAUSE, BUTTON_WHITE, COMMAND_LINE_MAX, CONTRACT_VERSION, CONTRACT_VERSION_CAPABILITIES,
-    CONTRACT_VERSION_MIN, CONTROLS_ALL, CONTROL_BRONSTEIN, CONTROL_BYO_YOMI, CONTROL_CANADIAN, CONTROL_DELAY,
-    CONTROL_HOURGLASS, CONTROL_INCREMENT, CONTROL_PLAIN, CONTROL_STAGES, DOWN_BUFFER_MIN, DOWN_CHANNEL, RECORD_SIZE,
-    UP_BUFFER_MIN, UP_CHANNEL,
+    PeriodChange, Phase, Press, PressResult, Ranges, Record, ReplaceSide, Side, Snapshot, TimeBase,
+    ARBITER_ADJUST_TIME, ARBITER_ALL, ARBITER_PAUSE, ARBITER_REPLACE, ARBITER_SET_MOVES, ARBITER_SET_TIME,
+    BUTTONS_PAUSE, BUTTONS_PLAYERS, BUTTON_BLACK, BUTTON_PAUSE, BUTTON_WHITE, COMMAND_LINE_MAX, CONTRACT_VERSION,
+    CONTRACT_VERSION_CAPABILITIES, CONTRACT_VERSION_MIN, CONTROLS_ALL, CONTROL_BRONSTEIN, CONTROL_BYO_YOMI,
+    CONTROL_CANADIAN, CONTROL_DELAY, CONTROL_HOURGLASS, CONTROL_INCREMENT, CONTROL_PLAIN, CONTROL_STAGES,
+    DOWN_BUFFER_MIN, DOWN_CHANNEL, RECORD_SIZE, UP_BUFFER_MIN, UP_CHANNEL,
 };
 
 fn include_dir() -> PathBuf {
@@ -306,7 +306,8 @@ fn ack_layout() -> Layout {
     )
 }
 
-const CAPABILITIES: Capabilities = Capabilities { controls: 0, arbiter: 0, shows_flag_order: false };
+const CAPABILITIES: Capabilities =
+    Capabilities { controls: 0, arbiter: 0, shows_flag_order: false, ranges: Ranges::UNDECLARED };
 
 fn capabilities_layout() -> Layout {
     layout(
@@ -319,6 +320,11 @@ fn capabilities_layout() -> Layout {
             ("arbiter", Some(|b| b.arbiter = u32::MAX)),
             ("flag_order", Some(|b| b.shows_flag_order = true)),
             ("reserved", None),
+            ("time_max_s", Some(|b| b.ranges.time_max_s = u32::MAX)),
+            ("setting_step_us", Some(|b| b.ranges.setting_step_us = u32::MAX)),
+            ("display_step_us", Some(|b| b.ranges.display_step_us = u32::MAX)),
+            ("display_fine_below_us", Some(|b| b.ranges.display_fine_below_us = u32::MAX)),
+            ("button_poll_us", Some(|b| b.ranges.button_poll_us = u32::MAX)),
         ],
     )
 }

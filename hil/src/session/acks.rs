@@ -361,8 +361,12 @@ mod tests {
         assert_eq!(check.answered(), probe_lines(&EVERYTHING).len(), "the fake announces every function");
     }
 
-    const EVERYTHING: Capabilities =
-        Capabilities { controls: CONTROLS_ALL, arbiter: ARBITER_ALL, shows_flag_order: true };
+    const EVERYTHING: Capabilities = Capabilities {
+        controls: CONTROLS_ALL,
+        arbiter: ARBITER_ALL,
+        shows_flag_order: true,
+        ranges: bench_contract::Ranges::UNDECLARED,
+    };
 
     #[test]
     fn a_firmware_that_refuses_the_notation_s_edges_or_lets_a_time_past_the_longest_be_set_fails() {
@@ -439,13 +443,23 @@ mod tests {
             assert!(lines.contains(&line), "{line} in {lines:?}");
         }
         // The C example: Fischer only, no arbiter menu.
-        let fischer = Capabilities { controls: CONTROL_PLAIN | CONTROL_INCREMENT, arbiter: 0, shows_flag_order: true };
+        let fischer = Capabilities {
+            controls: CONTROL_PLAIN | CONTROL_INCREMENT,
+            arbiter: 0,
+            shows_flag_order: true,
+            ranges: bench_contract::Ranges::UNDECLARED,
+        };
         let lines = probe_lines(&fischer);
         assert!(lines.contains(&"tc 30+0.5".to_string()) && lines.contains(&"tc 1000000".to_string()), "{lines:?}");
         assert!(!lines.iter().any(|line| line.contains('/') || line.contains('(')), "{lines:?}");
         assert!(!lines.iter().any(|line| ["set", "adjust", "replace"].iter().any(|word| line.starts_with(word))));
         // No control it announces: nothing after the refusals.
-        let hourglass = Capabilities { controls: CONTROL_HOURGLASS, arbiter: ARBITER_ALL, shows_flag_order: true };
+        let hourglass = Capabilities {
+            controls: CONTROL_HOURGLASS,
+            arbiter: ARBITER_ALL,
+            shows_flag_order: true,
+            ranges: bench_contract::Ranges::UNDECLARED,
+        };
         assert_eq!(probe_lines(&hourglass).len(), 6, "{:?}", probe_lines(&hourglass));
     }
 

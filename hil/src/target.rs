@@ -263,6 +263,14 @@ pub trait Target {
         self.set_button(button, pressed).map(|()| None)
     }
 
+    /// Lockstep: the machine's own clock where the board stands, µs since
+    /// it left reset, read from the board itself (on QEMU its watchdog
+    /// counter), never from what the firmware writes. `None`: this backend
+    /// has no such clock.
+    fn machine_time_us(&mut self) -> Result<Option<u64>, TargetError> {
+        Ok(None)
+    }
+
     /// Lockstep ([`Capabilities::lockstep`]): lets a halted board run until
     /// its next stop under `plan` and leaves it halted there; everything the
     /// harness does between two steps (reads, writes, button levels) then

@@ -638,8 +638,20 @@ pub struct Session<'a> {
     /// amount the harness does not know (hil/LOCKSTEP.md).
     at_tick: bool,
     /// Lockstep: the firmware instant of the latest tick stop, counted on
-    /// from the latest record (a tick is `tick_us` of the Hello).
+    /// from the latest record (a tick is `tick_us` of the Hello); only until
+    /// the machine's clock anchors guest time.
     tick_guest_us: Option<u64>,
+    /// Lockstep on a board with a clock of its own
+    /// ([`Target::machine_time_us`]): that clock at the latest stop.
+    machine_us: Option<u64>,
+    /// The board stands at a record stop.
+    at_record: bool,
+    /// The latest instant the records read at this record stop speak of.
+    after_record: Option<u64>,
+    /// A firmware instant at a tick stop and the machine's clock there
+    /// ([`Session::tick_stop`]): once set, guest time is that instant plus
+    /// the machine time since, whatever the latest record says.
+    anchor: Option<MachineAnchor>,
     /// The arbiter commands sent in the game being played.
     arbiter_sent: Vec<ArbiterCommand>,
     /// A `tc` of this session was accepted: `reset` must be too.
@@ -654,6 +666,22 @@ impl fmt::Debug for Session<'_> {
             .field("time_bases", &self.time_bases.len())
             .field("guest_us", &self.guest_us)
             .finish()
+    }
+}
+
+/// Where the firmware's clock stood at one instant of the machine's clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct MachineAnchor {
+    guest_us: u64,
+    machine_us: u64,
+}
+
+impl MachineAnchor {
+    /// The firmware instant at `machine_us`, the firmware's clock taken to
+    /// run at the machine's rate (a firmware clock that does not shows as
+    /// `press.stamp` and accounting drift).
+    fn guest_at(&self, machine_us: u64) -> u64 {
+        self.guest_us.saturating_add(machine_us.saturating_sub(self.machine_us))
     }
 }
 
@@ -708,14 +736,22 @@ impl<'a> Session<'a> {
             want_tick: false,
             at_tick: false,
             tick_guest_us: None,
+            machine_us: None,
+            at_record: false,
+            after_record: None,
+            anchor: None,
             control_set: false,
             arbiter_sent: Vec::new(),
         }
     }
 
-    /// Guest time as far as the harness knows it: the latest instant a
-    /// record spoke of, or in lockstep the latest tick stop if later.
+    /// Guest time as far as the harness knows it: once anchored, the
+    /// machine's clock; before, the latest instant a record spoke of, or in
+    /// lockstep the latest tick stop if later.
     fn guest(&self) -> Option<u64> {
+        if let (Some(anchor), Some(machine_us)) = (self.anchor, self.machine_us) {
+            return Some(anchor.guest_at(machine_us));
+        }
         match (self.guest_us, self.tick_guest_us) {
             (Some(record), Some(tick)) => Some(record.max(tick)),
             (record, tick) => record.or(tick),
@@ -753,12 +789,37 @@ impl<'a> Session<'a> {
             }
         };
         self.at_tick = matches!(stop, Stop::Tick { .. });
+        self.machine_us = self.target.machine_time_us()?;
+        let after_record = self.after_record.take();
+        self.at_record = matches!(stop, Stop::Written);
         if let Stop::Tick { ticks } = stop {
-            let tick_us = self.hello.map_or(1_000, |hello| u64::from(hello.tick_us)).max(1);
-            let from = self.guest().unwrap_or(0);
-            self.tick_guest_us = Some((from / tick_us).saturating_add(u64::from(ticks)).saturating_mul(tick_us));
+            self.tick_stop(ticks, after_record);
         }
         Ok(())
+    }
+
+    /// Guest time at a tick stop. A record's instant, counted on by the
+    /// ticks of the tick stop right after its own stop, is the firmware's
+    /// instant there (the emulator moved guest time to the tick as it
+    /// stopped for the record, hil/LOCKSTEP.md); a record stamped before it
+    /// was written (a Snapshot of the last display update, CONTRACT §3)
+    /// gives an earlier one. With the machine's clock every such instant is
+    /// an anchor, and the latest they show, carried to now on that clock,
+    /// is guest time: one record stamped as it was sent sets it right for
+    /// the whole run.
+    fn tick_stop(&mut self, ticks: u32, after_record: Option<u64>) {
+        let tick_us = self.hello.map_or(1_000, |hello| u64::from(hello.tick_us)).max(1);
+        let counted_on = |from: u64| (from / tick_us).saturating_add(u64::from(ticks)).saturating_mul(tick_us);
+        if self.anchor.is_none() {
+            self.tick_guest_us = Some(counted_on(self.guest().unwrap_or(0)));
+        }
+        let (Some(_), Some(machine_us), Some(record_us)) = (self.hello, self.machine_us, after_record) else {
+            return;
+        };
+        let candidate = MachineAnchor { guest_us: counted_on(record_us), machine_us };
+        if self.anchor.is_none_or(|anchor| candidate.guest_us > anchor.guest_at(machine_us)) {
+            self.anchor = Some(candidate);
+        }
     }
 
     /// Now, for silence to count from.
@@ -917,6 +978,9 @@ impl<'a> Session<'a> {
         let fresh = into.get(before..).unwrap_or_default();
         for record in fresh {
             let latest = latest_instant(record);
+            if self.at_record {
+                self.after_record = Some(self.after_record.map_or(latest, |after| after.max(latest)));
+            }
             self.check_stamp(record, latest)?;
             if self.guest_us.is_none_or(|guest| latest > guest) {
                 self.guest_us = Some(latest);

@@ -51,11 +51,13 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 mod gdb;
+mod machine_clock;
 mod qmp;
 mod qtest;
 
 use crate::target::{Bounce, ButtonId, Capabilities, StepPlan, Stop, Target, TargetError};
 use gdb::GdbClient;
+use machine_clock::MachineClock;
 use qmp::QmpClient;
 use qtest::QtestClient;
 
@@ -286,6 +288,9 @@ struct Session {
     /// QOM path of each GPIO port device the buttons are on, by base address.
     gpio_ports: Vec<(u32, String)>,
     lockstep: Lockstep,
+    /// Guest time from the machine's watchdog, started at each reset in
+    /// lockstep.
+    machine_clock: Option<MachineClock>,
     gdb_port: u16,
     command_line: Vec<String>,
     /// The VM has run since it was started (a reset is needed to start over).
@@ -608,6 +613,7 @@ impl QemuTarget {
                     qtest,
                     gpio_ports,
                     lockstep,
+                    machine_clock: None,
                     gdb_port,
                     command_line,
                     has_run: false,
@@ -1079,6 +1085,7 @@ impl Target for QemuTarget {
                 for key in &prime {
                     session.set_level(key, false)?;
                 }
+                session.machine_clock = Some(MachineClock::start(&mut session.qtest)?);
                 return Ok(());
             }
             session.gdb.resume()?;
@@ -1117,6 +1124,16 @@ impl Target for QemuTarget {
         let key = self.key(button)?;
         let lockstep = self.lockstep();
         self.with_session(|session| if lockstep { session.edge(&key, pressed) } else { session.key(&key, pressed) })
+    }
+
+    fn machine_time_us(&mut self) -> Result<Option<u64>, TargetError> {
+        if !self.lockstep() {
+            return Ok(None);
+        }
+        self.with_session(|session| match session.machine_clock.as_mut() {
+            Some(clock) => clock.read_ns(&mut session.qtest).map(|ns| Some(ns / 1_000)),
+            None => Ok(None),
+        })
     }
 
     fn step(&mut self, plan: &StepPlan, timeout: Duration) -> Result<Option<Stop>, TargetError> {

@@ -1,5 +1,7 @@
-//! A client of QEMU's qtest protocol, for one thing: setting a GPIO input
-//! line of a device (`set_irq_in`) while the VM is halted.
+//! A client of QEMU's qtest protocol, for two things: setting a GPIO input
+//! line of a device (`set_irq_in`) while the VM is halted, and reading and
+//! writing device registers (`readl`, `writel`: the gdbstub's memory
+//! writes skip device registers).
 //!
 //! Key events (QMP `send-key`, `input-send-event`) are refused or dropped
 //! while the VM is halted, so an edge made through them lands whenever
@@ -65,6 +67,33 @@ impl QtestClient {
             }
             return Ok(answer.trim_end().to_string());
         }
+    }
+
+    /// Writes a 32-bit word at physical `address`, device registers included.
+    pub fn write_u32(&mut self, address: u32, value: u32) -> Result<(), TargetError> {
+        let command = format!("writel 0x{address:x} 0x{value:x}");
+        let answer = self.command(&command)?;
+        if answer != "OK" {
+            return Err(TargetError::Protocol {
+                what: self.what(),
+                detail: format!("`{command}` answered {answer:?}"),
+            });
+        }
+        Ok(())
+    }
+
+    /// Reads a 32-bit word at physical `address`, device registers included.
+    pub fn read_u32(&mut self, address: u32) -> Result<u32, TargetError> {
+        let command = format!("readl 0x{address:x}");
+        let answer = self.command(&command)?;
+        let value = answer
+            .strip_prefix("OK 0x")
+            .and_then(|hex| u64::from_str_radix(hex, 16).ok())
+            .and_then(|value| u32::try_from(value).ok());
+        value.ok_or_else(|| TargetError::Protocol {
+            what: self.what(),
+            detail: format!("`{command}` answered {answer:?}"),
+        })
     }
 
     /// Sets input line `line` of the device at QOM path `device` to `high`.

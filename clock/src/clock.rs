@@ -284,6 +284,14 @@ pub struct Replacement {
 /// every byo-yomi period can be lost once, plus a delay end, overtime start
 /// and final flag.
 const DEADLINES_PER_RUN_MAX: u32 = PERIODS_MAX + STAGES_MAX as u32 + 4;
+// `Clock::run` is bounded by it, and a run that hit the bound would leave
+// time unspent: the longest byo-yomi passes overtime's start, every period
+// but the last and the final flag (PERIODS_MAX + 1 deadlines), stages a
+// delay's end and every stage's flag (STAGES_MAX + 1); then one more turn
+// spends the rest. (clock/tests/articles.rs
+// a6_3_a6_10_one_settling_across_every_byo_yomi_period_flags_in_the_last)
+const _: () = assert!(DEADLINES_PER_RUN_MAX >= PERIODS_MAX + 2);
+const _: () = assert!(DEADLINES_PER_RUN_MAX >= STAGES_MAX as u32 + 2);
 
 /// Transitions one call can hand a [`TransitionSink`]: a call runs the
 /// displays at most twice, each deadline is at most two transitions (a flag

@@ -490,3 +490,40 @@ fn a13_4_penalty_less_time_stops_at_zero() {
     clock.press(Black, at_s(3)).unwrap();
     assert_eq!(clock.flag(White).map(|flag| flag.at), Some(at_s(3)), "a zero display flags as soon as it runs");
 }
+
+/// 6.2 / 6.3 / 6.10: byo-yomi periods are allotted times; one settling
+/// across every period of the longest control (`1(100x1)`: 1 s main time,
+/// then `PERIODS_MAX` periods of 1 s) loses each period at its instant and
+/// lets the flag fall at the end of the last one, however many deadlines one
+/// call passes; the time after the flag still runs on the frozen display.
+#[test]
+fn a6_3_a6_10_one_settling_across_every_byo_yomi_period_flags_in_the_last() {
+    let periods = chessclock::PERIODS_MAX;
+    let control = TimeControl::byo_yomi(secs(1), periods, secs(1)).unwrap();
+    let mut clock = started(control);
+    clock.settle(at_s(150)).unwrap();
+    let last = periods;
+    assert_eq!(clock.period(White), last, "every period but the last lost");
+    let flag = clock.flag(White).expect("the last period ran out at 101 s");
+    assert_eq!((flag.at, flag.period), (at_s(1 + u64::from(periods)), last));
+    assert_eq!(clock.settled_at(), at_s(150));
+    assert_eq!(clock.ledger(White).elapsed, secs(150), "the 150 s White's display ran");
+    assert_eq!(clock.ledger(White).after_flag, secs(150 - 1 - u64::from(periods)));
+}
+
+/// 6.11: every indication of the clock is conclusive: what a display shows
+/// is asked of an instant the clock has reached, never of one it has
+/// already left behind (its display has moved on since).
+#[test]
+fn a6_11_a_reading_before_the_clock_s_last_instant_is_refused() {
+    let mut clock = started(TimeControl::sudden_death(secs(60), Bonus::None).unwrap());
+    clock.settle(at_s(10)).unwrap();
+    for side in [White, Black] {
+        let refused = |result: Result<Duration, ClockError>| {
+            assert_eq!(result, Err(ClockError::TimeWentBackwards { last: at_s(10), at: at_s(5) }), "{side:?}");
+        };
+        refused(clock.remaining(side, at_s(5)));
+        refused(clock.reading(side, at_s(5)).map(|reading| reading.main));
+    }
+    assert_eq!(clock.remaining(White, at_s(10)), Ok(secs(50)), "the clock's own instant is fine");
+}

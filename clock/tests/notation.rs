@@ -169,6 +169,26 @@ fn decimals_and_canonical_form() {
     check("\t40/5400:1800\r\n", ok_as(stages(&[mv(40, s(5400), NONE), rest(s(1800), NONE)]), "40/5400:1800"));
 }
 
+/// The notation ignores whitespace around the whole text, leading or
+/// trailing or both (module docs, "Whitespace"; the independent reading in
+/// `chessclock-tick-model` agrees): a command line such as `tc 300+2 ` with
+/// a trailing blank names the same control as `tc 300+2`. Every way a text
+/// can end is followed by a blank here: a number, a bonus, a decimal, an
+/// overtime's `)`, the hourglass.
+#[test]
+fn whitespace_around_the_whole_text_is_ignored_whatever_ends_it() {
+    check("300+2 ", ok_as(stages(&[rest(s(300), inc(s(2)))]), "300+2"));
+    check("300 ", ok_as(stages(&[rest(s(300), NONE)]), "300"));
+    check("2.5\n", ok_as(stages(&[rest(us(2_500_000), NONE)]), "2.5"));
+    check("40/5400:1800+d5\t", ok_as(stages(&[mv(40, s(5400), NONE), rest(s(1800), delay(s(5)))]), "40/5400:1800+d5"));
+    check("3600(5x30) ", ok_as(byo(s(3600), 5, s(30)), "3600(5x30)"));
+    check("600(20/300)\r\n", ok_as(canadian(s(600), 20, s(300)), "600(20/300)"));
+    check("*180 ", ok_as(hourglass(s(180)), "*180"));
+    check("  300+2", ok_as(stages(&[rest(s(300), inc(s(2)))]), "300+2"));
+    // Inside the text a blank is still an error.
+    check("300 +2 ", err(3, ParseErrorKind::Whitespace));
+}
+
 #[test]
 fn pgn_special_values() {
     check("?", err(0, ParseErrorKind::Unknown));

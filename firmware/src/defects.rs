@@ -11,6 +11,15 @@
 
 use bench_firmware_game::Defects;
 
+// A rule defect needs the game's hooks compiled in (its feature turns them on).
+const _: () = assert!(
+    bench_firmware_game::HOOKS_COMPILED
+        || !(RULES.delay_as_bronstein
+            || RULES.late_stage_switch
+            || RULES.increment_before_flag_check
+            || RULES.display_rounding_flag)
+);
+
 pub const LOST_TICKS: bool = cfg!(feature = "defect-lost-ticks");
 
 /// The rule defects this image runs with: constants, one cargo feature each.

@@ -6,12 +6,18 @@
 //!
 //! Time-base and input defects belong to the board (`firmware/src/`), not here.
 
+#[cfg(feature = "defect-hooks")]
 use chessclock::{
     Bonus, Clock, Deadline, DeadlineKind, Duration, Instant, Stage, StageLength, TimeControl, STAGES_MAX,
 };
 
 /// Which rule defects a game runs with. The firmware's defect builds set one
 /// each from a cargo feature; the fake firmware takes them per test.
+///
+/// What they do (the hooks below and their calls in `game.rs`) is compiled
+/// only with this crate's feature `defect-hooks` (on by default; the
+/// firmware's rule-defect features turn it on, its normal image does not):
+/// the normal image holds no defect code, by construction.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Defects {
     /// `defect-delay-as-bronstein`: every delay (6.2b time-delay mode: the
@@ -34,8 +40,14 @@ pub struct Defects {
 
 /// `display_rounding_flag`: the display shows whole seconds rounded to the
 /// nearest, so it reads 0 once less than half a second is left.
+#[cfg(feature = "defect-hooks")]
 const DISPLAY_ROUNDS_TO_ZERO_BELOW: Duration = Duration::from_millis(500);
 
+/// Whether this build runs the hooks: a firmware that sets a rule defect
+/// without them would silently run the normal game.
+pub const HOOKS_COMPILED: bool = cfg!(feature = "defect-hooks");
+
+#[cfg(feature = "defect-hooks")]
 impl Defects {
     /// The time control the firmware actually runs, given the one it was
     /// told (`delay_as_bronstein`, `late_stage_switch`).

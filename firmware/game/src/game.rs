@@ -11,7 +11,9 @@
 //! call it. Ordering: transitions due at or before an instant are settled
 //! (and reported, each at its own instant) before a call at that instant, as
 //! the core orders them — so a press at the flag instant is late.
-//! The rule defects hook in here through [`Defects`].
+//! The rule defects hook in here through [`Defects`], and only with the
+//! feature `defect-hooks`: the normal firmware image is built without it, so
+//! no hook's code is in it (a change to a hook cannot change that image).
 
 use bench_contract::{
     self as contract, Ack, AckStatus, Adjustment, Body, Button, Capabilities, Command, CommandCode, Flag, PeriodCause,
@@ -23,6 +25,23 @@ use chessclock::{
 };
 
 use crate::Defects;
+
+/// `increment_before_flag_check`: a side whose increment is already in its
+/// time, waiting for its press to take it back out. Nothing without the
+/// hooks.
+#[cfg(feature = "defect-hooks")]
+type CountedIncrement = Option<(Side, Duration)>;
+#[cfg(not(feature = "defect-hooks"))]
+type CountedIncrement = NothingCounted;
+#[cfg(feature = "defect-hooks")]
+const NOTHING_COUNTED: CountedIncrement = None;
+#[cfg(not(feature = "defect-hooks"))]
+const NOTHING_COUNTED: CountedIncrement = NothingCounted;
+
+/// Without the hooks no increment is ever counted early: nothing to keep.
+#[cfg(not(feature = "defect-hooks"))]
+#[derive(Clone, Copy, Debug)]
+struct NothingCounted;
 
 /// Deadlines reported one by one, each at its instant, per [`Game::advance`].
 /// More than this many in one call (byo-yomi periods of microseconds) are
@@ -66,6 +85,7 @@ pub struct Edge {
 /// records have said so far.
 #[derive(Debug)]
 pub struct Game {
+    #[cfg(feature = "defect-hooks")]
     defects: Defects,
     /// The control as the firmware runs it (see [`Defects::control_as_run`]).
     control: Option<TimeControl>,
@@ -76,21 +96,24 @@ pub struct Game {
     changes: Changes,
     /// Command lines received since boot.
     commands: u32,
-    /// `increment_before_flag_check`: a side whose increment is already in
-    /// its time, waiting for its press to take it back out.
-    counted_increment: Option<(Side, Duration)>,
+    counted_increment: CountedIncrement,
 }
 
 impl Game {
+    /// A game with the rule `defects`; without the feature `defect-hooks`
+    /// they are ignored (the normal image's are all off).
     pub const fn new(defects: Defects) -> Game {
+        #[cfg(not(feature = "defect-hooks"))]
+        let _ = defects;
         Game {
+            #[cfg(feature = "defect-hooks")]
             defects,
             control: None,
             clock: None,
             started_at: None,
             changes: Changes::NONE,
             commands: 0,
-            counted_increment: None,
+            counted_increment: NOTHING_COUNTED,
         }
     }
 
@@ -135,7 +158,9 @@ impl Game {
             Command::TimeControl(text) => {
                 let control = notation::parse(text)
                     .map_err(|error| (AckStatus::BadTimeControl, u16::try_from(error.position).unwrap_or(u16::MAX)))?;
-                self.control = Some(self.defects.control_as_run(control));
+                #[cfg(feature = "defect-hooks")]
+                let control = self.defects.control_as_run(control);
+                self.control = Some(control);
                 self.new_game(out);
                 Ok(())
             }
@@ -188,7 +213,7 @@ impl Game {
         self.clock = self.control.map(Clock::new);
         self.started_at = None;
         self.changes = Changes::NONE;
-        self.counted_increment = None;
+        self.counted_increment = NOTHING_COUNTED;
     }
 
     /// Whether a time control is set: a game to show, started or not.
@@ -227,6 +252,7 @@ impl Game {
             Button::White => (Some(Side::White), noting.press(Side::White, at)),
             Button::Black => (Some(Side::Black), noting.press(Side::Black, at)),
         };
+        #[cfg(feature = "defect-hooks")]
         if let (Ok(()), Some(side), Some((counted_side, increment))) = (outcome, side, *counted_increment) {
             if side == counted_side {
                 // The defect's increment was in the time before the press;
@@ -262,10 +288,13 @@ impl Game {
     /// Settles the clock up to `now`, reporting each flag and period change
     /// at its own instant, and a snapshot if anything changed.
     pub fn advance(&mut self, now: Instant, out: &mut impl Outputs) {
-        let Game { defects, clock: Some(clock), changes, counted_increment, .. } = self else { return };
+        #[cfg(feature = "defect-hooks")]
+        let defects = self.defects;
+        let Game { clock: Some(clock), changes, .. } = self else { return };
         let mut changed = false;
         for _ in 0..TRANSITIONS_PER_ADVANCE_MAX {
             let Some(deadline) = clock.next_deadline() else { break };
+            #[cfg(feature = "defect-hooks")]
             if defects.flags_on_rounded_display(&deadline, now) {
                 let at = later(now, clock.settled_at());
                 if clock.noting(changes).set_time(deadline.side, Duration::ZERO, at).is_err() {
@@ -277,12 +306,13 @@ impl Game {
             if deadline.at > now {
                 break;
             }
+            #[cfg(feature = "defect-hooks")]
             if let (Some(increment), None) =
-                (defects.increment_counted_before_flag(clock, &deadline), *counted_increment)
+                (defects.increment_counted_before_flag(clock, &deadline), self.counted_increment)
             {
                 let at = clock.settled_at();
                 if clock.noting(changes).adjust_time(deadline.side, TimeAdjustment::Add(increment), at).is_ok() {
-                    *counted_increment = Some((deadline.side, increment));
+                    self.counted_increment = Some((deadline.side, increment));
                     continue;
                 }
             }
@@ -295,9 +325,10 @@ impl Game {
         if clock.noting(changes).settle(at).is_ok() {
             changed |= report(changes.take(), clock, at, now, out);
         }
-        if let Some((side, _)) = *counted_increment {
+        #[cfg(feature = "defect-hooks")]
+        if let Some((side, _)) = self.counted_increment {
             if clock.flag(side).is_some() {
-                *counted_increment = None; // the late flag fell: the increment was spent
+                self.counted_increment = None; // the late flag fell: the increment was spent
             }
         }
         if changed {
@@ -378,14 +409,22 @@ fn contract_cause(cause: chessclock::PeriodCause) -> PeriodCause {
 }
 
 /// The big number on `side`'s display at `at`, as the firmware shows it.
-fn shown(clock: &Clock, side: Side, at: Instant, counted_increment: Option<(Side, Duration)>) -> Duration {
+fn shown(
+    clock: &Clock,
+    side: Side,
+    at: Instant,
+    #[cfg_attr(not(feature = "defect-hooks"), allow(unused_variables))] counted_increment: CountedIncrement,
+) -> Duration {
     let remaining = clock.remaining(side, at).unwrap_or(Duration::ZERO);
-    match counted_increment {
+    #[cfg(feature = "defect-hooks")]
+    if let Some((counted_side, increment)) = counted_increment {
         // The defect's increment is in the core's time but not yet earned:
         // the display (clamped at zero) does not show it.
-        Some((counted_side, increment)) if counted_side == side => remaining.saturating_sub(increment),
-        Some(_) | None => remaining,
+        if counted_side == side {
+            return remaining.saturating_sub(increment);
+        }
     }
+    remaining
 }
 
 fn later(a: Instant, b: Instant) -> Instant {

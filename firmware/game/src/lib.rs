@@ -17,7 +17,9 @@
 //! No hardware access: time comes in as an [`Instant`](chessclock::Instant),
 //! records and the buttons' arming go out through [`Outputs`]. The rule
 //! defects are a run-time [`Defects`] value; the firmware builds its value
-//! from cargo features, as constants.
+//! from cargo features, as constants. Their code is compiled only with the
+//! feature `defect-hooks` (default on; the normal firmware image is built
+//! without it).
 #![no_std]
 #![cfg_attr(
     not(test),
@@ -38,5 +40,5 @@
 mod defects;
 mod game;
 
-pub use defects::Defects;
+pub use defects::{Defects, HOOKS_COMPILED};
 pub use game::{Edge, Game, Outputs, CAPABILITIES, TRANSITIONS_PER_ADVANCE_MAX};

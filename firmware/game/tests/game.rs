@@ -4,7 +4,7 @@
 
 use bench_contract::{AckStatus, Body, Button, CommandCode, PressResult};
 use bench_firmware_game::{Defects, Edge, Game, Outputs};
-use chessclock::{notation, Bonus, Deadline, DeadlineKind, Duration, Instant, Side, StageLength, TimeControl};
+use chessclock::{notation, Instant};
 
 /// Everything the game sent, in order.
 #[derive(Default)]
@@ -165,36 +165,6 @@ fn a_display_started_with_no_main_time_begins_overtime_not_a_completed_stage() {
     assert_eq!(change.moves, 0);
 }
 
-#[test]
-fn the_stage_defects_change_the_control_the_firmware_runs() {
-    let told = notation::parse("40/5400+30:1800+d30").expect("parses");
-    let TimeControl::Stages(as_run) = Defects { late_stage_switch: true, ..Defects::default() }.control_as_run(told)
-    else {
-        panic!("stages stay stages")
-    };
-    assert_eq!(as_run.as_slice()[0].length, StageLength::Moves(41), "one move late");
-    let TimeControl::Stages(as_run) = Defects { delay_as_bronstein: true, ..Defects::default() }.control_as_run(told)
-    else {
-        panic!("stages stay stages")
-    };
-    assert_eq!(as_run.as_slice()[1].bonus, Bonus::Bronstein(Duration::from_millis(30_000)));
-    assert_eq!(Defects::default().control_as_run(told), told, "no defect, the control as told");
-}
-
-#[test]
-fn the_rounded_display_flags_less_than_half_a_second_early() {
-    let flag = |at_ms_from_now: u64| Deadline {
-        at: at_ms(10_000 + at_ms_from_now),
-        side: Side::White,
-        kind: DeadlineKind::Flag { period: 0 },
-    };
-    let now = at_ms(10_000);
-    let rounding = Defects { display_rounding_flag: true, ..Defects::default() };
-    assert!(rounding.flags_on_rounded_display(&flag(499), now));
-    assert!(!rounding.flags_on_rounded_display(&flag(500), now));
-    assert!(!Defects::default().flags_on_rounded_display(&flag(0), now));
-}
-
 fn last_snapshot(out: &Recorded) -> bench_contract::Snapshot {
     out.records
         .iter()
@@ -257,4 +227,63 @@ fn the_arbiter_clears_a_flag_by_setting_time_and_bad_arguments_are_named() {
         acks(&out),
         [(CommandCode::SetTime, AckStatus::BadArgument, 0), (CommandCode::AdjustTime, AckStatus::BadArgument, 0)]
     );
+}
+
+/// 6.3 / 6.12: a flag, once fallen, stays on the display as evidence. In a
+/// game of stages the first stage's flag opens the next (6.2b) and the
+/// game goes on; the deadlines after it (here the next stage's delay
+/// running out, 6.2b time-delay mode) must not clear it. Played with every
+/// defect off, as the normal image runs.
+#[test]
+fn a_first_stage_flag_stays_shown_through_a_later_delay_deadline() {
+    let (mut game, mut out) = started("2/1:10+d1", Defects::default());
+    game.advance(at_ms(1_500), &mut out);
+    assert!(last_snapshot(&out).flag_white, "White's first-stage flag fell at 1 s: {:?}", out.records);
+    game.press(edge(Button::White, at_ms(2_000)), at_ms(2_000), &mut out);
+    game.press(edge(Button::Black, at_ms(2_500)), at_ms(2_500), &mut out);
+    // White's move from 2.5 s: the delay of 1 s runs out at 3.5 s.
+    game.advance(at_ms(4_000), &mut out);
+    game.snapshot(at_ms(4_000), &mut out);
+    let snapshot = last_snapshot(&out);
+    assert!(snapshot.flag_white, "the first-stage flag is still shown after the delay ran out: {:?}", out.records);
+    assert!(!snapshot.flag_black, "Black moved within its first stage");
+}
+
+/// The rule defects' own hooks: compiled only with `defect-hooks`.
+#[cfg(feature = "defect-hooks")]
+mod hooks {
+    use super::*;
+    use chessclock::{Bonus, Deadline, DeadlineKind, Duration, Side, StageLength, TimeControl};
+
+    #[test]
+    fn the_stage_defects_change_the_control_the_firmware_runs() {
+        let told = notation::parse("40/5400+30:1800+d30").expect("parses");
+        let TimeControl::Stages(as_run) =
+            Defects { late_stage_switch: true, ..Defects::default() }.control_as_run(told)
+        else {
+            panic!("stages stay stages")
+        };
+        assert_eq!(as_run.as_slice()[0].length, StageLength::Moves(41), "one move late");
+        let TimeControl::Stages(as_run) =
+            Defects { delay_as_bronstein: true, ..Defects::default() }.control_as_run(told)
+        else {
+            panic!("stages stay stages")
+        };
+        assert_eq!(as_run.as_slice()[1].bonus, Bonus::Bronstein(Duration::from_millis(30_000)));
+        assert_eq!(Defects::default().control_as_run(told), told, "no defect, the control as told");
+    }
+
+    #[test]
+    fn the_rounded_display_flags_less_than_half_a_second_early() {
+        let flag = |at_ms_from_now: u64| Deadline {
+            at: at_ms(10_000 + at_ms_from_now),
+            side: Side::White,
+            kind: DeadlineKind::Flag { period: 0 },
+        };
+        let now = at_ms(10_000);
+        let rounding = Defects { display_rounding_flag: true, ..Defects::default() };
+        assert!(rounding.flags_on_rounded_display(&flag(499), now));
+        assert!(!rounding.flags_on_rounded_display(&flag(500), now));
+        assert!(!Defects::default().flags_on_rounded_display(&flag(0), now));
+    }
 }

@@ -6,7 +6,8 @@
  *     every 10 ms:   read the buttons, count the clock to now, apply the
  *                    presses the poll saw, update the displays
  *     every turn:    command lines from bench-ctl; the TimeBase counter
- *     every 100 ms:  a Snapshot of the displays as last updated
+ *     90 ms after the last Snapshot's stamp: a Snapshot of the displays
+ *                    as last updated (so stamps are never 100 ms apart)
  *   }
  *
  * It implements version 3 of the bench firmware contract

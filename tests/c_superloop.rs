@@ -301,3 +301,139 @@ fn a_superloop_that_registers_presses_at_the_release_fails_at_the_first_press() 
     let plants = [("src/main.c", CLOSING, release), ("src/main.c", OPENING, opening)];
     planted_fails_first_on("release-press", &plants, "1-fischer", Listing::CausesFirst, ("press.stamp", 0));
 }
+
+/// How the superloop's `tc` parser must read a text.
+#[derive(Clone, Copy)]
+enum Reading {
+    /// As bench's notation does: the same control, or refused at the same byte.
+    AsBench,
+    /// A control bench reads and the clock declares it does not run (a time
+    /// finer than a second or past 9:59:59, a kind it does not have):
+    /// refused at this byte.
+    RefusedAt(usize),
+}
+
+/// Texts of `tc` for the superloop's parser: the release suite's controls
+/// it runs, edges of the notation, and what it declares it cannot run.
+const TIME_CONTROLS: &[(&str, Reading)] = &[
+    ("30+1", Reading::AsBench),
+    ("30+d1", Reading::AsBench),
+    ("3/20:20", Reading::AsBench),
+    ("3/3:20", Reading::AsBench),
+    ("4/8:8", Reading::AsBench),
+    ("4/20+2:30+2", Reading::AsBench),
+    ("1/60:1/60:1/60:1/60:60", Reading::AsBench),
+    (" 40/5400+d30:1800+30 ", Reading::AsBench),
+    ("35999", Reading::AsBench),
+    ("0", Reading::AsBench),
+    ("2/60:0/60:60", Reading::AsBench),
+    ("40/300", Reading::AsBench),
+    ("300:60:60", Reading::AsBench),
+    ("300+9999999", Reading::AsBench),
+    ("", Reading::AsBench),
+    ("  ", Reading::AsBench),
+    ("300+", Reading::AsBench),
+    ("300 +2", Reading::AsBench),
+    ("1/60:1/60:1/60:1/60:1/60:60", Reading::AsBench),
+    ("30+0.5", Reading::RefusedAt(4)),
+    ("1/2.5:3", Reading::RefusedAt(3)),
+    ("36000", Reading::RefusedAt(0)),
+    ("1000000", Reading::RefusedAt(0)),
+    ("3/20:20+d36000", Reading::RefusedAt(9)),
+    ("300+b3", Reading::RefusedAt(4)),
+    ("*180", Reading::RefusedAt(0)),
+    ("3600(5x30)", Reading::RefusedAt(4)),
+    ("600(20/300)", Reading::RefusedAt(3)),
+];
+
+/// What `src/time_control.c`, compiled for the host with a driver, answers
+/// for each text: `ok` and each stage's moves, time and bonus (kind and
+/// ms), or `refused POSITION`.
+fn superloop_parser_answers(dir: &Path) -> Vec<String> {
+    let mut calls = String::new();
+    for (text, _) in TIME_CONTROLS {
+        let literal: String = text.bytes().map(|byte| format!("\\{byte:03o}")).collect();
+        calls.push_str(&format!("    show(\"{literal}\", {});\n", text.len()));
+    }
+    let source = format!(
+        "#include <stdio.h>\n#include \"game.h\"\n\
+         static void show(const char *text, unsigned len)\n{{\n    time_control control;\n\
+         \x20   int position = time_control_parse(text, len, &control);\n\
+         \x20   if (position >= 0) {{ printf(\"refused %d\\n\", position); return; }}\n\
+         \x20   printf(\"ok\");\n\
+         \x20   for (unsigned i = 0; i < control.count; i++) printf(\" %u/%u/%u/%u\", (unsigned)control.stages[i].moves, \
+         (unsigned)control.stages[i].time_ms, (unsigned)control.stages[i].bonus, (unsigned)control.stages[i].bonus_ms);\n\
+         \x20   printf(\"\\n\");\n}}\nint main(void)\n{{\n{calls}    return 0;\n}}\n"
+    );
+    let driver = dir.join("driver.c");
+    std::fs::write(&driver, source).expect("write the driver");
+    let (root, program) = (Path::new(env!("CARGO_MANIFEST_DIR")), dir.join("driver"));
+    let output = std::process::Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".to_string()))
+        .args(["-std=c99", "-Wall", "-Wextra", "-Werror"])
+        .arg(format!("-I{}", root.join("firmware/c-superloop/src").display()))
+        .arg(format!("-I{}", root.join("hil/contract/include").display()))
+        .arg(&driver)
+        .arg(root.join("firmware/c-superloop/src/time_control.c"))
+        .arg("-o")
+        .arg(&program)
+        .output()
+        .expect("the host C compiler runs (Debian package gcc, scripts/install-deps)");
+    assert!(output.status.success(), "time_control.c does not build for the host:\n{}", text(&output));
+    let output = std::process::Command::new(&program).output().expect("the driver runs");
+    let printed = String::from_utf8(output.stdout).expect("ASCII");
+    let lines: Vec<String> = printed.lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), TIME_CONTROLS.len(), "one line per text:\n{printed}");
+    lines
+}
+
+/// bench's reading of `text` in the driver's words (`game.h`'s bonus
+/// kinds: 0 none, 1 increment, 2 delay), or `None` for a control the
+/// superloop does not run.
+fn bench_reading(text: &str) -> Option<String> {
+    use chessclock::{notation, Bonus, StageLength, TimeControl};
+    let stages = match notation::parse(text) {
+        Err(error) => return Some(format!("refused {}", error.position)),
+        Ok(TimeControl::Stages(stages)) => stages,
+        Ok(_) => return None,
+    };
+    let mut line = "ok".to_string();
+    for stage in stages.as_slice() {
+        let moves = match stage.length {
+            StageLength::Moves(moves) => moves,
+            StageLength::RestOfGame => 0,
+        };
+        let (kind, bonus) = match stage.bonus {
+            Bonus::None => (0, 0),
+            Bonus::Increment(amount) => (1, amount.as_us() / 1_000),
+            Bonus::Delay(amount) => (2, amount.as_us() / 1_000),
+            Bonus::Bronstein(_) => return None,
+        };
+        line.push_str(&format!(" {moves}/{}/{kind}/{bonus}", stage.time.as_us() / 1_000));
+    }
+    Some(line)
+}
+
+/// The superloop's `tc` parser reads what it runs as bench's notation
+/// does, refuses a malformed text at bench's byte, and refuses what it
+/// declares it cannot run (a fraction of a second, a time past 9:59:59, a
+/// Bronstein delay, an hourglass, overtime) at the first byte it cannot
+/// take, answered to bench as a bad time control there.
+#[test]
+fn the_superloop_reads_time_controls_as_bench_does_within_what_it_declares() {
+    let dir = temp_dir("tc-parser");
+    let mut problems = Vec::new();
+    for ((text, reading), line) in TIME_CONTROLS.iter().zip(superloop_parser_answers(&dir)) {
+        let expected = match reading {
+            Reading::AsBench => bench_reading(text),
+            Reading::RefusedAt(position) => Some(format!("refused {position}")),
+        };
+        match expected {
+            Some(expected) if expected == line => {}
+            Some(expected) => {
+                problems.push(format!("tc {text:?}: the superloop answers {line:?}, expected {expected:?}"))
+            }
+            None => problems.push(format!("tc {text:?}: bench reads a control the superloop does not run; say where")),
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -102,9 +102,21 @@ pub fn c_example_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("firmware/c-example")
 }
 
-/// Builds a C firmware from `source` (a folder like the C example's) into
+/// The superloop firmware's folder (`firmware/c-superloop/`).
+pub fn c_superloop_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("firmware/c-superloop")
+}
+
+/// Builds the C example from `source` (a folder like the C example's) into
 /// `build`, with the tree's `bench_contract.h`; the image.
 pub fn make_c_firmware(source: &Path, build: &Path) -> PathBuf {
+    make_c_image(source, build, "c-example.elf")
+}
+
+/// Builds a C firmware from `source` (a folder with a Makefile taking
+/// `BUILD=` and `CONTRACT=`, as the C example's) into `build`, with the
+/// tree's `bench_contract.h`; the image, `build/IMAGE`.
+pub fn make_c_image(source: &Path, build: &Path, image: &str) -> PathBuf {
     let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("hil/contract/include");
     let mut make = Command::new("make");
     make.arg("-C").arg(source).arg(format!("BUILD={}", build.display())).arg(format!("CONTRACT={}", include.display()));
@@ -118,22 +130,31 @@ pub fn make_c_firmware(source: &Path, build: &Path) -> PathBuf {
         source.display(),
         text(&output)
     );
-    build.join("c-example.elf")
+    let elf = build.join(image);
+    assert!(elf.is_file(), "`make -C {}` built no {}", source.display(), elf.display());
+    elf
 }
 
 /// The C example with faults planted in a copy of its source under `dir`
 /// (each `(file, from, to)` replaces text that occurs exactly once), built;
 /// the image. The example itself stays as a team would copy it.
 pub fn planted_c_example(dir: &Path, plants: &[(&str, &str, &str)]) -> PathBuf {
-    let source = dir.join("source");
-    copy_dir(&c_example_dir(), &source);
+    planted_c_firmware(&c_example_dir(), "c-example.elf", dir, plants)
+}
+
+/// A C firmware (`source`, building `image`) with faults planted in a copy
+/// of its source under `dir` (each `(file, from, to)` replaces text that
+/// occurs exactly once), built; the image.
+pub fn planted_c_firmware(source: &Path, image: &str, dir: &Path, plants: &[(&str, &str, &str)]) -> PathBuf {
+    let copy = dir.join("source");
+    copy_dir(source, &copy);
     for (file, from, to) in plants {
-        let path = source.join(file);
+        let path = copy.join(file);
         let code = std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
         assert_eq!(code.matches(from).count(), 1, "{file} holds `{from}` once:\n{code}");
         std::fs::write(&path, code.replace(from, to)).expect("write the planted source");
     }
-    make_c_firmware(&source, &dir.join("build"))
+    make_c_image(&copy, &dir.join("build"), image)
 }
 
 /// Copies a folder, leaving out build output.

@@ -6,7 +6,7 @@
 use std::fmt;
 
 use bench_contract::{
-    Capabilities, ARBITER_ADJUST_TIME, ARBITER_PAUSE, ARBITER_REPLACE, ARBITER_SET_MOVES, ARBITER_SET_TIME,
+    Capabilities, Ranges, ARBITER_ADJUST_TIME, ARBITER_PAUSE, ARBITER_REPLACE, ARBITER_SET_MOVES, ARBITER_SET_TIME,
     CONTROL_BRONSTEIN, CONTROL_BYO_YOMI, CONTROL_CANADIAN, CONTROL_DELAY, CONTROL_HOURGLASS, CONTROL_INCREMENT,
     CONTROL_PLAIN, CONTROL_STAGES,
 };
@@ -196,6 +196,9 @@ pub struct Unsupported {
     /// Whether the firmware sent a Capabilities record (contract 3); before
     /// contract 3 what it has is assumed ([`Capabilities::BEFORE_CONTRACT_3`]).
     pub announced: bool,
+    /// The control's times the clock's declared ranges leave out (longer
+    /// than `time_max_s`, finer than `setting_step_us`), each said whole.
+    pub outside_ranges: Vec<String>,
 }
 
 impl Unsupported {
@@ -208,6 +211,7 @@ impl Unsupported {
             no_pause_button: false,
             flag_order_not_shown: false,
             announced: true,
+            outside_ranges: Vec::new(),
         }
     }
 
@@ -216,7 +220,8 @@ impl Unsupported {
         let any = !self.missing.is_empty()
             || !self.missing_arbiter.is_empty()
             || self.no_pause_button
-            || self.flag_order_not_shown;
+            || self.flag_order_not_shown
+            || !self.outside_ranges.is_empty();
         any.then_some(self)
     }
 
@@ -268,6 +273,13 @@ impl fmt::Display for Unsupported {
                     .to_string(),
             );
         }
+        if !self.outside_ranges.is_empty() {
+            reasons.push(format!(
+                "the control `{}` sets {}, outside the ranges the firmware's Capabilities record declares",
+                self.control_text,
+                self.outside_ranges.join(" and ")
+            ));
+        }
         f.write_str(&reasons.join("; "))
     }
 }
@@ -294,8 +306,53 @@ pub fn unsupported(
         no_pause_button,
         flag_order_not_shown: false,
         announced: true,
+        outside_ranges: outside_ranges(&capabilities.ranges, control),
     }
     .if_any()
+}
+
+/// The times `control` sets, µs, each with what it is: every stage's time
+/// and bonus, and what the clock holds at the last stage (the stages' times
+/// summed, 6.2b); main time and period of the overtime controls.
+fn control_times_us(control: &TimeControl) -> Vec<(&'static str, u64)> {
+    match control {
+        TimeControl::Stages(stages) => {
+            let mut times = Vec::new();
+            for stage in stages.as_slice() {
+                times.push(("a stage's time", stage.time.as_us()));
+                if stage.bonus != Bonus::None {
+                    times.push(("a bonus per move", stage.bonus.amount().as_us()));
+                }
+            }
+            if stages.len() > 1 {
+                let held_us = stages.as_slice().iter().map(|stage| stage.time.as_us()).sum();
+                times.push(("the stages' times together", held_us));
+            }
+            times
+        }
+        TimeControl::Hourglass { time } => vec![("the time", time.as_us()), ("both times", time.as_us() * 2)],
+        TimeControl::ByoYomi { main, period, .. } | TimeControl::Canadian { main, period, .. } => {
+            vec![("the main time", main.as_us()), ("a period", period.as_us())]
+        }
+    }
+}
+
+/// The times of `control` outside the declared `ranges` (contract 3,
+/// Capabilities offsets 28–35), each as a report says it.
+pub fn outside_ranges(ranges: &Ranges, control: &TimeControl) -> Vec<String> {
+    let longest_us = u64::from(ranges.time_max_s).saturating_mul(1_000_000);
+    let step_us = u64::from(ranges.setting_step_us);
+    let mut outside = Vec::new();
+    for (what, time_us) in control_times_us(control) {
+        let text = chessclock::Duration::from_us(time_us);
+        if longest_us > 0 && time_us > longest_us {
+            outside.push(format!("{what} of {text}, past the longest time it holds ({} s)", ranges.time_max_s));
+        } else if step_us > 1 && time_us % step_us != 0 {
+            outside.push(format!("{what} of {text}, not a whole number of its setting steps ({step_us} µs)"));
+        }
+    }
+    outside.dedup();
+    outside
 }
 
 #[cfg(test)]
@@ -306,6 +363,33 @@ mod tests {
 
     fn features(text: &str) -> Vec<ControlFeature> {
         control_features(&notation::parse(text).expect("a control"))
+    }
+
+    #[test]
+    fn a_control_outside_the_declared_ranges_is_named_with_the_time_that_is() {
+        let outside = |ranges: Ranges, text: &str| outside_ranges(&ranges, &notation::parse(text).expect("a control"));
+        let whole_seconds_to_9_59_59 = Ranges { time_max_s: 35_999, setting_step_us: 1_000_000, ..Ranges::UNDECLARED };
+        for text in ["30+1", "3/20:20", "40/5400+30:1800", "0(3x1)", "*30", "35999"] {
+            assert_eq!(outside(whole_seconds_to_9_59_59, text), Vec::<String>::new(), "{text}");
+        }
+        assert_eq!(outside(whole_seconds_to_9_59_59, "36000").len(), 1, "10 hours");
+        assert_eq!(outside(whole_seconds_to_9_59_59, "30+0.5").len(), 1, "half a second");
+        assert_eq!(outside(whole_seconds_to_9_59_59, "1/2.5:3+0.5").len(), 3, "a stage, a bonus, the sum");
+        // 40/18000:18000: each stage fits, their sum (10 h) does not (6.2b).
+        assert_eq!(outside(whole_seconds_to_9_59_59, "40/18000:18000").len(), 1);
+        assert_eq!(outside(whole_seconds_to_9_59_59, "*18000").len(), 1, "an hourglass holds both times");
+        for text in ["1000000", "30+0.5", "0.000001"] {
+            assert_eq!(outside(Ranges::UNDECLARED, text), Vec::<String>::new(), "{text}: nothing declared");
+        }
+        let fischer = Capabilities {
+            controls: CONTROL_PLAIN | CONTROL_INCREMENT,
+            arbiter: 0,
+            shows_flag_order: false,
+            ranges: whole_seconds_to_9_59_59,
+        };
+        let why = unsupported(&fischer, "30+0.5", &notation::parse("30+0.5").expect("a control"), &[], true)
+            .expect("half a second is outside");
+        assert!(why.to_string().contains("not a whole number of its setting steps"), "{why}");
     }
 
     #[test]

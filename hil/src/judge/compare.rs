@@ -450,17 +450,34 @@ pub fn compare_with(
     compare_ended(control_text, tick_us, records, (flag_order, FlagsAtEnd::All), arbiter)
 }
 
+/// How finely a firmware's times are judged: one tick (`tick_us` of the
+/// Hello) everywhere, and a Snapshot's displays within the step its
+/// Capabilities declare (contract 3, §9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resolution {
+    pub tick_us: u64,
+    pub display: DisplayStep,
+}
+
+impl From<u64> for Resolution {
+    /// A tick, and displays to the tick.
+    fn from(tick_us: u64) -> Resolution {
+        Resolution { tick_us, display: DisplayStep::TICK }
+    }
+}
+
 /// [`compare_with`], the ruling on the flags `flags_at_end` names.
 pub(crate) fn compare_ended(
     control_text: &str,
-    tick_us: u64,
+    resolution: impl Into<Resolution>,
     records: &[Record],
     (flag_order, flags_at_end): (FlagOrder, FlagsAtEnd),
     arbiter: &[ArbiterCommand],
 ) -> Result<Comparison, CompareError> {
     let control = notation::parse(control_text)
         .map_err(|error| CompareError::Control { text: control_text.to_string(), detail: error.to_string() })?;
-    let tick_us = tick_us.max(1);
+    let resolution = resolution.into();
+    let tick_us = resolution.tick_us.max(1);
     let mut timeline = Timeline::replay(control, records, arbiter);
     timeline.flag_order = flag_order;
     timeline.flags_at_end = flags_at_end;
@@ -472,7 +489,7 @@ pub(crate) fn compare_ended(
         mismatches: Vec::new(),
         first_of_each: Vec::new(),
         by_quantity: BTreeMap::new(),
-        tolerance: Tolerance::new(tick_us),
+        tolerance: Tolerance::with_display(tick_us, resolution.display),
         firmware_phase: None,
     };
     let snapshots = out.check_observations();
@@ -1213,7 +1230,7 @@ impl Checker<'_> {
         };
         let model_remaining = clock.remaining(side, at).map_or(0, |time| time.as_us());
         let side_anchor = self.tolerance.anchor_at(side, index);
-        if !self.tolerance.judge(Quantity::Remaining(side), side, index, model_remaining, remaining) {
+        if !self.tolerance.judge_display(side, index, model_remaining, remaining) {
             self.push(mismatch(Quantity::Remaining(side), press_index, seconds(model_remaining), seconds(remaining)));
         }
         if !self.near(index, at_us, side_anchor, &moves, |clock| clock.moves(side)) {
@@ -1453,7 +1470,7 @@ pub use game_result::compare_game;
 mod hostile_records;
 
 pub mod tolerance;
-use tolerance::Tolerance;
+use tolerance::{DisplayStep, Tolerance};
 
 #[cfg(test)]
 mod tests {

@@ -146,9 +146,16 @@ pub fn probe_lines(capabilities: &Capabilities) -> Vec<String> {
     if announces(ARBITER_SET_TIME) {
         lines.push("set x 1".to_string());
     }
+    // A control outside the ranges the clock declares is no edge of its:
+    // `1000000` to a display that stops at 9:59:59, `30+0.5` to a clock of
+    // whole seconds.
+    let in_ranges = |text: &str| {
+        chessclock::notation::parse(text)
+            .map_or(true, |control| crate::needs::outside_ranges(&capabilities.ranges, &control).is_empty())
+    };
     let controls: Vec<String> = EDGE_CONTROLS
         .iter()
-        .filter(|(_, needs)| capabilities.controls & needs == *needs)
+        .filter(|(text, needs)| capabilities.controls & needs == *needs && in_ranges(text))
         .map(|(text, _)| format!("tc {text}"))
         .collect();
     if controls.is_empty() {
@@ -156,6 +163,12 @@ pub fn probe_lines(capabilities: &Capabilities) -> Vec<String> {
     }
     lines.extend(controls);
     let longest_us = Duration::CONTROL_MAX.as_us();
+    // The arbiter's lines at the longest time the notation holds: only to
+    // a clock that declares no shorter one.
+    let declared_max_us = u64::from(capabilities.ranges.time_max_s).saturating_mul(1_000_000);
+    if declared_max_us != 0 && declared_max_us < longest_us {
+        return lines;
+    }
     if announces(ARBITER_SET_TIME) {
         lines.push(format!("set w {longest_us}"));
         lines.push(format!("set b {}", longest_us + 1));
@@ -461,6 +474,14 @@ mod tests {
             ranges: bench_contract::Ranges::UNDECLARED,
         };
         assert_eq!(probe_lines(&hourglass).len(), 6, "{:?}", probe_lines(&hourglass));
+        // A clock of whole seconds whose display stops at 9:59:59 (contract
+        // 3, declared ranges): neither edge past them, nor the arbiter's
+        // lines at the notation's longest time.
+        let ranges = bench_contract::Ranges { time_max_s: 35_999, setting_step_us: 1_000_000, ..Default::default() };
+        let lines = probe_lines(&Capabilities { ranges, ..EVERYTHING });
+        assert!(!lines.contains(&"tc 30+0.5".to_string()) && !lines.contains(&"tc 1000000".to_string()), "{lines:?}");
+        assert!(lines.contains(&"tc 0(100x1)".to_string()), "{lines:?}");
+        assert!(!lines.iter().any(|line| line.contains(&longest_us.to_string())), "{lines:?}");
     }
 
     #[test]

@@ -57,10 +57,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bench_contract::{
-    Ack, AckStatus, Body, Capabilities, Command, Hello, Phase, Record, COMMAND_LINE_MAX, CONTRACT_VERSION,
+    Ack, AckStatus, Body, Capabilities, Command, Hello, Phase, Ranges, Record, COMMAND_LINE_MAX, CONTRACT_VERSION,
     CONTRACT_VERSION_CAPABILITIES, CONTRACT_VERSION_MIN,
 };
 
+use crate::judge::compare::tolerance::DisplayStep;
 use crate::judge::compare::{self, CompareError, Comparison};
 use crate::judge::drift::{self, Fit, FitError, FitOptions};
 use crate::schedule::{ArbiterCommand, Schedule, ScheduleEnd, ScheduledCommand};
@@ -1162,16 +1163,28 @@ impl<'a> Session<'a> {
         };
         let debounce_us = self.hello.map_or(0, |hello| u64::from(hello.debounce_us));
         let commands_sent = std::mem::take(&mut self.arbiter_sent);
+        let ranges = self.capabilities.map_or(Ranges::UNDECLARED, |capabilities| capabilities.ranges);
+        let resolution = compare::Resolution {
+            tick_us,
+            display: DisplayStep {
+                step_us: u64::from(ranges.display_step_us),
+                fine_below_us: u64::from(ranges.display_fine_below_us),
+            },
+        };
         let comparison = start_us.map(|_| {
-            let compared = compare::compare_game(schedule, tick_us, &records, &commands_sent);
+            let compared = compare::compare_game(schedule, resolution, &records, &commands_sent);
             compared.map(|mut comparison| {
                 compare::check_debounce(&mut comparison, &records, debounce_us);
-                compare::check_cadence(&mut comparison, &records, tick_us);
+                // Each record is a lockstep stop that can cost the firmware a tick.
+                let stop_cost_us = if self.lockstep { tick_us } else { 0 };
+                compare::check_cadence(&mut comparison, &records, tick_us, stop_cost_us);
                 let made: Vec<compare::MadePress> = sent.iter().map(SentPress::made).collect();
                 // In lockstep each edge's firmware instant is known: a stamp
-                // may trail it by the tick an interrupt can wait, and 100 µs.
+                // may trail it by the tick an interrupt can wait, the poll
+                // period the firmware declares (CONTRACT §11), and 100 µs.
+                let poll_us = u64::from(ranges.button_poll_us);
                 let timing = if self.lockstep {
-                    compare::EdgeTiming::Exact { late_max_us: tick_us.saturating_add(100) }
+                    compare::EdgeTiming::Exact { late_max_us: tick_us.saturating_add(poll_us).saturating_add(100) }
                 } else {
                     compare::EdgeTiming::Approximate
                 };

@@ -33,8 +33,20 @@ struct Pending {
     at_us: u64,
     seq: u32,
     press_index: Option<usize>,
-    /// The latest instant its Snapshot may speak of.
+    /// The latest instant its Snapshot may speak of, before the stops.
     due_by_us: u64,
+    /// Records written since the event's own (each a lockstep stop).
+    stops: u64,
+}
+
+impl Pending {
+    /// The latest instant its Snapshot may speak of, with `stop_cost_us`
+    /// for each record written from the event's on: each is a lockstep
+    /// stop, and QEMU moves guest time to the next tick as it stops
+    /// (hil/LOCKSTEP.md), a tick the firmware never had to write in.
+    fn due_with_stops(&self, stop_cost_us: u64) -> u64 {
+        self.due_by_us.saturating_add(self.stops.saturating_mul(stop_cost_us))
+    }
 }
 
 /// Where the walk through one game's records stands.
@@ -55,7 +67,7 @@ struct Walk {
 /// the records); each event whose next Snapshot is later than the event's
 /// instant and a tick, or that no Snapshot follows before the firmware's
 /// time moves past that, is `snapshot.after_event`.
-pub fn check_cadence(comparison: &mut Comparison, records: &[Record], tick_us: u64) {
+pub fn check_cadence(comparison: &mut Comparison, records: &[Record], tick_us: u64, stop_cost_us: u64) {
     let tick_us = tick_us.max(1);
     let notice_max_us = FLAG_NOTICE_MAX_US.max(tick_us.saturating_mul(2));
     let gap_max_us = SNAPSHOT_INTERVAL_MAX_US.saturating_add(notice_max_us);
@@ -64,10 +76,12 @@ pub fn check_cadence(comparison: &mut Comparison, records: &[Record], tick_us: u
     for record in records {
         let latest_us = notice_us(record);
         end_us = end_us.max(latest_us);
-        if let Some(pending) = walk.pending {
-            let snapshot_in_time = matches!(record.body, Body::Snapshot(_)) && record.at_us <= pending.due_by_us;
-            if !snapshot_in_time && latest_us > pending.due_by_us {
-                comparison.add(no_snapshot_after(&pending, record));
+        if let Some(pending) = walk.pending.as_mut() {
+            pending.stops = pending.stops.saturating_add(1);
+            let due_us = pending.due_with_stops(stop_cost_us);
+            let snapshot_in_time = matches!(record.body, Body::Snapshot(_)) && record.at_us <= due_us;
+            if !snapshot_in_time && latest_us > due_us {
+                comparison.add(no_snapshot_after(pending, record, due_us));
                 walk.pending = None;
             }
         }
@@ -113,7 +127,7 @@ impl Walk {
             return;
         }
         let press_index = self.presses.checked_sub(1);
-        let event = Pending { what, at_us: record.at_us, seq: record.seq, press_index, due_by_us };
+        let event = Pending { what, at_us: record.at_us, seq: record.seq, press_index, due_by_us, stops: 0 };
         self.pending = match self.pending {
             Some(earlier) if earlier.due_by_us <= due_by_us => Some(earlier),
             _ => Some(event),
@@ -131,13 +145,13 @@ fn notice_us(record: &Record) -> u64 {
     }
 }
 
-fn no_snapshot_after(pending: &Pending, record: &Record) -> Mismatch {
+fn no_snapshot_after(pending: &Pending, record: &Record, due_us: u64) -> Mismatch {
     Mismatch {
         quantity: Quantity::SnapshotAfterEvent,
         press_index: pending.press_index,
         at_us: pending.at_us,
         seq: Some(pending.seq),
-        model: format!("a Snapshot after {} (record {}) by {}", pending.what, pending.seq, seconds(pending.due_by_us)),
+        model: format!("a Snapshot after {} (record {}) by {}", pending.what, pending.seq, seconds(due_us)),
         firmware: format!("none before record {} at {}", record.seq, seconds(notice_us(record))),
     }
 }
@@ -165,13 +179,13 @@ mod tests {
 
     fn checked(records: &[Record]) -> Comparison {
         let mut comparison = compare("3+1", TICK, records).expect("parses");
-        check_cadence(&mut comparison, records, TICK);
+        check_cadence(&mut comparison, records, TICK, 0);
         comparison
     }
 
     fn cadence_only(records: &[Record]) -> Comparison {
         let mut comparison = compare("3+1", TICK, &[]).expect("parses");
-        check_cadence(&mut comparison, records, TICK);
+        check_cadence(&mut comparison, records, TICK, 0);
         comparison
     }
 
@@ -234,6 +248,30 @@ mod tests {
         assert_eq!(keys(&cadence_only(&records)), Vec::<&str>::new());
         records[3].at_us = 1_051_001;
         assert_eq!(keys(&cadence_only(&records)), ["snapshot.after_event"]);
+    }
+
+    /// Lockstep: every record written is a stop, and QEMU moves guest time
+    /// to the next tick as it stops, so a Press and a Period written back to
+    /// back before their Snapshot cost the firmware up to two ticks it never
+    /// had. The check allows a tick per such record where the harness says
+    /// a stop costs one, and only there.
+    #[test]
+    fn each_lockstep_stop_between_an_event_and_its_snapshot_costs_at_most_a_tick() {
+        let mut records = set_then_snapshots(&[]);
+        records.push(ack(2, 1_050_000, CommandCode::Start, AckStatus::Ok));
+        records.push(ack(3, 1_050_000, CommandCode::Pause, AckStatus::Ok));
+        records.push(snapshot(4, 1_052_900));
+        let with_stops = |records: &[Record], stop_cost_us| {
+            let mut comparison = compare("3+1", TICK, &[]).expect("parses");
+            check_cadence(&mut comparison, records, TICK, stop_cost_us);
+            keys(&comparison)
+        };
+        // Two records from the event's on: a tick for the event and a tick
+        // for its Ack, on top of the tick every event has.
+        assert_eq!(with_stops(&records, TICK), Vec::<&str>::new());
+        assert_eq!(with_stops(&records, 0), ["snapshot.after_event"], "no stops, no allowance");
+        records[4].at_us = 1_053_001;
+        assert_eq!(with_stops(&records, TICK), ["snapshot.after_event"], "past three ticks");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use bench_contract::Record;
 use bench_sim::outcome::{GameResult, Reason, ResultClass};
 use chessclock::{Article, Outcome};
 
-use super::{compare_ended, CompareError, Comparison, FlagOrder, FlagsAtEnd, Mismatch, Quantity};
+use super::{compare_ended, CompareError, Comparison, FlagOrder, FlagsAtEnd, Mismatch, Quantity, Resolution};
 use crate::schedule::{ArbiterCommand, Schedule, ScheduleEnd};
 
 /// Compares the records of `schedule`'s game with the model at `tick_us`
@@ -22,7 +22,7 @@ use crate::schedule::{ArbiterCommand, Schedule, ScheduleEnd};
 /// ([`super::compare_with`]), and judges its result.
 pub fn compare_game(
     schedule: &Schedule,
-    tick_us: u64,
+    resolution: impl Into<Resolution>,
     records: &[Record],
     arbiter: &[ArbiterCommand],
 ) -> Result<Comparison, CompareError> {
@@ -38,7 +38,7 @@ pub fn compare_game(
         _ => FlagsAtEnd::NotRuled,
     };
     let ending = (FlagOrder::of(schedule.shows_flag_order), flags_at_end);
-    let mut comparison = compare_ended(&schedule.control_text, tick_us, records, ending, arbiter)?;
+    let mut comparison = compare_ended(&schedule.control_text, resolution, records, ending, arbiter)?;
     check_result_classes(&mut comparison, schedule);
     Ok(comparison)
 }

@@ -97,7 +97,7 @@ proptest! {
         prop_assert!(comparison.is_ok(), "{comparison:?}");
         if let Ok(comparison) = &mut comparison {
             check_debounce(comparison, &records, 20_000);
-            check_cadence(comparison, &records, tick_us);
+            check_cadence(comparison, &records, tick_us, tick_us);
             prop_assert_eq!(comparison.records_lost, records_lost(&records));
         }
         let hello = records.iter().find_map(|record| match record.body {

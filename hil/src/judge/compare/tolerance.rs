@@ -57,6 +57,28 @@ struct SideState {
     reported: bool,
 }
 
+/// How a clock's displays step (Capabilities, contract 3): by
+/// `step_us` at or above `fine_below_us` left, by a tick below it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DisplayStep {
+    pub step_us: u64,
+    pub fine_below_us: u64,
+}
+
+impl DisplayStep {
+    /// Displays to the tick (nothing declared).
+    pub const TICK: DisplayStep = DisplayStep { step_us: 0, fine_below_us: 0 };
+
+    /// The step of a display showing `remaining_us`, beyond the tick.
+    fn step_at(&self, remaining_us: u64) -> u64 {
+        if remaining_us >= self.fine_below_us {
+            self.step_us
+        } else {
+            0
+        }
+    }
+}
+
 /// What the policy said about one press.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PressVerdict {
@@ -72,6 +94,7 @@ pub struct PressVerdict {
 #[derive(Clone, Debug)]
 pub struct Tolerance {
     tick_us: u64,
+    display: DisplayStep,
     sides: [SideState; 2],
     /// The largest judged difference of each time quantity, µs.
     pub largest_us: BTreeMap<&'static str, u64>,
@@ -105,7 +128,21 @@ fn ceil_sqrt(n: u64) -> u64 {
 
 impl Tolerance {
     pub fn new(tick_us: u64) -> Tolerance {
-        Tolerance { tick_us: tick_us.max(1), sides: Default::default(), largest_us: BTreeMap::new() }
+        Tolerance::with_display(tick_us, DisplayStep::TICK)
+    }
+
+    pub fn with_display(tick_us: u64, display: DisplayStep) -> Tolerance {
+        Tolerance { tick_us: tick_us.max(1), display, sides: Default::default(), largest_us: BTreeMap::new() }
+    }
+
+    /// Judges a Snapshot's display of `side` at record `index` as
+    /// [`Tolerance::judge`] does, within one more display step where the
+    /// clock declares its displays step coarser than a tick.
+    pub fn judge_display(&mut self, side: Side, index: usize, model_us: u64, firmware_us: u64) -> bool {
+        let quantity = Quantity::Remaining(side);
+        let difference_us = self.judged_us(side, index, model_us, firmware_us);
+        self.note(quantity, difference_us);
+        difference_us <= self.tick_us.saturating_add(self.display.step_at(model_us))
     }
 
     /// The anchor of `side` as seen by record `index`: firmware − model

@@ -223,8 +223,8 @@ pub struct Comparison {
     pub records_lost: u64,
     pub mismatch_count: usize,
     /// Up to [`MISMATCHES_KEPT`] mismatches, causes first: press, flag,
-    /// period, command and result mismatches before snapshot ones, each in
-    /// the order found (`keep_example`).
+    /// period, command and result mismatches, earliest first, before
+    /// snapshot ones in the order found (`keep_example`).
     pub mismatches: Vec<Mismatch>,
     /// The first mismatch of each quantity, earliest instant first: where
     /// each difference began (a wrong display repeats in every snapshot).
@@ -259,7 +259,8 @@ impl Comparison {
         self.mismatch_count = self.mismatch_count.saturating_add(1);
         let count = self.by_quantity.entry(mismatch.quantity.key()).or_insert(0);
         if *count == 0 {
-            let at = self.first_of_each.partition_point(|first| first.at_us <= mismatch.at_us);
+            let at =
+                self.first_of_each.partition_point(|first| first_cause_order(first) <= first_cause_order(&mismatch));
             self.first_of_each.insert(at, mismatch.clone());
         }
         *count = count.saturating_add(1);
@@ -296,12 +297,22 @@ fn keep_example(examples: &mut Vec<Mismatch>, mismatch: Mismatch) {
         return;
     }
     if examples.len() >= MISMATCHES_KEPT {
-        if first_snapshot == examples.len() {
+        if first_snapshot == examples.len() && examples.last().is_some_and(|last| last.at_us <= mismatch.at_us) {
             return;
         }
         examples.pop();
     }
-    examples.insert(first_snapshot, mismatch);
+    // Causes in time order, whichever check found them: the first a reader
+    // sees is the earliest disagreement.
+    let causes = examples.get(..first_snapshot.min(examples.len())).unwrap_or_default();
+    let at = causes.partition_point(|kept| kept.at_us <= mismatch.at_us);
+    examples.insert(at, mismatch);
+}
+
+/// Earliest first; at one instant a cause (a press, flag, period, command
+/// or result) before the displays it makes wrong.
+fn first_cause_order(mismatch: &Mismatch) -> (u64, bool) {
+    (mismatch.at_us, mismatch.quantity.is_snapshot())
 }
 
 /// The debounce check (contract §1): an edge closer than `debounce_us` to
@@ -519,7 +530,7 @@ pub(crate) fn compare_ended(
         mismatches: out.mismatches,
         first_of_each: {
             let mut first = out.first_of_each;
-            first.sort_by_key(|mismatch| mismatch.at_us);
+            first.sort_by_key(first_cause_order);
             first
         },
         by_quantity: out.by_quantity,
@@ -1147,6 +1158,14 @@ impl Checker<'_> {
         }
     }
 
+    /// The button of the latest Press record before record `index`.
+    fn last_press_button(&self, index: usize) -> Option<Button> {
+        self.records.get(..index)?.iter().rev().find_map(|record| match record.body {
+            Body::Press(press) => Some(press.button),
+            _ => None,
+        })
+    }
+
     /// The firmware's phase, as its latest Snapshot showed it, where the
     /// model's before record `index` (at `at_us`) differs; empty otherwise.
     fn phase_note(&self, index: usize, at_us: u64) -> String {
@@ -1185,7 +1204,15 @@ impl Checker<'_> {
             let (phase, side) = model_phase(&clock);
             let model = phase_text(phase, side);
             phase_note = format!(" (its clock {firmware_phase_text})");
-            self.push(mismatch(Quantity::Phase, press_index, model, firmware_phase_text));
+            let firmware_text = match (firmware_phase.0, self.last_press_button(index)) {
+                (contract::Phase::NotStarted, Some(Button::Pause)) if phase != contract::Phase::NotStarted => {
+                    format!(
+                        "{firmware_phase_text}: its pause press reset the clock (6.13 stops it, keeping both times)"
+                    )
+                }
+                _ => firmware_phase_text,
+            };
+            self.push(mismatch(Quantity::Phase, press_index, model, firmware_text));
         }
         for side in Side::BOTH {
             self.check_snapshot_side(index, record, (&snapshot, &phase_note), side, &clock);
@@ -1902,23 +1929,35 @@ mod tests {
 
     /// A wrong display fills every snapshot after the press that made it
     /// wrong: the press, flag and result mismatches are kept and come
-    /// first however many snapshot ones came before them.
+    /// first however many snapshot ones came before them, earliest first
+    /// whichever check found them; the first of each quantity too, a cause
+    /// before a display at the same instant.
     #[test]
     fn causes_are_kept_before_snapshot_mismatches_however_many_those_are() {
         let mut comparison = compare("60+1", 1_000, &[]).expect("parses");
         for at_us in 0..(MISMATCHES_KEPT as u64 * 3) {
             comparison.add(example(Quantity::Remaining(Side::White), at_us));
         }
-        comparison.add(example(Quantity::PressRemaining, 10));
-        comparison.add(example(Quantity::FlagInstant, 20));
         comparison.add(example(Quantity::Result, 30));
+        comparison.add(example(Quantity::FlagInstant, 20));
+        comparison.add(example(Quantity::PressRemaining, 10));
+        let firsts: Vec<Quantity> = comparison.first_of_each.iter().take(2).map(|first| first.quantity).collect();
+        assert_eq!(firsts, [Quantity::Remaining(Side::White), Quantity::PressRemaining], "0 µs, then 10 µs");
+        comparison.add(example(Quantity::PressStamp, 0));
+        assert_eq!(comparison.first_of_each[0].quantity, Quantity::PressStamp, "a cause at the display's instant");
         assert_eq!(comparison.mismatches.len(), MISMATCHES_KEPT);
-        let kinds: Vec<Quantity> = comparison.mismatches.iter().take(4).map(|kept| kept.quantity).collect();
+        let kinds: Vec<Quantity> = comparison.mismatches.iter().take(5).map(|kept| kept.quantity).collect();
         assert_eq!(
             kinds,
-            [Quantity::PressRemaining, Quantity::FlagInstant, Quantity::Result, Quantity::Remaining(Side::White)]
+            [
+                Quantity::PressStamp,
+                Quantity::PressRemaining,
+                Quantity::FlagInstant,
+                Quantity::Result,
+                Quantity::Remaining(Side::White)
+            ]
         );
-        assert_eq!(comparison.mismatch_count, MISMATCHES_KEPT * 3 + 3, "every mismatch counted");
+        assert_eq!(comparison.mismatch_count, MISMATCHES_KEPT * 3 + 4, "every mismatch counted");
         assert_eq!(comparison.by_quantity.get("snapshot.remaining_us.white"), Some(&(MISMATCHES_KEPT * 3)));
     }
 

@@ -35,15 +35,17 @@ use crate::target::TargetError;
 /// (`CONTROL_*`) a firmware must announce to be sent it. Accepted: a main
 /// time of exactly the longest a clock holds (`Duration::CONTROL_MAX`),
 /// `PERIODS_MAX` byo-yomi periods, `STAGES_MAX` stages, a fraction of a
-/// second (read to the µs). Refused, each at its own byte: a stage of zero
-/// moves, a last stage with a move count. The last one, accepted, stays set
-/// for the arbiter's lines.
-pub const EDGE_CONTROLS: [(&str, u32); 6] = [
+/// second (read to the µs), a blank after the text (the notation ignores
+/// blanks around it). Refused, each at its own byte: a stage of zero moves,
+/// a last stage with a move count. The last one, accepted, stays set for
+/// the arbiter's lines.
+pub const EDGE_CONTROLS: [(&str, u32); 7] = [
     ("1000000", CONTROL_PLAIN),
     ("0(100x1)", CONTROL_BYO_YOMI),
     ("2/60:0/60:60", CONTROL_STAGES | CONTROL_PLAIN),
     ("40/300", CONTROL_STAGES | CONTROL_PLAIN),
     ("1/60:1/60:1/60:1/60:60", CONTROL_STAGES | CONTROL_PLAIN),
+    ("30+1 ", CONTROL_INCREMENT),
     ("30+0.5", CONTROL_INCREMENT),
 ];
 

@@ -71,8 +71,12 @@ impl QtestClient {
 
     /// Writes a 32-bit word at physical `address`, device registers included.
     pub fn write_u32(&mut self, address: u32, value: u32) -> Result<(), TargetError> {
-        let command = format!("writel 0x{address:x} 0x{value:x}");
-        let answer = self.command(&command)?;
+        self.command_ok(&format!("writel 0x{address:x} 0x{value:x}"))
+    }
+
+    /// Sends a command whose only good answer is `OK`.
+    fn command_ok(&mut self, command: &str) -> Result<(), TargetError> {
+        let answer = self.command(command)?;
         if answer != "OK" {
             return Err(TargetError::Protocol {
                 what: self.what(),
@@ -98,14 +102,6 @@ impl QtestClient {
 
     /// Sets input line `line` of the device at QOM path `device` to `high`.
     pub fn set_gpio_in(&mut self, device: &str, line: u32, high: bool) -> Result<(), TargetError> {
-        let command = format!("set_irq_in {device} unnamed-gpio-in {line} {}", u8::from(high));
-        let answer = self.command(&command)?;
-        if answer != "OK" {
-            return Err(TargetError::Protocol {
-                what: self.what(),
-                detail: format!("`{command}` answered {answer:?}"),
-            });
-        }
-        Ok(())
+        self.command_ok(&format!("set_irq_in {device} unnamed-gpio-in {line} {}", u8::from(high)))
     }
 }

@@ -1,5 +1,7 @@
 //! Search engine: state, core recursive search, and iteration strategies.
 
+// bench patch: the attack lookups and the per-position targets the faster
+// leaves and move ordering use.
 use chess::{
     get_bishop_moves, get_king_moves, get_knight_moves, get_pawn_attacks, get_rook_moves, BitBoard,
     Board, ChessMove, Color, MoveGen, Piece, Square, EMPTY,
@@ -184,7 +186,7 @@ pub(crate) fn helpmate(board: &Board, search: &mut Search, depth: u8) -> Option<
         tt.insert(*board, num_moves_left);
     }
 
-    let targets = Targets::new(board);
+    let targets = Targets::new(board); // bench patch: found once per position
     for m in legal_moves {
         search.iteration_nodes += 1;
 

@@ -3,6 +3,7 @@
 use chess::{Board, ChessMove, Color, Piece, Square, EMPTY};
 use rustc_hash::FxHashSet;
 
+// bench patch: distance tables instead of distance arithmetic.
 use super::utils::{is_capture, is_pawn_advance, king_distances, knight_distances};
 use crate::{
     search::utils::flip_square_file,
@@ -39,6 +40,7 @@ pub(crate) fn classify_move(
         }
     }
     match board.side_to_move() {
+        // bench patch: the moved piece and the targets, looked up once.
         Color::White => classify_white_move(board, m, moved_piece, targets, bishop_distances),
         Color::Black => classify_black_move(board, m, moved_piece, targets, bishop_distances),
     }
@@ -90,6 +92,7 @@ fn classify_white_move(
 /// corner. Punishes other captures and pawn advances, which tend to
 /// simplify the position away from the patterns the search is tuned to
 /// explore. Defaults to `Normal`.
+// bench patch: takes the moved piece and the position's targets.
 fn classify_black_move(
     board: &Board,
     m: ChessMove,
@@ -113,6 +116,7 @@ fn classify_black_move(
         }
     }
 
+    // bench patch: the position's target, found once (`Targets`).
     if targets.approaches(moved_piece, m) {
         return MoveVariation::Reward;
     }

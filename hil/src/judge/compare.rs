@@ -376,11 +376,16 @@ pub enum CompareError {
 /// The firmware instant after which the model of `control_text`, on a
 /// game's `records` so far, changes nothing more unless a press or command
 /// comes: its last deadline (a flag, a period lost, a delay run out), or
-/// the records' end. `None` when the control does not parse.
+/// the last record that changed it. Not the latest record: Snapshots keep
+/// coming while a run listens past a game's end, and a game over on time
+/// would never go quiet. `None` when the control does not parse.
 pub fn model_quiet_us(control_text: &str, records: &[Record], arbiter: &[ArbiterCommand]) -> Option<u64> {
     let control = notation::parse(control_text).ok()?;
     let timeline = Timeline::replay(control, records, arbiter);
-    let mut quiet_us = timeline.end_us;
+    let last_change_us = timeline.states.last().and_then(|state| records.get(state.index)).map_or(0, |r| r.at_us);
+    let flags_us = timeline.flags.iter().map(|flag| flag.flag.at.as_us());
+    let periods_us = timeline.periods.iter().map(|period| period.at_us);
+    let mut quiet_us = flags_us.chain(periods_us).fold(last_change_us, u64::max);
     let Some(mut model) = timeline.final_clock else { return Some(quiet_us) };
     for _ in 0..TRANSITIONS_MAX {
         let Some(deadline) = model.next_deadline() else { break };
@@ -1921,6 +1926,22 @@ mod tests {
     fn the_model_goes_quiet_at_the_flag_after_the_records_end() {
         assert_eq!(model_quiet_us("60+1", &hand_built(58_500_000), &[]), Some(62_500_000));
         assert_eq!(model_quiet_us("not a control", &hand_built(58_500_000), &[]), None);
+    }
+
+    /// A run listens past a game's end, and the firmware keeps sending
+    /// Snapshots: they change nothing, so the model stays quiet from its
+    /// last change (White's flag at 62.5 s), not from the latest record; a
+    /// game lost on time once waited out the whole bound so.
+    #[test]
+    fn snapshots_after_the_flag_do_not_move_the_quiet_instant() {
+        let mut records = hand_built(58_500_000);
+        for (seq, at_us) in [(9, 62_500_000), (10, 70_000_000), (11, 90_000_000)] {
+            let shown = 0;
+            records.push(header(seq, at_us, snapshot(contract::Side::White, shown, 60_500_000, (1, 1))));
+        }
+        assert_eq!(model_quiet_us("60+1", &records, &[]), Some(62_500_000));
+        // Before the flag, the model's quiet instant is its next deadline.
+        assert_eq!(model_quiet_us("60+1", &records[..9], &[]), Some(62_500_000));
     }
 
     fn example(quantity: Quantity, at_us: u64) -> Mismatch {

@@ -15,7 +15,8 @@ pub const HURRIED_MOVE_MIN_US: u64 = 250_000;
 
 /// How long `player` thinks before moving and pressing, given what its
 /// clock display shows (`shown`): a draw from its distribution, cut down in
-/// time trouble to its share of what is left, never below a hurried move.
+/// time trouble to its share of what is left and to what leaves its spare
+/// on the display, never below a hurried move.
 pub fn think_us(player: &Player, stream: &mut Stream, shown: Duration) -> u64 {
     let think_ms = match player.think.distribution {
         Distribution::Uniform => sample::between(stream, player.think.min_ms, player.think.max_ms),
@@ -27,7 +28,8 @@ pub fn think_us(player: &Player, stream: &mut Stream, shown: Duration) -> u64 {
     if shown_us < player.time_trouble.below_ms.saturating_mul(1_000) {
         let hurried = Ratio { numerator: player.time_trouble.percent, denominator: 100 }.of(shown_us);
         // Whole milliseconds keep the ideal clock on the tick model's grid.
-        think_us = think_us.min(hurried / 1_000 * 1_000);
+        let spared = (shown_us / 1_000 * 1_000).saturating_sub(player.time_trouble.spare_ms.saturating_mul(1_000));
+        think_us = think_us.min(hurried / 1_000 * 1_000).min(spared);
     }
     // Nobody moves and presses faster than this, however hurried: in time
     // trouble a player runs out of time instead (6.10).

@@ -174,11 +174,15 @@ pub struct Player {
 pub struct TimeTrouble {
     pub below_ms: u64,
     pub percent: u64,
+    /// In time trouble, the player leaves at least this much on the display
+    /// when pressing: 1 ms is a press in the last millisecond.
+    #[serde(default)]
+    pub spare_ms: u64,
 }
 
 impl Default for TimeTrouble {
     fn default() -> Self {
-        TimeTrouble { below_ms: 0, percent: 100 }
+        TimeTrouble { below_ms: 0, percent: 100, spare_ms: 0 }
     }
 }
 
@@ -690,6 +694,7 @@ impl Scenario {
             times_us.push((format!("{table}.think.min_ms"), ms(player.think.min_ms)));
             times_us.push((format!("{table}.think.max_ms"), ms(player.think.max_ms)));
             times_us.push((format!("{table}.time_trouble.below_ms"), ms(player.time_trouble.below_ms)));
+            times_us.push((format!("{table}.time_trouble.spare_ms"), ms(player.time_trouble.spare_ms)));
             times_us.push((format!("{table}.arrival_ms"), ms(player.arrival_ms)));
         }
         for (table, occasional) in self.occasionals() {

@@ -116,6 +116,34 @@ fn time_trouble_reads_the_display_after_the_opponent_s_press() {
     assert_eq!(press("Black move 1, press"), Some(1_000_000), "{trace:#?}");
 }
 
+/// `time_trouble.spare_ms`: a player who would think past the flag presses
+/// with `spare_ms` left on the display: 1 ms is a press in the last
+/// millisecond, which is in time (6.3 a)); without it the same player
+/// presses as the time runs out, which is late, and loses on time (6.10).
+#[test]
+fn a_spare_millisecond_presses_in_the_last_millisecond_and_none_at_the_flag() {
+    let text = |spare: &str| {
+        format!(
+            "description = \"the last millisecond\"\ncontrol = \"2+1\"\nseed = 1\n\
+             [players]\nthink = {{ distribution = \"uniform\", min_ms = 5000, max_ms = 5000 }}\n\
+             time_trouble = {{ below_ms = 100000, percent = 100{spare} }}\n[board]\nends_per_move = 0\nmax_moves = 2\n"
+        )
+    };
+    let scenario = Scenario::parse(&text(", spare_ms = 1"), Path::new("last.toml")).expect("the scenario parses");
+    let record = traced_first_game(&scenario);
+    let trace = record.trace.clone().unwrap_or_default();
+    let press = |what: &str| trace.iter().find(|line| line.ends_with(what)).map(|line| instant_us(line));
+    // 2 s less the spare; then the spare and the increment, less the spare.
+    assert_eq!(press("White move 1, press"), Some(1_999_000), "{trace:#?}");
+    assert_eq!(press("Black move 1, press"), Some(3_998_000), "{trace:#?}");
+    assert_eq!(press("White move 2, press"), Some(4_998_000), "{trace:#?}");
+    assert_eq!(record.device.to_string(), "1/2-1/2 (move-bound)", "{trace:#?}");
+
+    let scenario = Scenario::parse(&text(""), Path::new("flag.toml")).expect("the scenario parses");
+    let record = traced_first_game(&scenario);
+    assert_eq!(record.device.to_string(), "0-1 (6.10)", "{:#?}", record.trace);
+}
+
 /// Game 0 of `scenario` on seed 1, traced, with the tick-model oracle.
 fn traced_first_game(scenario: &Scenario) -> game::GameRecord {
     game::play(GameSpec {

@@ -5,7 +5,7 @@
 //!   Session::hello ── Hello record (tick, counter, debounce)
 //!   Session::play(schedule):
 //!     `reset` → Ack, `tc TEXT` → Ack, `start` → Ack (the start instant)
-//!     loop: poll records ─▶ guest time = the latest firmware instant seen
+//!     loop: poll records ─▶ guest time (the machine's clock, anchored at tick stops)
 //!           press due (start + offset)? set_button(down) … hold … set_button(up)
 //!     until the schedule's end + a tail, the firmware shows the game
 //!     finished, or a failure (target gone, firmware silent, Ctrl-C)
@@ -14,9 +14,11 @@
 //!   drift), the counter around each press write (latency on the board)
 //! ```
 //!
-//! **Guest time** is the firmware's own: the latest instant any record
-//! speaks of (Snapshots come at least every 100 ms, TimeBase every second).
-//! Presses are timed against it, so a press lands at its scheduled guest
+//! **Guest time** is the machine's where the board has a clock bench can
+//! read (QEMU in lockstep: `Target::machine_time_us`, tied to the
+//! firmware's time scale at tick stops, `hil/LOCKSTEP.md`); elsewhere the
+//! latest instant any record speaks of (Snapshots come at least every
+//! 100 ms, TimeBase every second). Presses are timed against it, so a press lands at its scheduled guest
 //! instant or a little later, never earlier; the comparison uses the
 //! firmware's stamp of each press, so lateness never makes a mismatch. A
 //! press is held 30–60 ms of guest time (the schedule draws it) and the next

@@ -1,6 +1,6 @@
 //! The release suite (`scenarios/release/`) reaches the states and the
-//! player behaviour a rule table cannot list (issue: every transition and
-//! kind is checked in `sim/tests/release_suite.rs`): a game after a game
+//! player behaviour a rule table cannot list (every transition and kind
+//! is checked in `sim/tests/release_suite.rs`): a game after a game
 //! ended in each way, on the same boot, and presses at the edges the Laws
 //! and the contract allow. Computed from the schedules `bench hil` plays
 //! (the scenario's own seed and games), so a scenario edited so that it

@@ -4,8 +4,8 @@
 //!   [`image`]: a firmware image checked against a board profile before anything runs.
 //! - [`backend`]: the boards behind a `Target` — [`backend::qemu`] (the emulator, through its
 //!   own private gdbstub, QMP and qtest clients), [`backend::probe`] (real boards through
-//!   probe-rs), [`backend::fake`] (in memory, for unit tests) and `backend::fake_probes`
-//!   (cargo feature `fake`: a probe backend of fake boards running the reference firmware's logic).
+//!   probe-rs), and for tests only (`cfg(test)`, cargo feature `fake`) `backend::fake` (a board in
+//!   memory) and `backend::fake_probes` (a probe backend of fake boards running the reference firmware's logic).
 //! - [`session`]: playing games on a board — the RTT link ([`session::rtt`]: records up,
 //!   commands down), the session that presses buttons and sends commands on schedule, the
 //!   Ack probe, and [`session::farm`]: one or several probes, games spread over them.

@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context};
 use bench_contract::{Capabilities, Hello};
+use bench_hil::backend::probe::ProbeBackend;
 use bench_hil::backend::probe::{self, ProbeInfo};
 use bench_hil::backend::qemu::QemuConfig;
 use bench_hil::board::BoardProfile;
@@ -28,7 +29,7 @@ use bench_hil::judge::drift::{self, Fit, FitError};
 use bench_hil::needs::Unsupported;
 use bench_hil::schedule::Games;
 use bench_hil::session::board::{self, GameProgress};
-use bench_hil::session::farm::{self, BoardOutcome, FarmConfig, ProbeBackend};
+use bench_hil::session::farm::{self, BoardOutcome, FarmConfig};
 use bench_hil::session::rtt::ControlBlockLocation;
 use bench_hil::session::{AckCheck, GameRun, RunError, RunOptions};
 use bench_sim::scenario::Scenario;

@@ -9,9 +9,37 @@
 //! tested without hardware; [`ProbeTarget`] needs the `probe` feature.
 
 use std::fmt;
+use std::path::Path;
 
 use crate::board::BoardProfile;
 use crate::image::Purpose;
+use crate::target::{Target, TargetError};
+
+/// The debug probes of a host and how to open one.
+pub trait ProbeBackend: Sync {
+    type Board: Target;
+    /// The probes attached now.
+    fn list(&self) -> Result<Vec<ProbeInfo>, ProbeError>;
+    /// Opens `probe` and attaches to the chip of `profile` (or
+    /// `options.chip`) with `options`' speed and reset mode.
+    fn open(
+        &self,
+        probe: &ProbeInfo,
+        profile: &BoardProfile,
+        options: &ProbeOptions,
+    ) -> Result<Self::Board, ProbeError>;
+    /// Flashes and verifies `elf` and leaves the core halted at reset, like
+    /// [`Target::load`], telling `progress` how far it got.
+    fn flash(
+        &self,
+        board: &mut Self::Board,
+        elf: &Path,
+        progress: &mut dyn FnMut(FlashUpdate),
+    ) -> Result<(), TargetError> {
+        let _no_progress_to_report = progress;
+        board.load(elf)
+    }
+}
 
 /// `VID:PID[:SERIAL]`, hexadecimal ids, as probe-rs's `--probe` takes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -323,7 +351,7 @@ mod not_built {
     #[derive(Debug)]
     pub enum ProbeTarget {}
 
-    impl crate::session::farm::ProbeBackend for RealProbes {
+    impl super::ProbeBackend for RealProbes {
         type Board = ProbeTarget;
 
         fn list(&self) -> Result<Vec<ProbeInfo>, ProbeError> {
@@ -536,7 +564,7 @@ mod real {
     #[derive(Clone, Copy, Debug, Default)]
     pub struct RealProbes;
 
-    impl crate::session::farm::ProbeBackend for RealProbes {
+    impl super::ProbeBackend for RealProbes {
         type Board = ProbeTarget;
 
         fn list(&self) -> Result<Vec<ProbeInfo>, ProbeError> {

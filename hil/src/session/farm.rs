@@ -25,7 +25,9 @@ use std::time::Duration;
 
 use bench_contract::{Capabilities, Hello};
 
-use crate::backend::probe::{check_image, choose, FlashUpdate, ProbeError, ProbeInfo, ProbeOptions, Selector};
+use crate::backend::probe::{
+    check_image, choose, FlashUpdate, ProbeBackend, ProbeError, ProbeInfo, ProbeOptions, Selector,
+};
 use crate::board::BoardProfile;
 use crate::judge::drift::{self, Fit, FitError};
 use crate::needs::Unsupported;
@@ -33,33 +35,7 @@ use crate::schedule::Games;
 use crate::session::board::{play_board, GameProgress};
 use crate::session::rtt::{ControlBlockLocation, RttReader};
 use crate::session::{AckCheck, GameRun, Oscillator, Progress, RunOptions};
-use crate::target::{Target, TargetError};
-
-/// The debug probes of a host and how to open one.
-pub trait ProbeBackend: Sync {
-    type Board: Target;
-    /// The probes attached now.
-    fn list(&self) -> Result<Vec<ProbeInfo>, ProbeError>;
-    /// Opens `probe` and attaches to the chip of `profile` (or
-    /// `options.chip`) with `options`' speed and reset mode.
-    fn open(
-        &self,
-        probe: &ProbeInfo,
-        profile: &BoardProfile,
-        options: &ProbeOptions,
-    ) -> Result<Self::Board, ProbeError>;
-    /// Flashes and verifies `elf` and leaves the core halted at reset, like
-    /// [`Target::load`], telling `progress` how far it got.
-    fn flash(
-        &self,
-        board: &mut Self::Board,
-        elf: &Path,
-        progress: &mut dyn FnMut(FlashUpdate),
-    ) -> Result<(), TargetError> {
-        let _no_progress_to_report = progress;
-        board.load(elf)
-    }
-}
+use crate::target::Target;
 
 /// What one board of a farm is doing, for a progress display.
 #[derive(Clone, Copy, Debug)]

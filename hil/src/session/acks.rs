@@ -39,9 +39,10 @@ use crate::target::TargetError;
 /// blanks around it). Refused, each at its own byte: a stage of zero moves,
 /// a last stage with a move count. The last one, accepted, stays set for
 /// the arbiter's lines.
-pub const EDGE_CONTROLS: [(&str, u32); 7] = [
+pub const EDGE_CONTROLS: [(&str, u32); 8] = [
     ("1000000", CONTROL_PLAIN),
     ("0(100x1)", CONTROL_BYO_YOMI),
+    ("10(1x1000001)", CONTROL_BYO_YOMI),
     ("2/60:0/60:60", CONTROL_STAGES | CONTROL_PLAIN),
     ("40/300", CONTROL_STAGES | CONTROL_PLAIN),
     ("1/60:1/60:1/60:1/60:60", CONTROL_STAGES | CONTROL_PLAIN),
@@ -451,6 +452,9 @@ mod tests {
         assert_eq!(parsed("30+0.5").initial_time().as_us(), 30_000_000);
         assert_eq!(notation::parse("2/60:0/60:60").map_err(|error| error.position), Err(5), "the zero");
         assert_eq!(notation::parse("40/300").map_err(|error| error.position), Err(0), "the last stage");
+        // A period past the longest time is refused at the period, not at
+        // the main time before it.
+        assert_eq!(notation::parse("10(1x1000001)").map_err(|error| error.position), Err(5), "the period");
         let longest_us = chessclock::Duration::CONTROL_MAX.as_us();
         for line in
             [format!("set w {longest_us}"), format!("set b {}", longest_us + 1), format!("adjust b +{longest_us}")]

@@ -598,6 +598,7 @@ fn write_reports(dir: &Path, parts: &ReportParts<'_>) -> anyhow::Result<()> {
         command_line: parts.command.clone(),
         replay_command: parts.replay,
         complete: parts.complete,
+        incomplete_because: None,
     };
     report::sim::write_sim_report(dir, &input)?;
     let origin = RunOrigin::ended_now(parts.wall_ms);

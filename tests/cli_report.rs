@@ -670,3 +670,128 @@ fn merge_checks_its_report_folder_before_it_merges() {
         serde_json::from_slice(&std::fs::read(other.join("report.json")).expect("read")).expect("json");
     assert_eq!(report["scenario"]["name"], "drifting", "--force replaced it");
 }
+
+/// Every variable `--shard auto` reads: a test sets its engine's only.
+const SHARD_VARIABLES: [&str; 10] = [
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_MAX",
+    "SLURM_ARRAY_TASK_COUNT",
+    "JOB_COMPLETION_INDEX",
+    "BENCH_SHARD_COUNT",
+    "CI_NODE_INDEX",
+    "CI_NODE_TOTAL",
+    "BENCH_SHARD",
+    "SLURM_ARRAY_TASK_STEP",
+];
+
+/// `bench sim --shard auto` under `env` alone of the scheduler variables.
+fn sim_auto(scenario: &Path, out: &Path, env: &[(String, String)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_bench"));
+    command
+        .args(["sim", "--scenario", path(scenario), "--games", "9", "--shard", "auto", "--out", path(out)])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("BENCH_SCENARIOS", Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"));
+    for variable in SHARD_VARIABLES {
+        command.env_remove(variable);
+    }
+    command.envs(env.iter().map(|(key, value)| (key, value)));
+    command.output().expect("bench runs")
+}
+
+/// Three tasks of one engine, each given the variables `task` makes of
+/// its 0-based number, run `--shard auto`; merged, they are the unsharded
+/// run's report, byte for byte.
+fn auto_shards_merge_to_the_unsharded_run(engine: &str, task: impl Fn(u64) -> Vec<(&'static str, String)>) {
+    let dir = temp_dir(&format!("auto-{engine}"));
+    let scenario = drifting(&dir);
+    let whole = dir.join("whole");
+    sim(&scenario, &whole, &["--games", "9"]);
+    let mut shards = Vec::new();
+    for number in 0..3 {
+        let out = dir.join(format!("task-{number}"));
+        let env: Vec<(String, String)> =
+            task(number).into_iter().map(|(key, value)| (key.to_string(), value)).collect();
+        let output = sim_auto(&scenario, &out, &env);
+        assert!(matches!(output.status.code(), Some(0 | 1)), "{engine} {env:?}: {}", show(&output));
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("report.json")).expect("read")).expect("json");
+        assert_eq!(report["shard"]["count"], 3, "{engine} {env:?}");
+        assert!(
+            report["command"]
+                .as_str()
+                .is_some_and(|command| command.contains(&format!("--shard {}/3", report["shard"]["index"]))),
+            "the command names the shard found: {}",
+            report["command"]
+        );
+        shards.push(out);
+    }
+    let merged = dir.join("merged");
+    let mut args = vec!["report", "merge", "--out", path(&merged)];
+    args.extend(shards.iter().map(|shard| path(shard)));
+    let output = bench(&args);
+    assert_eq!(output.status.code(), Some(1), "{engine}: {}", show(&output));
+    assert_eq!(
+        std::fs::read(merged.join("report.json")).ok(),
+        std::fs::read(whole.join("report.json")).ok(),
+        "{engine}: the merged report is the unsharded run's"
+    );
+}
+
+#[test]
+fn shard_auto_under_a_slurm_array_merges_to_the_unsharded_run() {
+    // `sbatch --array=4-6`: tasks 4, 5 and 6.
+    auto_shards_merge_to_the_unsharded_run("slurm", |number| {
+        vec![
+            ("SLURM_ARRAY_TASK_ID", (4 + number).to_string()),
+            ("SLURM_ARRAY_TASK_MIN", "4".into()),
+            ("SLURM_ARRAY_TASK_MAX", "6".into()),
+            ("SLURM_ARRAY_TASK_COUNT", "3".into()),
+        ]
+    });
+}
+
+#[test]
+fn shard_auto_under_a_kubernetes_indexed_job_merges_to_the_unsharded_run() {
+    auto_shards_merge_to_the_unsharded_run("kubernetes", |number| {
+        vec![("JOB_COMPLETION_INDEX", number.to_string()), ("BENCH_SHARD_COUNT", "3".into())]
+    });
+}
+
+#[test]
+fn shard_auto_under_gitlab_parallel_merges_to_the_unsharded_run() {
+    auto_shards_merge_to_the_unsharded_run("gitlab", |number| {
+        vec![("CI_NODE_INDEX", (number + 1).to_string()), ("CI_NODE_TOTAL", "3".into())]
+    });
+}
+
+#[test]
+fn shard_auto_with_bench_shard_merges_to_the_unsharded_run() {
+    auto_shards_merge_to_the_unsharded_run("bench-shard", |number| vec![("BENCH_SHARD", format!("{}/3", number + 1))]);
+}
+
+/// No engine, or an engine's variables in part: exit 2 naming what was
+/// looked for, before anything is run or written.
+#[test]
+fn shard_auto_without_a_whole_engine_is_refused_naming_the_variables() {
+    let dir = temp_dir("auto-refused");
+    let scenario = drifting(&dir);
+    let out = dir.join("out");
+    let cases: [&[(&str, &str)]; 3] = [
+        &[],
+        &[("JOB_COMPLETION_INDEX", "1")],
+        &[("BENCH_SHARD", "1/2"), ("CI_NODE_INDEX", "1"), ("CI_NODE_TOTAL", "2")],
+    ];
+    for env in cases {
+        let env: Vec<(String, String)> = env.iter().map(|(key, value)| (key.to_string(), value.to_string())).collect();
+        let output = sim_auto(&scenario, &out, &env);
+        assert_eq!(output.status.code(), Some(2), "{env:?}: {}", show(&output));
+        let stderr = text(&output.stderr);
+        for variable in
+            ["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "BENCH_SHARD_COUNT", "CI_NODE_INDEX", "BENCH_SHARD"]
+        {
+            assert!(stderr.contains(variable), "{env:?}: `{variable}` not named: {stderr}");
+        }
+        assert!(!out.exists(), "nothing written");
+    }
+}

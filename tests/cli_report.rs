@@ -448,6 +448,7 @@ fn merge_names_missing_and_duplicate_shards_and_partial_merges_what_is_there() {
     assert_eq!(complete_check["measured"], format!("{played} of 8 games (shards missing: 2/4, 4/4)"));
     let output = bench(&["gate", path(&merged)]);
     assert_eq!(output.status.code(), Some(2), "the gate judges no partial sweep: {}", show(&output));
+    assert!(text(&output.stderr).contains("a partial merge"), "{}", show(&output));
 
     // With every shard there, --partial changes nothing.
     let output = merge(&[4, 2, 3, 1], &["--partial", "--force"]);

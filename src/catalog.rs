@@ -5,7 +5,8 @@
 //! `$BENCH_SCENARIOS` alone if set; else `scenarios/` in the current
 //! directory first, then the `scenarios/` the binary was built with, so a
 //! firmware project's own `scenarios/` adds to the shipped ones instead of
-//! hiding them (a local file of a shipped name wins, and the run says so).
+//! hiding them (a local file of a shipped name wins, and the run says so
+//! when the two differ).
 //! `--scenario PATH` (any argument with a `/` or ending in `.toml`) is used
 //! as it is.
 
@@ -51,7 +52,7 @@ pub fn scenario_files() -> anyhow::Result<Vec<PathBuf>> {
         for path in entries.filter_map(|entry| entry.ok().map(|entry| entry.path())) {
             let is_toml = path.extension().is_some_and(|extension| extension == "toml");
             if is_toml && !files.iter().any(|kept| kept.file_name() == path.file_name()) {
-                files.push(path);
+                files.push(shown(&path));
             }
         }
     }
@@ -59,9 +60,36 @@ pub fn scenario_files() -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// The directories, as a person reads them.
+/// The directories, as a person reads them (relative to the working
+/// folder when inside it).
 pub fn scenario_dirs_text() -> String {
-    scenario_dirs().iter().map(|dir| dir.display().to_string()).collect::<Vec<_>>().join(" and ")
+    scenario_dirs().iter().map(|dir| shown(dir).display().to_string()).collect::<Vec<_>>().join(" and ")
+}
+
+/// `path` relative to the working folder when it is inside it, else as it
+/// is: the shipped scenarios' folder is an absolute path on the machine
+/// bench was built on, which says nothing on another, and reports write
+/// the path they ran.
+pub fn shown(path: &Path) -> PathBuf {
+    let Ok(here) = std::env::current_dir() else { return path.to_path_buf() };
+    match path.strip_prefix(&here) {
+        Ok(inside) if !inside.as_os_str().is_empty() => inside.to_path_buf(),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Every scenario directory's `NAME.toml` that exists, first match first.
+pub fn files_named(name: &str) -> Vec<PathBuf> {
+    let file_name = format!("{name}.toml");
+    scenario_dirs().iter().map(|dir| dir.join(&file_name)).filter(|path| path.is_file()).collect()
+}
+
+/// Whether two files hold the same bytes (false when either cannot be read).
+fn same_contents(a: &Path, b: &Path) -> bool {
+    match (std::fs::read(a), std::fs::read(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 /// Why a `--scenario` argument could not be used.
@@ -93,7 +121,7 @@ impl std::error::Error for LookupError {}
 
 /// The scenario named or pointed to by `argument`, and its file. A name
 /// found in more than one directory is taken from the first, with a note
-/// on stderr naming the file taken.
+/// on stderr naming the file taken (none when the files are byte-identical).
 pub fn find(argument: &str) -> Result<(Scenario, PathBuf), LookupError> {
     // `release/1-fischer` names a scenario of a suite folder; a path to a
     // file is taken as it is.
@@ -101,9 +129,7 @@ pub fn find(argument: &str) -> Result<(Scenario, PathBuf), LookupError> {
     let path = if is_path {
         PathBuf::from(argument)
     } else {
-        let file_name = format!("{argument}.toml");
-        let found: Vec<PathBuf> =
-            scenario_dirs().iter().map(|dir| dir.join(&file_name)).filter(|path| path.is_file()).collect();
+        let found = files_named(argument);
         let Some(first) = found.first() else {
             let known = scenario_files()
                 .unwrap_or_default()
@@ -112,12 +138,16 @@ pub fn find(argument: &str) -> Result<(Scenario, PathBuf), LookupError> {
                 .collect();
             return Err(LookupError::Unknown { name: argument.to_string(), known, dirs: scenario_dirs_text() });
         };
-        if let Some(hidden) = found.get(1) {
-            let note =
-                format!("note: scenario `{argument}` is {}; it hides the one in {}", first.display(), hidden.display());
+        // A copy of a shipped scenario hides nothing: no note for it.
+        if let Some(hidden) = found.get(1).filter(|hidden| !same_contents(first, hidden)) {
+            let note = format!(
+                "note: scenario `{argument}` is {}; it hides the one in {}",
+                shown(first).display(),
+                shown(hidden).display()
+            );
             crate::cmd::note(&bench_report::format::visible::visible(&note));
         }
-        first.clone()
+        shown(first)
     };
     let scenario = Scenario::load(&path).map_err(LookupError::Invalid)?;
     Ok((scenario, path))

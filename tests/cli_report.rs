@@ -303,7 +303,7 @@ fn merged_shards_equal_the_unsharded_run_byte_for_byte() {
     args.extend(shards.iter().map(|shard| path(shard)));
     let output = bench(&args);
     assert_eq!(output.status.code(), Some(1), "the merged run fails like the unsharded one: {}", show(&output));
-    assert!(text(&output.stdout).contains("merged 4 shards"), "{}", show(&output));
+    assert!(text(&output.stdout).contains("merged 4 of 4 shards"), "{}", show(&output));
     for name in REPRODUCIBLE {
         let a = std::fs::read(whole.join(name)).expect("the unsharded run's file");
         let b = std::fs::read(merged.join(name)).expect("the merged file");
@@ -320,6 +320,140 @@ fn merged_shards_equal_the_unsharded_run_byte_for_byte() {
     assert!(!report["failures"].as_array().is_some_and(Vec::is_empty), "the sweep has failures to carry");
     let output = bench(&["gate", path(&merged)]);
     assert_eq!(output.status.code(), Some(1), "{}", show(&output));
+}
+
+/// `bench ARGS` from the folder `dir`, on the shipped scenarios.
+fn bench_from(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(args)
+        .current_dir(dir)
+        .env("BENCH_SCENARIOS", Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"))
+        .output()
+        .expect("bench runs")
+}
+
+/// The machines of one sweep each have their own folders: one runs the
+/// scenario by its absolute path, one a byte-identical copy elsewhere, one
+/// by a path relative to its own working folder. Their shards merge, from
+/// yet another folder, into the unsharded run's report.
+#[test]
+fn shards_run_from_different_folders_merge_into_the_unsharded_report() {
+    let dir = temp_dir("merge-paths");
+    let (machine_a, machine_b) = (dir.join("machine-a"), dir.join("machine-b"));
+    for machine in [&machine_a, &machine_b] {
+        std::fs::create_dir_all(machine).expect("mkdir");
+    }
+    let (scenario_a, scenario_b) = (drifting(&machine_a), drifting(&machine_b));
+    let whole = dir.join("whole");
+    sim(&scenario_a, &whole, &["--games", "9"]);
+    let shard = |index: u64| dir.join(format!("shard-{index}-of-3"));
+    let ran = [
+        sim(&scenario_a, &shard(1), &["--games", "9", "--shard", "1/3"]),
+        sim(&scenario_b, &shard(2), &["--games", "9", "--shard", "2/3"]),
+        bench_from(
+            &machine_b,
+            &["sim", "--scenario", "drifting.toml", "--games", "9", "--shard", "3/3", "--out", path(&shard(3))],
+        ),
+    ];
+    for output in &ran {
+        assert!(matches!(output.status.code(), Some(0 | 1)), "{}", show(output));
+    }
+    let file = |index: u64| -> String {
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(shard(index).join("report.json")).expect("read")).expect("json");
+        report["scenario"]["file"].as_str().expect("a path").to_string()
+    };
+    assert!(file(1) != file(2) && file(2) != file(3) && file(1) != file(3), "three spellings of the scenario");
+    let merged = dir.join("merged");
+    let output = bench(&["report", "merge", "--out", path(&merged), path(&shard(3)), path(&shard(2)), path(&shard(1))]);
+    assert_eq!(output.status.code(), Some(1), "the merged run fails like the unsharded one: {}", show(&output));
+    for name in REPRODUCIBLE {
+        let a = std::fs::read(whole.join(name)).expect("the unsharded run's file");
+        let b = std::fs::read(merged.join(name)).expect("the merged file");
+        assert!(
+            a == b,
+            "{name} differs between the unsharded run and the merged shards:\n{}\n---\n{}",
+            text(&a),
+            text(&b)
+        );
+    }
+    // The path the lowest shard names is gone: the scenario is found by
+    // its contents under another shard's path.
+    std::fs::remove_file(&scenario_a).expect("remove");
+    let again = dir.join("merged-again");
+    let output = bench(&["report", "merge", "--out", path(&again), path(&shard(1)), path(&shard(2)), path(&shard(3))]);
+    assert_eq!(output.status.code(), Some(1), "{}", show(&output));
+    assert_eq!(std::fs::read(again.join("report.json")).ok(), std::fs::read(merged.join("report.json")).ok());
+}
+
+/// Every shard given twice and every shard missing is named at once
+/// (exit 2); `--partial` merges the shards there are into a report marked
+/// incomplete, exit 1, that the gate refuses; shards given twice are
+/// refused even then.
+#[test]
+fn merge_names_missing_and_duplicate_shards_and_partial_merges_what_is_there() {
+    let dir = temp_dir("merge-partial");
+    let scenario = drifting(&dir);
+    let whole = dir.join("whole");
+    sim(&scenario, &whole, &["--games", "8"]);
+    let shard = |index: u64| dir.join(format!("shard-{index}-of-4"));
+    for index in 1..=4 {
+        let output = sim(&scenario, &shard(index), &["--games", "8", "--shard", &format!("{index}/4")]);
+        assert!(matches!(output.status.code(), Some(0 | 1)), "{}", show(&output));
+    }
+    let merged = dir.join("merged");
+    let merge = |shards: &[u64], extra: &[&str]| {
+        let shards: Vec<PathBuf> = shards.iter().map(|index| shard(*index)).collect();
+        let mut args = vec!["report", "merge", "--out", path(&merged)];
+        args.extend_from_slice(extra);
+        args.extend(shards.iter().map(|shard| path(shard)));
+        bench(&args)
+    };
+    let output = merge(&[1, 3, 1], &[]);
+    assert_eq!(output.status.code(), Some(2), "{}", show(&output));
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("shard 1/4 is given twice"), "{stderr}");
+    assert!(stderr.contains("shards missing: 2/4, 4/4"), "{stderr}");
+    let output = merge(&[1, 3, 1], &["--partial"]);
+    assert_eq!(output.status.code(), Some(2), "{}", show(&output));
+    assert!(text(&output.stderr).contains("shard 1/4 is given twice"), "{}", show(&output));
+    assert!(!merged.join("report.json").exists(), "nothing written");
+
+    let output = merge(&[3, 1], &["--partial"]);
+    assert_eq!(output.status.code(), Some(1), "{}", show(&output));
+    assert!(
+        text(&output.stdout).contains("partial: shards missing: 2/4, 4/4; 4 of 8 games played"),
+        "{}",
+        show(&output)
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(merged.join("report.json")).expect("read")).expect("json");
+    assert_eq!(report["complete"], false, "{report}");
+    assert_eq!(report["verdict"], "fail", "{report}");
+    assert_eq!((report["games"]["start"].as_u64(), report["games"]["end"].as_u64()), (Some(0), Some(8)));
+    let played: u64 = [1, 3]
+        .iter()
+        .map(|index| {
+            let shard: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(shard(*index).join("report.json")).expect("read")).expect("json");
+            shard["games"]["played"].as_u64().expect("played")
+        })
+        .sum();
+    assert_eq!(report["games"]["played"].as_u64(), Some(played), "{report}");
+    let complete_check = report["checks"]
+        .as_array()
+        .and_then(|checks| checks.iter().find(|check| check["name"] == "all games of the run played"))
+        .expect("the completeness check");
+    assert_eq!(complete_check["passed"], false);
+    assert_eq!(complete_check["measured"], format!("{played} of 8 games (shards missing: 2/4, 4/4)"));
+    let output = bench(&["gate", path(&merged)]);
+    assert_eq!(output.status.code(), Some(2), "the gate judges no partial sweep: {}", show(&output));
+    assert!(text(&output.stderr).contains("a partial merge"), "{}", show(&output));
+
+    // With every shard there, --partial changes nothing.
+    let output = merge(&[4, 2, 3, 1], &["--partial", "--force"]);
+    assert_eq!(output.status.code(), Some(1), "{}", show(&output));
+    assert_eq!(std::fs::read(merged.join("report.json")).ok(), std::fs::read(whole.join("report.json")).ok());
 }
 
 #[test]
@@ -536,4 +670,129 @@ fn merge_checks_its_report_folder_before_it_merges() {
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(other.join("report.json")).expect("read")).expect("json");
     assert_eq!(report["scenario"]["name"], "drifting", "--force replaced it");
+}
+
+/// Every variable `--shard auto` reads: a test sets its engine's only.
+const SHARD_VARIABLES: [&str; 10] = [
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_MAX",
+    "SLURM_ARRAY_TASK_COUNT",
+    "JOB_COMPLETION_INDEX",
+    "BENCH_SHARD_COUNT",
+    "CI_NODE_INDEX",
+    "CI_NODE_TOTAL",
+    "BENCH_SHARD",
+    "SLURM_ARRAY_TASK_STEP",
+];
+
+/// `bench sim --shard auto` under `env` alone of the scheduler variables.
+fn sim_auto(scenario: &Path, out: &Path, env: &[(String, String)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_bench"));
+    command
+        .args(["sim", "--scenario", path(scenario), "--games", "9", "--shard", "auto", "--out", path(out)])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("BENCH_SCENARIOS", Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"));
+    for variable in SHARD_VARIABLES {
+        command.env_remove(variable);
+    }
+    command.envs(env.iter().map(|(key, value)| (key, value)));
+    command.output().expect("bench runs")
+}
+
+/// Three tasks of one engine, each given the variables `task` makes of
+/// its 0-based number, run `--shard auto`; merged, they are the unsharded
+/// run's report, byte for byte.
+fn auto_shards_merge_to_the_unsharded_run(engine: &str, task: impl Fn(u64) -> Vec<(&'static str, String)>) {
+    let dir = temp_dir(&format!("auto-{engine}"));
+    let scenario = drifting(&dir);
+    let whole = dir.join("whole");
+    sim(&scenario, &whole, &["--games", "9"]);
+    let mut shards = Vec::new();
+    for number in 0..3 {
+        let out = dir.join(format!("task-{number}"));
+        let env: Vec<(String, String)> =
+            task(number).into_iter().map(|(key, value)| (key.to_string(), value)).collect();
+        let output = sim_auto(&scenario, &out, &env);
+        assert!(matches!(output.status.code(), Some(0 | 1)), "{engine} {env:?}: {}", show(&output));
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("report.json")).expect("read")).expect("json");
+        assert_eq!(report["shard"]["count"], 3, "{engine} {env:?}");
+        assert!(
+            report["command"]
+                .as_str()
+                .is_some_and(|command| command.contains(&format!("--shard {}/3", report["shard"]["index"]))),
+            "the command names the shard found: {}",
+            report["command"]
+        );
+        shards.push(out);
+    }
+    let merged = dir.join("merged");
+    let mut args = vec!["report", "merge", "--out", path(&merged)];
+    args.extend(shards.iter().map(|shard| path(shard)));
+    let output = bench(&args);
+    assert_eq!(output.status.code(), Some(1), "{engine}: {}", show(&output));
+    assert_eq!(
+        std::fs::read(merged.join("report.json")).ok(),
+        std::fs::read(whole.join("report.json")).ok(),
+        "{engine}: the merged report is the unsharded run's"
+    );
+}
+
+#[test]
+fn shard_auto_under_a_slurm_array_merges_to_the_unsharded_run() {
+    // `sbatch --array=4-6`: tasks 4, 5 and 6.
+    auto_shards_merge_to_the_unsharded_run("slurm", |number| {
+        vec![
+            ("SLURM_ARRAY_TASK_ID", (4 + number).to_string()),
+            ("SLURM_ARRAY_TASK_MIN", "4".into()),
+            ("SLURM_ARRAY_TASK_MAX", "6".into()),
+            ("SLURM_ARRAY_TASK_COUNT", "3".into()),
+        ]
+    });
+}
+
+#[test]
+fn shard_auto_under_a_kubernetes_indexed_job_merges_to_the_unsharded_run() {
+    auto_shards_merge_to_the_unsharded_run("kubernetes", |number| {
+        vec![("JOB_COMPLETION_INDEX", number.to_string()), ("BENCH_SHARD_COUNT", "3".into())]
+    });
+}
+
+#[test]
+fn shard_auto_under_gitlab_parallel_merges_to_the_unsharded_run() {
+    auto_shards_merge_to_the_unsharded_run("gitlab", |number| {
+        vec![("CI_NODE_INDEX", (number + 1).to_string()), ("CI_NODE_TOTAL", "3".into())]
+    });
+}
+
+#[test]
+fn shard_auto_with_bench_shard_merges_to_the_unsharded_run() {
+    auto_shards_merge_to_the_unsharded_run("bench-shard", |number| vec![("BENCH_SHARD", format!("{}/3", number + 1))]);
+}
+
+/// No engine, or an engine's variables in part: exit 2 naming what was
+/// looked for, before anything is run or written.
+#[test]
+fn shard_auto_without_a_whole_engine_is_refused_naming_the_variables() {
+    let dir = temp_dir("auto-refused");
+    let scenario = drifting(&dir);
+    let out = dir.join("out");
+    let cases: [&[(&str, &str)]; 3] = [
+        &[],
+        &[("JOB_COMPLETION_INDEX", "1")],
+        &[("BENCH_SHARD", "1/2"), ("CI_NODE_INDEX", "1"), ("CI_NODE_TOTAL", "2")],
+    ];
+    for env in cases {
+        let env: Vec<(String, String)> = env.iter().map(|(key, value)| (key.to_string(), value.to_string())).collect();
+        let output = sim_auto(&scenario, &out, &env);
+        assert_eq!(output.status.code(), Some(2), "{env:?}: {}", show(&output));
+        let stderr = text(&output.stderr);
+        for variable in
+            ["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "BENCH_SHARD_COUNT", "CI_NODE_INDEX", "BENCH_SHARD"]
+        {
+            assert!(stderr.contains(variable), "{env:?}: `{variable}` not named: {stderr}");
+        }
+        assert!(!out.exists(), "nothing written");
+    }
 }

@@ -283,6 +283,10 @@ fn scenarios_lists_every_shipped_scenario() {
             assert!(stdout.lines().any(|line| line.starts_with(&name)), "{name} listed:\n{stdout}");
         }
     }
+    // Run from the project, the listing names its folder as the user sees
+    // it, not the build machine's absolute path.
+    assert!(!stdout.contains(env!("CARGO_MANIFEST_DIR")), "{stdout}");
+    assert!(stdout.contains("files are in scenarios."), "{stdout}");
 }
 
 /// A run far longer than the test: games are short (no oracle makes one
@@ -402,6 +406,13 @@ fn a_local_scenarios_folder_adds_to_the_shipped_ones_and_says_what_it_hides() {
     );
     let report = std::fs::read_to_string(project.join("out-local/report.json")).expect("report");
     assert!(report.contains("our own blitz"), "the local file was taken");
+    // A byte-identical copy of a shipped scenario (a checkout's own
+    // `scenarios/`) hides nothing: no note.
+    let shipped_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/bronstein.toml");
+    std::fs::copy(&shipped_file, local.join("bronstein.toml")).expect("copy");
+    let copied = run(&["sim", "--scenario", "bronstein", "--games", "2", "--out", "out-copy"]);
+    assert!(matches!(copied.status.code(), Some(0 | 1)), "{}", support::text(&copied));
+    assert!(!support::text(&copied).contains("note:"), "{}", support::text(&copied));
     let _ = std::fs::remove_dir_all(&project);
 }
 

@@ -102,6 +102,11 @@ fn shard_and_merged_reports_match_the_schema() {
         bench_in(&["report", "merge", path_text(&shards[0]), path_text(&shards[1]), "--out", path_text(&merged)], &[]);
     assert!(matches!(output.status.code(), Some(0 | 1)), "{}", text(&output));
     assert_valid(&merged, "bench.sim.report/1");
+    // A partial merge is marked incomplete in the same schema.
+    let partial = dir.join("partial");
+    let output = bench_in(&["report", "merge", "--partial", path_text(&shards[1]), "--out", path_text(&partial)], &[]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert_valid(&partial, "bench.sim.report/1");
 }
 
 /// No emulator on the PATH: `bench hil` still writes a whole report, marked

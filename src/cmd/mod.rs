@@ -12,6 +12,7 @@ pub mod output_file;
 pub mod perf;
 pub mod report;
 pub mod scenarios;
+pub mod shard;
 pub mod sim;
 pub mod timecontrol;
 

@@ -13,6 +13,7 @@ use bench_sim::scenario::Scenario;
 use bench_sim::shrink::{self, DefectSet, Target};
 
 use super::game_runs::{default_out_dir, progress_bar, RunOrigin};
+use super::shard::{self, ShardArg};
 use super::shell_word;
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
@@ -34,7 +35,16 @@ pub struct Cmd {
     #[arg(long, short, value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
     /// Run only slice I of N of the games (1-based), e.g. `--shard 2/8`.
-    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    /// `auto` reads I and N from a scheduler's environment: a Slurm job
+    /// array (SLURM_ARRAY_TASK_ID, _MIN, _COUNT), a Kubernetes Indexed Job
+    /// (JOB_COMPLETION_INDEX, and BENCH_SHARD_COUNT set in the Job spec),
+    /// GitLab CI parallel: (CI_NODE_INDEX, CI_NODE_TOTAL), else BENCH_SHARD=I/N;
+    /// exactly one of them (exit 2 otherwise). The report's command names
+    /// the shard found, `--shard I/N`.
+    #[arg(long = "shard", id = "shard", value_name = "I/N|auto", value_parser = shard::parse)]
+    shard_arg: Option<ShardArg>,
+    /// The slice `--shard` names, `auto` resolved.
+    #[arg(skip)]
     shard: Option<(u64, u64)>,
     /// Report directory [default: reports/<scenario>-<seed>].
     #[arg(long, value_name = "DIR")]
@@ -89,22 +99,17 @@ pub struct Cmd {
 /// the measured share is off by well under a percentage point.
 const CALIBRATION_GAMES: u64 = 20_000;
 
-fn parse_shard(text: &str) -> std::result::Result<(u64, u64), String> {
-    let (index, count) = text.split_once('/').ok_or("write the shard as I/N, e.g. 2/8")?;
-    let index: u64 = index.trim().parse().map_err(|_| format!("`{index}` is not a shard number"))?;
-    let count: u64 = count.trim().parse().map_err(|_| format!("`{count}` is not a shard count"))?;
-    if index == 0 || count == 0 || index > count {
-        return Err(format!("shard {index}/{count}: need 1 <= I <= N"));
-    }
-    Ok((index, count))
-}
-
 fn parse_defects(text: &str) -> std::result::Result<DefectSet, String> {
     DefectSet::parse(text)
 }
 
 impl Cmd {
-    pub fn run(self) -> Result {
+    pub fn run(mut self) -> Result {
+        self.shard = match self.shard_arg {
+            None => None,
+            Some(ShardArg::Given(index, count)) => Some((index, count)),
+            Some(ShardArg::Auto) => Some(shard::from_env(|name| std::env::var(name).ok()).map_err(Failure::usage)?),
+        };
         let (mut scenario, file) = catalog::find(&self.scenario).map_err(Failure::usage)?;
         if scenario.correspondence.is_some() {
             let over_the_board = [
@@ -598,6 +603,7 @@ fn write_reports(dir: &Path, parts: &ReportParts<'_>) -> anyhow::Result<()> {
         command_line: parts.command.clone(),
         replay_command: parts.replay,
         complete: parts.complete,
+        incomplete_because: None,
     };
     report::sim::write_sim_report(dir, &input)?;
     let origin = RunOrigin::ended_now(parts.wall_ms);

@@ -108,7 +108,8 @@ pub enum Problem {
         field: String,
         detail: String,
     },
-    /// A whole report of an interrupted run (`"complete": false`).
+    /// A whole report of an interrupted run or a partial merge
+    /// (`"complete": false`).
     Incomplete {
         played: u64,
         planned: u64,
@@ -162,8 +163,8 @@ impl fmt::Display for LoadError {
             }
             Problem::Incomplete { played, planned } => write!(
                 f,
-                "{path} is the report of an interrupted run (\"complete\": false): it covers {played} of \
-                 {planned} games, too few to judge; rerun it to the end"
+                "{path} is the report of an interrupted run or a partial merge (\"complete\": false): it covers \
+                 {played} of {planned} games, too few to judge; rerun it to the end, or merge every shard"
             ),
         }
     }

@@ -61,6 +61,9 @@ pub struct SimReportInput<'a> {
     /// False when the run was interrupted: the report is marked incomplete
     /// and fails.
     pub complete: bool,
+    /// Why an incomplete report is incomplete, in its completeness check
+    /// (`None`: the run was interrupted).
+    pub incomplete_because: Option<String>,
 }
 
 /// A simulation report's folder before it is written: what each of its
@@ -200,6 +203,7 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
             command_line: format!("bench sim --scenario {FILE} --seed 7 --games {}", run.scenario.games),
             replay_command: &replay,
             complete,
+            incomplete_because: None,
         }
     }
 
@@ -479,6 +483,7 @@ time_error_max_us = 0
             command_line: "bench sim --scenario '<b>evil&.toml' --seed 1 --games 2".into(),
             replay_command: &replay,
             complete: true,
+            incomplete_because: None,
         };
         write_sim_report(dir.path(), &report_input).expect("report");
         let html = std::fs::read_to_string(dir.path().join(INDEX_HTML)).expect("read");

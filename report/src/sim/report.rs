@@ -430,10 +430,20 @@ fn checks(input: &SimReportInput) -> Vec<CheckInfo> {
     checks.push(CheckInfo {
         name: COMPLETE_CHECK.into(),
         passed: input.complete && summary.games == planned,
-        measured: format!("{} of {planned} games{}", summary.games, if input.complete { "" } else { " (interrupted)" }),
+        measured: format!("{} of {planned} games{}", summary.games, incomplete_note(input)),
         expected: format!("{planned} games"),
     });
     checks
+}
+
+/// What the completeness check says after the games played: nothing for
+/// a complete run, else why it is not.
+fn incomplete_note(input: &SimReportInput) -> String {
+    match (&input.incomplete_because, input.complete) {
+        (_, true) => String::new(),
+        (Some(because), false) => format!(" ({because})"),
+        (None, false) => " (interrupted)".into(),
+    }
 }
 
 /// Each `[[expect.result]]` class with its range and the games counted in it.

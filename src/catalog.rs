@@ -100,6 +100,9 @@ pub enum LookupError {
         name: String,
         known: Vec<String>,
         dirs: String,
+        /// `release/NAME` when the release suite has a scenario of that
+        /// name: suite scenarios are named by their folder.
+        in_suite: Option<String>,
     },
     Invalid(ScenarioError),
 }
@@ -107,11 +110,17 @@ pub enum LookupError {
 impl std::fmt::Display for LookupError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            LookupError::Unknown { name, known, dirs } => write!(
-                f,
-                "no scenario named `{name}` in {dirs}; the scenarios are: {}\n(`bench scenarios` describes each; a path to a .toml file works too)",
-                known.join(", ")
-            ),
+            LookupError::Unknown { name, known, dirs, in_suite } => {
+                write!(f, "no scenario named `{name}` in {dirs}")?;
+                if let Some(in_suite) = in_suite {
+                    write!(f, "; the release suite has one: write `--scenario {in_suite}`")?;
+                }
+                write!(
+                    f,
+                    "; the scenarios are: {}\n(`bench scenarios` describes each; a path to a .toml file works too)",
+                    known.join(", ")
+                )
+            }
             LookupError::Invalid(error) => write!(f, "{error}"),
         }
     }
@@ -136,7 +145,14 @@ pub fn find(argument: &str) -> Result<(Scenario, PathBuf), LookupError> {
                 .iter()
                 .filter_map(|file| file.file_stem().map(|stem| stem.to_string_lossy().into_owned()))
                 .collect();
-            return Err(LookupError::Unknown { name: argument.to_string(), known, dirs: scenario_dirs_text() });
+            let in_suite =
+                suite_dir("release").join(format!("{argument}.toml")).is_file().then(|| format!("release/{argument}"));
+            return Err(LookupError::Unknown {
+                name: argument.to_string(),
+                known,
+                dirs: scenario_dirs_text(),
+                in_suite,
+            });
         };
         // A copy of a shipped scenario hides nothing: no note for it.
         if let Some(hidden) = found.get(1).filter(|hidden| !same_contents(first, hidden)) {
@@ -165,5 +181,17 @@ mod tests {
         assert!(path.ends_with("release/1-fischer.toml"), "{}", path.display());
         assert_eq!(scenario.name, "1-fischer");
         assert!(matches!(find("release/no-such"), Err(LookupError::Unknown { .. })));
+    }
+
+    /// A suite scenario asked for by its bare name is not found (the
+    /// top-level folder's names are the catalog), but the error says how
+    /// to name it.
+    #[test]
+    fn a_suite_scenario_by_its_bare_name_is_refused_with_its_folder_named() {
+        let error = find("1-fischer").expect_err("not a top-level scenario");
+        assert!(matches!(&error, LookupError::Unknown { in_suite: Some(hint), .. } if hint == "release/1-fischer"));
+        assert!(error.to_string().contains("write `--scenario release/1-fischer`"), "{error}");
+        let error = find("no-such").expect_err("no scenario");
+        assert!(matches!(error, LookupError::Unknown { in_suite: None, .. }));
     }
 }

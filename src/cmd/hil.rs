@@ -23,7 +23,7 @@ use bench_contract::{Capabilities, Hello};
 use bench_hil::backend::probe::ProbeBackend;
 use bench_hil::backend::probe::{self, ProbeInfo};
 use bench_hil::backend::qemu::QemuConfig;
-use bench_hil::board::BoardProfile;
+use bench_hil::board::{Backend, BoardProfile};
 use bench_hil::image::Purpose;
 use bench_hil::judge::drift::{self, Fit, FitError};
 use bench_hil::needs::Unsupported;
@@ -50,36 +50,8 @@ mod progress;
 
 /// `--drift-tolerance-ppm` unless given.
 const DEFAULT_DRIFT_TOLERANCE_PPM: f64 = 5.0;
-/// The reference image `scripts/build-firmware` writes.
-pub const DEFAULT_IMAGE: &str = "normal.elf";
 /// How long the firmware may take to set up RTT after a reset.
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(5);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum BoardKind {
-    /// QEMU's lm3s6965evb (Cortex-M3): no hardware needed.
-    Qemu,
-    /// A NUCLEO-F401RE through its ST-LINK (hil/boards/stm32.toml); jumpers: `--wiring`.
-    Stm32,
-}
-
-impl BoardKind {
-    fn name(self) -> &'static str {
-        match self {
-            BoardKind::Qemu => "qemu",
-            BoardKind::Stm32 => "stm32",
-        }
-    }
-
-    /// The reference image `scripts/build-firmware` writes for this board,
-    /// relative to a firmware directory.
-    fn default_image(self) -> &'static str {
-        match self {
-            BoardKind::Qemu => DEFAULT_IMAGE,
-            BoardKind::Stm32 => "stm32/normal.elf",
-        }
-    }
-}
 
 /// A set of short scenarios played one after another, each to its own
 /// report.
@@ -110,9 +82,11 @@ impl Suite {
 
 #[derive(Clone, Debug, clap::Args)]
 pub struct Cmd {
-    /// The board to run on.
-    #[arg(long, value_enum, default_value = "qemu")]
-    board: BoardKind,
+    /// The board to run on: a board profile's name (`bench boards` lists
+    /// them, hil/boards/ or $BENCH_BOARDS holds them). `qemu` needs no
+    /// hardware; a `probe` board is reached through a debug probe.
+    #[arg(long, value_name = "NAME", default_value = "qemu")]
+    board: String,
     /// A scenario name (see `bench scenarios`) or a path to a scenario file
     /// [default: the release suite, `--suite release`].
     #[arg(long, short, value_name = "NAME|PATH")]
@@ -360,7 +334,7 @@ impl Cmd {
         self.check_probe_options()?;
         self.check_waivers()?;
         if self.wiring && self.suite.is_none() {
-            let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
+            let profile = self.profile()?;
             super::print(&profile.wiring_text())?;
             return Ok(Exit::Pass);
         }
@@ -464,7 +438,7 @@ impl Cmd {
         super::note(&bench_report::format::visible::visible(&format!(
             "bench hil {}  seed {seed}  {which}  on {}, firmware {}",
             scenario.name,
-            self.board.name(),
+            self.board.as_str(),
             elf.display()
         )));
 
@@ -559,7 +533,7 @@ impl Cmd {
     ) -> Result<Ran> {
         let seed = subject.seed;
         let input = HilReportInput {
-            board: self.board.name(),
+            board: self.board.as_str(),
             board_description: played.description.clone(),
             firmware_file: subject.firmware_file,
             firmware_sha256: subject.firmware_sha256.clone(),
@@ -692,12 +666,12 @@ impl Cmd {
     /// QEMU, found before anything else (a firmware image not built yet,
     /// say) is looked at.
     fn check_probe_options(&self) -> Result<()> {
-        if self.board == BoardKind::Qemu
+        if self.emulated()?
             && (!self.probe.is_empty() || self.chip.is_some() || self.speed.is_some() || self.connect_under_reset)
         {
             return Err(Failure::usage(anyhow!(
                 "--probe, --chip, --speed and --connect-under-reset are for boards on a debug probe \
-                 (`--board stm32`); QEMU needs none"
+                 (`--board stm32`, `bench boards` lists them); QEMU needs none"
             )));
         }
         // Before a probe is looked for: a misspelt chip is not a missing board.
@@ -713,7 +687,7 @@ impl Cmd {
     /// (exit 2), the reference image bench's build (exit 3). A contract
     /// image without the RTT symbol is run, with a note: RAM is scanned.
     fn check_firmware(&self, elf: &Path) -> Result<()> {
-        let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
+        let profile = self.profile()?;
         let bytes = std::fs::read(elf).with_context(|| format!("reading the firmware image {}", elf.display()))?;
         let purpose = if self.observe.is_some() { Purpose::Observed } else { Purpose::Contract };
         match bench_hil::image::check(&profile, elf, &bytes, purpose) {
@@ -734,8 +708,8 @@ impl Cmd {
     /// QEMU, which starts in `play`.
     fn select_probes(&self, backend: &impl ProbeBackend) -> Result<Option<ProbeBoards>> {
         self.check_probe_options()?;
-        let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
-        if self.board == BoardKind::Qemu {
+        let profile = self.profile()?;
+        if profile.backend == Backend::Qemu {
             return Ok(None);
         }
         if self.chip.is_none() {
@@ -787,7 +761,7 @@ impl Cmd {
     ) -> Played {
         let rtt = match ControlBlockLocation::from_elf(elf) {
             Ok(location) => location,
-            Err(error) => return Played::failed(format!("{} (not started)", self.board.name()), error),
+            Err(error) => return Played::failed(format!("{} (not started)", self.board.as_str()), error),
         };
         let config = FarmConfig {
             profile: &boards.profile,
@@ -805,7 +779,7 @@ impl Cmd {
         bars.finish();
         match played {
             Ok(outcomes) => Played::from_farm(outcomes, self.drift_tolerance_ppm),
-            Err(error) => Played::failed(format!("{} (not started)", self.board.name()), error),
+            Err(error) => Played::failed(format!("{} (not started)", self.board.as_str()), error),
         }
     }
 
@@ -824,7 +798,7 @@ impl Cmd {
                 Ok(metadata) if metadata.is_dir() => Err(Failure::usage(anyhow!(
                     "--firmware {}: is a folder, not an ELF file: give the image in it (e.g. {})",
                     path.display(),
-                    path.join(self.board.default_image()).display()
+                    path.join(self.default_image().as_deref().unwrap_or("normal.elf")).display()
                 ))),
                 Ok(metadata) => Err(Failure::usage(anyhow!(
                     "--firmware {}: is {}, not an ELF file: give the image's file",
@@ -837,17 +811,23 @@ impl Cmd {
                 Err(error) => Err(Failure::usage(anyhow!("--firmware {}: cannot be read ({error})", path.display()))),
             };
         }
+        let profile = self.profile()?;
+        let (image, build) = match (&self.observe, &profile.firmware) {
+            (Some(_), _) => ("observed.elf".to_string(), "scripts/build-firmware observed".to_string()),
+            (None, Some(firmware)) => (firmware.image.clone(), firmware.build.clone()),
+            (None, None) => {
+                return Err(Failure::usage(anyhow!(
+                    "bench builds no reference firmware for board `{}` (its profile has no [firmware]): \
+                     give your image with --firmware ELF",
+                    profile.name
+                )))
+            }
+        };
         let dirs = firmware_dirs();
-        let image = if self.observe.is_some() { "observed.elf" } else { self.board.default_image() };
-        if let Some(found) = dirs.iter().map(|dir| dir.join(image)).find(|path| path.is_file()) {
+        if let Some(found) = dirs.iter().map(|dir| dir.join(&image)).find(|path| path.is_file()) {
             return Ok(found);
         }
-        let looked: Vec<String> = dirs.iter().map(|dir| dir.join(image).display().to_string()).collect();
-        let build = match self.board {
-            BoardKind::Qemu if self.observe.is_some() => "scripts/build-firmware observed",
-            BoardKind::Qemu => "scripts/build-firmware normal",
-            BoardKind::Stm32 => "scripts/build-firmware --board stm32 normal",
-        };
+        let looked: Vec<String> = dirs.iter().map(|dir| dir.join(&image).display().to_string()).collect();
         Err(Failure::infrastructure(anyhow!(
             "the reference firmware image is not built (looked for {}); build it with `{build}`, \
              or pass --firmware ELF",
@@ -857,6 +837,21 @@ impl Cmd {
                 looked.join(", ")
             }
         )))
+    }
+
+    /// The board profile `--board` names (a usage error when there is none).
+    fn profile(&self) -> Result<BoardProfile> {
+        bench_hil::board::find(&self.board).map_err(Failure::usage)
+    }
+
+    /// Whether `--board` is an emulated one.
+    fn emulated(&self) -> Result<bool> {
+        Ok(self.profile()?.backend == Backend::Qemu)
+    }
+
+    /// The reference image of `--board`, relative to a firmware folder.
+    fn default_image(&self) -> Option<String> {
+        self.profile().ok()?.firmware.map(|firmware| firmware.image)
     }
 
     /// [`super::refuse_to_replace_another_run`] for this one scenario's
@@ -874,7 +869,7 @@ impl Cmd {
     fn reproduce_command(&self, seed: u64) -> String {
         let mut command = format!(
             "bench hil --board {} --scenario {} --seed {seed} --games {}",
-            self.board.name(),
+            self.board.as_str(),
             super::shell_word(self.scenario.as_deref().unwrap_or_default()),
             self.game_count()
         );
@@ -887,7 +882,7 @@ impl Cmd {
         if let Some(max_moves) = self.max_moves {
             let _ = write!(command, " --max-moves {max_moves}");
         }
-        if self.board == BoardKind::Qemu && self.icount != bench_hil::backend::qemu::DEFAULT_ICOUNT {
+        if self.emulated().unwrap_or(false) && self.icount != bench_hil::backend::qemu::DEFAULT_ICOUNT {
             let _ = write!(command, " --icount {}", super::shell_word(&self.icount));
         }
         if self.no_bounce {

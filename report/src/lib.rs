@@ -23,6 +23,7 @@ pub mod files;
 pub mod format;
 pub mod gate;
 pub mod hil;
+pub mod merge;
 pub mod postal;
 #[cfg(any(test, feature = "testing"))]
 pub mod schema;

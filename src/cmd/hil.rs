@@ -55,6 +55,7 @@ use bench_sim::scenario::Scenario;
 
 use super::game_runs::{default_out_dir, progress_bar, RunOrigin};
 use super::output_file::{Neighbours, OutputFile};
+use super::shard::{self, ShardArg};
 use super::{SKIPPED_MD, SUITE_MD};
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
@@ -150,6 +151,21 @@ pub struct Cmd {
     /// each scenario's own `games`].
     #[arg(long)]
     games: Option<u64>,
+    /// Play only shard I of N of the games (1-based), e.g. `--shard 2/8`:
+    /// game g when g mod N = I - 1, the games board I of a farm of N boards
+    /// plays, so `bench report merge` over the shards writes that farm's
+    /// report. With --probe named several times, the shard's games are
+    /// spread over its boards in turn. `auto` reads I and N from a
+    /// scheduler's environment: a Slurm job array (SLURM_ARRAY_TASK_ID,
+    /// _MIN, _COUNT), a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, and
+    /// BENCH_SHARD_COUNT set in the Job spec), GitLab CI parallel:
+    /// (CI_NODE_INDEX, CI_NODE_TOTAL), else BENCH_SHARD=I/N; exactly one of
+    /// them (exit 2 otherwise). With --scenario only.
+    #[arg(long = "shard", id = "shard", value_name = "I/N|auto", value_parser = shard::parse, conflicts_with_all = ["suite", "observe"])]
+    shard_arg: Option<ShardArg>,
+    /// The slice `--shard` names, `auto` resolved.
+    #[arg(skip)]
+    shard: Option<(u64, u64)>,
     /// The firmware image [default: the reference image from
     /// `scripts/build-firmware`, normal.elf].
     #[arg(long, value_name = "ELF")]
@@ -296,22 +312,13 @@ impl Played {
     }
 
     /// A farm's outcome: the runs merged in game order; the accounting
-    /// drift of the board that decides the drift check (the first whose
-    /// interval misses the tolerance, else the largest |drift|).
+    /// drift of the board that decides the drift check
+    /// ([`drift::deciding_board`]).
     fn from_farm(mut outcomes: Vec<BoardOutcome>, tolerance_ppm: f64) -> Played {
         let runs = farm::merge(&mut outcomes);
-        let deciding = outcomes
-            .iter()
-            .position(|outcome| outcome.drift.as_ref().is_ok_and(|fit| !fit.within(tolerance_ppm)))
-            .or_else(|| {
-                outcomes
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(index, outcome)| outcome.drift.as_ref().ok().map(|fit| (index, fit.drift_ppm.abs())))
-                    .max_by(|a, b| a.1.total_cmp(&b.1))
-                    .map(|(index, _)| index)
-            })
-            .unwrap_or(0);
+        let drifts: Vec<drift::BoardDrift> =
+            outcomes.iter().map(|outcome| drift::BoardDrift::of(&outcome.drift, tolerance_ppm)).collect();
+        let deciding = drift::deciding_board(&drifts);
         let errors: Vec<String> = outcomes.iter().filter_map(|outcome| outcome.error.clone()).collect();
         let description = outcomes.iter().map(|outcome| outcome.description.clone()).collect::<Vec<_>>().join("; ");
         let boards = outcomes
@@ -363,7 +370,12 @@ impl Cmd {
 
     /// `bench hil` with `probes` as the host's debug probes (used for
     /// `--board stm32`; the emulator needs none).
-    pub fn run_with<B: ProbeBackend>(self, probes: &B) -> Result {
+    pub fn run_with<B: ProbeBackend>(mut self, probes: &B) -> Result {
+        self.shard = match self.shard_arg {
+            None => None,
+            Some(ShardArg::Given(index, count)) => Some((index, count)),
+            Some(ShardArg::Auto) => Some(shard::from_env(|name| std::env::var(name).ok()).map_err(Failure::usage)?),
+        };
         self.check_probe_options()?;
         self.check_waivers()?;
         if self.wiring && self.suite.is_none() {
@@ -378,6 +390,13 @@ impl Cmd {
             )));
         }
         if self.scenario.is_none() {
+            if self.shard.is_some() {
+                return Err(Failure::usage(anyhow!(
+                    "--shard splits the games of one scenario, and the release suite's scenarios play one or two \
+                     games each: give --scenario NAME with --shard, or play the suite whole on each board \
+                     (nothing was run)"
+                )));
+            }
             if let Some(records) = &self.records {
                 // Each scenario would replace the one before's records.
                 return Err(Failure::usage(anyhow!(
@@ -403,6 +422,22 @@ impl Cmd {
         self.games.unwrap_or(1)
     }
 
+    /// The games of this run: all of `--games`, or the `--shard`'s share
+    /// of them, which must not be empty.
+    fn games_to_play<'s>(&self, scenario: &'s Scenario, seed: u64) -> Result<Games<'s>> {
+        let all = Games::all(scenario, seed, self.game_count());
+        let Some((index, count)) = self.shard else { return Ok(all) };
+        let slice = all.slice.part(index - 1, count);
+        if slice.is_empty() {
+            // A gate on a shard of no games would pass having checked nothing.
+            let games = self.game_count();
+            return Err(Failure::usage(anyhow!(
+                "shard {index}/{count} of {games} games has no game: split {games} games into at most {games} shards"
+            )));
+        }
+        Ok(Games { slice, ..all })
+    }
+
     /// One scenario (`--scenario`): played and judged, or skipped when the
     /// firmware announces it cannot run the scenario's control.
     fn run_scenario<B: ProbeBackend>(self, probes: &B) -> Result<Ran> {
@@ -413,8 +448,8 @@ impl Cmd {
         }
         self.check_numbers()?;
         let seed = self.seed.unwrap_or(scenario.seed);
-        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir("hil-", &scenario, seed, None));
-        let games = Games { scenario: &scenario, seed, count: self.game_count() };
+        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir("hil-", &scenario, seed, self.shard));
+        let games = self.games_to_play(&scenario, seed)?;
         // Game 0's schedule now, so a scenario no board can play (a postal
         // game) is refused before anything starts; the others are made as
         // they are played, however many games are asked for.
@@ -439,10 +474,15 @@ impl Cmd {
         super::prepare_out_dir(&out_dir)?;
         // What is about to play, before the progress bar: the summary with
         // the same line comes only when the run is over.
+        let which = match self.shard {
+            Some((index, count)) => {
+                format!("games {} of 0..{} (shard {index}/{count})", games.slice.describe(0), games.count())
+            }
+            None => format!("games 0..{}", games.count()),
+        };
         super::note(&bench_report::format::visible::visible(&format!(
-            "bench hil {}  seed {seed}  games 0..{}  on {}, firmware {}",
+            "bench hil {}  seed {seed}  {which}  on {}, firmware {}",
             scenario.name,
-            self.game_count(),
             self.board.name(),
             elf.display()
         )));
@@ -475,6 +515,7 @@ impl Cmd {
             firmware_file: &elf,
             firmware_sha256: sha256_hex(&elf_bytes),
             seed,
+            games_requested: games.slice.len(),
         };
         self.report_and_judge(&out_dir, &subject, &played, wall, records)
     }
@@ -547,7 +588,7 @@ impl Cmd {
             scenario_file: subject.scenario_file,
             scenario_sha256: subject.scenario_sha256.clone(),
             seed,
-            games_requested: self.game_count(),
+            games_requested: subject.games_requested,
             runs: &played.runs,
             drift: played.drift,
             drift_samples: played.drift_samples.clone(),
@@ -557,6 +598,7 @@ impl Cmd {
             boards: played.boards.clone(),
             acks: played.acks.as_ref(),
             observed: played.observed.clone(),
+            shard: self.shard.map(|(index, count)| (index, count, self.game_count())),
         };
         let written = hil_report::write_hil_report(out_dir, &input);
         let records_written = records.map(|records| records.write(records_text(&played.runs).as_bytes()));
@@ -775,7 +817,7 @@ impl Cmd {
             attach_timeout: ATTACH_TIMEOUT,
         };
         let bars =
-            progress::ProbeProgress::new(boards.probes.len(), games.count, indicatif::ProgressDrawTarget::stderr());
+            progress::ProbeProgress::new(boards.probes.len(), games.count(), indicatif::ProgressDrawTarget::stderr());
         let played = farm::run(backend, &boards.probes, &config, games, &|board, update| {
             bars.update(board, update);
         });
@@ -873,6 +915,9 @@ impl Cmd {
         if self.drift_tolerance_ppm != DEFAULT_DRIFT_TOLERANCE_PPM {
             let _ = write!(command, " --drift-tolerance-ppm {}", self.drift_tolerance_ppm);
         }
+        if let Some((index, count)) = self.shard {
+            let _ = write!(command, " --shard {index}/{count}");
+        }
         command
     }
 
@@ -894,7 +939,7 @@ impl Cmd {
                     bar.set_message(format!(
                         "game {}/{}, {}",
                         progress.game + 1,
-                        games.count,
+                        games.count(),
                         guest_text(progress.guest_us, progress.duration_us)
                     ));
                 }
@@ -968,6 +1013,8 @@ struct Subject<'a> {
     firmware_file: &'a Path,
     firmware_sha256: String,
     seed: u64,
+    /// The games asked for: `--games`, or the shard's share of them.
+    games_requested: u64,
 }
 
 /// What became of one scenario.
@@ -1232,11 +1279,16 @@ max_moves = 3
     /// Runs `bench hil --board stm32` on `probes` with the fake firmware's
     /// image, writing to `dir/report`; returns the command's outcome.
     fn run_on_fake_probes(dir: &Path, probes: &FakeProbes, args: &[&str]) -> Result {
+        run_on_fake_probes_into(dir, "report", probes, args)
+    }
+
+    /// [`run_on_fake_probes`], writing to `dir/out`.
+    fn run_on_fake_probes_into(dir: &Path, out: &str, probes: &FakeProbes, args: &[&str]) -> Result {
         let elf = dir.join("clock.elf");
         std::fs::write(&elf, stm32_image()).expect("write the image");
         let scenario = dir.join("farm-e2e.toml");
         std::fs::write(&scenario, SCENARIO).expect("write the scenario");
-        let out = dir.join("report");
+        let out = dir.join(out);
         let mut all = vec!["hil", "--board", "stm32", "--silence-timeout", "60"];
         all.extend(["--scenario", scenario.to_str().expect("utf-8")]);
         all.extend(["--firmware", elf.to_str().expect("utf-8")]);
@@ -1410,6 +1462,66 @@ max_moves = 3
         let junit = junit_games(dir.path());
         assert_eq!(junit.len(), 5);
         assert!(junit.iter().all(|(_, failed)| !failed), "{junit:?}");
+    }
+
+    /// `--shard I/N` plays the games board I of a farm of N boards plays:
+    /// each shard on its own board, merged, is that farm's report, game by
+    /// game and board by board, its drift, latencies, checks and verdict
+    /// (all but the oscillator fits, which read host time).
+    #[test]
+    fn shards_on_boards_of_their_own_merge_into_the_farms_report() {
+        let dir = TempDir::new("hil-shard-farm");
+        let fake = || {
+            let mut probes = FakeProbes::new(&["A", "B"]);
+            probes.us_per_call = FAST_US_PER_CALL;
+            probes
+        };
+        let farm = ["--games", "3", "--probe", "0483:374b:B", "--probe", "0483:374b:A"];
+        let outcome = run_on_fake_probes_into(dir.path(), "farm", &fake(), &farm);
+        assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::Pass));
+        let mut shards = Vec::new();
+        for (shard, serial) in [("2/2", "A"), ("1/2", "B")] {
+            let out = format!("shard-{}", &shard[..1]);
+            let probe = format!("0483:374b:{serial}");
+            let outcome = run_on_fake_probes_into(
+                dir.path(),
+                &out,
+                &fake(),
+                &["--games", "3", "--shard", shard, "--probe", &probe],
+            );
+            assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::Pass), "{shard}");
+            shards.push(dir.path().join(out));
+        }
+        let shard: Value =
+            serde_json::from_slice(&std::fs::read(shards[0].join("report.json")).expect("read")).expect("JSON");
+        assert_eq!((shard["shard"]["index"].as_u64(), shard["games"]["requested"].as_u64()), (Some(2), Some(1)));
+        assert_eq!(games_of(&shard["boards"][0]["games"]), [1]);
+        assert!(shard["command"].as_str().is_some_and(|command| command.ends_with(" --shard 2/2")));
+
+        let merged = dir.path().join("merged");
+        let request = bench_report::merge::MergeRequest {
+            shards: &shards,
+            scenario: bench_report::merge::ScenarioSource { given: None, by_name: &|_| Vec::new() },
+            out: &merged,
+            partial: false,
+        };
+        let done = bench_report::merge::merge(&request).map_err(|error| format!("{error:?}")).expect("merged");
+        assert_eq!((done.shards, done.games_played), (2, 3));
+        let read = |path: PathBuf| -> Value {
+            let mut report: Value = serde_json::from_slice(&std::fs::read(path).expect("read")).expect("JSON");
+            for board in report["boards"].as_array_mut().expect("boards") {
+                board["oscillator"] = Value::Null;
+            }
+            report["files"] = Value::Null;
+            report
+        };
+        let (farm, merged) = (read(dir.path().join("farm/report.json")), read(merged.join("report.json")));
+        assert_eq!(farm["boards"].as_array().map(Vec::len), Some(2));
+        assert_eq!(farm["games_detail"].as_array().map(Vec::len), Some(3));
+        for (key, value) in farm.as_object().expect("an object") {
+            assert_eq!(&merged[key], value, "{key}");
+        }
+        assert!(merged["shard"].is_null());
     }
 
     /// Each way of picking probes wrongly stops before anything is flashed,

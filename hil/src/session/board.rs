@@ -154,6 +154,6 @@ pub fn run_on_qemu(
         Err(RttError::Target(fault @ TargetError::Fault { .. })) => return not_started(description, fault.to_string()),
         Err(error) => return not_started(description, format!("the firmware's RTT channels: {error}")),
     };
-    let session = play_board(&mut target, &mut reader, options, games, 0..games.count, progress);
+    let session = play_board(&mut target, &mut reader, options, games, games.slice.iter(), progress);
     EmulatorOutcome { description, session: session.map_err(|error| error.to_string()) }
 }

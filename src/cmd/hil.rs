@@ -16,9 +16,12 @@
 //! Besides its arguments, progress (`progress.rs`) and the console, this
 //! command decides what the crates below leave to it:
 //! - a farm's result (`Played::from_farm`): the boards' runs merged in game
-//!   order, and the board whose accounting drift decides the drift check
-//!   (the first whose interval misses the tolerance, else the largest
-//!   |drift|);
+//!   order, and the accounting drift of the board that decides the drift
+//!   check (`bench_hil::judge::drift::deciding_board`, which `bench report
+//!   merge` uses too);
+//! - `--shard I/N|auto`: the games g with g mod N = I − 1, those board I of
+//!   a farm of N plays, so `bench report merge` over the shards writes that
+//!   farm's report;
 //! - a scenario the firmware cannot run (`bench_hil::needs`): its folder
 //!   gets `skipped.md` and no report;
 //! - `--suite release`: each scenario of `scenarios/release/` to its own

@@ -3,6 +3,9 @@
 //! image that cannot run there would otherwise surface half-way through a
 //! run as an emulator or board failure (exit 3), or as a firmware that fails
 //! its games. Every refusal names the file and what is wrong with it.
+//! `bench hil` checks the image before anything runs, on every backend
+//! (`--observe` included); a probe board checks it again before flashing
+//! (`backend::probe::check_image`).
 //!
 //! In order:
 //!

@@ -22,6 +22,11 @@
 //! - The end, result and flags: the logged ending of the device game; the
 //!   moves: the presses per side (a move that ends the game on the board
 //!   needs no press, 6.8a).
+//! - The arbiter's acts: pauses and resumes as presses of the pause button;
+//!   adjustments, settings and replacements as commands
+//!   ([`ScheduledCommand`]: `adjust`, `set`, `moves`, `replace`), sent by
+//!   the session at their guest instants and replayed into the model by
+//!   the comparison.
 //! - HIL-only draws, per press in order, from the (seed, game) streams
 //!   `Device`, how long the press is held, and `Bounce`, its contact bounce
 //!   ([`draw_bounce`], made on the harness's side of the button).

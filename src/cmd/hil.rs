@@ -12,6 +12,28 @@
 //! do its work (QEMU missing or dead, the firmware image missing, the
 //! firmware silent, Ctrl-C: the report written so far is marked incomplete,
 //! and the gate refuses it) or could not read its report back.
+//!
+//! Besides its arguments, progress (`progress.rs`) and the console, this
+//! command decides what the crates below leave to it:
+//! - a farm's result (`Played::from_farm`): the boards' runs merged in game
+//!   order, and the accounting drift of the board that decides the drift
+//!   check (`bench_hil::judge::drift::deciding_board`, which `bench report
+//!   merge` uses too);
+//! - `--shard I/N|auto`: the games g with g mod N = I − 1, those board I of
+//!   a farm of N plays, so `bench report merge` over the shards writes that
+//!   farm's report;
+//! - a scenario the firmware cannot run (`bench_hil::needs`): its folder
+//!   gets `skipped.md` and no report;
+//! - `--suite release`: each scenario of `scenarios/release/` to its own
+//!   folder, then the suite's verdict (`bench_report::suite`) written as
+//!   `suite.md` and `junit.xml` in the suite's folder. What the suite must
+//!   reach is tested from the scenario files: every transition and kind of
+//!   control in `sim/tests/release_suite.rs`, a game after each way a game
+//!   ends and presses at the edges in `hil/tests/release_suite.rs`.
+//!
+//! It takes the host's probes as a `ProbeBackend` ([`Cmd::run_with`]; `bench`
+//! passes `RealProbes`), so its tests run `bench hil --board stm32` end to
+//! end on fake probes.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

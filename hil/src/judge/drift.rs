@@ -8,7 +8,7 @@
 //! say how well a line describes the data. Floats are fine here: this is
 //! measurement, not simulation.
 //!
-//! Two drifts use it (ARCHITECTURE.md, code map, `hil/`: `drift.rs`):
+//! Two drifts use it:
 //! - **accounting drift**: the firmware clock (`at_us` of TimeBase records)
 //!   against the board's free-running hardware counter sampled in the same
 //!   record ([`accounting_samples`]). A wrong SysTick reload or lost ticks

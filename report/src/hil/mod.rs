@@ -15,10 +15,12 @@
 //!   HilRunFacts ────────────────────────────────────▶ run.json                (bench.hil.run/1)
 //! ```
 //!
-//! Unlike a simulation's, a HIL report is a measurement: emulator timing
-//! varies from run to run (press instants, latencies, drift to the last
-//! decimals), so it is not byte-reproducible. What varies with the host
-//! (wall time, speed) still goes to `run.json` only.
+//! A HIL report is a measurement. On QEMU in lockstep it is still a
+//! function of firmware, scenario and seed: the same `report.json` byte for
+//! byte whatever the host's load (`hil/LOCKSTEP.md`, `tests/cli_hil.rs`).
+//! On a board on a probe, which runs in host time, press instants,
+//! latencies and drift vary from run to run. What varies with the host
+//! (wall time, speed) goes to `run.json` only.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

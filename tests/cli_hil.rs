@@ -47,6 +47,8 @@ fn usage_errors_exit_2_before_anything_runs() {
         vec!["hil", "--scenario", "blitz-3-2", "--shard", "2/2"],
         vec!["hil", "--shard", "1/2"],
         vec!["hil", "--suite", "release", "--shard", "1/2"],
+        vec!["hil", "--scenario", "blitz-3-2", "--no-flash"],
+        vec!["hil", "--board", "stm32", "--gdb", "localhost:3333", "--probe", "0483:374b"],
     ] {
         let output = bench(&args);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {}", text(&output));
@@ -516,6 +518,86 @@ fn hil_shards_merge_into_the_report_of_their_boards() {
     assert_eq!(merged["boards"].as_array().map(Vec::len), Some(2));
     assert_eq!(merged["boards"][1]["games"], serde_json::json!([1]));
     assert!(merged["shard"].is_null());
+}
+
+/// QEMU started by hand with its gdbstub on `port`, the image loaded and
+/// the core held at reset (`-S`): a GDB server standing in for OpenOCD or
+/// J-Link's. Killed on drop.
+struct GdbStub(std::process::Child);
+
+impl GdbStub {
+    fn start(image: &str, port: u16) -> GdbStub {
+        let elf = images().join(format!("{image}.elf"));
+        let child = Command::new("qemu-system-arm")
+            .args(["-cpu", "cortex-m3", "-machine", "lm3s6965evb", "-nographic", "-monitor", "none"])
+            .args(["-serial", "none", "-icount", "shift=7,sleep=off", "-S", "-kernel"])
+            .arg(&elf)
+            .args(["-gdb", &format!("tcp:127.0.0.1:{port}")])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("qemu-system-arm starts");
+        // Until the stub listens.
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        GdbStub(child)
+    }
+}
+
+impl Drop for GdbStub {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A port nothing listens on (given back by the system a moment ago).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").expect("a port").local_addr().expect("an address").port()
+}
+
+/// `bench hil --gdb` drives a board through a GDB server: here QEMU's
+/// gdbstub, which loads the image itself (`--no-flash`). RTT, commands,
+/// records and halts all go through the stub; the game needs no press (a
+/// forfeit), since the emulated board has no wiring to press through. The
+/// verdicts are the built-in QEMU backend's: the reference passes, the
+/// SysTick defect fails on its drift. With no server there: exit 3 and
+/// what to start.
+#[test]
+fn a_board_behind_a_gdb_server_gets_the_built_in_backends_verdict() {
+    let _serial = serial();
+    let dir = temp_dir("gdb-server");
+    let file = dir.join("forfeit.toml");
+    let text_of_scenario = "description = \"HIL test: White forfeits\"\ncontrol = \"300+2\"\nrules = \"fide-2023\"\n\
+                            games = 1\nseed = 2\n[white]\narrival_ms = 10000\n";
+    std::fs::write(&file, text_of_scenario).expect("write the scenario");
+    let file = file.to_str().expect("utf-8");
+    for (image, exit) in [("normal", 0), ("defect-systick-off-by-one", 1)] {
+        let port = free_port();
+        let _stub = GdbStub::start(image, port);
+        let address = format!("127.0.0.1:{port}");
+        let out = dir.join(format!("{image}-gdb"));
+        let (code, output, report) = hil(image, file, &out, &["--gdb", &address, "--no-flash"]);
+        assert_eq!(code, Some(exit), "{image}: {output}");
+        let (builtin_code, builtin_output, builtin) = hil(image, file, &dir.join(image), &[]);
+        assert_eq!(code, builtin_code, "{image}: {builtin_output}");
+        assert_eq!(report["verdict"], builtin["verdict"], "{image}");
+        for check in 0..4 {
+            let name = &report["checks"][check]["name"];
+            assert_eq!(name, &builtin["checks"][check]["name"], "{image}");
+            assert_eq!(report["checks"][check]["passed"], builtin["checks"][check]["passed"], "{image}: {name}");
+        }
+        assert!(report["board"]["description"].as_str().is_some_and(|text| text.contains(&address)));
+    }
+    let port = free_port();
+    let address = format!("127.0.0.1:{port}");
+    let (code, output, report) = hil("normal", file, &dir.join("absent"), &["--gdb", &address, "--no-flash"]);
+    assert_eq!(code, Some(3), "{output}");
+    assert!(output.contains(&format!("GDB server at {address}")) && output.contains("openocd"), "{output}");
+    assert_eq!(report["complete"], false);
 }
 
 #[test]

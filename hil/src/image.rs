@@ -95,6 +95,25 @@ struct LoadSegment {
     memory_size: u32,
 }
 
+/// The bytes to write to the board: each loadable segment's file bytes at
+/// its physical (load) address, in the order of the program headers. For
+/// an image [`check`] passed.
+pub fn load_blocks(bytes: &[u8]) -> Result<Vec<(u32, Vec<u8>)>, String> {
+    if !bytes.starts_with(b"\x7fELF") || bytes.len() < ELF_HEADER_SIZE {
+        return Err("is not an ELF image".to_string());
+    }
+    let segments = load_segments(bytes)?;
+    Ok(segments
+        .iter()
+        .filter(|segment| segment.file_size > 0)
+        .map(|segment| {
+            let start = segment.offset as usize;
+            let bytes = bytes.get(start..start + segment.file_size as usize).unwrap_or_default();
+            (segment.physical_address, bytes.to_vec())
+        })
+        .collect())
+}
+
 /// Checks `bytes`, the image at `path`, for `profile`'s board.
 pub fn check(profile: &BoardProfile, path: &Path, bytes: &[u8], purpose: Purpose) -> Result<Checked, String> {
     let shown = path.display();

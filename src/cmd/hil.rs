@@ -42,6 +42,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context};
 use bench_contract::{Capabilities, Hello};
+use bench_hil::backend::gdb::GdbServerConfig;
 use bench_hil::backend::probe::ProbeBackend;
 use bench_hil::backend::probe::{self, ProbeInfo};
 use bench_hil::backend::qemu::QemuConfig;
@@ -196,6 +197,20 @@ pub struct Cmd {
     #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, value_name = "VID:PID[:SERIAL]")]
     probe: Vec<String>,
+    /// Reach the board through a GDB server at HOST:PORT instead of
+    /// probe-rs: OpenOCD (`openocd -f board/st_nucleo_f4.cfg`, port 3333),
+    /// SEGGER's J-Link GDB server (2331), pyOCD (3333), a Black Magic Probe,
+    /// or QEMU's gdbstub. bench flashes the image with the standard flash
+    /// packets and checks it, resets with `monitor reset halt`, presses
+    /// through the board profile's GPIO registers, and halts the core
+    /// briefly for each read (all-stop).
+    #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["probe", "observe"])]
+    gdb: Option<String>,
+    /// With --gdb: the server has loaded the image and holds the core at
+    /// its reset (QEMU started with -kernel and -S); bench neither flashes
+    /// nor resets.
+    #[arg(long, requires = "gdb")]
+    no_flash: bool,
     /// The probe-rs chip name [default: the board profile's].
     #[arg(long)]
     chip: Option<String>,
@@ -731,7 +746,7 @@ impl Cmd {
     fn select_probes(&self, backend: &impl ProbeBackend) -> Result<Option<ProbeBoards>> {
         self.check_probe_options()?;
         let profile = self.profile()?;
-        if profile.backend == Backend::Qemu {
+        if profile.backend == Backend::Qemu || self.gdb.is_some() {
             return Ok(None);
         }
         if self.chip.is_none() {
@@ -919,8 +934,8 @@ impl Cmd {
         command
     }
 
-    /// Starts the emulated board and plays the games; never fails, says
-    /// how far it got.
+    /// Starts the emulated board (or reaches the board behind `--gdb`) and
+    /// plays the games; never fails, says how far it got.
     fn play(&self, elf: &Path, games: &Games<'_>, options: RunOptions) -> Played {
         let mut bar: Option<indicatif::ProgressBar> = None;
         let (mut done_before, mut presses) = (0u64, 0u64);
@@ -943,7 +958,18 @@ impl Cmd {
                 }
             }
         };
-        let outcome = board::run_on_qemu(elf, self.qemu_config(), games, options, ATTACH_TIMEOUT, &mut progress);
+        let outcome = match &self.gdb {
+            Some(address) => {
+                let config = GdbServerConfig { address: address.clone(), flash: !self.no_flash };
+                match self.profile() {
+                    Ok(profile) => {
+                        board::run_on_gdb_server(elf, &profile, &config, games, options, ATTACH_TIMEOUT, &mut progress)
+                    }
+                    Err(failure) => return Played::failed(self.board.clone(), failure.error),
+                }
+            }
+            None => board::run_on_qemu(elf, self.qemu_config(), games, options, ATTACH_TIMEOUT, &mut progress),
+        };
         if let Some(bar) = bar {
             bar.finish_and_clear();
         }

@@ -157,3 +157,30 @@ fn a_corrupt_firmware_image_is_refused_before_anything_runs() {
         assert!(!dir.join("report").exists(), "{name}: nothing runs, no report: {all}");
     }
 }
+
+/// OpenOCD from Debian's packages, started with no debug adapter, refuses
+/// to serve: it says why and exits, and nothing listens on its GDB port.
+/// `bench hil --gdb` to that port ends with exit 3 and says what to start
+/// for the board, not a bare "connection refused".
+#[test]
+fn a_gdb_server_that_refuses_to_start_is_explained() {
+    let image = reference_firmware_stm32();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("a port").local_addr().expect("an address").port();
+    let openocd = Command::new("openocd")
+        .args(["-c", &format!("gdb_port {port}"), "-c", "tcl_port disabled", "-c", "telnet_port disabled"])
+        .output()
+        .expect("openocd runs (scripts/install-deps installs it)");
+    let said = String::from_utf8_lossy(&openocd.stderr).into_owned();
+    assert!(said.contains("Debug Adapter has to be specified"), "openocd's refusal: {said}");
+    let dir = temp_dir("openocd-refused");
+    let out = dir.join("report");
+    let address = format!("127.0.0.1:{port}");
+    let args = ["hil", "--board", "stm32", "--gdb", &address, "--scenario", "blitz-3-2"];
+    let firmware = ["--firmware", image.to_str().expect("utf-8"), "--out", out.to_str().expect("utf-8")];
+    let output = bench(&[&args[..], &firmware[..]].concat());
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(3), "{all}");
+    assert!(all.contains(&format!("GDB server at {address}")), "{all}");
+    assert!(all.contains("start the server first, e.g. `openocd -f board/st_nucleo_f4.cfg`"), "{all}");
+    assert!(out.join("report.json").is_file(), "a partial report: {all}");
+}

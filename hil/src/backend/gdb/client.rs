@@ -192,7 +192,8 @@ impl GdbClient {
             }
             ErrorKind::ConnectionRefused => TargetError::Disconnected {
                 what: format!("gdbstub at {address}"),
-                detail: "connection refused: nothing listens there (is the server or the emulator running?)".to_string(),
+                detail: "connection refused: nothing listens there (is the server or the emulator running?)"
+                    .to_string(),
             },
             _ => TargetError::Io { what: format!("gdbstub at {address}"), source },
         })?;

@@ -625,7 +625,7 @@ mod tests {
         for name in &names {
             let profile = shipped(name);
             if profile.backend == Backend::Probe {
-                assert_eq!(profile.drive_setup().is_empty(), false, "{name}");
+                assert!(!profile.drive_setup().is_empty(), "{name}");
                 assert!(profile.press_write(ButtonId::White, true).is_ok(), "{name}");
             }
         }

@@ -179,8 +179,37 @@ pub fn merge(request: &MergeRequest) -> Result<Merged, MergeError> {
     }
 }
 
+/// Reads the shards of `request` one at a time (never `--out`'s own
+/// report), each as `kind` (`pick` takes its report out, `None` for the
+/// other kind), and folds them: `start` with the first, `add` the rest.
+pub(crate) fn fold_shards<R, F>(
+    request: &MergeRequest,
+    kind: &str,
+    pick: impl Fn(ShardReport) -> Option<R>,
+    start: impl Fn(PathBuf, R) -> Result<F, MergeError>,
+    add: impl Fn(&mut F, PathBuf, R) -> Result<(), MergeError>,
+) -> Result<F, MergeError> {
+    let out = request.out.canonicalize().ok();
+    let mut fold: Option<F> = None;
+    for dir in request.shards {
+        let path = gate::report_path(dir);
+        refuse_out_as_shard_folder(out.as_deref(), &path)?;
+        let Some(report) = pick(load_shard(dir)?) else {
+            return Err(input(format!(
+                "{} is not a {kind} report, and the first shard is: shards of one sweep are of one kind",
+                path.display()
+            )));
+        };
+        match fold.as_mut() {
+            Some(fold) => add(fold, path, report)?,
+            None => fold = Some(start(path, report)?),
+        }
+    }
+    fold.ok_or_else(|| input("no shard given".into()))
+}
+
 /// Merging into a shard's own folder would replace the report being read.
-pub(crate) fn refuse_out_as_shard_folder(out: Option<&Path>, shard: &Path) -> Result<(), MergeError> {
+fn refuse_out_as_shard_folder(out: Option<&Path>, shard: &Path) -> Result<(), MergeError> {
     let Some(out) = out else { return Ok(()) };
     if shard.parent().and_then(|dir| dir.canonicalize().ok()).is_some_and(|dir| dir == out) {
         return Err(input(format!(

@@ -146,17 +146,32 @@ pub fn run_on_qemu(
     if let Err(error) = target.reset_and_run() {
         return not_started(description, error.to_string());
     }
+    attach_and_play(&mut target, description, elf, games, options, attach_timeout, progress)
+}
+
+/// A started board's run: RTT attached within `attach_timeout` (the
+/// control block where `elf` has it), then every game of `games`.
+fn attach_and_play(
+    target: &mut dyn Target,
+    description: String,
+    elf: &Path,
+    games: &Games<'_>,
+    options: RunOptions,
+    attach_timeout: Duration,
+    progress: &mut dyn FnMut(GameProgress<'_>),
+) -> EmulatorOutcome {
+    let not_started = |description: String, error: String| EmulatorOutcome { description, session: Err(error) };
     let location = match ControlBlockLocation::from_elf(elf) {
         Ok(location) => location,
         Err(error) => return not_started(description, error.to_string()),
     };
-    let mut reader = match RttReader::attach_within(&mut target, &location, attach_timeout) {
+    let mut reader = match RttReader::attach_within(target, &location, attach_timeout) {
         Ok(reader) => reader,
         // A fault while attaching is the firmware's, not its channels'.
         Err(RttError::Target(fault @ TargetError::Fault { .. })) => return not_started(description, fault.to_string()),
         Err(error) => return not_started(description, format!("the firmware's RTT channels: {error}")),
     };
-    let session = play_board(&mut target, &mut reader, options, games, games.slice.iter(), progress);
+    let session = play_board(target, &mut reader, options, games, games.slice.iter(), progress);
     EmulatorOutcome { description, session: session.map_err(|error| error.to_string()) }
 }
 
@@ -183,14 +198,5 @@ pub fn run_on_gdb_server(
     if let Err(error) = flashed.and_then(|()| target.reset_and_run()) {
         return not_started(description, error.to_string());
     }
-    let location = match ControlBlockLocation::from_elf(elf) {
-        Ok(location) => location,
-        Err(error) => return not_started(description, error.to_string()),
-    };
-    let mut reader = match RttReader::attach_within(&mut target, &location, attach_timeout) {
-        Ok(reader) => reader,
-        Err(error) => return not_started(description, format!("the firmware's RTT channels: {error}")),
-    };
-    let session = play_board(&mut target, &mut reader, options, games, games.slice.iter(), progress);
-    EmulatorOutcome { description, session: session.map_err(|error| error.to_string()) }
+    attach_and_play(&mut target, description, elf, games, options, attach_timeout, progress)
 }

@@ -27,33 +27,18 @@ use super::{
     board_latency_info, latency, latency_bins, write_folder, AckLineInfo, BoardInfoRun, FirmwareInfo, GameInfo, Parts,
     Report, DRIFT_CHECK,
 };
-use crate::gate;
 use crate::merge::{
-    hil_key, input, load_shard, refuse_out_as_shard_folder, same, MergeError, MergeRequest, Merged, ShardBook,
-    ShardReport,
+    fold_shards, hil_key, input, load_shard, same, MergeError, MergeRequest, Merged, ShardBook, ShardReport,
 };
 use bench_hil::session::Percentiles;
 
 /// Merges the HIL shard reports of `request` into its `out`.
 pub(crate) fn merge(request: &MergeRequest) -> Result<Merged, MergeError> {
-    let out = request.out.canonicalize().ok();
-    let mut fold: Option<FarmFold> = None;
-    for dir in request.shards {
-        let path = gate::report_path(dir);
-        refuse_out_as_shard_folder(out.as_deref(), &path)?;
-        let ShardReport::Hil(report) = load_shard(dir)? else {
-            return Err(input(format!(
-                "{} is a simulation report, and the first shard a HIL run's: shards of one sweep are of one kind",
-                path.display()
-            )));
-        };
-        match fold.as_mut() {
-            Some(fold) => fold.add(path, *report)?,
-            None => fold = Some(FarmFold::start(path, *report)?),
-        }
-    }
-    let fold = fold.ok_or_else(|| input("no shard given".into()))?;
-    fold.finish(request)
+    let pick = |report| match report {
+        ShardReport::Hil(report) => Some(*report),
+        ShardReport::Sim(_) => None,
+    };
+    fold_shards(request, "HIL", pick, FarmFold::start, FarmFold::add)?.finish(request)
 }
 
 /// What the merged report takes from one shard, besides its games.

@@ -31,34 +31,19 @@ use bench_sim::run::{self, EnvelopeBucket, FailedGame, Summary, ENVELOPE_BUCKETS
 
 use super::report::Report;
 use super::{write_sim_report, SimReportInput};
-use crate::gate;
 use crate::merge::{
-    input, load_shard, refuse_out_as_shard_folder, same, scenario_of, scenario_word, sim_key, MergeError, MergeRequest,
-    Merged, ScenarioWanted, ShardBook, ShardReport,
+    fold_shards, input, same, scenario_of, scenario_word, sim_key, MergeError, MergeRequest, Merged, ScenarioWanted,
+    ShardBook, ShardReport,
 };
 
 /// Merges the shard reports of `request` into its `out`, reading and
 /// folding them one at a time.
 pub(crate) fn merge(request: &MergeRequest) -> Result<Merged, MergeError> {
-    let out = request.out.canonicalize().ok();
-    let mut fold: Option<SweepFold> = None;
-    for dir in request.shards {
-        let path = gate::report_path(dir);
-        refuse_out_as_shard_folder(out.as_deref(), &path)?;
-        let ShardReport::Sim(report) = load_shard(dir)? else {
-            return Err(input(format!(
-                "{} is a HIL report, and the first shard a simulation's: shards of one sweep are of one kind",
-                path.display()
-            )));
-        };
-        let report = *report;
-        match fold.as_mut() {
-            Some(fold) => fold.add(path, report)?,
-            None => fold = Some(SweepFold::start(path, report)?),
-        }
-    }
-    let fold = fold.ok_or_else(|| input("no shard given".into()))?;
-    fold.finish(request)
+    let pick = |report| match report {
+        ShardReport::Sim(report) => Some(*report),
+        ShardReport::Hil(_) => None,
+    };
+    fold_shards(request, "simulation", pick, SweepFold::start, SweepFold::add)?.finish(request)
 }
 
 /// The shards of one sweep added up so far. Holds no shard's report but

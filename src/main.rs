@@ -89,7 +89,7 @@ enum Cli {
     ///   bench hil --firmware ~/.cache/bench/target/firmware/defect-systick-off-by-one.elf  (scripts/build-firmware)
     ///   bench hil --board stm32 --games 20 --probe 0483:374b:066DFF --probe 0483:374b:0671FF
     #[command(verbatim_doc_comment)]
-    Hil(cmd::hil::Cmd),
+    Hil(Box<cmd::hil::Cmd>),
 
     /// Gate a release on a report: thresholds, and regressions against a baseline
     ///

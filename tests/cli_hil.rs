@@ -43,12 +43,24 @@ fn usage_errors_exit_2_before_anything_runs() {
         vec!["hil", "--scenario", "blitz-3-2", "--icount", "shift=7,sleep=maybe"],
         vec!["hil", "--scenario", "blitz-3-2", "--icount", "shift=11"],
         vec!["hil", "--scenario", "blitz-3-2", "--records", a_file.rsplit_once('/').map_or(".", |(folder, _)| folder)],
+        vec!["hil", "--scenario", "blitz-3-2", "--shard", "3/2"],
+        vec!["hil", "--scenario", "blitz-3-2", "--shard", "2/2"],
+        vec!["hil", "--shard", "1/2"],
+        vec!["hil", "--suite", "release", "--shard", "1/2"],
+        vec!["hil", "--scenario", "blitz-3-2", "--no-flash"],
+        vec!["hil", "--board", "stm32", "--gdb", "localhost:3333", "--probe", "0483:374b"],
     ] {
         let output = bench(&args);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {}", text(&output));
     }
     assert!(text(&bench(&["hil", "--firmware", missing.to_str().expect("utf-8")])).contains("no such file"));
     assert!(text(&bench(&["hil", "--firmware", a_file, "--out", a_file])).contains("is a file"));
+    let one_game = text(&bench(&["hil", "--scenario", "blitz-3-2", "--shard", "2/2"]));
+    assert!(one_game.contains("shard 2/2 of 1 games has no game"), "{one_game}");
+    let suite = text(&bench(&["hil", "--shard", "1/2"]));
+    assert!(suite.contains("--shard splits the games of one scenario"), "{suite}");
+    let auto = text(&bench(&["hil", "--scenario", "blitz-3-2", "--shard", "auto"]));
+    assert!(auto.contains("SLURM_ARRAY_TASK_ID") && auto.contains("BENCH_SHARD"), "{auto}");
 }
 
 /// Each `--records` path that would lose the run's records at its end, or
@@ -342,6 +354,17 @@ fn scenario(dir: &Path, name: &str, control: &str, slow: bool) -> PathBuf {
 /// Runs `bench hil` on `image` with `scenario`; returns the exit code, the
 /// output and the report.
 fn hil(image: &str, scenario: &str, out: &Path, more: &[&str]) -> (Option<i32>, String, serde_json::Value) {
+    hil_in(image, scenario, out, more, &[])
+}
+
+/// [`hil`] with `env` set.
+fn hil_in(
+    image: &str,
+    scenario: &str,
+    out: &Path,
+    more: &[&str],
+    env: &[(&str, &Path)],
+) -> (Option<i32>, String, serde_json::Value) {
     let elf = images().join(format!("{image}.elf"));
     let mut args = vec!["hil", "--board", "qemu", "--scenario", scenario, "--firmware"];
     let elf = elf.to_str().expect("utf-8").to_string();
@@ -349,7 +372,7 @@ fn hil(image: &str, scenario: &str, out: &Path, more: &[&str]) -> (Option<i32>, 
     let out_text = out.to_str().expect("utf-8").to_string();
     args.extend(["--out", &out_text]);
     args.extend(more);
-    let output = bench(&args);
+    let output = bench_in(&args, env);
     (output.status.code(), text(&output), report(out))
 }
 
@@ -441,6 +464,140 @@ fn without_bounce_the_no_debounce_build_passes_unnoticed() {
         hil("defect-no-debounce", file.to_str().expect("utf-8"), &dir.join("report"), &["--no-bounce"]);
     assert_eq!(code, Some(0), "{output}");
     assert_eq!(report["games_detail"][0]["bounce_edges_sent"], 0);
+}
+
+/// `bench hil --shard` on the emulator. One shard of one merges into the
+/// unsharded run's report, every file byte for byte: the merge rebuilds a
+/// report exactly. Two shards merge into the report of two emulators, one
+/// boot each: every game's entry is its shard's, game 0 (on a fresh boot
+/// either way) is the unsharded run's, and the command is the unsharded
+/// run's. The second shard finds itself in `BENCH_SHARD` (`--shard auto`).
+#[test]
+fn hil_shards_merge_into_the_report_of_their_boards() {
+    let _serial = serial();
+    let dir = temp_dir("shards");
+    let file = dir.join("short.toml");
+    let text_of_scenario = "description = \"HIL test: shards\"\ncontrol = \"10+1\"\ngames = 2\nseed = 5\n\
+                            [players]\nthink = { distribution = \"uniform\", min_ms = 300, max_ms = 900 }\n\
+                            [board]\nends_per_move = 0\nmax_moves = 3\n";
+    std::fs::write(&file, text_of_scenario).expect("write the scenario");
+    let file = file.to_str().expect("utf-8");
+    let run_in = |out: &str, more: &[&str], env: &[(&str, &Path)]| {
+        let (code, output, report) = hil_in("normal", file, &dir.join(out), &[&["--games", "2"], more].concat(), env);
+        assert_eq!(code, Some(0), "{out}: {output}");
+        report
+    };
+    let run = |out: &str, more: &[&str]| run_in(out, more, &[]);
+    let merge = |out: &str, shards: &[&str]| {
+        let mut args = vec!["report".to_string(), "merge".into(), "--out".into()];
+        args.push(dir.join(out).display().to_string());
+        args.extend(shards.iter().map(|shard| dir.join(shard).display().to_string()));
+        let output = bench(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+        report(&dir.join(out))
+    };
+    let whole = run("whole", &[]);
+    let one = run("one", &["--shard", "1/1"]);
+    assert_eq!(one["shard"]["count"], 1);
+    merge("merged-one", &["one"]);
+    for name in ["report.json", "index.html", "summary.md", "junit.xml", "drift.svg", "drift.png", "latency.svg"] {
+        let (a, b) = (dir.join("whole").join(name), dir.join("merged-one").join(name));
+        assert!(std::fs::read(&a).ok() == std::fs::read(&b).ok(), "{name} differs from the unsharded run's");
+    }
+    let first = run("first", &["--shard", "1/2"]);
+    // As a scheduler's task would: the shard from the environment.
+    let second = run_in("second", &["--shard", "auto"], &[("BENCH_SHARD", Path::new("2/2"))]);
+    assert_eq!(second["games_detail"][0]["game"], 1);
+    assert!(second["command"].as_str().is_some_and(|command| command.ends_with(" --shard 2/2")));
+    let merged = merge("merged-two", &["second", "first"]);
+    assert_eq!(merged["command"], whole["command"]);
+    assert_eq!(merged["games_detail"][0], whole["games_detail"][0]);
+    assert_eq!(merged["games_detail"][0], first["games_detail"][0]);
+    assert_eq!(merged["games_detail"][1], second["games_detail"][0]);
+    assert_eq!(merged["games"]["passed"], 2);
+    assert_eq!(merged["boards"].as_array().map(Vec::len), Some(2));
+    assert_eq!(merged["boards"][1]["games"], serde_json::json!([1]));
+    assert!(merged["shard"].is_null());
+}
+
+/// QEMU started by hand with its gdbstub on `port`, the image loaded and
+/// the core held at reset (`-S`): a GDB server standing in for OpenOCD or
+/// J-Link's. Killed on drop.
+struct GdbStub(std::process::Child);
+
+impl GdbStub {
+    fn start(image: &str, port: u16) -> GdbStub {
+        let elf = images().join(format!("{image}.elf"));
+        let child = Command::new("qemu-system-arm")
+            .args(["-cpu", "cortex-m3", "-machine", "lm3s6965evb", "-nographic", "-monitor", "none"])
+            .args(["-serial", "none", "-icount", "shift=7,sleep=off", "-S", "-kernel"])
+            .arg(&elf)
+            .args(["-gdb", &format!("tcp:127.0.0.1:{port}")])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("qemu-system-arm starts");
+        // Until the stub listens.
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        GdbStub(child)
+    }
+}
+
+impl Drop for GdbStub {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A port nothing listens on (given back by the system a moment ago).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").expect("a port").local_addr().expect("an address").port()
+}
+
+/// `bench hil --gdb` drives a board through a GDB server: here QEMU's
+/// gdbstub, which loads the image itself (`--no-flash`). RTT, commands,
+/// records and halts all go through the stub; the game needs no press (a
+/// forfeit), since the emulated board has no wiring to press through. The
+/// verdicts are the built-in QEMU backend's: the reference passes, the
+/// SysTick defect fails on its drift. With no server there: exit 3 and
+/// what to start.
+#[test]
+fn a_board_behind_a_gdb_server_gets_the_built_in_backends_verdict() {
+    let _serial = serial();
+    let dir = temp_dir("gdb-server");
+    let file = dir.join("forfeit.toml");
+    let text_of_scenario = "description = \"HIL test: White forfeits\"\ncontrol = \"300+2\"\nrules = \"fide-2023\"\n\
+                            games = 1\nseed = 2\n[white]\narrival_ms = 10000\n";
+    std::fs::write(&file, text_of_scenario).expect("write the scenario");
+    let file = file.to_str().expect("utf-8");
+    for (image, exit) in [("normal", 0), ("defect-systick-off-by-one", 1)] {
+        let port = free_port();
+        let _stub = GdbStub::start(image, port);
+        let address = format!("127.0.0.1:{port}");
+        let out = dir.join(format!("{image}-gdb"));
+        let (code, output, report) = hil(image, file, &out, &["--gdb", &address, "--no-flash"]);
+        assert_eq!(code, Some(exit), "{image}: {output}");
+        let (builtin_code, builtin_output, builtin) = hil(image, file, &dir.join(image), &[]);
+        assert_eq!(code, builtin_code, "{image}: {builtin_output}");
+        assert_eq!(report["verdict"], builtin["verdict"], "{image}");
+        for check in 0..4 {
+            let name = &report["checks"][check]["name"];
+            assert_eq!(name, &builtin["checks"][check]["name"], "{image}");
+            assert_eq!(report["checks"][check]["passed"], builtin["checks"][check]["passed"], "{image}: {name}");
+        }
+        assert!(report["board"]["description"].as_str().is_some_and(|text| text.contains(&address)));
+    }
+    let port = free_port();
+    let address = format!("127.0.0.1:{port}");
+    let (code, output, report) = hil("normal", file, &dir.join("absent"), &["--gdb", &address, "--no-flash"]);
+    assert_eq!(code, Some(3), "{output}");
+    assert!(output.contains(&format!("GDB server at {address}")) && output.contains("openocd"), "{output}");
+    assert_eq!(report["complete"], false);
 }
 
 #[test]

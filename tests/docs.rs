@@ -100,3 +100,94 @@ fn a_cited_document_is_a_capitalised_name() {
     assert_eq!(cited_documents("see DESIGN.md, \"x\"; ARCHITECTURE.md."), ["DESIGN.md", "ARCHITECTURE.md"]);
     assert!(cited_documents("summary.md timeline.md README.mdx").is_empty());
 }
+
+/// ARCHITECTURE.md is the short map of what rarely changes; a module's
+/// details go to its `//!` docs. It once grew to 625 lines, partly false.
+const ARCHITECTURE_LINES_MAX: usize = 250;
+
+#[test]
+fn the_architecture_map_stays_short() {
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let lines = text.lines().count();
+    assert!(
+        lines <= ARCHITECTURE_LINES_MAX,
+        "ARCHITECTURE.md has {lines} lines, more than {ARCHITECTURE_LINES_MAX}: move what belongs to one module \
+         into its `//!` docs (or its crate's README)"
+    );
+}
+
+/// Every file or folder ARCHITECTURE.md names in backticks exists: from
+/// the repository's root, or from the folder its `###` heading names (and
+/// that folder's `src/`), or, named bare, as a file of a report folder
+/// that `reports/README.md` documents.
+#[test]
+fn every_path_the_architecture_map_names_exists() {
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let report_files = std::fs::read_to_string(root().join("reports/README.md")).expect("reports/README.md");
+    let report_files = code_spans(&report_files);
+    let missing = missing_paths(&text, root(), &report_files);
+    assert!(missing.is_empty(), "ARCHITECTURE.md names paths that do not exist:\n{}", missing.join("\n"));
+}
+
+/// The paths `text` names that do not exist under `root`, each with its line.
+fn missing_paths(text: &str, root: &Path, report_files: &[&str]) -> Vec<String> {
+    let mut missing = Vec::new();
+    let mut section: Option<PathBuf> = None;
+    let mut in_code_block = false;
+    for (index, line) in text.lines().enumerate() {
+        if line.starts_with("```") {
+            in_code_block = !in_code_block;
+            continue;
+        }
+        if in_code_block {
+            continue;
+        }
+        if line.starts_with('#') {
+            section = code_spans(line).into_iter().find(|span| span.ends_with('/')).map(PathBuf::from);
+        }
+        for span in code_spans(line).into_iter().filter(|span| looks_like_a_path(span)) {
+            let path = span.split('*').next().unwrap_or(span);
+            let path = if span.contains('*') { path.rsplit_once('/').map_or("", |(folder, _)| folder) } else { path };
+            let bases = [
+                Some(root.to_path_buf()),
+                section.as_ref().map(|s| root.join(s)),
+                section.as_ref().map(|s| root.join(s).join("src")),
+            ];
+            let found = bases.iter().flatten().any(|base| base.join(path).exists())
+                || (!span.contains('/') && report_files.contains(&span));
+            if !found {
+                missing.push(format!("line {}: `{span}`", index + 1));
+            }
+        }
+    }
+    missing
+}
+
+/// What a name in backticks must look like to be checked as a path: one
+/// word (a command line has spaces) that holds a `/` or ends like a file
+/// of the project.
+fn looks_like_a_path(span: &str) -> bool {
+    span.contains(|c: char| c.is_ascii_alphanumeric())
+        && !span.contains(char::is_whitespace)
+        && !span.starts_with('-')
+        && !span.contains("::")
+        && (span.contains('/') || [".rs", ".md", ".toml"].iter().any(|extension| span.ends_with(extension)))
+}
+
+/// The `code` spans of `text`, single backticks only.
+fn code_spans(text: &str) -> Vec<&str> {
+    text.split('`').skip(1).step_by(2).collect()
+}
+
+#[test]
+fn a_path_that_is_not_there_is_found_with_its_line() {
+    let root = root();
+    let report_files = ["summary.md"];
+    let text = "# Map\n`src/main.rs` and `src/nowhere.rs`, `Cargo.toml`, `gate.toml`\n\
+                ### `clock/` (crate)\n`time.rs`, `clock/tests/`, `lost.rs`, `summary.md`\n\
+                `--shard I/N`, `hil/boards/*.toml`, `a::b/c`, `//!`\n```\nsrc/not-checked.rs\n```\n";
+    assert_eq!(
+        missing_paths(text, root, &report_files),
+        ["line 2: `src/nowhere.rs`", "line 2: `gate.toml`", "line 4: `lost.rs`"]
+    );
+}

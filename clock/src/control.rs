@@ -2,6 +2,10 @@
 //!
 //! A [`TimeControl`] is validated when it is built, so the clock never meets
 //! a control it cannot run. Its text form is in [`crate::notation`].
+//!
+//! The kinds: stages (6.2: "N moves in T", then the rest of the game), each
+//! with its own [`Bonus`] (Fischer increment, time delay, Bronstein delay);
+//! hourglass; byo-yomi; Canadian overtime.
 
 use crate::time::Duration;
 

@@ -1,6 +1,16 @@
 //! The laws: pure functions from clock facts and board facts to a ruling
 //! that names the article it applied.
 //!
+//! - [`rule_on_flag`]: one fallen flag (5.1/5.2 first, then 6.9, 6.3,
+//!   6.10).
+//! - [`rule_on_both_flags`]: both flags (6.12 when the order cannot be
+//!   established; with it known, each flag in order, the second deciding
+//!   when the first does not).
+//! - [`rule_on_absence`]: a player absent beyond the default time (6.7,
+//!   the default time from [`crate::rules::RuleSet`]).
+//!
+//! Each [`Ruling`] names its [`Article`].
+//!
 //! The clock core does not know the position. Facts that need the board
 //! (moves actually made, whether the game already ended, whether the
 //! opponent can still checkmate by any legal series of moves) are inputs;

@@ -1,4 +1,6 @@
 //! Rule sets as data: the parameters in which editions of the Laws differ.
+//! Two, selected by name in scenario files: `fide-2005` (the seed text,
+//! default time one hour) and `fide-2023` (default time zero).
 
 use crate::time::Duration;
 

@@ -1,3 +1,6 @@
+//! The two players: [`Side`], and [`BySide`] so that per-side data is
+//! reached by side, never by index.
+
 use core::fmt;
 
 /// One of the two players, and so one of the two displays of the clock (6.1).

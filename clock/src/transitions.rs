@@ -3,6 +3,13 @@
 //! one, with its side, instant and period change, to a caller's
 //! [`TransitionSink`]: what happened is read from the model, never
 //! re-derived by comparing states.
+//!
+//! A caller hands a sink to one call (`clock.noting(&mut sink).press(…)`)
+//! and gets each [`TransitionEvent`] (side, instant, period before and
+//! after, the [`PeriodCause`], the flag): at most
+//! [`TRANSITIONS_MAX`](crate::clock::TRANSITIONS_MAX) a call, none from a
+//! refused call. [`Changes`] is the fixed-size sink that sums them up per
+//! display, as a firmware's records report them.
 
 use crate::clock::FlagFall;
 use crate::side::{BySide, Side};

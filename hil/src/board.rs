@@ -34,43 +34,82 @@ impl Backend {
     }
 }
 
-/// A GPIO pin by port letter and number, written `PA0` .. `PK15`.
+/// How a board's documentation names its pins; a pin is written back the
+/// way it was read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PinNaming {
+    /// `PA0`, `PC13`: port letter and number (STM32, Stellaris).
+    Letter,
+    /// `P0.13`, `P1.07`: port number, a dot, two-digit pin (nRF52).
+    Dotted,
+    /// `GPIO15`: one bank, the pin's number (RP2040).
+    Gpio,
+}
+
+/// A GPIO pin: a port (0 for port A or P0, …) and a pin number in it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Pin {
-    /// 0 for port A, 1 for B, …
     pub port: u8,
-    /// 0..=15.
+    /// 0..=31.
     pub number: u8,
+    pub naming: PinNaming,
 }
 
 impl Pin {
+    /// `PA0`..`PK15`, `P0.00`..`P9.31` or `GPIO0`..`GPIO31`.
     pub fn parse(text: &str) -> Result<Pin, String> {
-        let bad = || format!("`{text}` is not a pin: write the port letter and number, like `PA0` or `PC13`");
+        let bad = || {
+            format!(
+                "`{text}` is not a pin: write the port and number as the board's documentation does, \
+                 like `PA0` or `PC13` (STM32), `P0.13` or `P1.07` (nRF52), `GPIO15` (RP2040)"
+            )
+        };
+        let number = |digits: &str, max: u8| -> Result<u8, String> {
+            if digits.is_empty() || digits.len() > 2 || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
+                return Err(bad());
+            }
+            let number: u8 = digits.parse().map_err(|_| bad())?;
+            if number > max {
+                return Err(format!("`{text}`: a port has pins 0 to {max}"));
+            }
+            Ok(number)
+        };
+        if let Some(digits) = text.strip_prefix("GPIO") {
+            return Ok(Pin { port: 0, number: number(digits, 31)?, naming: PinNaming::Gpio });
+        }
         let rest = text.strip_prefix('P').ok_or_else(bad)?;
+        if let Some((port, pin)) = rest.split_once('.') {
+            if port.len() != 1 || pin.len() != 2 {
+                return Err(bad());
+            }
+            return Ok(Pin { port: number(port, 9)?, number: number(pin, 31)?, naming: PinNaming::Dotted });
+        }
         let mut chars = rest.chars();
         let letter = chars.next().ok_or_else(bad)?;
         if !letter.is_ascii_uppercase() || letter > 'K' {
             return Err(bad());
         }
-        let digits = chars.as_str();
-        if digits.is_empty() || digits.len() > 2 || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
-            return Err(bad());
-        }
-        let number: u8 = digits.parse().map_err(|_| bad())?;
-        if number > 15 {
-            return Err(format!("`{text}`: a port has pins 0 to 15"));
-        }
-        Ok(Pin { port: letter as u8 - b'A', number })
+        Ok(Pin { port: letter as u8 - b'A', number: number(chars.as_str(), 15)?, naming: PinNaming::Letter })
     }
 
+    /// `A` for port 0 in letter naming.
     pub fn port_letter(self) -> char {
         char::from(b'A' + self.port)
+    }
+
+    /// This pin's bit in its port's registers.
+    fn bit(self) -> u32 {
+        1 << self.number
     }
 }
 
 impl fmt::Display for Pin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "P{}{}", self.port_letter(), self.number)
+        match self.naming {
+            PinNaming::Letter => write!(f, "P{}{}", self.port_letter(), self.number),
+            PinNaming::Dotted => write!(f, "P{}.{:02}", self.port, self.number),
+            PinNaming::Gpio => write!(f, "GPIO{}", self.number),
+        }
     }
 }
 
@@ -81,50 +120,117 @@ impl<'de> Deserialize<'de> for Pin {
     }
 }
 
-/// The register layout of a GPIO family, for the drive pins.
+/// The register layout of a GPIO family, for the drive pins: each drive
+/// pin is set up once after a reset, and each edge is one word written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GpioFamily {
-    /// STM32F4: ports on AHB1 from 0x4002_0000, 0x400 apart; clocks in RCC_AHB1ENR.
+    /// STM32F4: ports on AHB1 from 0x4002_0000, 0x400 apart; clocks in
+    /// RCC_AHB1ENR; an edge is a write to the port's BSRR.
     Stm32f4,
+    /// nRF52: P0 at 0x5000_0000, P1 at 0x5000_0300; an edge is a write to
+    /// OUTSET or OUTCLR, DIRSET makes the pin an output.
+    Nrf52,
+    /// RP2040: the pin's IO_BANK0 control register (0x4001_4000 + 8n + 4)
+    /// overrides its output and output enable, so an edge is one write of
+    /// that word. Not SIO: the debug port cannot reach it, it is on each
+    /// core's own port.
+    Rp2040,
 }
 
+/// RP2040 IO_BANK0 GPIOn_CTRL: OEOVER = 3 (output enabled), OUTOVER = 2
+/// (low) or 3 (high), FUNCSEL = 31 (no peripheral).
+const RP2040_CTRL_OUTPUT: u32 = (3 << 12) | 0x1f;
+
 impl GpioFamily {
-    fn port_base(self, port: u8) -> u32 {
+    pub fn name(self) -> &'static str {
         match self {
-            GpioFamily::Stm32f4 => 0x4002_0000 + 0x400 * u32::from(port),
+            GpioFamily::Stm32f4 => "stm32f4",
+            GpioFamily::Nrf52 => "nrf52",
+            GpioFamily::Rp2040 => "rp2040",
         }
     }
 
-    /// The port's bit set/reset register: writing bit n sets pin n, bit n + 16 clears it.
-    pub fn bsrr(self, pin: Pin) -> u32 {
+    /// Whether `pin` is one of this family's, written its way.
+    pub fn check(self, pin: Pin) -> Result<(), String> {
+        let (naming, ports, pins, example) = match self {
+            GpioFamily::Stm32f4 => (PinNaming::Letter, 11, 16, "PC0"),
+            GpioFamily::Nrf52 => (PinNaming::Dotted, 2, 32, "P0.13"),
+            GpioFamily::Rp2040 => (PinNaming::Gpio, 1, 30, "GPIO15"),
+        };
+        if pin.naming != naming || pin.port >= ports || pin.number >= pins {
+            return Err(format!("{pin} is no {} pin (write them like `{example}`)", self.name()));
+        }
+        Ok(())
+    }
+
+    fn stm32_port_base(pin: Pin) -> u32 {
+        0x4002_0000 + 0x400 * u32::from(pin.port)
+    }
+
+    fn nrf_port_base(pin: Pin) -> u32 {
+        0x5000_0000 + 0x300 * u32::from(pin.port)
+    }
+
+    fn rp2040_ctrl(pin: Pin) -> u32 {
+        0x4001_4000 + 8 * u32::from(pin.number) + 4
+    }
+
+    /// The writes that make `pin` an output driven high (buttons are active
+    /// low: released), after every reset.
+    pub fn drive_setup(self, pin: Pin) -> Vec<RegisterWrite> {
         match self {
-            GpioFamily::Stm32f4 => self.port_base(pin.port) + 0x18,
+            GpioFamily::Stm32f4 => {
+                let shift = 2 * u32::from(pin.number);
+                vec![
+                    // RCC_AHB1ENR: clock the port.
+                    RegisterWrite::Modify { address: 0x4002_3830, clear: 0, set: 1 << pin.port },
+                    self.drive(pin, true),
+                    // MODER: 0b01, output.
+                    RegisterWrite::Modify {
+                        address: Self::stm32_port_base(pin),
+                        clear: 0b11 << shift,
+                        set: 0b01 << shift,
+                    },
+                ]
+            }
+            GpioFamily::Nrf52 => vec![
+                self.drive(pin, true),
+                RegisterWrite::Store { address: Self::nrf_port_base(pin) + 0x518, value: pin.bit() },
+            ],
+            GpioFamily::Rp2040 => vec![self.drive(pin, true)],
         }
     }
 
-    /// The port's mode register (2 bits a pin, 0b01 output).
-    pub fn moder(self, pin: Pin) -> u32 {
+    /// The one word write that drives `pin` high (`true`) or low.
+    pub fn drive(self, pin: Pin, high: bool) -> RegisterWrite {
         match self {
-            GpioFamily::Stm32f4 => self.port_base(pin.port),
+            GpioFamily::Stm32f4 => RegisterWrite::Store {
+                address: Self::stm32_port_base(pin) + 0x18,
+                value: if high { pin.bit() } else { pin.bit() << 16 },
+            },
+            GpioFamily::Nrf52 => RegisterWrite::Store {
+                address: Self::nrf_port_base(pin) + if high { 0x508 } else { 0x50c },
+                value: pin.bit(),
+            },
+            GpioFamily::Rp2040 => RegisterWrite::Store {
+                address: Self::rp2040_ctrl(pin),
+                value: RP2040_CTRL_OUTPUT | if high { 3 << 8 } else { 2 << 8 },
+            },
         }
     }
+}
 
-    /// The register and bit that clock the port.
-    pub fn clock_enable(self, pin: Pin) -> (u32, u32) {
-        match self {
-            GpioFamily::Stm32f4 => (0x4002_3830, 1 << pin.port),
-        }
-    }
-
-    /// The BSRR word that drives `pin` high (`true`) or low.
-    pub fn bsrr_word(pin: Pin, high: bool) -> u32 {
-        if high {
-            1 << pin.number
-        } else {
-            1 << (u32::from(pin.number) + 16)
-        }
-    }
+/// The reference firmware for a board: which image `scripts/build-firmware`
+/// writes for it and the command that builds it.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Firmware {
+    /// The image, relative to the firmware folder (`normal.elf`,
+    /// `stm32/normal.elf`).
+    pub image: String,
+    /// The command that builds it, from the repository's root.
+    pub build: String,
 }
 
 /// An address range.
@@ -207,6 +313,9 @@ pub struct BoardProfile {
     pub core_clock_hz: u32,
     /// Needed by boards whose buttons are driven pins.
     pub gpio: Option<GpioFamily>,
+    /// The reference firmware for the board, if bench builds one; without
+    /// it, `bench hil --board NAME` needs `--firmware`.
+    pub firmware: Option<Firmware>,
     pub memory: Option<Memory>,
     pub rtt: Rtt,
     pub buttons: Buttons,
@@ -285,20 +394,10 @@ impl BoardProfile {
     }
 
     /// The register writes that make the drive pins released outputs (after
-    /// every reset): clock the port, drive high (buttons are active low),
-    /// then output mode. Empty when the board has no drive pins.
+    /// every reset). Empty when the board has no drive pins.
     pub fn drive_setup(&self) -> Vec<RegisterWrite> {
         let Some(gpio) = self.gpio else { return Vec::new() };
-        let mut writes = Vec::new();
-        for jumper in self.jumpers() {
-            let pin = jumper.drive;
-            let (enable, bit) = gpio.clock_enable(pin);
-            writes.push(RegisterWrite::Modify { address: enable, clear: 0, set: bit });
-            writes.push(RegisterWrite::Store { address: gpio.bsrr(pin), value: GpioFamily::bsrr_word(pin, true) });
-            let shift = 2 * u32::from(pin.number);
-            writes.push(RegisterWrite::Modify { address: gpio.moder(pin), clear: 0b11 << shift, set: 0b01 << shift });
-        }
-        writes
+        self.jumpers().into_iter().flat_map(|jumper| gpio.drive_setup(jumper.drive)).collect()
     }
 
     /// The one word write that presses (drives low) or releases `button`.
@@ -308,7 +407,7 @@ impl BoardProfile {
             .button(button)
             .and_then(|pins| pins.drive)
             .ok_or_else(|| format!("board `{}` has no drive pin for the {button:?} button", self.name))?;
-        Ok(RegisterWrite::Store { address: gpio.bsrr(pin), value: GpioFamily::bsrr_word(pin, !pressed) })
+        Ok(gpio.drive(pin, !pressed))
     }
 
     /// The jumper list for people, as `bench hil --wiring` prints it.
@@ -385,6 +484,9 @@ impl BoardProfile {
                         ));
                     };
                     claim(drive, format!("{table}.drive"))?;
+                    if let Some(gpio) = self.gpio {
+                        gpio.check(drive).map_err(|why| (format!("{table}.drive"), why))?;
+                    }
                     if pins.key.is_some() {
                         return Err((format!("{table}.key"), "keys are for QEMU boards; this board is `probe`".into()));
                     }
@@ -408,7 +510,10 @@ impl BoardProfile {
             }
         }
         if self.backend == Backend::Probe && self.gpio.is_none() {
-            return Err(("gpio".into(), "a probe board needs its GPIO family (`stm32f4`) to drive pins".into()));
+            return Err((
+                "gpio".into(),
+                "a probe board needs its GPIO family (`stm32f4`, `nrf52` or `rp2040`) to drive pins".into(),
+            ));
         }
         if let Some(memory) = &self.memory {
             for (field, region) in [("memory.flash", memory.flash), ("memory.ram", memory.ram)] {
@@ -516,7 +621,16 @@ mod tests {
             .iter()
             .map(|file| file.file_stem().unwrap().to_string_lossy().into_owned())
             .collect();
-        assert!(names.contains(&"qemu".to_string()) && names.contains(&"stm32".to_string()), "{names:?}");
+        assert_eq!(names, ["nrf52840-dk", "pico", "qemu", "stm32"]);
+        for name in &names {
+            let profile = shipped(name);
+            if profile.backend == Backend::Probe {
+                assert_eq!(profile.drive_setup().is_empty(), false, "{name}");
+                assert!(profile.press_write(ButtonId::White, true).is_ok(), "{name}");
+            }
+        }
+        assert_eq!(shipped("nrf52840-dk").gpio, Some(GpioFamily::Nrf52));
+        assert_eq!(shipped("pico").gpio, Some(GpioFamily::Rp2040));
     }
 
     #[test]
@@ -530,13 +644,28 @@ mod tests {
     }
 
     #[test]
-    fn bsrr_words_set_and_clear() {
-        let pin = Pin::parse("PC1").unwrap();
-        assert_eq!(GpioFamily::Stm32f4.bsrr(pin), 0x4002_0818);
-        assert_eq!(GpioFamily::bsrr_word(pin, true), 1 << 1);
-        assert_eq!(GpioFamily::bsrr_word(pin, false), 1 << 17);
-        assert_eq!(GpioFamily::Stm32f4.moder(Pin::parse("PB0").unwrap()), 0x4002_0400);
-        assert_eq!(GpioFamily::Stm32f4.clock_enable(pin), (0x4002_3830, 1 << 2));
+    fn each_family_drives_a_pin_with_one_word() {
+        let pin = |text: &str| Pin::parse(text).unwrap();
+        let store = |address, value| RegisterWrite::Store { address, value };
+        // STM32F4: PC1's BSRR, bit 1 sets, bit 17 resets.
+        assert_eq!(GpioFamily::Stm32f4.drive(pin("PC1"), true), store(0x4002_0818, 1 << 1));
+        assert_eq!(GpioFamily::Stm32f4.drive(pin("PC1"), false), store(0x4002_0818, 1 << 17));
+        // nRF52: P1.07 is port 1 (0x5000_0300), OUTSET / OUTCLR / DIRSET.
+        assert_eq!(GpioFamily::Nrf52.drive(pin("P1.07"), true), store(0x5000_0808, 1 << 7));
+        assert_eq!(GpioFamily::Nrf52.drive(pin("P0.13"), false), store(0x5000_050c, 1 << 13));
+        assert_eq!(
+            GpioFamily::Nrf52.drive_setup(pin("P0.13")),
+            [store(0x5000_0508, 1 << 13), store(0x5000_0518, 1 << 13)]
+        );
+        // RP2040: GPIO15's IO_BANK0 control word, output enabled, driven high or low.
+        assert_eq!(GpioFamily::Rp2040.drive(pin("GPIO15"), true), store(0x4001_407c, 0x331f));
+        assert_eq!(GpioFamily::Rp2040.drive(pin("GPIO15"), false), store(0x4001_407c, 0x321f));
+        assert_eq!(GpioFamily::Rp2040.drive_setup(pin("GPIO0")), [store(0x4001_4004, 0x331f)]);
+        // A pin written for another family is refused, naming how to write one.
+        assert!(GpioFamily::Stm32f4.check(pin("P0.13")).unwrap_err().contains("`PC0`"));
+        assert!(GpioFamily::Nrf52.check(pin("P2.01")).is_err());
+        assert!(GpioFamily::Rp2040.check(pin("GPIO30")).is_err());
+        assert!(GpioFamily::Rp2040.check(pin("GPIO29")).is_ok());
     }
 
     #[test]
@@ -565,11 +694,23 @@ mod tests {
 
     #[test]
     fn pins_are_checked() {
-        assert_eq!(Pin::parse("PA0"), Ok(Pin { port: 0, number: 0 }));
-        assert_eq!(Pin::parse("PC13").unwrap().to_string(), "PC13");
-        for bad in ["A0", "PA", "PA16", "Pa1", "PZ1", "PA01x", "P", ""] {
+        assert_eq!(Pin::parse("PA0"), Ok(Pin { port: 0, number: 0, naming: PinNaming::Letter }));
+        assert_eq!(Pin::parse("P1.07"), Ok(Pin { port: 1, number: 7, naming: PinNaming::Dotted }));
+        assert_eq!(Pin::parse("GPIO25"), Ok(Pin { port: 0, number: 25, naming: PinNaming::Gpio }));
+        for written in ["PC13", "P0.13", "P1.00", "GPIO0", "GPIO29"] {
+            assert_eq!(Pin::parse(written).unwrap().to_string(), written, "written back as read");
+        }
+        for bad in ["A0", "PA", "PA16", "Pa1", "PZ1", "PA01x", "P", "", "P0.1", "P0.32", "P10.01", "GPIO", "GPIO32"] {
             assert!(Pin::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_drive_pin_of_another_family_is_pointed_at() {
+        let text = stm32_text().replace("drive = \"PC1\"", "drive = \"P0.13\"");
+        let error = fails(&text);
+        assert_eq!(error.field.as_deref(), Some("buttons.black.drive"), "{error}");
+        assert!(error.message.contains("no stm32f4 pin"), "{error}");
     }
 
     #[test]

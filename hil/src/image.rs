@@ -3,6 +3,9 @@
 //! image that cannot run there would otherwise surface half-way through a
 //! run as an emulator or board failure (exit 3), or as a firmware that fails
 //! its games. Every refusal names the file and what is wrong with it.
+//! `bench hil` checks the image before anything runs, on every backend
+//! (`--observe` included); a probe board checks it again before flashing
+//! (`backend::probe::check_image`).
 //!
 //! In order:
 //!
@@ -90,6 +93,25 @@ struct LoadSegment {
     physical_address: u32,
     file_size: u32,
     memory_size: u32,
+}
+
+/// The bytes to write to the board: each loadable segment's file bytes at
+/// its physical (load) address, in the order of the program headers. For
+/// an image [`check`] passed.
+pub fn load_blocks(bytes: &[u8]) -> Result<Vec<(u32, Vec<u8>)>, String> {
+    if !bytes.starts_with(b"\x7fELF") || bytes.len() < ELF_HEADER_SIZE {
+        return Err("is not an ELF image".to_string());
+    }
+    let segments = load_segments(bytes)?;
+    Ok(segments
+        .iter()
+        .filter(|segment| segment.file_size > 0)
+        .map(|segment| {
+            let start = segment.offset as usize;
+            let bytes = bytes.get(start..start + segment.file_size as usize).unwrap_or_default();
+            (segment.physical_address, bytes.to_vec())
+        })
+        .collect())
 }
 
 /// Checks `bytes`, the image at `path`, for `profile`'s board.

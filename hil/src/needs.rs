@@ -1,7 +1,14 @@
 //! What a scenario needs of a firmware, against what the firmware announced
 //! in its Capabilities record (contract 3): a scenario whose time control
 //! uses a feature the clock leaves out is skipped, with the feature named,
-//! instead of failing on a refused `tc`.
+//! instead of failing on a refused `tc`. So is one whose arbiter uses a
+//! function the firmware does not announce (or pauses on a board with no
+//! pause button), one with a time outside the ranges the record declares
+//! ([`outside_ranges`]: past `time_max_s`, finer than `setting_step_us`),
+//! and one whose arbiter reads which flag fell first on a clock that does
+//! not show it (`schedule::Games::unsupported`). `bench hil` writes the
+//! reason to the scenario's `skipped.md`, and a suite's `suite.md` lists
+//! it.
 
 use std::fmt;
 

@@ -22,6 +22,11 @@
 //! - The end, result and flags: the logged ending of the device game; the
 //!   moves: the presses per side (a move that ends the game on the board
 //!   needs no press, 6.8a).
+//! - The arbiter's acts: pauses and resumes as presses of the pause button;
+//!   adjustments, settings and replacements as commands
+//!   ([`ScheduledCommand`]: `adjust`, `set`, `moves`, `replace`), sent by
+//!   the session at their guest instants and replayed into the model by
+//!   the comparison.
 //! - HIL-only draws, per press in order, from the (seed, game) streams
 //!   `Device`, how long the press is held, and `Bounce`, its contact bounce
 //!   ([`draw_bounce`], made on the harness's side of the button).
@@ -267,11 +272,89 @@ pub enum ScheduleError {
 pub struct Games<'a> {
     pub scenario: &'a Scenario,
     pub seed: u64,
-    /// Games 0 to `count - 1`.
-    pub count: u64,
+    /// The games this run plays: every one of `0..N`, or a `--shard`'s.
+    pub slice: GameSlice,
 }
 
-impl Games<'_> {
+/// Games `first`, `first + step`, … below `end`: every game of a run, a
+/// `--shard`'s, a farm board's. Lazy: nothing is held per game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameSlice {
+    pub first: u64,
+    pub step: u64,
+    /// The run's games are `0..end`, this slice or not.
+    pub end: u64,
+}
+
+impl GameSlice {
+    /// Every game of `0..count`.
+    pub fn all(count: u64) -> GameSlice {
+        GameSlice { first: 0, step: 1, end: count }
+    }
+
+    /// Part `index` of `parts` (0-based): the slice's games at positions
+    /// `index`, `index + parts`, … So game `g` of a run is in part
+    /// `g mod parts`, and a part of a part is a slice again: shard `I/N` of
+    /// a farm's boards, board `b` of `B`, plays the games
+    /// `g ≡ (I − 1) + N·b (mod N·B)`.
+    pub fn part(self, index: u64, parts: u64) -> GameSlice {
+        let first = self.step.checked_mul(index).and_then(|offset| self.first.checked_add(offset));
+        GameSlice {
+            first: first.filter(|_| index < parts).unwrap_or(self.end).min(self.end),
+            step: self.step.saturating_mul(parts.max(1)),
+            end: self.end,
+        }
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = u64> {
+        (self.first..self.end).step_by(usize::try_from(self.step.max(1)).unwrap_or(usize::MAX))
+    }
+
+    /// How many games the slice holds.
+    pub fn len(self) -> u64 {
+        match self.first < self.end {
+            true => (self.end - 1 - self.first) / self.step.max(1) + 1,
+            false => 0,
+        }
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+
+    /// The slice's games from its `skip`-th on, for a message: every one
+    /// when few, else the first ones and the last (worked out, not counted
+    /// to: a slice can hold 2^64 / N games).
+    pub fn describe(self, skip: u64) -> String {
+        const LISTED_MAX: usize = 8;
+        let step = self.step.max(1);
+        let rest = skip.checked_mul(step).and_then(|offset| self.first.checked_add(offset)).unwrap_or(self.end);
+        let rest = GameSlice { first: rest.min(self.end), ..self };
+        let first: Vec<u64> = rest.iter().take(LISTED_MAX).collect();
+        let listed = first.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+        let Some(&shown) = first.last() else { return listed };
+        // The slice's last game: the largest below `end` that is `shown`
+        // plus a multiple of the step.
+        let last = shown + (self.end - 1 - shown) / step * step;
+        match last {
+            last if last == shown => listed,
+            last if last == shown + step => format!("{listed}, {last}"),
+            last if step > 1 => format!("{listed}, … {last} (one game in {step})"),
+            last => format!("{listed}, … {last}"),
+        }
+    }
+}
+
+impl<'a> Games<'a> {
+    /// Games `0..count` of `seed`, every one.
+    pub fn all(scenario: &'a Scenario, seed: u64, count: u64) -> Games<'a> {
+        Games { scenario, seed, slice: GameSlice::all(count) }
+    }
+
+    /// The run's games, `0..count`, this slice or not.
+    pub fn count(&self) -> u64 {
+        self.slice.end
+    }
     /// The schedule of game `game`.
     pub fn schedule(&self, game: u64) -> Result<Schedule, ScheduleError> {
         schedule(self.scenario, self.seed, game)
@@ -488,6 +571,62 @@ mod tests {
 
     use super::*;
 
+    /// Board `board` of `boards` over games `0..games`.
+    fn share(board: u64, boards: u64, games: u64) -> impl Iterator<Item = u64> {
+        GameSlice::all(games).part(board, boards).iter()
+    }
+
+    #[test]
+    fn games_go_round_robin_over_the_parts() {
+        let shares = |games: u64, boards: u64| {
+            (0..boards).map(|board| share(board, boards, games).collect::<Vec<_>>()).collect::<Vec<_>>()
+        };
+        assert_eq!(shares(5, 2), vec![vec![0, 2, 4], vec![1, 3]]);
+        assert_eq!(shares(2, 3), vec![vec![0], vec![1], vec![]]);
+        assert_eq!(shares(3, 1), vec![vec![0, 1, 2]]);
+        assert_eq!(share(2, 2, 9).count(), 0, "no board 2 of 2");
+        // Lazy: the last of u64::MAX games without holding the others.
+        assert_eq!(share(1, 2, u64::MAX).next(), Some(1));
+        assert_eq!(share(0, 1, u64::MAX).nth(1_000_000), Some(1_000_000));
+        for (games, parts) in [(0, 1), (1, 3), (9, 2), (10, 5), (7, 7), (3, 8)] {
+            let lengths: Vec<u64> = (0..parts).map(|part| GameSlice::all(games).part(part, parts).len()).collect();
+            let counted: Vec<u64> = (0..parts).map(|part| share(part, parts, games).count() as u64).collect();
+            assert_eq!(lengths, counted, "{games} games in {parts}");
+        }
+    }
+
+    /// Shard I of N on a farm of B boards: board b plays what board
+    /// `(I − 1) + N·b` of a farm of N·B boards would, so the shards of a
+    /// sweep on farms together play every game once.
+    #[test]
+    fn a_part_of_a_part_is_the_part_of_the_product() {
+        let (games, shards, boards) = (23, 3, 2);
+        let mut played = Vec::new();
+        for shard in 0..shards {
+            for board in 0..boards {
+                let part = GameSlice::all(games).part(shard, shards).part(board, boards);
+                assert_eq!(part, GameSlice::all(games).part(shard + shards * board, shards * boards));
+                played.extend(part.iter());
+            }
+        }
+        played.sort_unstable();
+        assert_eq!(played, (0..games).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn games_not_played_are_named_briefly_however_many() {
+        let describe = |board, boards, games, skip| GameSlice::all(games).part(board, boards).describe(skip);
+        assert_eq!(describe(1, 2, 8, 0), "1, 3, 5, 7");
+        assert_eq!(describe(1, 2, 8, 1), "3, 5, 7");
+        assert_eq!(describe(0, 3, 1_000, 0), "0, 3, 6, 9, 12, 15, 18, 21, … 999 (one game in 3)");
+        assert_eq!(describe(0, 1, 10, 1), "1, 2, 3, 4, 5, 6, 7, 8, 9");
+        assert_eq!(describe(0, 1, 11, 1), "1, 2, 3, 4, 5, 6, 7, 8, … 10");
+        assert_eq!(describe(1, 2, u64::MAX, 0), "1, 3, 5, 7, 9, 11, 13, 15, … 18446744073709551613 (one game in 2)");
+        assert_eq!(describe(0, 1, 0, 0), "");
+        assert_eq!(describe(0, 1, 4, 9), "");
+        assert_eq!(describe(1, 2, 8, u64::MAX), "");
+    }
+
     fn scenario_file(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios").join(format!("{name}.toml"))
     }
@@ -619,7 +758,7 @@ mod tests {
         let hides = bench_contract::Capabilities { shows_flag_order: false, ..shows };
         let unsupported = |name: &str, capabilities| {
             let scenario = load(name);
-            Games { scenario: &scenario, seed: 1, count: 1 }.unsupported(&capabilities, true, true)
+            Games::all(&scenario, 1, 1).unsupported(&capabilities, true, true)
         };
         let why = unsupported("release/12-arbiter-flag", hides).expect("the arbiter reads the order");
         assert!(why.flag_order_not_shown && why.missing.is_empty() && why.missing_arbiter.is_empty(), "{why:?}");

@@ -7,6 +7,10 @@
 //! renderer may read the files before it ([`Written::text`]: `index.html`
 //! shows the SVG plots inline), and `report.json` comes after every file
 //! it names, since it carries their SHA-256.
+//!
+//! A new file `report.json` names is also a key of its schema's `files`
+//! (`reports/schema/`); a test here holds the table and the schemas
+//! together.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

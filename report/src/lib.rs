@@ -1,8 +1,12 @@
 //! Report folders of bench's runs, and the release gate that reads them
 //! back. Organised by report kind (`sim/`, `hil/`, `postal/`), with the
 //! renderers every kind shares under `format/` and the release gate under
-//! `gate/`; every file a folder holds is a row of [`files::FILES`]. The
+//! `gate/`; `merge.rs` holds what `bench report merge` does alike for
+//! both kinds. Every file a folder holds is a row of [`files::FILES`]. The
 //! files and their schema are documented for users in `reports/README.md`.
+//! No CLI code and no console output: the commands in `src/` call these
+//! writers and print. Errors are `anyhow` here (bench-hil's are
+//! `thiserror` enums).
 //!
 //! **Atomic:** every file is written to a temporary file in the folder and
 //! renamed into place ([`atomic`]). `report.json` is removed first and
@@ -20,6 +24,7 @@ pub mod files;
 pub mod format;
 pub mod gate;
 pub mod hil;
+pub mod merge;
 pub mod postal;
 #[cfg(any(test, feature = "testing"))]
 pub mod schema;

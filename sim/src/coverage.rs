@@ -1,6 +1,8 @@
 //! Rule coverage of a run: how often each of the clock's transitions
 //! happened, and in how many games. Read from the reference model's own
-//! counts ([`chessclock::Transitions`]), never re-derived.
+//! counts ([`chessclock::Transitions`]), never re-derived. A scenario's
+//! `[expect] exercises` is checked against it ([`exercises_check`]); a HIL
+//! report sums its model's counts the same way (`bench_report::hil`).
 
 use chessclock::{Transition, Transitions};
 

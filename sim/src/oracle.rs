@@ -1,6 +1,26 @@
 //! Oracles: invariants checked on every event a clock sees, and the
 //! differential check of the ideal clock against the independent model.
 //! A violated oracle fails the game.
+//!
+//! - **Invariants**, on every call of both clocks. On the ideal clock's
+//!   also "the clock's account agrees": its transitions, as `Changes`, tell
+//!   what the displays show, a call hands at most `TRANSITIONS_MAX`, and at
+//!   the end its counts are the transitions it handed on. These compare
+//!   states before and after on purpose: they check the clock from
+//!   outside and never take its word.
+//! - **The independent model** ([`ModelOracle`]: `EventClock` shadowing the
+//!   ideal clock, every call, arbiter settings and pauses included): after
+//!   each the two agree to the microsecond (big number, flag, moves,
+//!   period; the delay, periods left and Canadian moves left under controls
+//!   that show them; the first flag when both show one; after a press, the
+//!   per-move rules applied). It stops at its first disagreement (one
+//!   violation fails the game), so in a passing run its coverage, the calls
+//!   and the whole games it checked, is 100 %, and the report says so
+//!   (`oracle_coverage`).
+//!
+//! The second rulings (`game/rulings.rs`), the probes (`game/probes.rs`)
+//! and the written forms (`crate::written`) are the model's checking too:
+//! `--no-model-oracle` turns them off with it.
 
 use chessclock::{
     Bonus, BySide, Changes, Clock, ClockError, Deadline, DeadlineKind, Duration, Instant, PeriodCause, Phase,

@@ -5,7 +5,12 @@
 //! little-endian) followed by the game index (u64, little-endian) and 16 zero
 //! bytes; the ChaCha stream number is the actor's [`Actor::id`]. So each game
 //! draws from its own key, each actor from its own stream of that key, and
-//! adding an actor (a new id) never shifts another actor's numbers.
+//! adding an actor (a new id) never shifts another actor's numbers. Every
+//! defect and arbiter habit has an actor of its own, so switching one off
+//! never shifts another's draws.
+//!
+//! Golden vectors (`sim/tests/golden.rs`) pin the first draws, computed by
+//! an independent Python implementation (`sim/tests/golden_reference.py`).
 
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -2,6 +2,11 @@
 //! through these, never through `rand`'s distributions (whose values changed
 //! between versions) and never through floats: the numbers are ours and
 //! golden-vector tests pin them.
+//!
+//! [`below`], [`between`], [`chance`] (a [`Ratio`]), [`triangular`],
+//! [`skewed`], and [`Trials`]: a decision tried at every press (each defect,
+//! each arbiter habit, the abstract board's endings) drawn as geometric gaps
+//! between successes, so an uneventful press costs no draw.
 
 use crate::rng::Stream;
 

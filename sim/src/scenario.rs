@@ -2,7 +2,13 @@
 //!
 //! The schema is documented for users in `scenarios/README.md`; this module
 //! is its single definition. Every table rejects unknown fields, and every
-//! error names the file, line, column and field.
+//! error names the file, line, column and field
+//! ([`crate::toml_location`]).
+//!
+//! Every time is bounded by `chessclock::Duration::CONTROL_MAX` and moves
+//! per player by [`MOVES_MAX`], so no accepted file makes one game run for
+//! ages; a postal scenario refuses the over-the-board fields it would
+//! ignore.
 
 use std::fmt;
 use std::path::Path;

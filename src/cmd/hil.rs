@@ -12,6 +12,28 @@
 //! do its work (QEMU missing or dead, the firmware image missing, the
 //! firmware silent, Ctrl-C: the report written so far is marked incomplete,
 //! and the gate refuses it) or could not read its report back.
+//!
+//! Besides its arguments, progress (`progress.rs`) and the console, this
+//! command decides what the crates below leave to it:
+//! - a farm's result (`Played::from_farm`): the boards' runs merged in game
+//!   order, and the accounting drift of the board that decides the drift
+//!   check (`bench_hil::judge::drift::deciding_board`, which `bench report
+//!   merge` uses too);
+//! - `--shard I/N|auto`: the games g with g mod N = I − 1, those board I of
+//!   a farm of N plays, so `bench report merge` over the shards writes that
+//!   farm's report;
+//! - a scenario the firmware cannot run (`bench_hil::needs`): its folder
+//!   gets `skipped.md` and no report;
+//! - `--suite release`: each scenario of `scenarios/release/` to its own
+//!   folder, then the suite's verdict (`bench_report::suite`) written as
+//!   `suite.md` and `junit.xml` in the suite's folder. What the suite must
+//!   reach is tested from the scenario files: every transition and kind of
+//!   control in `sim/tests/release_suite.rs`, a game after each way a game
+//!   ends and presses at the edges in `hil/tests/release_suite.rs`.
+//!
+//! It takes the host's probes as a `ProbeBackend` ([`Cmd::run_with`]; `bench`
+//! passes `RealProbes`), so its tests run `bench hil --board stm32` end to
+//! end on fake probes.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -20,10 +42,11 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context};
 use bench_contract::{Capabilities, Hello};
+use bench_hil::backend::gdb::GdbServerConfig;
 use bench_hil::backend::probe::ProbeBackend;
 use bench_hil::backend::probe::{self, ProbeInfo};
 use bench_hil::backend::qemu::QemuConfig;
-use bench_hil::board::BoardProfile;
+use bench_hil::board::{Backend, BoardProfile};
 use bench_hil::image::Purpose;
 use bench_hil::judge::drift::{self, Fit, FitError};
 use bench_hil::needs::Unsupported;
@@ -36,6 +59,7 @@ use bench_sim::scenario::Scenario;
 
 use super::game_runs::{default_out_dir, progress_bar, RunOrigin};
 use super::output_file::{Neighbours, OutputFile};
+use super::shard::{self, ShardArg};
 use super::{SKIPPED_MD, SUITE_MD};
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
@@ -49,36 +73,8 @@ mod progress;
 
 /// `--drift-tolerance-ppm` unless given.
 const DEFAULT_DRIFT_TOLERANCE_PPM: f64 = 5.0;
-/// The reference image `scripts/build-firmware` writes.
-pub const DEFAULT_IMAGE: &str = "normal.elf";
 /// How long the firmware may take to set up RTT after a reset.
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(5);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum BoardKind {
-    /// QEMU's lm3s6965evb (Cortex-M3): no hardware needed.
-    Qemu,
-    /// A NUCLEO-F401RE through its ST-LINK (hil/boards/stm32.toml); jumpers: `--wiring`.
-    Stm32,
-}
-
-impl BoardKind {
-    fn name(self) -> &'static str {
-        match self {
-            BoardKind::Qemu => "qemu",
-            BoardKind::Stm32 => "stm32",
-        }
-    }
-
-    /// The reference image `scripts/build-firmware` writes for this board,
-    /// relative to a firmware directory.
-    fn default_image(self) -> &'static str {
-        match self {
-            BoardKind::Qemu => DEFAULT_IMAGE,
-            BoardKind::Stm32 => "stm32/normal.elf",
-        }
-    }
-}
 
 /// A set of short scenarios played one after another, each to its own
 /// report.
@@ -109,9 +105,11 @@ impl Suite {
 
 #[derive(Clone, Debug, clap::Args)]
 pub struct Cmd {
-    /// The board to run on.
-    #[arg(long, value_enum, default_value = "qemu")]
-    board: BoardKind,
+    /// The board to run on: a board profile's name (`bench boards` lists
+    /// them, hil/boards/ or $BENCH_BOARDS holds them). `qemu` needs no
+    /// hardware; a `probe` board is reached through a debug probe.
+    #[arg(long, value_name = "NAME", default_value = "qemu")]
+    board: String,
     /// A scenario name (see `bench scenarios`) or a path to a scenario file
     /// [default: the release suite, `--suite release`].
     #[arg(long, short, value_name = "NAME|PATH")]
@@ -131,6 +129,21 @@ pub struct Cmd {
     /// each scenario's own `games`].
     #[arg(long)]
     games: Option<u64>,
+    /// Play only shard I of N of the games (1-based), e.g. `--shard 2/8`:
+    /// game g when g mod N = I - 1, the games board I of a farm of N boards
+    /// plays, so `bench report merge` over the shards writes that farm's
+    /// report. With --probe named several times, the shard's games are
+    /// spread over its boards in turn. `auto` reads I and N from a
+    /// scheduler's environment: a Slurm job array (SLURM_ARRAY_TASK_ID,
+    /// _MIN, _COUNT), a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, and
+    /// BENCH_SHARD_COUNT set in the Job spec), GitLab CI parallel:
+    /// (CI_NODE_INDEX, CI_NODE_TOTAL), else BENCH_SHARD=I/N; exactly one of
+    /// them (exit 2 otherwise). With --scenario only.
+    #[arg(long = "shard", id = "shard", value_name = "I/N|auto", value_parser = shard::parse, conflicts_with_all = ["suite", "observe"])]
+    shard_arg: Option<ShardArg>,
+    /// The slice `--shard` names, `auto` resolved.
+    #[arg(skip)]
+    shard: Option<(u64, u64)>,
     /// The firmware image [default: the reference image from
     /// `scripts/build-firmware`, normal.elf].
     #[arg(long, value_name = "ELF")]
@@ -184,6 +197,20 @@ pub struct Cmd {
     #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, value_name = "VID:PID[:SERIAL]")]
     probe: Vec<String>,
+    /// Reach the board through a GDB server at HOST:PORT instead of
+    /// probe-rs: OpenOCD (`openocd -f board/st_nucleo_f4.cfg`, port 3333),
+    /// SEGGER's J-Link GDB server (2331), pyOCD (3333), a Black Magic Probe,
+    /// or QEMU's gdbstub. bench flashes the image with the standard flash
+    /// packets and checks it, resets with `monitor reset halt`, presses
+    /// through the board profile's GPIO registers, and halts the core
+    /// briefly for each read (all-stop).
+    #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["probe", "observe"])]
+    gdb: Option<String>,
+    /// With --gdb: the server has loaded the image and holds the core at
+    /// its reset (QEMU started with -kernel and -S); bench neither flashes
+    /// nor resets.
+    #[arg(long, requires = "gdb")]
+    no_flash: bool,
     /// The probe-rs chip name [default: the board profile's].
     #[arg(long)]
     chip: Option<String>,
@@ -277,22 +304,13 @@ impl Played {
     }
 
     /// A farm's outcome: the runs merged in game order; the accounting
-    /// drift of the board that decides the drift check (the first whose
-    /// interval misses the tolerance, else the largest |drift|).
+    /// drift of the board that decides the drift check
+    /// ([`drift::deciding_board`]).
     fn from_farm(mut outcomes: Vec<BoardOutcome>, tolerance_ppm: f64) -> Played {
         let runs = farm::merge(&mut outcomes);
-        let deciding = outcomes
-            .iter()
-            .position(|outcome| outcome.drift.as_ref().is_ok_and(|fit| !fit.within(tolerance_ppm)))
-            .or_else(|| {
-                outcomes
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(index, outcome)| outcome.drift.as_ref().ok().map(|fit| (index, fit.drift_ppm.abs())))
-                    .max_by(|a, b| a.1.total_cmp(&b.1))
-                    .map(|(index, _)| index)
-            })
-            .unwrap_or(0);
+        let drifts: Vec<drift::BoardDrift> =
+            outcomes.iter().map(|outcome| drift::BoardDrift::of(&outcome.drift, tolerance_ppm)).collect();
+        let deciding = drift::deciding_board(&drifts);
         let errors: Vec<String> = outcomes.iter().filter_map(|outcome| outcome.error.clone()).collect();
         let description = outcomes.iter().map(|outcome| outcome.description.clone()).collect::<Vec<_>>().join("; ");
         let boards = outcomes
@@ -344,11 +362,16 @@ impl Cmd {
 
     /// `bench hil` with `probes` as the host's debug probes (used for
     /// `--board stm32`; the emulator needs none).
-    pub fn run_with<B: ProbeBackend>(self, probes: &B) -> Result {
+    pub fn run_with<B: ProbeBackend>(mut self, probes: &B) -> Result {
+        self.shard = match self.shard_arg {
+            None => None,
+            Some(ShardArg::Given(index, count)) => Some((index, count)),
+            Some(ShardArg::Auto) => Some(shard::from_env(|name| std::env::var(name).ok()).map_err(Failure::usage)?),
+        };
         self.check_probe_options()?;
         self.check_waivers()?;
         if self.wiring && self.suite.is_none() {
-            let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
+            let profile = self.profile()?;
             super::print(&profile.wiring_text())?;
             return Ok(Exit::Pass);
         }
@@ -359,6 +382,13 @@ impl Cmd {
             )));
         }
         if self.scenario.is_none() {
+            if self.shard.is_some() {
+                return Err(Failure::usage(anyhow!(
+                    "--shard splits the games of one scenario, and the release suite's scenarios play one or two \
+                     games each: give --scenario NAME with --shard, or play the suite whole on each board \
+                     (nothing was run)"
+                )));
+            }
             if let Some(records) = &self.records {
                 // Each scenario would replace the one before's records.
                 return Err(Failure::usage(anyhow!(
@@ -384,6 +414,22 @@ impl Cmd {
         self.games.unwrap_or(1)
     }
 
+    /// The games of this run: all of `--games`, or the `--shard`'s share
+    /// of them, which must not be empty.
+    fn games_to_play<'s>(&self, scenario: &'s Scenario, seed: u64) -> Result<Games<'s>> {
+        let all = Games::all(scenario, seed, self.game_count());
+        let Some((index, count)) = self.shard else { return Ok(all) };
+        let slice = all.slice.part(index - 1, count);
+        if slice.is_empty() {
+            // A gate on a shard of no games would pass having checked nothing.
+            let games = self.game_count();
+            return Err(Failure::usage(anyhow!(
+                "shard {index}/{count} of {games} games has no game: split {games} games into at most {games} shards"
+            )));
+        }
+        Ok(Games { slice, ..all })
+    }
+
     /// One scenario (`--scenario`): played and judged, or skipped when the
     /// firmware announces it cannot run the scenario's control.
     fn run_scenario<B: ProbeBackend>(self, probes: &B) -> Result<Ran> {
@@ -394,8 +440,8 @@ impl Cmd {
         }
         self.check_numbers()?;
         let seed = self.seed.unwrap_or(scenario.seed);
-        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir("hil-", &scenario, seed, None));
-        let games = Games { scenario: &scenario, seed, count: self.game_count() };
+        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir("hil-", &scenario, seed, self.shard));
+        let games = self.games_to_play(&scenario, seed)?;
         // Game 0's schedule now, so a scenario no board can play (a postal
         // game) is refused before anything starts; the others are made as
         // they are played, however many games are asked for.
@@ -420,11 +466,16 @@ impl Cmd {
         super::prepare_out_dir(&out_dir)?;
         // What is about to play, before the progress bar: the summary with
         // the same line comes only when the run is over.
+        let which = match self.shard {
+            Some((index, count)) => {
+                format!("games {} of 0..{} (shard {index}/{count})", games.slice.describe(0), games.count())
+            }
+            None => format!("games 0..{}", games.count()),
+        };
         super::note(&bench_report::format::visible::visible(&format!(
-            "bench hil {}  seed {seed}  games 0..{}  on {}, firmware {}",
+            "bench hil {}  seed {seed}  {which}  on {}, firmware {}",
             scenario.name,
-            self.game_count(),
-            self.board.name(),
+            self.board.as_str(),
             elf.display()
         )));
 
@@ -456,6 +507,7 @@ impl Cmd {
             firmware_file: &elf,
             firmware_sha256: sha256_hex(&elf_bytes),
             seed,
+            games_requested: games.slice.len(),
         };
         self.report_and_judge(&out_dir, &subject, &played, wall, records)
     }
@@ -518,7 +570,7 @@ impl Cmd {
     ) -> Result<Ran> {
         let seed = subject.seed;
         let input = HilReportInput {
-            board: self.board.name(),
+            board: self.board.as_str(),
             board_description: played.description.clone(),
             firmware_file: subject.firmware_file,
             firmware_sha256: subject.firmware_sha256.clone(),
@@ -528,7 +580,7 @@ impl Cmd {
             scenario_file: subject.scenario_file,
             scenario_sha256: subject.scenario_sha256.clone(),
             seed,
-            games_requested: self.game_count(),
+            games_requested: subject.games_requested,
             runs: &played.runs,
             drift: played.drift,
             drift_samples: played.drift_samples.clone(),
@@ -538,6 +590,7 @@ impl Cmd {
             boards: played.boards.clone(),
             acks: played.acks.as_ref(),
             observed: played.observed.clone(),
+            shard: self.shard.map(|(index, count)| (index, count, self.game_count())),
         };
         let written = hil_report::write_hil_report(out_dir, &input);
         let records_written = records.map(|records| records.write(records_text(&played.runs).as_bytes()));
@@ -650,12 +703,12 @@ impl Cmd {
     /// QEMU, found before anything else (a firmware image not built yet,
     /// say) is looked at.
     fn check_probe_options(&self) -> Result<()> {
-        if self.board == BoardKind::Qemu
+        if self.emulated()?
             && (!self.probe.is_empty() || self.chip.is_some() || self.speed.is_some() || self.connect_under_reset)
         {
             return Err(Failure::usage(anyhow!(
                 "--probe, --chip, --speed and --connect-under-reset are for boards on a debug probe \
-                 (`--board stm32`); QEMU needs none"
+                 (`--board stm32`, `bench boards` lists them); QEMU needs none"
             )));
         }
         // Before a probe is looked for: a misspelt chip is not a missing board.
@@ -671,7 +724,7 @@ impl Cmd {
     /// (exit 2), the reference image bench's build (exit 3). A contract
     /// image without the RTT symbol is run, with a note: RAM is scanned.
     fn check_firmware(&self, elf: &Path) -> Result<()> {
-        let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
+        let profile = self.profile()?;
         let bytes = std::fs::read(elf).with_context(|| format!("reading the firmware image {}", elf.display()))?;
         let purpose = if self.observe.is_some() { Purpose::Observed } else { Purpose::Contract };
         match bench_hil::image::check(&profile, elf, &bytes, purpose) {
@@ -692,8 +745,8 @@ impl Cmd {
     /// QEMU, which starts in `play`.
     fn select_probes(&self, backend: &impl ProbeBackend) -> Result<Option<ProbeBoards>> {
         self.check_probe_options()?;
-        let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
-        if self.board == BoardKind::Qemu {
+        let profile = self.profile()?;
+        if profile.backend == Backend::Qemu || self.gdb.is_some() {
             return Ok(None);
         }
         if self.chip.is_none() {
@@ -745,7 +798,7 @@ impl Cmd {
     ) -> Played {
         let rtt = match ControlBlockLocation::from_elf(elf) {
             Ok(location) => location,
-            Err(error) => return Played::failed(format!("{} (not started)", self.board.name()), error),
+            Err(error) => return Played::failed(format!("{} (not started)", self.board.as_str()), error),
         };
         let config = FarmConfig {
             profile: &boards.profile,
@@ -756,14 +809,14 @@ impl Cmd {
             attach_timeout: ATTACH_TIMEOUT,
         };
         let bars =
-            progress::ProbeProgress::new(boards.probes.len(), games.count, indicatif::ProgressDrawTarget::stderr());
+            progress::ProbeProgress::new(boards.probes.len(), games.count(), indicatif::ProgressDrawTarget::stderr());
         let played = farm::run(backend, &boards.probes, &config, games, &|board, update| {
             bars.update(board, update);
         });
         bars.finish();
         match played {
             Ok(outcomes) => Played::from_farm(outcomes, self.drift_tolerance_ppm),
-            Err(error) => Played::failed(format!("{} (not started)", self.board.name()), error),
+            Err(error) => Played::failed(format!("{} (not started)", self.board.as_str()), error),
         }
     }
 
@@ -782,7 +835,7 @@ impl Cmd {
                 Ok(metadata) if metadata.is_dir() => Err(Failure::usage(anyhow!(
                     "--firmware {}: is a folder, not an ELF file: give the image in it (e.g. {})",
                     path.display(),
-                    path.join(self.board.default_image()).display()
+                    path.join(self.default_image().as_deref().unwrap_or("normal.elf")).display()
                 ))),
                 Ok(metadata) => Err(Failure::usage(anyhow!(
                     "--firmware {}: is {}, not an ELF file: give the image's file",
@@ -795,17 +848,23 @@ impl Cmd {
                 Err(error) => Err(Failure::usage(anyhow!("--firmware {}: cannot be read ({error})", path.display()))),
             };
         }
+        let profile = self.profile()?;
+        let (image, build) = match (&self.observe, &profile.firmware) {
+            (Some(_), _) => ("observed.elf".to_string(), "scripts/build-firmware observed".to_string()),
+            (None, Some(firmware)) => (firmware.image.clone(), firmware.build.clone()),
+            (None, None) => {
+                return Err(Failure::usage(anyhow!(
+                    "bench builds no reference firmware for board `{}` (its profile has no [firmware]): \
+                     give your image with --firmware ELF",
+                    profile.name
+                )))
+            }
+        };
         let dirs = firmware_dirs();
-        let image = if self.observe.is_some() { "observed.elf" } else { self.board.default_image() };
-        if let Some(found) = dirs.iter().map(|dir| dir.join(image)).find(|path| path.is_file()) {
+        if let Some(found) = dirs.iter().map(|dir| dir.join(&image)).find(|path| path.is_file()) {
             return Ok(found);
         }
-        let looked: Vec<String> = dirs.iter().map(|dir| dir.join(image).display().to_string()).collect();
-        let build = match self.board {
-            BoardKind::Qemu if self.observe.is_some() => "scripts/build-firmware observed",
-            BoardKind::Qemu => "scripts/build-firmware normal",
-            BoardKind::Stm32 => "scripts/build-firmware --board stm32 normal",
-        };
+        let looked: Vec<String> = dirs.iter().map(|dir| dir.join(&image).display().to_string()).collect();
         Err(Failure::infrastructure(anyhow!(
             "the reference firmware image is not built (looked for {}); build it with `{build}`, \
              or pass --firmware ELF",
@@ -815,6 +874,21 @@ impl Cmd {
                 looked.join(", ")
             }
         )))
+    }
+
+    /// The board profile `--board` names (a usage error when there is none).
+    fn profile(&self) -> Result<BoardProfile> {
+        bench_hil::board::find(&self.board).map_err(Failure::usage)
+    }
+
+    /// Whether `--board` is an emulated one.
+    fn emulated(&self) -> Result<bool> {
+        Ok(self.profile()?.backend == Backend::Qemu)
+    }
+
+    /// The reference image of `--board`, relative to a firmware folder.
+    fn default_image(&self) -> Option<String> {
+        self.profile().ok()?.firmware.map(|firmware| firmware.image)
     }
 
     /// [`super::refuse_to_replace_another_run`] for this one scenario's
@@ -832,7 +906,7 @@ impl Cmd {
     fn reproduce_command(&self, seed: u64) -> String {
         let mut command = format!(
             "bench hil --board {} --scenario {} --seed {seed} --games {}",
-            self.board.name(),
+            self.board.as_str(),
             super::shell_word(self.scenario.as_deref().unwrap_or_default()),
             self.game_count()
         );
@@ -845,7 +919,7 @@ impl Cmd {
         if let Some(max_moves) = self.max_moves {
             let _ = write!(command, " --max-moves {max_moves}");
         }
-        if self.board == BoardKind::Qemu && self.icount != bench_hil::backend::qemu::DEFAULT_ICOUNT {
+        if self.emulated().unwrap_or(false) && self.icount != bench_hil::backend::qemu::DEFAULT_ICOUNT {
             let _ = write!(command, " --icount {}", super::shell_word(&self.icount));
         }
         if self.no_bounce {
@@ -854,11 +928,14 @@ impl Cmd {
         if self.drift_tolerance_ppm != DEFAULT_DRIFT_TOLERANCE_PPM {
             let _ = write!(command, " --drift-tolerance-ppm {}", self.drift_tolerance_ppm);
         }
+        if let Some((index, count)) = self.shard {
+            let _ = write!(command, " --shard {index}/{count}");
+        }
         command
     }
 
-    /// Starts the emulated board and plays the games; never fails, says
-    /// how far it got.
+    /// Starts the emulated board (or reaches the board behind `--gdb`) and
+    /// plays the games; never fails, says how far it got.
     fn play(&self, elf: &Path, games: &Games<'_>, options: RunOptions) -> Played {
         let mut bar: Option<indicatif::ProgressBar> = None;
         let (mut done_before, mut presses) = (0u64, 0u64);
@@ -875,13 +952,24 @@ impl Cmd {
                     bar.set_message(format!(
                         "game {}/{}, {}",
                         progress.game + 1,
-                        games.count,
+                        games.count(),
                         guest_text(progress.guest_us, progress.duration_us)
                     ));
                 }
             }
         };
-        let outcome = board::run_on_qemu(elf, self.qemu_config(), games, options, ATTACH_TIMEOUT, &mut progress);
+        let outcome = match &self.gdb {
+            Some(address) => {
+                let config = GdbServerConfig { address: address.clone(), flash: !self.no_flash };
+                match self.profile() {
+                    Ok(profile) => {
+                        board::run_on_gdb_server(elf, &profile, &config, games, options, ATTACH_TIMEOUT, &mut progress)
+                    }
+                    Err(failure) => return Played::failed(self.board.clone(), failure.error),
+                }
+            }
+            None => board::run_on_qemu(elf, self.qemu_config(), games, options, ATTACH_TIMEOUT, &mut progress),
+        };
         if let Some(bar) = bar {
             bar.finish_and_clear();
         }
@@ -949,6 +1037,8 @@ struct Subject<'a> {
     firmware_file: &'a Path,
     firmware_sha256: String,
     seed: u64,
+    /// The games asked for: `--games`, or the shard's share of them.
+    games_requested: u64,
 }
 
 /// What became of one scenario.
@@ -1213,11 +1303,16 @@ max_moves = 3
     /// Runs `bench hil --board stm32` on `probes` with the fake firmware's
     /// image, writing to `dir/report`; returns the command's outcome.
     fn run_on_fake_probes(dir: &Path, probes: &FakeProbes, args: &[&str]) -> Result {
+        run_on_fake_probes_into(dir, "report", probes, args)
+    }
+
+    /// [`run_on_fake_probes`], writing to `dir/out`.
+    fn run_on_fake_probes_into(dir: &Path, out: &str, probes: &FakeProbes, args: &[&str]) -> Result {
         let elf = dir.join("clock.elf");
         std::fs::write(&elf, stm32_image()).expect("write the image");
         let scenario = dir.join("farm-e2e.toml");
         std::fs::write(&scenario, SCENARIO).expect("write the scenario");
-        let out = dir.join("report");
+        let out = dir.join(out);
         let mut all = vec!["hil", "--board", "stm32", "--silence-timeout", "60"];
         all.extend(["--scenario", scenario.to_str().expect("utf-8")]);
         all.extend(["--firmware", elf.to_str().expect("utf-8")]);
@@ -1391,6 +1486,66 @@ max_moves = 3
         let junit = junit_games(dir.path());
         assert_eq!(junit.len(), 5);
         assert!(junit.iter().all(|(_, failed)| !failed), "{junit:?}");
+    }
+
+    /// `--shard I/N` plays the games board I of a farm of N boards plays:
+    /// each shard on its own board, merged, is that farm's report, game by
+    /// game and board by board, its drift, latencies, checks and verdict
+    /// (all but the oscillator fits, which read host time).
+    #[test]
+    fn shards_on_boards_of_their_own_merge_into_the_farms_report() {
+        let dir = TempDir::new("hil-shard-farm");
+        let fake = || {
+            let mut probes = FakeProbes::new(&["A", "B"]);
+            probes.us_per_call = FAST_US_PER_CALL;
+            probes
+        };
+        let farm = ["--games", "3", "--probe", "0483:374b:B", "--probe", "0483:374b:A"];
+        let outcome = run_on_fake_probes_into(dir.path(), "farm", &fake(), &farm);
+        assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::Pass));
+        let mut shards = Vec::new();
+        for (shard, serial) in [("2/2", "A"), ("1/2", "B")] {
+            let out = format!("shard-{}", &shard[..1]);
+            let probe = format!("0483:374b:{serial}");
+            let outcome = run_on_fake_probes_into(
+                dir.path(),
+                &out,
+                &fake(),
+                &["--games", "3", "--shard", shard, "--probe", &probe],
+            );
+            assert_eq!(outcome.as_ref().map_err(|failure| format!("{:#}", failure.error)), Ok(&Exit::Pass), "{shard}");
+            shards.push(dir.path().join(out));
+        }
+        let shard: Value =
+            serde_json::from_slice(&std::fs::read(shards[0].join("report.json")).expect("read")).expect("JSON");
+        assert_eq!((shard["shard"]["index"].as_u64(), shard["games"]["requested"].as_u64()), (Some(2), Some(1)));
+        assert_eq!(games_of(&shard["boards"][0]["games"]), [1]);
+        assert!(shard["command"].as_str().is_some_and(|command| command.ends_with(" --shard 2/2")));
+
+        let merged = dir.path().join("merged");
+        let request = bench_report::merge::MergeRequest {
+            shards: &shards,
+            scenario: bench_report::merge::ScenarioSource { given: None, by_name: &|_| Vec::new() },
+            out: &merged,
+            partial: false,
+        };
+        let done = bench_report::merge::merge(&request).map_err(|error| format!("{error:?}")).expect("merged");
+        assert_eq!((done.shards, done.games_played), (2, 3));
+        let read = |path: PathBuf| -> Value {
+            let mut report: Value = serde_json::from_slice(&std::fs::read(path).expect("read")).expect("JSON");
+            for board in report["boards"].as_array_mut().expect("boards") {
+                board["oscillator"] = Value::Null;
+            }
+            report["files"] = Value::Null;
+            report
+        };
+        let (farm, merged) = (read(dir.path().join("farm/report.json")), read(merged.join("report.json")));
+        assert_eq!(farm["boards"].as_array().map(Vec::len), Some(2));
+        assert_eq!(farm["games_detail"].as_array().map(Vec::len), Some(3));
+        for (key, value) in farm.as_object().expect("an object") {
+            assert_eq!(&merged[key], value, "{key}");
+        }
+        assert!(merged["shard"].is_null());
     }
 
     /// Each way of picking probes wrongly stops before anything is flashed,

@@ -1,12 +1,13 @@
 //! `bench report`: work on written reports. `bench report merge` joins the
-//! shards of one sweep into the report the unsharded run writes.
+//! shards of one sweep into one report: the unsharded run's for `bench
+//! sim`, the farm of the shards' boards for `bench hil`.
 
 use std::path::PathBuf;
 
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
 use bench_report::gate;
-use bench_report::sim::merge::{self, MergeError};
+use bench_report::merge::{self, MergeError};
 
 #[derive(Debug, clap::Args)]
 pub struct Cmd {
@@ -31,7 +32,14 @@ enum Action {
     /// merged report passes the default gate and 1 when it fails; with
     /// --partial and shards missing, 1 (the report is marked incomplete).
     ///
+    /// HIL shards (`bench hil --shard I/N`: games g with g mod N = I - 1,
+    /// each shard a boot of its own) merge into the report of the farm
+    /// whose boards are the shards: every game's entry as its shard wrote
+    /// it, the boards in shard order, the deciding board's drift, latency
+    /// percentiles over every press; --scenario is not needed.
+    ///
     ///   bench report merge reports/drift-stress-1-shard-*-of-8
+    ///   bench report merge reports/hil-blitz-3-2-1-shard-*-of-4
     #[command(verbatim_doc_comment)]
     Merge(MergeCmd),
 }
@@ -47,7 +55,8 @@ struct MergeCmd {
     out: Option<PathBuf>,
     /// The scenario file the shards ran [default: the first with their
     /// sha256 of the paths their reports name (relative to the current
-    /// folder) and the scenario directories' file of that name].
+    /// folder) and the scenario directories' file of that name]. Simulation
+    /// shards only: HIL shards carry what the merge checks.
     #[arg(long, value_name = "PATH")]
     scenario: Option<PathBuf>,
     /// With shards missing, merge those there are into a report marked

@@ -17,7 +17,14 @@
 //!   simulator's independent-model oracle.
 //!
 //! [`notation`] is a third independent reading, of the written forms: the
-//! time-control text and a time as a display writes it.
+//! time-control text and a time as a display writes it. [`rulings`] is a
+//! second reading of the rulings on a fallen flag (6.3, 6.9, 6.10, 6.12).
+//! [`EventClock`] also says which per-move rules its latest press applied
+//! ([`MoveRules`]), for the simulator to compare with the core's.
+//!
+//! Only `chessclock`'s types (controls, sides, durations, error kinds) are
+//! used here, never its clock, laws or parser (the notation's tests call
+//! the parser, to compare).
 
 mod model;
 pub mod notation;

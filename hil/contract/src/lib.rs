@@ -15,7 +15,15 @@
 //! `tests/c_header.rs` and `tests/c_structs.rs` pin all three.
 //!
 //! **API Boundary:** no dependency, no allocation, no panics: it builds for
-//! the host and for any Cortex-M target.
+//! the host and for any Cortex-M target. (The feature `serde`, off in the
+//! firmware, lets `bench hil --records` write records as JSON.) A change to
+//! this crate is a contract version: [`CONTRACT_VERSION`] is the newest,
+//! and the harness still runs firmware from [`CONTRACT_VERSION_MIN`] on.
+//!
+//! Every command line the harness sends is written by
+//! [`Command::encode`](command::Command::encode); only the Ack probe
+//! (`bench_hil::session::acks`) writes lines by hand, the ones a firmware
+//! must refuse.
 #![cfg_attr(not(test), no_std)]
 #![warn(missing_debug_implementations)]
 #![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::unwrap_used, clippy::expect_used, clippy::panic))]

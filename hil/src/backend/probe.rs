@@ -6,7 +6,15 @@
 //! Probe selection works like probe-rs's CLI: `--probe VID:PID[:SERIAL]`,
 //! and with exactly one probe attached it is used without flags. The
 //! selection and the image check against the board profile are plain code,
-//! tested without hardware; [`ProbeTarget`] needs the `probe` feature.
+//! tested without hardware; [`ProbeTarget`] needs the `probe` feature (on
+//! by default); without it [`RealProbes`] lists no probe and says why.
+//!
+//! The board's DWT CYCCNT is read around each button write (latency on the
+//! board) and against host time (oscillator drift).
+//!
+//! The one place below the CLI that draws on the console: `ProbeTarget`'s
+//! [`Target::load`] shows flashing as an `indicatif` progress bar on
+//! stderr.
 
 use std::fmt;
 use std::path::Path;

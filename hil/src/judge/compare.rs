@@ -33,6 +33,15 @@
 //!
 //! Same-instant order follows the firmware's record order: a Snapshot after
 //! a Press at the same instant sees the press.
+//!
+//! A Snapshot's displays are judged within the step the clock declares
+//! ([`Resolution`], `tolerance::DisplayStep`). Causes are listed first
+//! (press, flag, period, command and result mismatches, earliest first),
+//! before the displays they make wrong. Beside the replay: [`check_debounce`]
+//! (presses of one button closer than the firmware's `debounce_us`, which
+//! the replay alone cannot see), `accounting.rs` (the presses made against
+//! the Press records: `press.unrecorded`, `press.phantom`, `press.stamp`)
+//! and `cadence.rs` (the Snapshots the replay only compares, required).
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -8,7 +8,7 @@
 //! say how well a line describes the data. Floats are fine here: this is
 //! measurement, not simulation.
 //!
-//! Two drifts use it (ARCHITECTURE.md, code map, `hil/`: `drift.rs`):
+//! Two drifts use it:
 //! - **accounting drift**: the firmware clock (`at_us` of TimeBase records)
 //!   against the board's free-running hardware counter sampled in the same
 //!   record ([`accounting_samples`]). A wrong SysTick reload or lost ticks
@@ -28,7 +28,7 @@ use bench_contract::{Body, Hello, Record};
 use crate::target::CounterReading;
 
 /// One paired reading.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sample {
     /// The reference's time, µs (any origin).
     pub reference_us: f64,
@@ -98,6 +98,50 @@ impl Fit {
     pub fn within(&self, tolerance_ppm: f64) -> bool {
         self.ci_low_ppm() <= tolerance_ppm && self.ci_high_ppm() >= -tolerance_ppm
     }
+}
+
+/// A board's accounting drift, as a farm weighs it against its other
+/// boards'.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoardDrift {
+    /// The drift was fitted.
+    pub measured: bool,
+    /// Its interval reaches the tolerance ([`Fit::within`]).
+    pub within_tolerance: bool,
+    /// The fitted drift (`None`: not a number).
+    pub ppm: Option<f64>,
+}
+
+impl BoardDrift {
+    pub fn of(fit: &Result<Fit, FitError>, tolerance_ppm: f64) -> BoardDrift {
+        match fit {
+            Ok(fit) => {
+                BoardDrift { measured: true, within_tolerance: fit.within(tolerance_ppm), ppm: Some(fit.drift_ppm) }
+            }
+            Err(_) => BoardDrift { measured: false, within_tolerance: false, ppm: None },
+        }
+    }
+}
+
+/// The board whose accounting drift stands for a farm's (its index in
+/// `boards`): the first whose interval misses the tolerance; else the
+/// largest |drift| (the last of equals; a drift that is not a number
+/// counts as the largest); else the first. A passing farm shows its worst
+/// board, a failing one the board that fails it.
+pub fn deciding_board(boards: &[BoardDrift]) -> usize {
+    boards
+        .iter()
+        .position(|board| board.measured && !board.within_tolerance)
+        .or_else(|| {
+            boards
+                .iter()
+                .enumerate()
+                .filter(|(_, board)| board.measured)
+                .map(|(index, board)| (index, board.ppm.map_or(f64::NAN, f64::abs)))
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(index, _)| index)
+        })
+        .unwrap_or(0)
 }
 
 impl fmt::Display for Fit {
@@ -417,6 +461,22 @@ mod tests {
     use bench_sim::rng::{Actor, Stream};
 
     use super::*;
+
+    #[test]
+    fn the_deciding_board_is_the_first_failing_else_the_largest_drift() {
+        let board = |measured, within_tolerance, ppm| BoardDrift { measured, within_tolerance, ppm: Some(ppm) };
+        let passing = [board(true, true, 1.0), board(true, true, -3.0), board(true, true, 2.0)];
+        assert_eq!(deciding_board(&passing), 1, "the largest |drift|");
+        let failing = [board(true, true, -4.0), board(true, false, 9.0), board(true, false, -20.0)];
+        assert_eq!(deciding_board(&failing), 1, "the first out of tolerance, not the largest");
+        assert_eq!(deciding_board(&[board(true, true, 2.0), board(true, true, -2.0)]), 1, "the last of equals");
+        let unmeasured = [board(false, false, 50.0), board(true, true, 0.5)];
+        assert_eq!(deciding_board(&unmeasured), 1, "a board without a fit decides nothing");
+        assert_eq!(deciding_board(&[board(false, false, 0.0), board(false, false, 0.0)]), 0);
+        assert_eq!(deciding_board(&[]), 0);
+        let not_a_number = [board(true, true, 3.0), BoardDrift { measured: true, within_tolerance: true, ppm: None }];
+        assert_eq!(deciding_board(&not_a_number), 1);
+    }
 
     /// Uniform on (0, 1], 53 bits, from the stream.
     fn uniform(stream: &mut Stream) -> f64 {

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use bench_contract::{Capabilities, Hello};
 
+use crate::backend::gdb::{GdbServerConfig, GdbServerTarget};
 use crate::backend::qemu::{QemuConfig, QemuTarget};
+use crate::board::BoardProfile;
 use crate::judge::drift::{self, Fit, FitError};
 use crate::needs::Unsupported;
 use crate::schedule::Games;
@@ -154,6 +156,41 @@ pub fn run_on_qemu(
         Err(RttError::Target(fault @ TargetError::Fault { .. })) => return not_started(description, fault.to_string()),
         Err(error) => return not_started(description, format!("the firmware's RTT channels: {error}")),
     };
-    let session = play_board(&mut target, &mut reader, options, games, 0..games.count, progress);
+    let session = play_board(&mut target, &mut reader, options, games, games.slice.iter(), progress);
+    EmulatorOutcome { description, session: session.map_err(|error| error.to_string()) }
+}
+
+/// A board behind a GDB server: connects, flashes `elf` unless the server
+/// loaded it, resets, attaches RTT within `attach_timeout` and plays every
+/// game of `games` in its session.
+pub fn run_on_gdb_server(
+    elf: &Path,
+    profile: &BoardProfile,
+    config: &GdbServerConfig,
+    games: &Games<'_>,
+    options: RunOptions,
+    attach_timeout: Duration,
+    progress: &mut dyn FnMut(GameProgress<'_>),
+) -> EmulatorOutcome {
+    let not_started = |description: String, error: String| EmulatorOutcome { description, session: Err(error) };
+    let unreached = format!("{} (GDB server at {}, not reached)", profile.name, config.address);
+    let mut target = match GdbServerTarget::connect(profile, config) {
+        Ok(target) => target,
+        Err(error) => return not_started(unreached, error.to_string()),
+    };
+    let description = target.describe();
+    let flashed = if config.flash { target.load(elf) } else { Ok(()) };
+    if let Err(error) = flashed.and_then(|()| target.reset_and_run()) {
+        return not_started(description, error.to_string());
+    }
+    let location = match ControlBlockLocation::from_elf(elf) {
+        Ok(location) => location,
+        Err(error) => return not_started(description, error.to_string()),
+    };
+    let mut reader = match RttReader::attach_within(&mut target, &location, attach_timeout) {
+        Ok(reader) => reader,
+        Err(error) => return not_started(description, format!("the firmware's RTT channels: {error}")),
+    };
+    let session = play_board(&mut target, &mut reader, options, games, games.slice.iter(), progress);
     EmulatorOutcome { description, session: session.map_err(|error| error.to_string()) }
 }

@@ -31,7 +31,7 @@ use crate::backend::probe::{
 use crate::board::BoardProfile;
 use crate::judge::drift::{self, Fit, FitError};
 use crate::needs::Unsupported;
-use crate::schedule::Games;
+use crate::schedule::{GameSlice, Games};
 use crate::session::board::{play_board, GameProgress};
 use crate::session::rtt::{ControlBlockLocation, RttReader};
 use crate::session::{AckCheck, GameRun, Oscillator, Progress, RunOptions};
@@ -54,35 +54,6 @@ pub fn select(backend: &impl ProbeBackend, selectors: &[Selector]) -> Result<Vec
         }
     }
     Ok(chosen)
-}
-
-/// The games board `board` of `boards` plays: game `g` on board
-/// `g mod boards`, so the split depends on nothing but the counts. Lazy:
-/// nothing is held per game.
-pub fn share(board: usize, boards: usize, games: u64) -> impl Iterator<Item = u64> {
-    let start = if board < boards { u64::try_from(board).unwrap_or(u64::MAX) } else { games };
-    (start..games).step_by(boards.max(1))
-}
-
-/// The games of board `board` of `boards` from its `skip`-th on, for a
-/// message: every one when few, else the first ones and the last (worked
-/// out, not counted to: a share can hold 2^64 / N games).
-fn describe_share(board: usize, boards: usize, games: u64, skip: usize) -> String {
-    const LISTED_MAX: usize = 8;
-    let step = u64::try_from(boards.max(1)).unwrap_or(u64::MAX);
-    let mut rest = share(board, boards, games).skip(skip);
-    let first: Vec<u64> = rest.by_ref().take(LISTED_MAX).collect();
-    let listed = first.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
-    let Some(&shown) = first.last() else { return listed };
-    // The share's last game: the largest below `games` that is `shown` plus
-    // a multiple of the step.
-    let last = shown + (games - 1 - shown) / step * step;
-    match last {
-        last if last == shown => listed,
-        last if last == shown + step => format!("{listed}, {last}"),
-        last if boards > 1 => format!("{listed}, … {last} (one game in {boards})"),
-        last => format!("{listed}, … {last}"),
-    }
 }
 
 /// What the boards need besides their games.
@@ -191,13 +162,16 @@ struct Board<'a> {
 }
 
 impl Board<'_> {
-    fn share(&self, games: &Games<'_>) -> impl Iterator<Item = u64> {
-        share(self.index, self.boards, games.count)
+    /// Game `g` of the run's slice on board `g mod boards` (by position
+    /// in the slice), so the split depends on nothing but the counts.
+    fn share(&self, games: &Games<'_>) -> GameSlice {
+        let (index, boards) = (u64::try_from(self.index), u64::try_from(self.boards));
+        games.slice.part(index.unwrap_or(u64::MAX), boards.unwrap_or(u64::MAX))
     }
 
     /// Why the board stopped, and which of its games it did not play.
     fn stopped(&self, games: &Games<'_>, from: usize, cause: &str) -> String {
-        let rest = describe_share(self.index, self.boards, games.count, from);
+        let rest = self.share(games).describe(u64::try_from(from).unwrap_or(u64::MAX));
         format!("{}: {cause}; games {rest} not played", self.probe)
     }
 }
@@ -232,7 +206,7 @@ fn run_board<B: ProbeBackend>(
         Ok(reader) => reader,
         Err(error) => return failed(description, error),
     };
-    let share = board.share(games);
+    let share = board.share(games).iter();
     let session = play_board(&mut target, &mut reader, config.options.clone(), games, share, &mut |update| {
         if let GameProgress::Playing(update) = update {
             progress(BoardProgress::Game(update));
@@ -305,7 +279,7 @@ max_moves = 5
     }
 
     fn games(scenario: &Scenario, count: u64) -> Games<'_> {
-        Games { scenario, seed: scenario.seed, count }
+        Games::all(scenario, scenario.seed, count)
     }
 
     fn profile() -> BoardProfile {
@@ -360,35 +334,6 @@ max_moves = 5
         assert!(!error.is_usage() && error.to_string().contains("no debug probe matches --probe 1366:0101"));
         let error = select(&FakeProbes::new(&[]), &[]).unwrap_err();
         assert!(error.to_string().contains("found: nothing") && error.to_string().contains("--board qemu"));
-    }
-
-    #[test]
-    fn games_go_round_robin_over_the_boards() {
-        let shares = |games: u64, boards: usize| {
-            (0..boards).map(|board| share(board, boards, games).collect::<Vec<_>>()).collect::<Vec<_>>()
-        };
-        assert_eq!(shares(5, 2), vec![vec![0, 2, 4], vec![1, 3]]);
-        assert_eq!(shares(2, 3), vec![vec![0], vec![1], vec![]]);
-        assert_eq!(shares(3, 1), vec![vec![0, 1, 2]]);
-        assert_eq!(share(2, 2, 9).count(), 0, "no board 2 of 2");
-        // Lazy: the last of u64::MAX games without holding the others.
-        assert_eq!(share(1, 2, u64::MAX).next(), Some(1));
-        assert_eq!(share(0, 1, u64::MAX).nth(1_000_000), Some(1_000_000));
-    }
-
-    #[test]
-    fn games_not_played_are_named_briefly_however_many() {
-        assert_eq!(describe_share(1, 2, 8, 0), "1, 3, 5, 7");
-        assert_eq!(describe_share(1, 2, 8, 1), "3, 5, 7");
-        assert_eq!(describe_share(0, 3, 1_000, 0), "0, 3, 6, 9, 12, 15, 18, 21, … 999 (one game in 3)");
-        assert_eq!(describe_share(0, 1, 10, 1), "1, 2, 3, 4, 5, 6, 7, 8, 9");
-        assert_eq!(describe_share(0, 1, 11, 1), "1, 2, 3, 4, 5, 6, 7, 8, … 10");
-        assert_eq!(
-            describe_share(1, 2, u64::MAX, 0),
-            "1, 3, 5, 7, 9, 11, 13, 15, … 18446744073709551613 (one game in 2)"
-        );
-        assert_eq!(describe_share(0, 1, 0, 0), "");
-        assert_eq!(describe_share(0, 1, 4, 9), "");
     }
 
     #[test]

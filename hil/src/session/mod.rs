@@ -50,6 +50,25 @@
 //! then only guards against an emulator that reaches no stop at all
 //! ([`RunOptions::emulator_timeout`], [`RunError::NoStop`]).
 //!
+//! **The end of a game**: its presses and commands are made and both the
+//! firmware and the model are done with it: the model on the presses the
+//! firmware saw, from its last change (`compare::model_quiet_us`), not
+//! from the latest Snapshot, within a bound past the schedule's end; then
+//! a tail of guest time so the last records are in.
+//!
+//! **A firmware that breaks the contract ends the run at once**, named: a
+//! Hello outside `hello.rs`'s ranges, or a Hello or Capabilities record not
+//! there within the silence limit of the wait's start (in lockstep the
+//! board stops at ticks until the Hello, so a firmware that writes nothing
+//! is judged in guest time too); a record that does not decode; a record
+//! stamped past the silence limit; on QEMU, a HardFault (a breakpoint on
+//! vector 3's handler). `tests/hostile_firmware.rs` plants such faults in
+//! copies of the C example.
+//!
+//! At a game's end, what the session collected (records, the presses it
+//! made, the commands it sent) goes to the judge (`crate::judge`), which
+//! decides from that and the schedule alone.
+//!
 //! Records come and commands go through a [`RecordLink`]: the RTT reader
 //! ([`crate::session::rtt::RttReader`]) on every backend, or a test's own.
 

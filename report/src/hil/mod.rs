@@ -15,10 +15,12 @@
 //!   HilRunFacts ────────────────────────────────────▶ run.json                (bench.hil.run/1)
 //! ```
 //!
-//! Unlike a simulation's, a HIL report is a measurement: emulator timing
-//! varies from run to run (press instants, latencies, drift to the last
-//! decimals), so it is not byte-reproducible. What varies with the host
-//! (wall time, speed) still goes to `run.json` only.
+//! A HIL report is a measurement. On QEMU in lockstep it is still a
+//! function of firmware, scenario and seed: the same `report.json` byte for
+//! byte whatever the host's load (`hil/LOCKSTEP.md`, `tests/cli_hil.rs`).
+//! On a board on a probe, which runs in host time, press instants,
+//! latencies and drift vary from run to run. What varies with the host
+//! (wall time, speed) goes to `run.json` only.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -41,6 +43,7 @@ pub mod drift_plot;
 pub mod html;
 pub mod junit;
 pub mod latency_plot;
+pub mod merge;
 pub mod summary;
 pub use summary::capabilities_text;
 #[cfg(test)]
@@ -95,6 +98,9 @@ pub struct HilReportInput<'a> {
     pub acks: Option<&'a AckCheck>,
     /// An uninstrumented firmware read through a map (`--observe`).
     pub observed: Option<ObservedInfo>,
+    /// `--shard I/N`: (I, N, the sweep's games); `games_requested` is the
+    /// shard's share of them.
+    pub shard: Option<(u64, u64, u64)>,
 }
 
 /// How an uninstrumented firmware was read (`bench hil --observe MAP`): its
@@ -181,9 +187,40 @@ pub struct Report {
     /// when the firmware reported it (records).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed: Option<ObservedInfo>,
+    /// `bench hil --shard I/N`: which shard this is, and what `bench report
+    /// merge` needs besides the rest to write the report of all the
+    /// shards; null in a run without `--shard` and in a merged report,
+    /// absent in reports written before it existed.
+    #[serde(default)]
+    pub shard: Option<Shard>,
     pub games_detail: Vec<GameInfo>,
     /// The other files of this report and their SHA-256.
     pub files: BTreeMap<String, String>,
+}
+
+/// A shard of a HIL sweep: games `g` with `g mod count = index − 1` of
+/// `0..games`, as board `index` of a farm of `count` boards plays them.
+/// Percentiles and the drift plot are not sums: the raw values they are
+/// made of travel with the shard, so the merged report is the farm's
+/// exactly.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Shard {
+    /// 1-based.
+    pub index: u64,
+    pub count: u64,
+    /// The sweep's games, `0..games` (`games.requested` is this shard's).
+    pub games: u64,
+    /// Every press latency of the shard's games, µs, in game order.
+    pub press_latencies_us: Vec<u64>,
+    /// The board-measured latencies and brackets ([`BoardLatencyInfo`]), µs.
+    pub board_latencies_us: Vec<u64>,
+    pub board_brackets_us: Vec<u64>,
+    pub board_unmatched: u64,
+    /// The samples of the accounting drift (`drift`), refitted for the plot.
+    pub drift_samples: Vec<drift::Sample>,
+    /// The rules the scenario is there for (its `expect.exercises`), to
+    /// check against the coverage of every shard.
+    pub exercises: Vec<String>,
 }
 
 /// One line of the Ack check: what was sent, the Ack the contract asks
@@ -706,16 +743,27 @@ fn board_info(board: &BoardRunInput) -> BoardInfoRun {
     }
 }
 
-/// Board latency over every game.
-fn board_latency_info(runs: &[GameRun]) -> Option<BoardLatencyInfo> {
+/// The board-measured latencies and brackets of every game, µs, and the
+/// presses without a matching record.
+fn board_latency_values(runs: &[GameRun]) -> (Vec<u64>, Vec<u64>, u64) {
     let measured: Vec<&bench_hil::session::BoardLatency> =
         runs.iter().filter_map(|run| run.board_latency.as_ref()).collect();
     let latencies: Vec<u64> = measured.iter().flat_map(|board| board.latencies_us.iter().copied()).collect();
     let brackets: Vec<u64> = measured.iter().flat_map(|board| board.brackets_us.iter().copied()).collect();
+    let unmatched = measured.iter().map(|board| count(board.unmatched)).fold(0, u64::saturating_add);
+    (latencies, brackets, unmatched)
+}
+
+/// Board latency over every game; `None` when no press was bracketed.
+pub(crate) fn board_latency_info(
+    latencies_us: &[u64],
+    brackets_us: &[u64],
+    unmatched: u64,
+) -> Option<BoardLatencyInfo> {
     Some(BoardLatencyInfo {
-        latency: latency(&Percentiles::of(&latencies)?),
-        bracket: latency(&Percentiles::of(&brackets)?),
-        unmatched: measured.iter().map(|board| count(board.unmatched)).fold(0, u64::saturating_add),
+        latency: latency(&Percentiles::of(latencies_us)?),
+        bracket: latency(&Percentiles::of(brackets_us)?),
+        unmatched,
     })
 }
 
@@ -786,15 +834,23 @@ fn ack_lines(acks: &AckCheck) -> Vec<AckLineInfo> {
 
 /// A wrong Ack fails the run: the games send only good lines, so this is
 /// the one place a firmware's refusals are seen.
-fn acks_check(acks: &AckCheck) -> CheckInfo {
-    let wrong = acks.wrong_lines();
+pub(crate) fn acks_check(lines: &[AckLineInfo]) -> CheckInfo {
+    let wrong: Vec<String> = lines
+        .iter()
+        .filter(|line| line.wrong)
+        .filter_map(|line| {
+            let firmware = line.firmware.as_ref()?;
+            Some(format!("`{}`: expected {}, firmware {firmware}", line.line, line.expected))
+        })
+        .collect();
+    let answered = lines.iter().filter(|line| line.firmware.is_some()).count();
     CheckInfo {
         name: ACKS_CHECK.into(),
         passed: wrong.is_empty(),
         measured: if wrong.is_empty() {
-            format!("{} lines answered, each as expected", acks.answered())
+            format!("{answered} lines answered, each as expected")
         } else {
-            format!("{} of {} lines answered wrongly: {}", wrong.len(), acks.answered(), wrong.join("; "))
+            format!("{} of {answered} lines answered wrongly: {}", wrong.len(), wrong.join("; "))
         },
         expected: "each Ack as bench's parsers and clock core answer: command, status, error position, line count"
             .into(),
@@ -804,86 +860,135 @@ fn acks_check(acks: &AckCheck) -> CheckInfo {
 /// The report, without `files`.
 pub fn build(input: &HilReportInput) -> Report {
     let games_detail: Vec<GameInfo> = input.runs.iter().map(game_info).collect();
-    let played = count(input.runs.len());
-    let complete_games = count(games_detail.iter().filter(|game| game.complete).count());
-    let complete = input.error.is_none() && played == input.games_requested && complete_games == played;
-    let mismatches = mismatch_totals(&games_detail);
-    let compared = games_detail.iter().filter(|game| game.model.is_some()).count();
     let drift = drift_info(input);
     // An observed firmware stamps nothing: its presses have no latency.
     let latencies: Vec<u64> = match input.observed {
         Some(_) => Vec::new(),
         None => input.runs.iter().flat_map(|run| bench_hil::session::press_latencies(&run.records)).collect(),
     };
-    let records_lost = games_detail.iter().map(|game| game.records_lost).fold(0u64, u64::saturating_add);
-    let coverage = model_coverage(input.runs);
-
-    let mut checks = vec![
-        complete_check(input, complete, complete_games),
-        match_check(input, mismatches.total, compared, games_detail.len()),
-    ];
+    let (board_latencies, board_brackets, board_unmatched) = board_latency_values(input.runs);
     // An observed firmware sends no TimeBase records: no drift to judge.
-    if input.observed.is_none() {
-        checks.push(drift_check(input, &drift));
-    }
-    if let Some(check) = exercises_check(&input.scenario.expect.exercised(), &coverage) {
-        checks.push(CheckInfo {
-            name: check.name,
-            passed: check.passed,
-            measured: check.measured,
-            expected: check.expected,
-        });
-    }
-    let contract_acks = input.acks.map(ack_lines);
-    if let Some(check) = input.acks.map(acks_check) {
-        checks.push(check);
-    }
-    let verdict = if complete && checks.iter().all(|check| check.passed) { "pass" } else { "fail" };
-    Report {
+    let drift_check = input.observed.is_none().then(|| drift_check(input, &drift));
+    let parts = Parts {
+        games_requested: input.games_requested,
+        error: input.error.clone(),
+        observed: input.observed.clone(),
+        drift_check,
+        exercised: input.scenario.expect.exercised(),
+        coverage: model_coverage(input.runs),
+        contract_acks: input.acks.map(ack_lines),
+    };
+    let shard = input.shard.map(|(index, count, games)| Shard {
+        index,
+        count,
+        games,
+        press_latencies_us: latencies.clone(),
+        board_latencies_us: board_latencies.clone(),
+        board_brackets_us: board_brackets.clone(),
+        board_unmatched,
+        drift_samples: input.drift_samples.clone(),
+        exercises: input.scenario.expect.exercises.clone(),
+    });
+    let mut report = Report {
         schema: SCHEMA.into(),
         bench_version: env!("CARGO_PKG_VERSION").into(),
-        complete,
-        verdict: verdict.into(),
+        complete: false,
+        verdict: String::new(),
         command: input.command_line.clone(),
         board: BoardInfo { kind: input.board.to_string(), description: input.board_description.clone() },
         firmware: firmware_info(input),
         scenario: scenario_info(input),
         seed: input.seed,
-        games: Games {
-            requested: input.games_requested,
-            played,
-            complete: complete_games,
-            passed: count(games_detail.iter().filter(|game| game.passed).count()),
-        },
-        checks,
-        mismatches,
+        games: Games { requested: input.games_requested, played: 0, complete: 0, passed: 0 },
+        checks: Vec::new(),
+        mismatches: mismatch_totals(&[]),
         drift,
         latency: Percentiles::of(&latencies).as_ref().map(latency),
         latency_histogram: latency_bins(&latencies),
         records: RecordTotals {
             total: input.runs.iter().map(|run| count(run.records.len())).fold(0u64, u64::saturating_add),
-            lost: records_lost,
+            lost: 0,
         },
         error: input.error.clone(),
-        board_latency: board_latency_info(input.runs),
+        board_latency: board_latency_info(&board_latencies, &board_brackets, board_unmatched),
         boards: input.boards.iter().map(board_info).collect(),
-        coverage: super::coverage::entries(&coverage),
-        contract_acks,
+        coverage: Vec::new(),
+        contract_acks: None,
         observed: input.observed.clone(),
+        shard,
         games_detail,
         files: BTreeMap::new(),
+    };
+    parts.judge(&mut report);
+    report
+}
+
+/// What a report's totals, checks and verdict are worked out from besides
+/// its games: `build` has it from the run, `bench report merge` from the
+/// shards.
+pub(crate) struct Parts {
+    pub games_requested: u64,
+    /// What ended the run early, if anything did before or between games.
+    pub error: Option<String>,
+    pub observed: Option<ObservedInfo>,
+    /// The accounting drift's check; `None` for an observed firmware.
+    pub drift_check: Option<CheckInfo>,
+    /// The rules the scenario is there for (`expect.exercises`).
+    pub exercised: Vec<chessclock::Transition>,
+    pub coverage: Coverage,
+    pub contract_acks: Option<Vec<AckLineInfo>>,
+}
+
+impl Parts {
+    /// Fills in what follows from `report.games_detail` and these parts:
+    /// the game totals, mismatches, records lost, coverage, the Acks, the
+    /// checks, completeness and the verdict.
+    pub(crate) fn judge(self, report: &mut Report) {
+        let games_detail = &report.games_detail;
+        let played = count(games_detail.len());
+        let complete_games = count(games_detail.iter().filter(|game| game.complete).count());
+        let complete = self.error.is_none() && played == self.games_requested && complete_games == played;
+        let mismatches = mismatch_totals(games_detail);
+        let compared = games_detail.iter().filter(|game| game.model.is_some()).count();
+        report.games = Games {
+            requested: self.games_requested,
+            played,
+            complete: complete_games,
+            passed: count(games_detail.iter().filter(|game| game.passed).count()),
+        };
+        report.records.lost = games_detail.iter().map(|game| game.records_lost).fold(0u64, u64::saturating_add);
+        let mut checks = vec![
+            complete_check(self.games_requested, self.error.as_deref(), complete, complete_games),
+            match_check(self.observed.as_ref(), mismatches.total, compared, games_detail.len()),
+        ];
+        checks.extend(self.drift_check);
+        if let Some(check) = exercises_check(&self.exercised, &self.coverage) {
+            checks.push(CheckInfo {
+                name: check.name,
+                passed: check.passed,
+                measured: check.measured,
+                expected: check.expected,
+            });
+        }
+        if let Some(lines) = &self.contract_acks {
+            checks.push(acks_check(lines));
+        }
+        report.verdict = if complete && checks.iter().all(|check| check.passed) { "pass" } else { "fail" }.into();
+        report.complete = complete;
+        report.checks = checks;
+        report.mismatches = mismatches;
+        report.coverage = super::coverage::entries(&self.coverage);
+        report.contract_acks = self.contract_acks;
     }
 }
 
 /// Whether the firmware matched the model in every game, each compared.
-fn match_check(input: &HilReportInput, mismatches: u64, compared: usize, games: usize) -> CheckInfo {
+fn match_check(observed: Option<&ObservedInfo>, mismatches: u64, compared: usize, games: usize) -> CheckInfo {
     CheckInfo {
         name: MATCH_CHECK.into(),
         passed: mismatches == 0 && compared > 0 && compared == games,
         measured: format!("{mismatches} mismatches in {compared} compared games"),
-        expected: input
-            .observed
-            .as_ref()
+        expected: observed
             .map_or_else(|| "0 mismatches, within one firmware tick".into(), ObservedInfo::tolerance_text),
     }
 }
@@ -929,15 +1034,15 @@ fn model_coverage(runs: &[GameRun]) -> Coverage {
 }
 
 /// Every game played to its end, every record seen.
-fn complete_check(input: &HilReportInput, complete: bool, complete_games: u64) -> CheckInfo {
+fn complete_check(requested: u64, error: Option<&str>, complete: bool, complete_games: u64) -> CheckInfo {
     CheckInfo {
         name: COMPLETE_CHECK.into(),
         passed: complete,
-        measured: match &input.error {
-            Some(error) => format!("{complete_games} of {} games, then: {error}", input.games_requested),
-            None => format!("{complete_games} of {} games", input.games_requested),
+        measured: match error {
+            Some(error) => format!("{complete_games} of {requested} games, then: {error}"),
+            None => format!("{complete_games} of {requested} games"),
         },
-        expected: format!("{} games, every record seen", input.games_requested),
+        expected: format!("{requested} games, every record seen"),
     }
 }
 
@@ -990,8 +1095,18 @@ pub struct Folder<'i> {
 /// `report.json`. Returns the report and the paths written, `report.json`
 /// last.
 pub fn write_hil_report(dir: &Path, input: &HilReportInput) -> anyhow::Result<(Report, Vec<PathBuf>)> {
-    let folder =
-        Folder { report: build(input), drift_samples: &input.drift_samples, drift_fit: input.drift.as_ref().ok() };
+    write_folder(dir, build(input), &input.drift_samples, input.drift.as_ref().ok())
+}
+
+/// Writes `report`'s folder into `dir`, the drift plot drawn from
+/// `drift_samples` and `drift_fit`.
+pub(crate) fn write_folder(
+    dir: &Path,
+    report: Report,
+    drift_samples: &[drift::Sample],
+    drift_fit: Option<&Fit>,
+) -> anyhow::Result<(Report, Vec<PathBuf>)> {
+    let folder = Folder { report, drift_samples, drift_fit };
     let written = files::write_folder(dir, &folder)?;
     let mut report = folder.report;
     report.files = written.hashes();

@@ -168,6 +168,7 @@ fn write_with_acks(
         boards,
         acks,
         observed: None,
+        shard: None,
     };
     let (report, written) = write_hil_report(dir, &input).expect("the report is written");
     let names: Vec<String> =
@@ -310,6 +311,7 @@ pub(crate) fn sample_report() -> Report {
         coverage: Vec::new(),
         contract_acks: None,
         observed: None,
+        shard: None,
         games_detail: vec![passing_game(0), passing_game(1)],
         files: BTreeMap::new(),
     }

@@ -1,5 +1,5 @@
-//! `bench report merge`: the shards of one sweep (`bench sim --shard I/N`
-//! runs) joined into the report the unsharded run writes, byte for byte.
+//! `bench report merge` of simulation shards (`bench sim --shard I/N`
+//! runs): joined into the report the unsharded run writes, byte for byte.
 //!
 //! A shard's `report.json` holds everything its [`Summary`] held, so each
 //! is turned back into a `Summary` and added to the sum with
@@ -13,13 +13,8 @@
 //! ([`SweepFold`]); what is kept between them is bounded whatever the
 //! number of shards: the first shard's report (to compare the others
 //! with), the running sum (bounded, [`Summary`]), the replay commands of
-//! the failures the sum keeps, and each shard's index and path.
-//!
-//! **Path-independent:** a scenario is its name and the SHA-256 of its
-//! file's bytes. The path each shard ran it from (`scenario.file`, and the
-//! `--scenario` word of its command) is information only: machines of one
-//! sweep each have their own folders. The merged report takes the path and
-//! command spelling of its lowest-numbered shard.
+//! the failures the sum keeps, and each shard's index and path
+//! ([`ShardBook`]).
 //!
 //! Shards are refused, with the reason, when they are not of one sweep:
 //! another scenario (name or SHA-256), seed, bench version, option or game
@@ -31,110 +26,32 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use anyhow::anyhow;
 use bench_sim::board::MateSearches;
 use bench_sim::run::{self, EnvelopeBucket, FailedGame, Summary, ENVELOPE_BUCKETS};
-use bench_sim::scenario::Scenario;
 
 use super::report::Report;
 use super::{write_sim_report, SimReportInput};
 use crate::gate;
-use crate::sha256_hex;
-
-/// Why shards were not merged.
-#[derive(Debug)]
-pub enum MergeError {
-    /// The inputs are wrong (exit 2).
-    Input(anyhow::Error),
-    /// Writing the merged report failed (exit 3).
-    Write(anyhow::Error),
-}
-
-fn input(message: String) -> MergeError {
-    MergeError::Input(anyhow!(message))
-}
-
-/// What was merged.
-pub struct Merged {
-    /// The merged report's files, `report.json` last.
-    pub written: Vec<PathBuf>,
-    pub shards: u64,
-    /// The sweep's shard count, N of `--shard I/N`.
-    pub shard_count: u64,
-    /// With `--partial`: the shards that were not there (their indices);
-    /// the report is then marked incomplete.
-    pub missing: Vec<u64>,
-    /// The games the merged report covers (`0..games`, played or not).
-    pub games: u64,
-    pub games_played: u64,
-    pub scenario: String,
-    pub seed: u64,
-}
-
-impl Merged {
-    pub fn complete(&self) -> bool {
-        self.missing.is_empty()
-    }
-}
-
-/// Where the scenario the shards ran is read from again.
-pub struct ScenarioSource<'a> {
-    /// `--scenario PATH`: this file, and no other.
-    pub given: Option<&'a Path>,
-    /// Files that may hold the scenario of a name (the scenario
-    /// directories' `NAME.toml`), tried after the paths the shards name.
-    pub by_name: &'a dyn Fn(&str) -> Vec<PathBuf>,
-}
-
-/// What `bench report merge` is asked to do.
-pub struct MergeRequest<'a> {
-    /// The shards' folders or `report.json` files, in any order.
-    pub shards: &'a [PathBuf],
-    pub scenario: ScenarioSource<'a>,
-    pub out: &'a Path,
-    /// Merge the shards that are there when some are missing, into a
-    /// report marked incomplete, instead of refusing.
-    pub partial: bool,
-}
-
-/// Where the merged report goes without `--out`: where the unsharded run
-/// would have put it.
-pub fn default_out_dir(shard: &Path) -> Result<PathBuf, MergeError> {
-    let report = load_shard(shard)?;
-    Ok(PathBuf::from("reports").join(format!("{}-{}", report.scenario.name, report.seed)))
-}
-
-/// The command of the merged report, read from one shard (`merge` checks
-/// that every shard's is the same, but for its scenario's path): the
-/// unsharded run's.
-pub fn merged_command(shard: &Path) -> Result<String, MergeError> {
-    unsharded_command(&gate::report_path(shard), &load_shard(shard)?)
-}
-
-fn load_shard(dir: &Path) -> Result<Report, MergeError> {
-    let path = gate::report_path(dir);
-    let report = gate::load_complete(dir).map_err(|error| MergeError::Input(error.into()))?;
-    let Some(report) = report.into_sim() else {
-        return Err(input(format!("{} is not a simulation report: only `bench sim` shards merge", path.display())));
-    };
-    if report.shard.is_none() {
-        return Err(input(format!(
-            "{} is not a shard (its run had no --shard): merge joins the shards of one sweep",
-            path.display()
-        )));
-    }
-    Ok(report)
-}
+use crate::merge::{
+    input, load_shard, refuse_out_as_shard_folder, same, scenario_of, scenario_word, sim_key, MergeError, MergeRequest,
+    Merged, ScenarioWanted, ShardBook, ShardReport,
+};
 
 /// Merges the shard reports of `request` into its `out`, reading and
 /// folding them one at a time.
-pub fn merge(request: &MergeRequest) -> Result<Merged, MergeError> {
+pub(crate) fn merge(request: &MergeRequest) -> Result<Merged, MergeError> {
     let out = request.out.canonicalize().ok();
     let mut fold: Option<SweepFold> = None;
     for dir in request.shards {
         let path = gate::report_path(dir);
         refuse_out_as_shard_folder(out.as_deref(), &path)?;
-        let report = load_shard(dir)?;
+        let ShardReport::Sim(report) = load_shard(dir)? else {
+            return Err(input(format!(
+                "{} is a HIL report, and the first shard a simulation's: shards of one sweep are of one kind",
+                path.display()
+            )));
+        };
+        let report = *report;
         match fold.as_mut() {
             Some(fold) => fold.add(path, report)?,
             None => fold = Some(SweepFold::start(path, report)?),
@@ -144,19 +61,6 @@ pub fn merge(request: &MergeRequest) -> Result<Merged, MergeError> {
     fold.finish(request)
 }
 
-/// Merging into a shard's own folder would replace the report being read.
-fn refuse_out_as_shard_folder(out: Option<&Path>, shard: &Path) -> Result<(), MergeError> {
-    let Some(out) = out else { return Ok(()) };
-    if shard.parent().and_then(|dir| dir.canonicalize().ok()).is_some_and(|dir| dir == out) {
-        return Err(input(format!(
-            "--out {} is the folder of shard {}: write the merged report elsewhere",
-            out.display(),
-            shard.display()
-        )));
-    }
-    Ok(())
-}
-
 /// The shards of one sweep added up so far. Holds no shard's report but
 /// the first's, whatever the number of shards.
 struct SweepFold {
@@ -164,39 +68,18 @@ struct SweepFold {
     /// with it.
     first_path: PathBuf,
     first: Report,
-    /// The sweep's games and shard count.
-    total: u64,
-    count: u64,
-    /// Each shard's report file, by index (1-based).
-    seen: BTreeMap<u64, PathBuf>,
-    /// Shards given again: the index, the file seen first and this one.
-    duplicates: Vec<(u64, PathBuf, PathBuf)>,
-    /// The lowest-numbered shard's unsharded command and scenario file:
-    /// the merged report's spelling of them.
-    lowest: (u64, String, String),
+    book: ShardBook,
     /// The sum of the shards added (`None` before the first).
     sum: Option<Summary>,
     /// The replay command of each failure `sum` keeps, as its shard wrote it.
     replays: BTreeMap<u64, String>,
-    /// The first path a shard names that holds the scenario's bytes here.
-    scenario_here: Option<PathBuf>,
 }
 
 impl SweepFold {
     fn start(path: PathBuf, report: Report) -> Result<SweepFold, MergeError> {
-        let command = unsharded_command(&path, &report)?;
-        let mut fold = SweepFold {
-            total: report.games.total,
-            count: report.shard.as_ref().map_or(0, |shard| shard.count),
-            seen: BTreeMap::new(),
-            duplicates: Vec::new(),
-            lowest: (u64::MAX, command, report.scenario.file.clone()),
-            sum: None,
-            replays: BTreeMap::new(),
-            scenario_here: None,
-            first_path: path.clone(),
-            first: report.clone(),
-        };
+        let book = ShardBook::start(&path, &sim_key(&report))?;
+        let mut fold =
+            SweepFold { book, sum: None, replays: BTreeMap::new(), first_path: path.clone(), first: report.clone() };
         fold.add(path, report)?;
         Ok(fold)
     }
@@ -204,21 +87,9 @@ impl SweepFold {
     /// Adds one shard, checked to be of the first's sweep, and drops it.
     fn add(&mut self, path: PathBuf, report: Report) -> Result<(), MergeError> {
         same_sweep(&self.first_path, &self.first, &path, &report)?;
-        let command = unsharded_command(&path, &report)?;
-        let first_command = unsharded_command(&self.first_path, &self.first)?;
-        if without_scenario_word(&command) != without_scenario_word(&first_command) {
-            return Err(input(format!(
-                "{} and {} are not shards of one sweep: their commands differ (`{}` and `{}`)",
-                self.first_path.display(),
-                path.display(),
-                self.first.command,
-                report.command
-            )));
-        }
         let index = report.shard.as_ref().map_or(0, |shard| shard.index);
         self.check_range(&path, &report, index)?;
-        if let Some(other) = self.seen.get(&index) {
-            self.duplicates.push((index, other.clone(), path));
+        if !self.book.add(path.clone(), &sim_key(&report))? {
             return Ok(());
         }
         let part = summary_of(&report).map_err(|problem| input(format!("{}: {problem}", path.display())))?;
@@ -235,19 +106,12 @@ impl SweepFold {
         // Only the failures the sum keeps need their replay command.
         let kept: Vec<u64> = sum.failures.iter().map(|failure| failure.game).collect();
         self.replays.retain(|game, _| kept.contains(game));
-        if self.scenario_here.is_none() && holds_scenario(Path::new(&report.scenario.file), &report) {
-            self.scenario_here = Some(PathBuf::from(&report.scenario.file));
-        }
-        if index < self.lowest.0 {
-            self.lowest = (index, command, report.scenario.file.clone());
-        }
-        self.seen.insert(index, path);
         Ok(())
     }
 
     /// A shard must cover exactly its slice of the sweep's games.
     fn check_range(&self, path: &Path, report: &Report, index: u64) -> Result<(), MergeError> {
-        let (total, count) = (self.total, self.count);
+        let (total, count) = (self.book.total, self.book.count);
         let expected: Range<u64> = run::shard_range(total, index, count).unwrap_or(0..0);
         if report.games.start != expected.start || report.games.end != expected.end {
             return Err(input(format!(
@@ -262,47 +126,21 @@ impl SweepFold {
         Ok(())
     }
 
-    /// The shards not given, by index.
-    fn missing(&self) -> Vec<u64> {
-        (1..=self.count).filter(|index| !self.seen.contains_key(index)).collect()
-    }
-
-    /// Why the shards given are not the whole sweep once each, if they are
-    /// not: every shard given twice and every shard missing, named.
-    fn not_the_sweep_once(&self, partial: bool) -> Option<String> {
-        let count = self.count;
-        let mut problems: Vec<String> = self
-            .duplicates
-            .iter()
-            .map(|(index, first, again)| {
-                format!(
-                    "shard {index}/{count} is given twice ({} and {}): its games would count twice",
-                    first.display(),
-                    again.display()
-                )
-            })
-            .collect();
-        let missing = self.missing();
-        if !missing.is_empty() && !partial {
-            let names: Vec<String> = missing.iter().map(|index| format!("{index}/{count}")).collect();
-            problems.push(format!(
-                "shards missing: {} (the sweep's games 0..{} are split in {count}; give every shard, or --partial \
-                 to merge those there are into a report marked incomplete)",
-                names.join(", "),
-                self.total
-            ));
-        }
-        (!problems.is_empty()).then(|| problems.join("; "))
-    }
-
     fn finish(self, request: &MergeRequest) -> Result<Merged, MergeError> {
-        if let Some(why) = self.not_the_sweep_once(request.partial) {
+        if let Some(why) = self.book.not_the_sweep_once(request.partial) {
             return Err(input(why));
         }
-        let missing = self.missing();
-        let (_, whole_command, scenario_file) = &self.lowest;
-        let (scenario, sha256) =
-            scenario_of(&self.first, scenario_file, self.scenario_here.as_deref(), &request.scenario)?;
+        let missing = self.book.missing();
+        let (_, whole_command, scenario_file) = &self.book.lowest;
+        let wanted = ScenarioWanted {
+            name: &self.first.scenario.name,
+            sha256: &self.first.scenario.sha256,
+            named: scenario_file,
+            first_file: &self.first.scenario.file,
+            here: self.book.scenario_here.as_deref(),
+            max_moves: self.first.options.max_moves,
+        };
+        let (scenario, sha256) = scenario_of(&wanted, &request.scenario)?;
         let summary = self.sum.as_ref().ok_or_else(|| input("no shard given".into()))?;
         if let Some(lost) = summary.failures.iter().find(|failure| !self.replays.contains_key(&failure.game)) {
             return Err(input(format!("no shard lists the replay command of failing game {}", lost.game)));
@@ -321,17 +159,13 @@ impl SweepFold {
                 _ => replay,
             }
         };
-        let incomplete_because = (!missing.is_empty()).then(|| {
-            let names: Vec<String> = missing.iter().map(|index| format!("{index}/{}", self.count)).collect();
-            format!("shards missing: {}", names.join(", "))
-        });
         let report_input = SimReportInput {
             scenario: &scenario,
             scenario_file: Path::new(scenario_file),
             scenario_sha256: sha256,
             seed: self.first.seed,
-            games: 0..self.total,
-            games_total: self.total,
+            games: 0..self.book.total,
+            games_total: self.book.total,
             shard: None,
             swarm: self.first.swarm,
             options: self.first.options.clone(),
@@ -340,15 +174,15 @@ impl SweepFold {
             command_line: whole_command.clone(),
             replay_command: &replay,
             complete: missing.is_empty(),
-            incomplete_because,
+            incomplete_because: self.book.incomplete_because(),
         };
         let written = write_sim_report(request.out, &report_input).map_err(MergeError::Write)?;
         Ok(Merged {
             written,
-            shards: self.seen.len() as u64,
-            shard_count: self.count,
+            shards: self.book.shards(),
+            shard_count: self.book.count,
             missing,
-            games: self.total,
+            games: self.book.total,
             games_played: summary.games,
             scenario: self.first.scenario.name.clone(),
             seed: self.first.seed,
@@ -356,68 +190,9 @@ impl SweepFold {
     }
 }
 
-/// The shard's command without its `--shard I/N`: the unsharded run's.
-fn unsharded_command(path: &Path, report: &Report) -> Result<String, MergeError> {
-    let Some(shard) = &report.shard else {
-        return Err(input(format!("{} is not a shard", path.display())));
-    };
-    let flag = format!(" --shard {}/{}", shard.index, shard.count);
-    if report.command.matches(flag.as_str()).count() != 1 {
-        return Err(input(format!(
-            "{}: its command `{}` does not name its shard {}/{} once",
-            path.display(),
-            report.command,
-            shard.index,
-            shard.count
-        )));
-    }
-    Ok(report.command.replacen(flag.as_str(), "", 1))
-}
-
-/// Where the `--scenario` word of a bench command is (`bench sim
-/// --scenario WORD …`), written as a shell word: bare, or in single quotes
-/// with `'\''` for a quote.
-fn scenario_word(command: &str) -> Option<Range<usize>> {
-    const FLAG: &str = " --scenario ";
-    let start = command.find(FLAG)? + FLAG.len();
-    let rest = &command[start..];
-    let length = if rest.starts_with('\'') {
-        let mut from = 1;
-        loop {
-            let quote = rest[from..].find('\'')? + from;
-            if rest[quote..].starts_with(r"'\''") {
-                from = quote + 4;
-            } else {
-                break quote + 1;
-            }
-        }
-    } else {
-        rest.find(' ').unwrap_or(rest.len())
-    };
-    Some(start..start + length)
-}
-
-/// A command with its `--scenario` word left out: what must be equal in
-/// the shards of one sweep, whatever path each ran the scenario from.
-fn without_scenario_word(command: &str) -> String {
-    match scenario_word(command) {
-        Some(range) => format!("{}{}", &command[..range.start], &command[range.end..]),
-        None => command.to_string(),
-    }
-}
-
 /// Everything that must be equal in the shards of one sweep.
 fn same_sweep(a_path: &Path, a: &Report, b_path: &Path, b: &Report) -> Result<(), MergeError> {
-    let differ = |what: &str, x: String, y: String| -> Result<(), MergeError> {
-        if x == y {
-            return Ok(());
-        }
-        Err(input(format!(
-            "{} and {} are not shards of one sweep: different {what} ({x} and {y})",
-            a_path.display(),
-            b_path.display()
-        )))
-    };
+    let differ = |what: &str, x: String, y: String| same(a_path, b_path, what, x, y);
     differ("report schemas", a.schema.clone(), b.schema.clone())?;
     differ("bench versions", a.bench_version.clone(), b.bench_version.clone())?;
     differ("scenarios", a.scenario.name.clone(), b.scenario.name.clone())?;
@@ -453,65 +228,6 @@ fn same_sweep(a_path: &Path, a: &Report, b_path: &Path, b: &Report) -> Result<()
         format!("{}×{} us", b.drift_envelope.buckets_total, b.drift_envelope.bucket_us),
     )?;
     Ok(())
-}
-
-/// The scenario the shards ran, read again from the first file whose
-/// SHA-256 is theirs, with the options that change it (`--max-moves`)
-/// applied: `--scenario PATH` alone when given, else the paths the shards
-/// name (`named`: the lowest-numbered shard's; then the first shard's, then
-/// the first that holds it here), then the scenario directories' file of
-/// that name.
-fn scenario_of(
-    report: &Report,
-    named: &str,
-    here: Option<&Path>,
-    source: &ScenarioSource,
-) -> Result<(Scenario, String), MergeError> {
-    let mut candidates: Vec<PathBuf> = match source.given {
-        Some(given) => vec![given.to_path_buf()],
-        None => [PathBuf::from(named), PathBuf::from(&report.scenario.file)]
-            .into_iter()
-            .chain(here.map(Path::to_path_buf))
-            .chain((source.by_name)(&report.scenario.name))
-            .collect(),
-    };
-    candidates.dedup();
-    let mut tried = Vec::new();
-    for path in &candidates {
-        let bytes = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(error) => {
-                tried.push(format!("cannot read the scenario file {} that the shards ran ({error})", path.display()));
-                continue;
-            }
-        };
-        let sha256 = sha256_hex(&bytes);
-        if sha256 != report.scenario.sha256 {
-            tried.push(format!(
-                "the scenario file {} has changed since the shards ran (sha256 {sha256}, the shards ran {})",
-                path.display(),
-                report.scenario.sha256
-            ));
-            continue;
-        }
-        let text = String::from_utf8(bytes)
-            .map_err(|_| input(format!("the scenario file {} is not UTF-8", path.display())))?;
-        // Parsed under the name the reports give, so the scenario's name is theirs.
-        let mut scenario = Scenario::parse(&text, Path::new(named)).map_err(|error| input(error.to_string()))?;
-        if let Some(max_moves) = report.options.max_moves {
-            scenario.board.max_moves = max_moves;
-        }
-        return Ok((scenario, sha256));
-    }
-    Err(input(format!(
-        "{}: merge needs the file the shards ran (the same bytes, from any folder): give it with --scenario",
-        tried.join("; ")
-    )))
-}
-
-/// Whether `path` holds the bytes of the scenario `report` ran.
-fn holds_scenario(path: &Path, report: &Report) -> bool {
-    std::fs::read(path).is_ok_and(|bytes| sha256_hex(&bytes) == report.scenario.sha256)
 }
 
 /// The [`Summary`] a simulation report was written from.
@@ -569,25 +285,11 @@ pub fn summary_of(report: &Report) -> Result<Summary, String> {
 #[cfg(test)]
 mod tests {
     use bench_sim::run::{RunOptions, FAILURES_KEPT};
+    use bench_sim::scenario::Scenario;
 
     use super::super::report::{self, Options};
     use super::*;
-
-    #[test]
-    fn the_scenario_word_is_found_bare_or_quoted() {
-        let check = |command: &str, word: &str, rest: &str| {
-            let range = scenario_word(command).unwrap_or_else(|| panic!("no --scenario in `{command}`"));
-            assert_eq!(&command[range], word, "{command}");
-            assert_eq!(without_scenario_word(command), rest, "{command}");
-        };
-        check("bench sim --scenario both-flags --seed 1", "both-flags", "bench sim --scenario  --seed 1");
-        check("bench sim --scenario /a/b.toml", "/a/b.toml", "bench sim --scenario ");
-        check("bench sim --scenario 'my x.toml' --games 2", "'my x.toml'", "bench sim --scenario  --games 2");
-        check(r"bench sim --scenario 'a'\''b c.toml' --seed 1", r"'a'\''b c.toml'", "bench sim --scenario  --seed 1");
-        check("bench sim --scenario 'x --scenario y' --seed 1", "'x --scenario y'", "bench sim --scenario  --seed 1");
-        assert_eq!(scenario_word("bench sim --seed 1"), None);
-        assert_eq!(scenario_word("bench sim --scenario 'unterminated"), None);
-    }
+    use crate::sha256_hex;
 
     const FAILING: &str = r#"
 description = "merge test: 2000 ppm fast, every game fails its time-error bound"
@@ -652,7 +354,7 @@ time_error_max_us = 0
         let whole = run::run(&scenario, &RunOptions::scenario(&scenario, 1), &|_| {});
         assert_eq!(fold.sum.as_ref(), Some(&whole));
         assert_eq!(fold.replays.len(), FAILURES_KEPT);
-        assert_eq!(fold.lowest.0, 1);
-        assert!(fold.missing().is_empty() && fold.duplicates.is_empty());
+        assert_eq!(fold.book.lowest.0, 1);
+        assert!(fold.book.missing().is_empty() && fold.book.not_the_sweep_once(false).is_none());
     }
 }

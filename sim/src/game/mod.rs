@@ -12,7 +12,18 @@
 //! their true instants; its result is what a perfect clock would have given.
 //!
 //! Ordering rule for same-instant events: the order they were scheduled in
-//! (the event queue's sequence number). All time is integer microseconds.
+//! (the event queue's sequence number), except that a player's move waits
+//! for the other events at its instant (the clocks' transitions and the
+//! arbiter's notices come first, as the core orders a press at its flag's
+//! instant after the flag, and as the HIL schedule does). A press with no
+//! jitter reaches the device at once, so the next player reads a display
+//! that shows it. All time is integer microseconds.
+//!
+//! The trace hash folds every handled event (instant, kind, payload); trace
+//! lines are kept only when asked ([`GameSpec::trace`], `--trace`).
+//! `probes.rs` tries wrong calls and what-ifs on a copy of the ideal clock,
+//! from a stream of its own (`Actor::Probe`), so games play the same with
+//! them.
 //!
 //! This file holds the state, the event loop and the clock calls checked by
 //! the oracles; the handlers live by subject in `players.rs`, `device.rs`,

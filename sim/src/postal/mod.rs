@@ -6,6 +6,13 @@
 //! Time is whole days. Events are ordered by (day, sequence number) like
 //! the over-the-board simulator's, and each habit draws from its own stream.
 //!
+//! A game comes back as a [`GameRecord`] ([`game_record`]), so runs,
+//! expectations and reports treat it like any game. After every event the
+//! clock's numbers are held to what the simulator counted itself (moves
+//! sent, the moves in the count since 6.4, recorded oversteps; a loss on
+//! time only after an overstep), and `probes.rs` tries the calls the rules
+//! refuse on a copy.
+//!
 //! ```text
 //!   player ──reflects──▶ sends ──transit──▶ opponent receives ──reflects──▶ …
 //!                                            └─ sees an overstep? claims (Corr. 6.2, 6.3)

@@ -15,7 +15,7 @@ use bench_hil::schedule::{Games, Schedule};
 use bench_hil::target::{ButtonId, Target};
 use chessclock::notation;
 
-use super::{BoardKind, Cmd, Played};
+use super::{Cmd, Played};
 use crate::exit::{Failure, Result};
 use bench_report::hil::{BoardRunInput, ObservedInfo};
 
@@ -45,7 +45,7 @@ impl Cmd {
     /// or pause presses, which an uninstrumented clock cannot take). Each
     /// problem is a usage error.
     pub(super) fn prepare_observe(&self, map_file: &Path, elf: &Path, games: &Games<'_>) -> Result<Observing> {
-        if self.board != BoardKind::Qemu {
+        if !self.emulated()? {
             return Err(Failure::usage(anyhow!(
                 "--observe runs on the emulated board only (--board qemu): it reads memory at exact guest \
                  instants, in lockstep"
@@ -63,7 +63,7 @@ impl Cmd {
         let map = ObserveMap::load(map_file).map_err(Failure::usage)?;
         let bytes = std::fs::read(elf)
             .map_err(|error| Failure::usage(anyhow!("reading the firmware image {}: {error}", elf.display())))?;
-        let profile = bench_hil::board::find(self.board.name()).map_err(Failure::usage)?;
+        let profile = self.profile()?;
         let ram = profile.memory.map(|memory| memory.ram);
         let layout = map.resolve(&bytes, elf, ram).map_err(Failure::usage)?;
         let scenario = games.scenario;
@@ -93,11 +93,11 @@ impl Cmd {
     ) -> Played {
         let schedule = match games.schedule(0) {
             Ok(schedule) => schedule,
-            Err(error) => return Played::failed(self.board.name().to_string(), error),
+            Err(error) => return Played::failed(self.board.as_str().to_string(), error),
         };
         let mut target = match QemuTarget::launch(elf, self.qemu_config()) {
             Ok(target) => target,
-            Err(error) => return Played::failed(format!("{} (not started)", self.board.name()), error),
+            Err(error) => return Played::failed(format!("{} (not started)", self.board.as_str()), error),
         };
         let description = target.describe();
         if let Err(error) = target.reset_and_run() {

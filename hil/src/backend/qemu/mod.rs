@@ -50,13 +50,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-mod gdb;
 mod machine_clock;
 mod qmp;
 mod qtest;
 
+use crate::backend::gdb::client::GdbClient;
 use crate::target::{Bounce, ButtonId, Capabilities, StepPlan, Stop, Target, TargetError};
-use gdb::GdbClient;
 use machine_clock::MachineClock;
 use qmp::QmpClient;
 use qtest::QtestClient;

@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use bench_hil::schedule::GameSlice;
+
 use bench_sim::coverage::EXERCISES_CHECK;
 
 use super::{at_most, drift_ppm, impossible, non_negative, sum, Problem};
@@ -80,15 +82,37 @@ fn games(report: &Report) -> Result<(), Problem> {
     Ok(())
 }
 
-/// The games played are games of the run (`0..games.requested`), each
-/// once, in order; the boards played them, each on one board.
+/// The games played are games of the run (`0..games.requested`, or a
+/// shard's share of its sweep's games), each once, in order; the boards
+/// played them, each on one board.
 fn game_numbers(report: &Report) -> Result<(), Problem> {
     let requested = report.games.requested;
+    let (slice, run) = match &report.shard {
+        None => (GameSlice::all(requested), format!("0..{requested}")),
+        Some(shard) => {
+            if shard.index == 0 || shard.index > shard.count {
+                return Err(impossible("shard.index", format!("is {} of {}", shard.index, shard.count)));
+            }
+            let slice = GameSlice::all(shard.games).part(shard.index - 1, shard.count);
+            if slice.len() != requested {
+                return Err(Problem::Inconsistent(format!(
+                    "shard {}/{} of {} games has {} games, yet games.requested is {requested}",
+                    shard.index,
+                    shard.count,
+                    shard.games,
+                    slice.len()
+                )));
+            }
+            let run = format!("games g of 0..{} with g mod {} = {}", shard.games, shard.count, shard.index - 1);
+            (slice, run)
+        }
+    };
     let mut previous: Option<u64> = None;
     for (index, game) in report.games_detail.iter().enumerate() {
         let field = format!("games_detail[{index}].game");
-        if game.game >= requested {
-            return Err(impossible(field, format!("is {}, not a game of the run (0..{requested})", game.game)));
+        let in_slice = game.game >= slice.first && game.game < slice.end && (game.game - slice.first) % slice.step == 0;
+        if !in_slice {
+            return Err(impossible(field, format!("is {}, not a game of the run ({run})", game.game)));
         }
         if previous.is_some_and(|previous| previous >= game.game) {
             return Err(impossible(field, format!("is {}, after a later game or again", game.game)));

@@ -1,6 +1,6 @@
 //! A small GDB remote serial protocol client (std only), enough to read and
 //! write a target's memory and to halt and continue it: what bench needs
-//! from QEMU's gdbstub (and from any other stub that speaks the protocol).
+//! from QEMU's gdbstub and from a board's GDB server ([`super`]).
 //!
 //! No maintained client crate exists (the `gdbstub` crate is the server
 //! side), so this is ours. What it knows about QEMU 7.2's gdbstub, measured
@@ -192,7 +192,8 @@ impl GdbClient {
             }
             ErrorKind::ConnectionRefused => TargetError::Disconnected {
                 what: format!("gdbstub at {address}"),
-                detail: "connection refused: nothing listens there (is the emulator running?)".to_string(),
+                detail: "connection refused: nothing listens there (is the server or the emulator running?)"
+                    .to_string(),
             },
             _ => TargetError::Io { what: format!("gdbstub at {address}"), source },
         })?;

@@ -1,8 +1,10 @@
 //! Where in a TOML file an error is: the file, the line and column
 //! (1-based, in characters) and the dotted field (`device.bounce.chance`),
 //! for the TOML reader's errors (from the span it reports) and for errors
-//! found after reading (from the field's path). Scenario files and board
-//! profiles report their errors through [`LocatedError`].
+//! found after reading (from the field's path). Keys and values are found
+//! by the spans the TOML reader gives them (`toml::de::DeTable`), so the
+//! places agree with what the reader read. Scenario files, board profiles
+//! and gate rules report their errors through [`LocatedError`].
 
 use std::fmt;
 use std::ops::Range;
@@ -49,14 +51,20 @@ impl LocatedError {
             message = plain;
         }
         let (line, column, field) = match error.span() {
-            Some(span) => {
-                if message == "duplicate key" {
-                    if let Some(first_line) = first_writing(text, span.start) {
+            Some(span) if toml::de::DeTable::parse(text).is_err() => {
+                // Text that is no TOML: the reader's tree past the error is a
+                // guess, so the field is named from the text before it.
+                let written_twice = if message == "duplicate key" { written_twice(text, &span) } else { None };
+                match written_twice {
+                    Some((field, first_line)) => {
                         message = format!("written twice: first at line {first_line}");
+                        let (line, column) = line_column(text, span.start);
+                        (line, column, Some(field))
                     }
+                    None => locate(text.get(..span.start).unwrap_or(text), span, &message),
                 }
-                locate(text, span, &message)
             }
+            Some(span) => locate(text, span, &message),
             None => (0, 0, None),
         };
         LocatedError { file: file.to_path_buf(), line, column, field, message }
@@ -80,7 +88,8 @@ impl LocatedError {
 }
 
 /// Line, column (1-based) and `table.key` of the error `message` that the
-/// TOML reader reported at the bytes `span`.
+/// TOML reader reported at the bytes `span` of `text` (or of a longer text
+/// `text` starts).
 ///
 /// A "missing field" error points at the table that lacks the field: an
 /// empty span at the start for the top level (so a table header at the very
@@ -138,21 +147,30 @@ pub fn number_out_of_range(message: &str) -> Option<String> {
     }
 }
 
-/// The line of the first writing of the key or table header written again
-/// at byte `offset` (the reader's "duplicate key" names neither).
-fn first_writing(text: &str, offset: usize) -> Option<usize> {
-    let sites = sites(text);
-    let again = sites.iter().filter(|site| site.start <= offset && offset <= site.end).max_by_key(|site| site.start)?;
-    let first = sites.iter().find(|site| site.path == again.path && site.element == again.element)?;
-    (first.start < again.start).then(|| line_column(text, first.start).0)
+/// The field of the key or table header written again at the bytes `again`
+/// (the reader's "duplicate key" names neither) and the line of its first
+/// writing. The reader's tree keeps one writing only, so the line written
+/// again is read on its own, below the tables written before it.
+fn written_twice(text: &str, again: &Range<usize>) -> Option<(String, usize)> {
+    let line_start = text.get(..again.start)?.rfind('\n').map_or(0, |newline| newline + 1);
+    let line_end = text.get(again.start..)?.find('\n').map_or(text.len(), |newline| again.start + newline);
+    let before = sites(text.get(..line_start)?);
+    let shifted = |site: &Site| site.key.start + line_start == again.start && site.key.end + line_start == again.end;
+    let written = sites(text.get(line_start..line_end)?).into_iter().find(shifted)?;
+    let (path, element) = match before.iter().filter(|site| site.header).max_by_key(|site| site.start) {
+        Some(table) if !written.header => (format!("{}.{}", table.path, written.path), table.element),
+        _ => (written.path, written.element),
+    };
+    let first = before.iter().find(|site| site.path == path && site.element == element)?;
+    Some((path, line_column(text, first.start).0))
 }
 
 /// The value of the key `field` (a dotted path) when it starts at byte
-/// `offset`, as written (quotes included, trailing blanks left out): for
-/// pointing inside a value the reader refused as a whole.
+/// `offset`, as written (quotes included): for pointing inside a value the
+/// reader refused as a whole.
 pub fn value_starting_at<'a>(text: &'a str, field: &str, offset: usize) -> Option<&'a str> {
     let site = sites(text).into_iter().find(|site| !site.header && site.path == field && site.value_start == offset)?;
-    text.get(site.value_start..site.end).map(str::trim_end)
+    text.get(site.value_start..site.end)
 }
 
 /// 1-based line and column (in characters) of a byte offset.
@@ -195,248 +213,80 @@ struct Site {
     /// an inline array of tables); 0 elsewhere.
     element: usize,
     header: bool,
-    /// Byte offsets: where the key (or header) starts, where its value
-    /// starts, and where the value (or the header line) ends.
+    /// Byte offsets: the key's last part, where the key (or header) starts,
+    /// where its value starts, and where the value (or the header) ends.
+    key: Range<usize>,
     start: usize,
     value_start: usize,
     end: usize,
 }
 
-/// Every key and table header of `text`, in order. A forgiving scanner: on
-/// text that is not TOML it still ends, and finds what it can.
+/// Every key and table header of `text`, in order, from the spans the TOML
+/// reader gives; on text that is not TOML, those of what it recovers.
 fn sites(text: &str) -> Vec<Site> {
-    let mut scanner = Scanner { text: text.as_bytes(), pos: 0, sites: Vec::new(), arrays: Vec::new() };
-    scanner.document();
-    scanner.sites
+    let (document, _errors) = toml::de::DeTable::parse_recoverable(text);
+    let mut sites = Vec::new();
+    table_sites(document.get_ref(), "", 0, &mut sites);
+    sites.sort_by_key(|site| site.start);
+    sites
 }
 
-struct Scanner<'a> {
-    text: &'a [u8],
-    pos: usize,
-    sites: Vec<Site>,
-    /// Elements seen so far of each array of tables, by path.
-    arrays: Vec<(String, usize)>,
-}
-
-impl Scanner<'_> {
-    fn peek(&self) -> Option<u8> {
-        self.text.get(self.pos).copied()
-    }
-
-    fn starts_with(&self, prefix: &[u8]) -> bool {
-        self.text.get(self.pos..).is_some_and(|rest| rest.starts_with(prefix))
-    }
-
-    fn skip_spaces(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\t')) {
-            self.pos += 1;
-        }
-    }
-
-    fn skip_line(&mut self) {
-        while let Some(byte) = self.peek() {
-            self.pos += 1;
-            if byte == b'\n' {
-                return;
-            }
-        }
-    }
-
-    /// Spaces, newlines and comments.
-    fn skip_blank(&mut self) {
-        loop {
-            match self.peek() {
-                Some(b' ' | b'\t' | b'\r' | b'\n') => self.pos += 1,
-                Some(b'#') => self.skip_line(),
-                _ => return,
-            }
-        }
-    }
-
-    fn document(&mut self) {
-        let mut table = String::new();
-        let mut element = 0;
-        loop {
-            self.skip_blank();
-            let Some(byte) = self.peek() else { return };
-            let start = self.pos;
-            if byte == b'[' {
-                let array = self.starts_with(b"[[");
-                self.pos += if array { 2 } else { 1 };
-                table = self.key().join(".");
-                element = 0;
-                if array {
-                    element = match self.arrays.iter_mut().find(|(path, _)| *path == table) {
-                        Some((_, count)) => {
-                            *count += 1;
-                            *count - 1
-                        }
-                        None => {
-                            self.arrays.push((table.clone(), 1));
-                            0
-                        }
+/// The sites of `table`, whose path is `base`, in the element `element` of
+/// an array of tables.
+fn table_sites(table: &toml::de::DeTable<'_>, base: &str, element: usize, sites: &mut Vec<Site>) {
+    use toml::de::DeValue;
+    for (key, value) in table {
+        let path = if base.is_empty() { key.get_ref().to_string() } else { format!("{base}.{}", key.get_ref()) };
+        let (key, value_span) = (key.span(), value.span());
+        // A header's span comes before its name's; a table only named on the
+        // way to another (`a` of `[a.b]` or `a.b = 1`) has its name's span.
+        let header = value_span.start < key.start;
+        match value.get_ref() {
+            DeValue::Table(inner) if value_span == key => table_sites(inner, &path, element, sites),
+            DeValue::Array(elements) if header => {
+                for (index, table) in elements.iter().enumerate() {
+                    let span = table.span();
+                    let site = Site {
+                        path: path.clone(),
+                        element: index,
+                        header,
+                        key: key.clone(),
+                        start: span.start,
+                        value_start: span.start,
+                        end: span.end,
                     };
-                }
-                self.skip_line();
-                // The header's line, without its newline.
-                let newline = self.text.get(self.pos.wrapping_sub(1)) == Some(&b'\n');
-                let end = if newline { self.pos - 1 } else { self.pos }.max(start);
-                self.sites.push(Site { path: table.clone(), element, header: true, start, value_start: start, end });
-            } else {
-                self.key_value(&table, element);
-                if self.pos == start {
-                    self.skip_line();
+                    sites.push(site);
+                    value_sites(table.get_ref(), &path, index, sites);
                 }
             }
-        }
-    }
-
-    /// A possibly dotted key; each part unquoted.
-    fn key(&mut self) -> Vec<String> {
-        let mut parts = Vec::new();
-        loop {
-            self.skip_spaces();
-            let part = match self.peek() {
-                Some(quote @ (b'"' | b'\'')) => {
-                    let start = self.pos + 1;
-                    self.string(quote);
-                    let end = self.pos.saturating_sub(1).max(start);
-                    String::from_utf8_lossy(self.text.get(start..end).unwrap_or_default()).into_owned()
-                }
-                _ => {
-                    let start = self.pos;
-                    while self.peek().is_some_and(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-') {
-                        self.pos += 1;
-                    }
-                    String::from_utf8_lossy(self.text.get(start..self.pos).unwrap_or_default()).into_owned()
-                }
-            };
-            if part.is_empty() && !matches!(self.text.get(self.pos.wrapping_sub(1)), Some(b'"' | b'\'')) {
-                return parts;
-            }
-            parts.push(part);
-            self.skip_spaces();
-            if self.peek() == Some(b'.') {
-                self.pos += 1;
-            } else {
-                return parts;
-            }
-        }
-    }
-
-    /// `key = value`, inside the table or inline table at `base`.
-    fn key_value(&mut self, base: &str, element: usize) {
-        let start = self.pos;
-        let key = self.key();
-        if key.is_empty() {
-            return;
-        }
-        let path = if base.is_empty() { key.join(".") } else { format!("{base}.{}", key.join(".")) };
-        self.skip_spaces();
-        if self.peek() == Some(b'=') {
-            self.pos += 1;
-        }
-        self.skip_spaces();
-        let index = self.sites.len();
-        self.sites.push(Site {
-            path: path.clone(),
-            element,
-            header: false,
-            start,
-            value_start: self.pos,
-            end: self.pos,
-        });
-        self.value(&path, element);
-        if let Some(site) = self.sites.get_mut(index) {
-            site.end = self.pos;
-        }
-    }
-
-    fn value(&mut self, path: &str, element: usize) {
-        match self.peek() {
-            Some(b'{') => {
-                self.pos += 1;
-                loop {
-                    self.skip_spaces();
-                    match self.peek() {
-                        None | Some(b'\n') => return,
-                        Some(b'}') => {
-                            self.pos += 1;
-                            return;
-                        }
-                        Some(b',') => self.pos += 1,
-                        Some(_) => {
-                            let before = self.pos;
-                            self.key_value(path, element);
-                            if self.pos == before {
-                                return;
-                            }
-                        }
-                    }
-                }
-            }
-            Some(b'[') => {
-                self.pos += 1;
-                let mut index = 0;
-                loop {
-                    self.skip_blank();
-                    match self.peek() {
-                        None => return,
-                        Some(b']') => {
-                            self.pos += 1;
-                            return;
-                        }
-                        Some(b',') => {
-                            self.pos += 1;
-                            index += 1;
-                        }
-                        Some(_) => {
-                            let before = self.pos;
-                            self.value(path, index);
-                            if self.pos == before {
-                                return;
-                            }
-                        }
-                    }
-                }
-            }
-            Some(quote @ (b'"' | b'\'')) => self.string(quote),
             _ => {
-                let start = self.pos;
-                while self.peek().is_some_and(|byte| !matches!(byte, b',' | b'}' | b']' | b'\n' | b'#')) {
-                    self.pos += 1;
-                }
-                while self.pos > start && matches!(self.text.get(self.pos - 1), Some(b' ' | b'\t' | b'\r')) {
-                    self.pos -= 1;
-                }
+                let start = if header { value_span.start } else { key.start };
+                let site = Site {
+                    path: path.clone(),
+                    element,
+                    header,
+                    key,
+                    start,
+                    value_start: value_span.start,
+                    end: value_span.end,
+                };
+                sites.push(site);
+                value_sites(value.get_ref(), &path, element, sites);
             }
         }
     }
+}
 
-    /// A basic or literal string, one-line or multi-line, from its opening quote.
-    fn string(&mut self, quote: u8) {
-        let triple = [quote; 3];
-        let multi = self.starts_with(&triple);
-        self.pos += if multi { 3 } else { 1 };
-        while let Some(byte) = self.peek() {
-            if multi && self.starts_with(&triple) {
-                self.pos += 3;
-                // A multi-line string may end with up to two more quotes.
-                while self.peek() == Some(quote) {
-                    self.pos += 1;
-                }
-                return;
-            }
-            if !multi && byte == b'\n' {
-                return;
-            }
-            self.pos += 1;
-            if byte == b'\\' && quote == b'"' {
-                self.pos += usize::from(self.peek().is_some());
-            } else if !multi && byte == quote {
-                return;
+/// The keys inside a table's or an array's value.
+fn value_sites(value: &toml::de::DeValue<'_>, path: &str, element: usize, sites: &mut Vec<Site>) {
+    match value {
+        toml::de::DeValue::Table(table) => table_sites(table, path, element, sites),
+        toml::de::DeValue::Array(values) => {
+            for (index, value) in values.iter().enumerate() {
+                value_sites(value.get_ref(), path, index, sites);
             }
         }
+        _ => {}
     }
 }
 

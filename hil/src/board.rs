@@ -537,7 +537,11 @@ pub enum LookupError {
     Unknown { name: String, known: Vec<String>, dir: PathBuf },
     #[error("{0}")]
     Invalid(BoardError),
-    #[error("cannot read the board directory {}: {error}", dir.display())]
+    #[error(
+        "cannot read the board directory {}: {error}; run bench from its checkout (which has hil/boards/) or set \
+         BENCH_BOARDS to a folder of board profiles",
+        dir.display()
+    )]
     Directory { dir: PathBuf, error: std::io::Error },
 }
 

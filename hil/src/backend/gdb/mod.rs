@@ -232,6 +232,11 @@ fn explain(error: TargetError, config: &GdbServerConfig, profile: &BoardProfile)
 
 /// What to start for `profile`'s board.
 fn start_hint(profile: &BoardProfile) -> String {
+    if profile.backend == crate::board::Backend::Qemu {
+        return "start QEMU with its gdbstub and the image loaded (`qemu-system-arm -machine lm3s6965evb -kernel \
+                ELF -gdb tcp::3333 -S …`), then give --gdb localhost:3333 --no-flash"
+            .to_string();
+    }
     let openocd = match profile.gpio {
         Some(crate::board::GpioFamily::Stm32f4) => "openocd -f board/st_nucleo_f4.cfg",
         Some(crate::board::GpioFamily::Nrf52) => "openocd -f board/nordic_nrf52_dk.cfg",

@@ -776,7 +776,7 @@ impl Cmd {
             speed_khz: self.speed,
             connect_under_reset: self.connect_under_reset,
         };
-        let probes = farm::select(backend, &options.selectors).map_err(|error| {
+        let probes = farm::select(backend, &options.selectors, &profile.description).map_err(|error| {
             if error.is_usage() {
                 Failure::usage(error)
             } else {
@@ -1584,7 +1584,11 @@ max_moves = 3
                 &FakeProbes::new(&[]),
                 &[],
                 Exit::Infrastructure,
-                &["no debug probe found (found: nothing)", "Plug in a NUCLEO-F401RE", "--board qemu"],
+                &[
+                    "no debug probe found (found: nothing)",
+                    "Plug in the board this profile describes (NUCLEO-F401RE",
+                    "--board qemu",
+                ],
             ),
         ];
         for (probes, args, exit, advice) in cases {

@@ -129,9 +129,10 @@ pub struct ProbeOptions {
 /// Why no probe could be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
-    /// Nothing attached (or nothing matching the selectors).
-    #[error("{}", not_found(wanted, found))]
-    NotFound { wanted: Vec<Selector>, found: Vec<ProbeInfo> },
+    /// Nothing attached (or nothing matching the selectors); `board` is
+    /// the profile's description, what to plug in.
+    #[error("{}", not_found(wanted, found, board))]
+    NotFound { wanted: Vec<Selector>, found: Vec<ProbeInfo>, board: String },
     /// Several attached and no selector (`selector: None`), or several
     /// matching one selector.
     #[error("{}", ambiguous(selector.as_ref(), found))]
@@ -159,18 +160,20 @@ fn list(found: &[ProbeInfo]) -> String {
 }
 
 /// [`ProbeError::NotFound`]: what was found, and what to plug in or name.
-fn not_found(wanted: &[Selector], found: &[ProbeInfo]) -> String {
-    const PLUG_IN: &str = "\nPlug in a NUCLEO-F401RE (or F411RE) over USB: its on-board ST-LINK is the probe \
-         (0483:374b). On Linux, a probe that is plugged in but not found usually needs probe-rs's udev rules \
+fn not_found(wanted: &[Selector], found: &[ProbeInfo], board: &str) -> String {
+    let plug_in = format!(
+        "\nPlug in the board this profile describes ({board}) and check that `probe-rs list` shows its probe. \
+         On Linux, a probe that is plugged in but not found usually needs probe-rs's udev rules \
          (https://probe.rs/docs/getting-started/probe-setup/).\
-         \n`bench hil --board qemu` runs the same games without hardware.";
+         \n`bench hil --board qemu` runs the same games without hardware."
+    );
     if wanted.is_empty() {
-        return format!("no debug probe found (found: {}).{PLUG_IN}", list(found));
+        return format!("no debug probe found (found: {}).{plug_in}", list(found));
     }
     let wanted: Vec<String> = wanted.iter().map(ToString::to_string).collect();
     let head = format!("no debug probe matches --probe {} (found: {}).", wanted.join(", "), list(found));
     if found.is_empty() {
-        return format!("{head}{PLUG_IN}");
+        return format!("{head}{plug_in}");
     }
     format!(
         "{head}\nName one of the probes found (VID:PID:SERIAL as listed), or plug in the board you meant and \
@@ -205,11 +208,14 @@ impl ProbeError {
 }
 
 /// The probes to use: those the selectors name (each must match one), or
-/// with no selector the only one attached.
-pub fn choose(found: &[ProbeInfo], selectors: &[Selector]) -> Result<Vec<ProbeInfo>, ProbeError> {
+/// with no selector the only one attached. `board` says what to plug in
+/// when nothing fits (the profile's description).
+pub fn choose(found: &[ProbeInfo], selectors: &[Selector], board: &str) -> Result<Vec<ProbeInfo>, ProbeError> {
+    let not_found =
+        |wanted: Vec<Selector>, found: Vec<ProbeInfo>| ProbeError::NotFound { wanted, found, board: board.to_string() };
     if selectors.is_empty() {
         return match found {
-            [] => Err(ProbeError::NotFound { wanted: Vec::new(), found: Vec::new() }),
+            [] => Err(not_found(Vec::new(), Vec::new())),
             [one] => Ok(vec![one.clone()]),
             _ => Err(ProbeError::Ambiguous { selector: None, found: found.to_vec() }),
         };
@@ -218,7 +224,7 @@ pub fn choose(found: &[ProbeInfo], selectors: &[Selector]) -> Result<Vec<ProbeIn
     for selector in selectors {
         let matching: Vec<&ProbeInfo> = found.iter().filter(|probe| selector.matches(probe)).collect();
         match matching.as_slice() {
-            [] => return Err(ProbeError::NotFound { wanted: vec![selector.clone()], found: found.to_vec() }),
+            [] => return Err(not_found(vec![selector.clone()], found.to_vec())),
             [one] => chosen.push((*one).clone()),
             _ => {
                 return Err(ProbeError::Ambiguous {
@@ -457,9 +463,13 @@ mod real {
         /// and attaches to the chip.
         pub fn open(profile: &BoardProfile, options: &ProbeOptions) -> Result<ProbeTarget, ProbeError> {
             let found = list_probes();
-            let chosen = choose(&found, &options.selectors)?;
+            let chosen = choose(&found, &options.selectors, &profile.description)?;
             let Some(info) = chosen.first() else {
-                return Err(ProbeError::NotFound { wanted: options.selectors.clone(), found });
+                return Err(ProbeError::NotFound {
+                    wanted: options.selectors.clone(),
+                    found,
+                    board: profile.description.clone(),
+                });
             };
             ProbeTarget::open_probe(profile, info, options)
         }
@@ -747,6 +757,8 @@ mod tests {
 
     use super::*;
 
+    const NUCLEO: &str = "NUCLEO-F401RE over its on-board ST-LINK";
+
     fn probe(serial: &str) -> ProbeInfo {
         ProbeInfo {
             identifier: "STLink V2-1".into(),
@@ -773,26 +785,33 @@ mod tests {
 
     #[test]
     fn one_probe_is_used_without_flags() {
-        assert_eq!(choose(&[probe("A")], &[]).unwrap(), vec![probe("A")]);
-        let error = choose(&[probe("A"), probe("B")], &[]).unwrap_err().to_string();
+        assert_eq!(choose(&[probe("A")], &[], NUCLEO).unwrap(), vec![probe("A")]);
+        let error = choose(&[probe("A"), probe("B")], &[], NUCLEO).unwrap_err().to_string();
         assert!(error.contains("2 debug probes") && error.contains("0483:374b:B"), "{error}");
         assert!(error.contains("repeat --probe"), "{error}");
-        let error = choose(&[probe("A"), probe("B")], &[Selector::parse("0483:374b").unwrap()]).unwrap_err();
+        let error = choose(&[probe("A"), probe("B")], &[Selector::parse("0483:374b").unwrap()], NUCLEO).unwrap_err();
         assert!(error.is_usage(), "{error}");
         let error = error.to_string();
         assert!(error.starts_with("--probe 0483:374b matches 2 debug probes") && error.contains("add the serial"));
-        let chosen = choose(&[probe("A"), probe("B")], &[Selector::parse("0483:374b:B").unwrap()]).unwrap();
+        let chosen = choose(&[probe("A"), probe("B")], &[Selector::parse("0483:374b:B").unwrap()], NUCLEO).unwrap();
         assert_eq!(chosen, vec![probe("B")]);
         let farm = [Selector::parse("0483:374b:B").unwrap(), Selector::parse("0483:374b:A").unwrap()];
-        assert_eq!(choose(&[probe("A"), probe("B")], &farm).unwrap(), vec![probe("B"), probe("A")]);
+        assert_eq!(choose(&[probe("A"), probe("B")], &farm, NUCLEO).unwrap(), vec![probe("B"), probe("A")]);
     }
 
     #[test]
     fn no_probe_says_what_to_plug_in() {
-        let error = choose(&[], &[]).unwrap_err().to_string();
-        assert!(error.contains("no debug probe found (found: nothing)"), "{error}");
-        assert!(error.contains("NUCLEO-F401RE") && error.contains("--board qemu"), "{error}");
-        let error = choose(&[probe("A")], &[Selector::parse("1366:0101").unwrap()]).unwrap_err().to_string();
+        // What to plug in is the board's own, read from its profile.
+        for name in ["stm32", "nrf52840-dk", "pico"] {
+            let profile = crate::board::find(name).unwrap();
+            let error = choose(&[], &[], &profile.description).unwrap_err().to_string();
+            assert!(error.contains("no debug probe found (found: nothing)"), "{error}");
+            assert!(error.contains(&profile.description) && error.contains("--board qemu"), "{error}");
+        }
+        let pico = crate::board::find("pico").unwrap();
+        let error = choose(&[], &[], &pico.description).unwrap_err().to_string();
+        assert!(error.contains("Raspberry Pi Pico") && !error.contains("NUCLEO"), "{error}");
+        let error = choose(&[probe("A")], &[Selector::parse("1366:0101").unwrap()], NUCLEO).unwrap_err().to_string();
         assert!(error.contains("no debug probe matches --probe 1366:0101"), "{error}");
         assert!(error.contains("found: STLink V2-1 (0483:374b:A)"), "{error}");
         assert!(error.contains("Name one of the probes found") && !error.contains("Plug in"), "{error}");

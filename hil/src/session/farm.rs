@@ -46,8 +46,9 @@ pub enum BoardProgress<'a> {
 
 /// The probes to use for `selectors` (see [`choose`]); the same probe
 /// named twice is an error, since one board cannot play two shares.
-pub fn select(backend: &impl ProbeBackend, selectors: &[Selector]) -> Result<Vec<ProbeInfo>, ProbeError> {
-    let chosen = choose(&backend.list()?, selectors)?;
+/// `board` is what to plug in when none fits (the profile's description).
+pub fn select(backend: &impl ProbeBackend, selectors: &[Selector], board: &str) -> Result<Vec<ProbeInfo>, ProbeError> {
+    let chosen = choose(&backend.list()?, selectors, board)?;
     for (index, probe) in chosen.iter().enumerate() {
         if chosen.iter().skip(index + 1).any(|other| other == probe) {
             return Err(ProbeError::Duplicate { probe: probe.clone() });
@@ -321,18 +322,18 @@ max_moves = 5
 
     #[test]
     fn one_probe_is_used_without_flags_several_need_a_selector() {
-        assert_eq!(select(&FakeProbes::new(&["A"]), &[]).unwrap(), vec![probe("A")]);
+        assert_eq!(select(&FakeProbes::new(&["A"]), &[], "NUCLEO-F401RE").unwrap(), vec![probe("A")]);
         let two = FakeProbes::new(&["A", "B"]);
-        let error = select(&two, &[]).unwrap_err();
+        let error = select(&two, &[], "NUCLEO-F401RE").unwrap_err();
         assert!(error.is_usage() && error.to_string().contains("pick one with --probe"), "{error}");
         let both = [Selector::parse("0483:374b:B").unwrap(), Selector::parse("0483:374b:A").unwrap()];
-        assert_eq!(select(&two, &both).unwrap(), vec![probe("B"), probe("A")]);
+        assert_eq!(select(&two, &both, "NUCLEO-F401RE").unwrap(), vec![probe("B"), probe("A")]);
         let twice = [Selector::parse("0483:374b:A").unwrap(), Selector::parse("0483:374b:A").unwrap()];
-        let error = select(&two, &twice).unwrap_err();
+        let error = select(&two, &twice, "NUCLEO-F401RE").unwrap_err();
         assert!(error.is_usage() && error.to_string().contains("twice"), "{error}");
-        let error = select(&two, &[Selector::parse("1366:0101").unwrap()]).unwrap_err();
+        let error = select(&two, &[Selector::parse("1366:0101").unwrap()], "NUCLEO-F401RE").unwrap_err();
         assert!(!error.is_usage() && error.to_string().contains("no debug probe matches --probe 1366:0101"));
-        let error = select(&FakeProbes::new(&[]), &[]).unwrap_err();
+        let error = select(&FakeProbes::new(&[]), &[], "NUCLEO-F401RE").unwrap_err();
         assert!(error.to_string().contains("found: nothing") && error.to_string().contains("--board qemu"));
     }
 
@@ -361,9 +362,12 @@ max_moves = 5
         let elf = image(&dir);
         let profile = profile();
         let backend = FakeProbes::new(&["A", "B"]);
-        let probes =
-            select(&backend, &[Selector::parse("0483:374b:B").unwrap(), Selector::parse("0483:374b:A").unwrap()])
-                .expect("both");
+        let probes = select(
+            &backend,
+            &[Selector::parse("0483:374b:B").unwrap(), Selector::parse("0483:374b:A").unwrap()],
+            "NUCLEO-F401RE",
+        )
+        .expect("both");
         let scenario = scenario();
         let games = games(&scenario, 5);
         let mut outcomes = run(&backend, &probes, &config(&profile, &elf), &games, &|_, _| ()).expect("ran");

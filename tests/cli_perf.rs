@@ -87,6 +87,14 @@ fn perf_prints_bench_s_figure_on_the_peers_press_model() {
     assert_eq!(tally.games, 40);
     assert!(stdout.starts_with("trivial press model") && stdout.contains(&expected), "{expected:?} in {stdout}");
     assert!(stdout.contains("scripts/peers"), "where the peers' figures come from: {stdout}");
+    // Beside the queue, the whole simulator on the same model: every game a
+    // flag, about as many presses as the model's events less its flags.
+    let simulator = stdout.lines().find(|line| line.contains("bench sim")).expect("the simulator's line");
+    assert!(simulator.starts_with("trivial press model") && simulator.contains("jobs 1: 40 games"), "{stdout}");
+    let model_presses = tally.events - tally.games;
+    let presses = presses(simulator);
+    assert!(presses * 100 >= model_presses * 90 && presses * 100 <= model_presses * 110, "{presses}: {stdout}");
+    assert!(stdout.contains("not the queue's"), "{stdout}");
 }
 
 /// The model's cost in one run: the figure without it, then the ratio of

@@ -4,6 +4,7 @@ time. Prints the same tally as the Rust implementations, and the median
 events/s of three timed runs.
 
 python3 simpy_press.py GAMES
+python3 simpy_press.py GAMES --once   one untimed run (for callgrind)
 """
 
 import statistics
@@ -65,13 +66,18 @@ def run(games):
 
 def main():
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
+    label = f"{'SimPy ' + simpy.__version__:<28}"
+    if "--once" in sys.argv[2:]:
+        played, events, end_us = run(games)
+        print(f"{label} {played} games, {events} events, last at {end_us} us: once")
+        return
     rates = []
     for _ in range(RUNS):
         started = time.perf_counter()
         played, events, end_us = run(games)
         rates.append(events / (time.perf_counter() - started))
     print(
-        f"{'SimPy ' + simpy.__version__:<28} {played} games, {events} events, last at {end_us} us: "
+        f"{label} {played} games, {events} events, last at {end_us} us: "
         f"{statistics.median(rates) / 1e6:.3f} M events/s (median of {RUNS})"
     )
 

@@ -17,10 +17,19 @@
 //!
 //! Each implementation prints its event count and the final instant, so a
 //! reader sees that the three ran the same model.
+//!
+//! The queue is not the simulator: a press here is a few dozen instructions
+//! of bookkeeping, a press in `bench sim` drives the core's clock and every
+//! oracle. [`SCENARIO`] is this model as a scenario, so the simulator's own
+//! figure stands beside the queue's and the peers' (`bench perf --only
+//! peers`, `scripts/peers`).
 
 use chessclock::Instant;
 
 use crate::queue::EventQueue;
+
+/// The model as a `bench sim` scenario (`press_model.toml`).
+pub const SCENARIO: &str = include_str!("press_model.toml");
 
 /// Each player's time, µs.
 pub const BASE_US: u64 = 180_000_000;
@@ -148,5 +157,35 @@ mod tests {
         assert!(one.events >= BASE_US / (THINK_MIN_US + THINK_SPAN_US), "{one:?}");
         assert!(three.events > one.events && three.end_us > one.end_us, "{three:?}");
         assert_eq!(run(0), Tally { games: 0, events: 0, end_us: 0 });
+    }
+
+    /// The scenario is the model: its control and think times are the
+    /// model's constants, every game ends on a flag (6.10), and a game
+    /// holds as many presses as the model's on average.
+    #[test]
+    fn the_scenario_plays_the_model() {
+        use crate::scenario::{Distribution, Scenario};
+        let scenario = Scenario::parse(SCENARIO, std::path::Path::new("press_model.toml")).unwrap();
+        assert_eq!(scenario.control.text, (BASE_US / 1_000_000).to_string());
+        let think = scenario.players.think;
+        assert_eq!(think.distribution, Distribution::Uniform);
+        assert_eq!(think.min_ms * 1000, THINK_MIN_US);
+        assert_eq!(think.max_ms * 1000, THINK_MIN_US + THINK_SPAN_US - 1);
+        let games = 100;
+        let options = crate::run::RunOptions {
+            seed: scenario.seed,
+            games: 0..games,
+            jobs: 1,
+            swarm: false,
+            model_oracle: true,
+            disabled: crate::shrink::DefectSet::NONE,
+        };
+        let summary = crate::run::run(&scenario, &options, &|_| {});
+        assert_eq!(summary.results.get("6.10"), Some(&games), "{:?}", summary.results);
+        // Presses per game: the model's events less its one flag a game.
+        let model = run(games);
+        let model_presses = model.events - model.games;
+        let (low, high) = (model_presses * 95 / 100, model_presses * 105 / 100);
+        assert!((low..=high).contains(&summary.presses), "{} presses, the model {model_presses}", summary.presses);
     }
 }

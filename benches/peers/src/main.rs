@@ -4,6 +4,10 @@
 //!
 //! `cargo run --release -- GAMES` (default 20 000). Wall-clock time is read
 //! around each run, never inside one.
+//!
+//! `-- GAMES --once queue|nexosim` plays one implementation once, untimed,
+//! and prints its tally: what `scripts/peers` runs under callgrind to count
+//! instructions, which do not depend on the machine's load.
 
 use std::time::{Duration, Instant as WallClock};
 
@@ -145,15 +149,34 @@ fn print(name: &str, tally: Tally, rate: f64) {
     );
 }
 
+/// One implementation, as `--once` names it.
+fn implementation(name: &str) -> Option<(&'static str, fn(u64) -> Tally)> {
+    match name {
+        "queue" => Some(("bench's event queue", press_model::run)),
+        "nexosim" => Some(("NeXosim 1.0.0 (1 thread)", nexosim_run)),
+        _ => None,
+    }
+}
+
 fn main() {
-    let games: u64 = std::env::args().nth(1).and_then(|games| games.parse().ok()).unwrap_or(20_000);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let games: u64 = args.first().and_then(|games| games.parse().ok()).unwrap_or(20_000);
+    if let Some(name) = args.iter().position(|arg| arg == "--once").map(|at| args.get(at + 1)) {
+        let Some((label, run)) = name.and_then(|name| implementation(name)) else {
+            eprintln!("error: --once takes queue or nexosim");
+            std::process::exit(2);
+        };
+        let tally = run(games);
+        println!("{label:<28} {} games, {} events, last at {} us: once", tally.games, tally.events, tally.end_us);
+        return;
+    }
     let (bench_tally, bench_rate) = timed(|| press_model::run(games));
-    print("bench (bench_sim::queue)", bench_tally, bench_rate);
+    print("bench's event queue", bench_tally, bench_rate);
     let (nexosim_tally, nexosim_rate) = timed(|| nexosim_run(games));
     print("NeXosim 1.0.0 (1 thread)", nexosim_tally, nexosim_rate);
     if nexosim_tally != bench_tally {
         eprintln!("error: NeXosim's run differs from bench's: not the same model");
         std::process::exit(1);
     }
-    println!("bench / NeXosim = {:.2}x", bench_rate / nexosim_rate);
+    println!("bench's event queue / NeXosim = {:.2}x", bench_rate / nexosim_rate);
 }

@@ -305,7 +305,7 @@ fn control_block(profile: &BoardProfile, file: &object::File<'_>) -> Result<Cont
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::fake::{fake_image, ImageSegment};
+    use crate::testing::board::{fake_image, ImageSegment};
 
     fn qemu() -> BoardProfile {
         BoardProfile::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("boards/qemu.toml")).expect("qemu.toml")

@@ -4,8 +4,10 @@
 //!   [`image`]: a firmware image checked against a board profile before anything runs.
 //! - [`backend`]: the boards behind a `Target` — [`backend::qemu`] (the emulator, through its
 //!   own private gdbstub, QMP and qtest clients), [`backend::probe`] (real boards through
-//!   probe-rs), and for tests only (`cfg(test)`, cargo feature `fake`) `backend::fake` (a board in
-//!   memory) and `backend::fake_probes` (a probe backend of fake boards running the reference firmware's logic).
+//!   probe-rs), [`backend::gdb`] (real boards through any GDB server).
+//! - `testing`, for tests only (`cfg(test)`, cargo feature `fake`): every test double — a board
+//!   in memory, fake probes, the reference firmware's logic on the host, scripted GDB and QMP
+//!   servers.
 //! - [`session`]: playing games on a board — the RTT link ([`session::rtt`]: records up,
 //!   commands down), the session that presses buttons and sends commands on schedule, the
 //!   Ack probe, and [`session::farm`]: one or several probes, games spread over them.
@@ -26,5 +28,7 @@ pub mod needs;
 pub mod observe;
 pub mod schedule;
 pub mod session;
+#[cfg(any(test, feature = "fake"))]
+pub mod testing;
 
 pub use target::{ButtonId, Capabilities, CounterReading, EdgeWindow, Target, TargetError};

@@ -1266,7 +1266,7 @@ fn render_measurements(out: &mut String, report: &hil_report::Report) {
 
 #[cfg(test)]
 mod tests {
-    use bench_hil::backend::fake_probes::{stm32_image, FakeProbes};
+    use bench_hil::testing::probes::{stm32_image, FakeProbes};
     use clap::Parser;
     use serde_json::Value;
 

@@ -10,7 +10,7 @@
 //!
 //! Two programs run it: the reference firmware (`firmware/`), whose board
 //! reads the time, stamps the edges and carries the records over RTT, and
-//! the HIL harness's fake firmware (`bench_hil::compare::fake_firmware`),
+//! the HIL harness's fake firmware (`bench_hil::testing::firmware`),
 //! which plays the same logic on the host. Written once so that the fake
 //! cannot drift from what the firmware does.
 //!

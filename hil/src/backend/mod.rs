@@ -1,11 +1,7 @@
-//! The boards a `Target` stands for: the emulator, real boards through a
-//! debug probe or a GDB server, and in-memory fakes for tests (built only for tests and
-//! the cargo feature `fake`, never into `bench`).
+//! The boards a `Target` stands for: the emulator, and real boards through
+//! a debug probe or a GDB server. Their doubles for tests are in
+//! `crate::testing`.
 
-#[cfg(any(test, feature = "fake"))]
-pub mod fake;
-#[cfg(any(test, feature = "fake"))]
-pub mod fake_probes;
 pub mod gdb;
 pub mod probe;
 pub mod qemu;

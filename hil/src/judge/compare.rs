@@ -1500,9 +1500,6 @@ pub use accounting::{check_presses, EdgeTiming, MadePress};
 mod cadence;
 pub use cadence::{check_cadence, SNAPSHOT_INTERVAL_MAX_US};
 
-#[cfg(any(test, feature = "fake"))]
-pub mod fake_firmware;
-
 #[cfg(test)]
 mod firmware_agrees;
 mod game_result;
@@ -1517,8 +1514,8 @@ use tolerance::{DisplayStep, Tolerance};
 mod tests {
     use bench_contract::{Ack, Button, Hello, Press, Snapshot, BUTTONS_PAUSE};
 
-    use super::fake_firmware::{play, Defects, TICK_US};
     use super::*;
+    use crate::testing::firmware::{play, Defects, TICK_US};
 
     fn tick() -> u64 {
         u64::from(TICK_US)

@@ -637,7 +637,7 @@ type = "u16"
     /// `clock_flags` (2 bytes) on its bytes 9 and 10, a 0-byte
     /// `_stack_start` at the top of RAM and a `boot_flag` in flash.
     fn arm_image() -> Vec<u8> {
-        use crate::backend::fake::{fake_image_sized, ImageSegment};
+        use crate::testing::board::{fake_image_sized, ImageSegment};
         let segments = [
             ImageSegment { address: 0, file_size: 0x100, memory_size: 0x100 },
             ImageSegment { address: 0x2000_0000, file_size: 0, memory_size: 0x1000 },

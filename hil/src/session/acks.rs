@@ -328,10 +328,10 @@ mod tests {
 
     use super::super::RunOptions;
     use super::*;
-    use crate::backend::fake::{FakeConfig, FakeTarget};
-    use crate::judge::compare::fake_firmware::{Defects, FakeFirmware};
     use crate::session::rtt::{ControlBlockLocation, RttReader};
     use crate::target::Target;
+    use crate::testing::board::{FakeConfig, FakeTarget};
+    use crate::testing::firmware::{Defects, FakeFirmware};
 
     /// The probe on a fake board running the reference firmware's game
     /// logic, each Ack it sends changed by `fault` first.

@@ -16,7 +16,7 @@
 //!
 //! Everything here is generic over [`ProbeBackend`]: probe-rs
 //! ([`crate::backend::probe::RealProbes`]) on a host with boards, and
-//! `crate::backend::fake_probes::FakeProbes` (fake boards running a model of the
+//! `crate::testing::probes::FakeProbes` (fake boards running a model of the
 //! reference firmware; cargo feature `fake`) in tests, so the logic above
 //! probe-rs is tested without hardware.
 
@@ -256,10 +256,10 @@ mod tests {
     use bench_sim::scenario::Scenario;
 
     use super::*;
-    use crate::backend::fake::{fake_image, ImageSegment};
-    use crate::backend::fake_probes::{st_link as probe, stm32_image, FakeProbes};
     use crate::session::RunError;
     use crate::target::TargetError;
+    use crate::testing::board::{fake_image, ImageSegment};
+    use crate::testing::probes::{st_link as probe, stm32_image, FakeProbes};
 
     const SCENARIO: &str = r#"
 description = "farm test"

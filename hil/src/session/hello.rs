@@ -70,7 +70,7 @@ mod tests {
     use super::*;
 
     fn reference() -> Hello {
-        crate::backend::fake::FakeBoard::hello()
+        crate::testing::board::FakeBoard::hello()
     }
 
     #[test]

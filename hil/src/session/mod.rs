@@ -1646,11 +1646,11 @@ mod tests {
     use bench_sim::scenario::Scenario;
 
     use super::*;
-    use crate::backend::fake::{contract_button, DownLine, FakeConfig, FakeCounter, FakeSteps, FakeTarget, Fault};
-    use crate::judge::compare::fake_firmware::{Defects, FakeFirmware};
     use crate::schedule;
     use crate::session::rtt::{ControlBlockLocation, RttReader};
     use crate::target::Capabilities as BoardCapabilities;
+    use crate::testing::board::{contract_button, DownLine, FakeConfig, FakeCounter, FakeSteps, FakeTarget, Fault};
+    use crate::testing::firmware::{Defects, FakeFirmware};
 
     /// Short games: 30 s + 1 s, quick players, 8 moves each.
     const SCENARIO: &str = r#"
@@ -1706,8 +1706,8 @@ max_moves = 8
         chatty: bool,
     }
 
-    /// The fake target of `crate::backend::fake` running the test firmware of
-    /// `crate::judge::compare::fake_firmware`, one main-loop turn per target call
+    /// The fake target of `crate::testing::board` running the test firmware of
+    /// `crate::testing::firmware`, one main-loop turn per target call
     /// (250 µs of board time each), with a 1 Hz hardware counter.
     fn board(behaviour: Behaviour) -> FakeTarget {
         let counter = behaviour.counter.cloned();
@@ -2015,7 +2015,8 @@ max_moves = 8
 
     #[test]
     fn board_latency_pairs_presses_with_their_edges_and_wraps() {
-        let hello = Hello { hw_counter_hz: 1_000_000, hw_counter_bits: 32, ..crate::backend::fake::FakeBoard::hello() };
+        let hello =
+            Hello { hw_counter_hz: 1_000_000, hw_counter_bits: 32, ..crate::testing::board::FakeBoard::hello() };
         let sent = |button, before: u64| SentPress {
             button,
             scheduled_us: 0,

@@ -992,7 +992,7 @@ impl RttReader {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::fake::{FakeConfig, FakeSteps, FakeTarget, Fault};
+    use crate::testing::board::{FakeConfig, FakeSteps, FakeTarget, Fault};
     use bench_contract::{Button, Hello, Press, PressResult, TimeBase};
 
     const SHORT: Duration = Duration::from_millis(200);

@@ -742,76 +742,17 @@ fn shorten(payload: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::gdb_server::Connection as Server;
     use std::net::TcpListener;
     use std::thread;
 
     const TEST_TIMEOUT: Duration = Duration::from_millis(500);
 
-    /// The server side of a scripted exchange.
-    struct Server {
-        stream: TcpStream,
-        rx: Vec<u8>,
-    }
-
-    impl Server {
-        fn byte(&mut self) -> Option<u8> {
-            if self.rx.is_empty() {
-                let mut chunk = [0u8; 1024];
-                let count = self.stream.read(&mut chunk).ok()?;
-                if count == 0 {
-                    return None;
-                }
-                self.rx.extend_from_slice(&chunk[..count]);
-            }
-            Some(self.rx.remove(0))
-        }
-
-        /// The next packet's payload, acknowledged with `+`; acks from the
-        /// client before it are skipped. `None` when the client went away.
-        fn packet(&mut self) -> Option<String> {
-            loop {
-                match self.byte()? {
-                    b'$' => break,
-                    INTERRUPT => return Some("\u{3}".to_string()),
-                    _ => {}
-                }
-            }
-            let mut payload = Vec::new();
-            loop {
-                match self.byte()? {
-                    b'#' => break,
-                    byte => payload.push(byte),
-                }
-            }
-            let digits = [self.byte()?, self.byte()?];
-            assert_eq!(std::str::from_utf8(&digits).unwrap(), format!("{:02x}", checksum(&payload)));
-            self.stream.write_all(b"+").unwrap();
-            Some(String::from_utf8(payload).unwrap())
-        }
-
-        /// Waits for the client's `+` after a packet we sent.
-        fn expect_ack(&mut self) -> u8 {
-            self.byte().unwrap()
-        }
-
-        fn send(&mut self, bytes: &[u8]) {
-            self.stream.write_all(bytes).unwrap();
-        }
-
-        fn reply(&mut self, payload: &str) {
-            self.send(&frame(payload.as_bytes()));
-            assert_eq!(self.expect_ack(), b'+');
-        }
-    }
-
     /// A client connected to a server thread running `script`.
     fn with_server(script: impl FnOnce(Server) + Send + 'static) -> (GdbClient, thread::JoinHandle<()>) {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let address = listener.local_addr().unwrap();
-        let handle = thread::spawn(move || {
-            let (stream, _) = listener.accept().unwrap();
-            script(Server { stream, rx: Vec::new() });
-        });
+        let handle = thread::spawn(move || script(Server::accept(&listener)));
         let stream = TcpStream::connect(address).unwrap();
         let client = GdbClient::from_stream(stream, TEST_TIMEOUT).unwrap();
         (client, handle)

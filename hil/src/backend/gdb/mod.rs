@@ -252,87 +252,14 @@ fn start_hint(profile: &BoardProfile) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-    use std::io::{Read, Write};
-    use std::net::{TcpListener, TcpStream};
+    use std::net::TcpListener;
     use std::sync::mpsc;
     use std::thread;
 
-    use super::client::{frame, from_hex, unescape};
+    use super::client::from_hex;
     use super::*;
-    use crate::backend::fake::{fake_image, ImageSegment};
-
-    /// A scripted GDB server: answers `?`, the flash packets, `m`, `M`,
-    /// `qRcmd` and `c` over a flash it keeps, and tells the test each
-    /// request. `erase_reply` answers `vFlashErase`; `corrupt` flips the
-    /// byte at that address as it is read back; `drop_after` closes the
-    /// connection after that many requests.
-    struct Script {
-        erase_reply: &'static str,
-        corrupt: Option<u64>,
-        drop_after: Option<usize>,
-    }
-
-    fn serve(listener: TcpListener, script: Script, requests: mpsc::Sender<String>) {
-        let (mut stream, _) = listener.accept().expect("a client");
-        let mut flash: BTreeMap<u64, u8> = BTreeMap::new();
-        let mut pending: Vec<u8> = Vec::new();
-        let mut served = 0usize;
-        loop {
-            let Some(payload) = next_packet(&mut stream, &mut pending) else { return };
-            stream.write_all(b"+").expect("ack");
-            let text = String::from_utf8_lossy(&payload).into_owned();
-            let _ = requests.send(text.chars().take(40).collect());
-            served += 1;
-            if script.drop_after.is_some_and(|after| served > after) {
-                return;
-            }
-            let reply: Vec<u8> = if payload == b"?" {
-                b"S05".to_vec()
-            } else if text.starts_with("vFlashErase") {
-                script.erase_reply.as_bytes().to_vec()
-            } else if let Some(rest) = payload.strip_prefix(b"vFlashWrite:") {
-                let colon = rest.iter().position(|&byte| byte == b':').expect("address:data");
-                let address = u64::from_str_radix(std::str::from_utf8(&rest[..colon]).expect("hex"), 16).expect("hex");
-                for (at, byte) in rest[colon + 1..].iter().enumerate() {
-                    flash.insert(address + at as u64, *byte);
-                }
-                b"OK".to_vec()
-            } else if let Some(args) = text.strip_prefix('m') {
-                let (address, len) = args.split_once(',').expect("m address,len");
-                let address = u64::from_str_radix(address, 16).expect("hex");
-                let len = u64::from_str_radix(len, 16).expect("hex");
-                let bytes: Vec<u8> = (address..address + len)
-                    .map(|at| flash.get(&at).copied().unwrap_or(0) ^ u8::from(script.corrupt == Some(at)))
-                    .collect();
-                to_hex(&bytes).into_bytes()
-            } else if text.starts_with('c') {
-                continue;
-            } else {
-                // vFlashDone, M, qRcmd: done.
-                b"OK".to_vec()
-            };
-            stream.write_all(&frame(&reply)).expect("reply");
-        }
-    }
-
-    /// The next packet's payload (escapes undone), skipping acks.
-    fn next_packet(stream: &mut TcpStream, pending: &mut Vec<u8>) -> Option<Vec<u8>> {
-        loop {
-            if let Some(start) = pending.iter().position(|&byte| byte == b'$') {
-                if let Some(end) = pending[start..].iter().position(|&byte| byte == b'#').map(|at| start + at) {
-                    if pending.len() >= end + 3 {
-                        let payload = unescape(&pending[start + 1..end]).ok()?;
-                        pending.drain(..end + 3);
-                        return Some(payload);
-                    }
-                }
-            }
-            let mut chunk = [0u8; 4096];
-            let count = stream.read(&mut chunk).ok().filter(|&count| count > 0)?;
-            pending.extend_from_slice(&chunk[..count]);
-        }
-    }
+    use crate::testing::board::{fake_image, ImageSegment};
+    use crate::testing::gdb_server::{serve_flash, FlashScript};
 
     fn profile() -> BoardProfile {
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("boards/stm32.toml");
@@ -352,11 +279,11 @@ mod tests {
         (path, data)
     }
 
-    fn connected(script: Script) -> (GdbServerTarget, mpsc::Receiver<String>, thread::JoinHandle<()>) {
+    fn connected(script: FlashScript) -> (GdbServerTarget, mpsc::Receiver<String>, thread::JoinHandle<()>) {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
         let address = listener.local_addr().expect("an address").to_string();
         let (sender, requests) = mpsc::channel();
-        let server = thread::spawn(move || serve(listener, script, sender));
+        let server = thread::spawn(move || serve_flash(listener, script, sender));
         let config = GdbServerConfig { address, flash: true };
         let target = GdbServerTarget::connect(&profile(), &config).expect("connected");
         (target, requests, server)
@@ -373,7 +300,7 @@ mod tests {
     fn an_image_is_flashed_with_the_flash_packets_and_read_back() {
         let dir = temp_dir("flash");
         let (elf, data) = image(&dir);
-        let script = Script { erase_reply: "OK", corrupt: None, drop_after: None };
+        let script = FlashScript { erase_reply: "OK", corrupt: None, drop_after: None };
         let (mut target, requests, _server) = connected(script);
         target.load(&elf).expect("flashed");
         target.reset_and_run().expect("reset and run");
@@ -394,18 +321,18 @@ mod tests {
     fn a_refused_erase_or_a_wrong_read_back_is_named() {
         let dir = temp_dir("refused");
         let (elf, _) = image(&dir);
-        let (mut target, _, _server) = connected(Script { erase_reply: "E01", corrupt: None, drop_after: None });
+        let (mut target, _, _server) = connected(FlashScript { erase_reply: "E01", corrupt: None, drop_after: None });
         let error = target.load(&elf).expect_err("refused").to_string();
         assert!(error.contains("erasing 3000 bytes at 0x08000000") && error.contains("flash bank"), "{error}");
         let (mut target, _, _server) =
-            connected(Script { erase_reply: "OK", corrupt: Some(0x0800_0100), drop_after: None });
+            connected(FlashScript { erase_reply: "OK", corrupt: Some(0x0800_0100), drop_after: None });
         let error = target.load(&elf).expect_err("not what was written").to_string();
         assert!(error.contains("byte 0x08000100"), "{error}");
     }
 
     #[test]
     fn a_server_that_goes_away_or_is_not_there_says_so() {
-        let (mut target, _, server) = connected(Script { erase_reply: "OK", corrupt: None, drop_after: Some(1) });
+        let (mut target, _, server) = connected(FlashScript { erase_reply: "OK", corrupt: None, drop_after: Some(1) });
         let mut word = [0u8; 4];
         let error = target.read_memory(0x2000_0000, &mut word).expect_err("gone");
         assert!(matches!(error, TargetError::Disconnected { .. }), "{error}");

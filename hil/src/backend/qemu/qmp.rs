@@ -323,53 +323,10 @@ impl QmpClient {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::BufRead;
-    use std::os::unix::net::UnixListener;
+    use crate::testing::qmp_server::with_server;
     use std::thread;
 
     const TEST_TIMEOUT: Duration = Duration::from_millis(500);
-    const GREETING: &str = r#"{"QMP": {"version": {"qemu": {"micro": 22, "minor": 2, "major": 7}, "package": "Debian 1:7.2+dfsg-7+deb12u18"}, "capabilities": ["oob"]}}"#;
-
-    struct Server {
-        reader: std::io::BufReader<UnixStream>,
-        writer: UnixStream,
-    }
-
-    impl Server {
-        fn request(&mut self) -> Option<Value> {
-            let mut line = String::new();
-            if self.reader.read_line(&mut line).ok()? == 0 {
-                return None;
-            }
-            Some(serde_json::from_str(&line).unwrap())
-        }
-
-        fn send(&mut self, text: &str) {
-            self.writer.write_all(text.as_bytes()).unwrap();
-        }
-
-        /// Greets and negotiates capabilities.
-        fn handshake(&mut self) {
-            self.send(&format!("{GREETING}\r\n"));
-            let request = self.request().unwrap();
-            assert_eq!(request["execute"], "qmp_capabilities");
-            self.send(&format!("{}\r\n", json!({ "return": {}, "id": request["id"] })));
-        }
-    }
-
-    fn with_server(
-        script: impl FnOnce(Server) + Send + 'static,
-    ) -> (tempfile::TempDir, PathBuf, thread::JoinHandle<()>) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("qmp.sock");
-        let listener = UnixListener::bind(&path).unwrap();
-        let handle = thread::spawn(move || {
-            let (stream, _) = listener.accept().unwrap();
-            let writer = stream.try_clone().unwrap();
-            script(Server { reader: std::io::BufReader::new(stream), writer });
-        });
-        (dir, path, handle)
-    }
 
     #[test]
     fn handshake_version_and_status() {

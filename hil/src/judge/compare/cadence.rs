@@ -171,9 +171,9 @@ fn gap(from_us: u64, to_us: u64, presses: usize, seq: Option<u32>) -> Mismatch {
 mod tests {
     use bench_contract::{Ack, AckStatus, Body, Button, CommandCode, Record};
 
-    use super::super::fake_firmware::{play, Defects, TICK_US};
     use super::super::{compare, Comparison};
     use super::check_cadence;
+    use crate::testing::firmware::{play, Defects, TICK_US};
 
     const TICK: u64 = TICK_US as u64;
 

@@ -12,8 +12,8 @@ use bench_contract::Button;
 use proptest::prelude::*;
 
 use super::compare;
-use super::fake_firmware::{Defects, FakeFirmware, TICK_US};
 use crate::generated_controls::control;
+use crate::testing::firmware::{Defects, FakeFirmware, TICK_US};
 
 /// One thing a player does, `gap_ms` after the previous one.
 #[derive(Clone, Copy, Debug)]
@@ -57,7 +57,7 @@ proptest! {
     fn the_reference_firmware_agrees_with_the_model(control in control(1), acts in acts()) {
         // The harness refuses a longer `tc` line before it runs anything.
         prop_assume!(format!("tc {control}").len() <= bench_contract::COMMAND_LINE_MAX);
-        // The fake firmware's own script (`fake_firmware::play`), with
+        // The fake firmware's own script (`testing::firmware::play`), with
         // commands between the presses: boot, set up, start at 1 s, then a
         // main-loop turn every millisecond and after each press or command.
         let mut firmware = FakeFirmware::new(Defects::default());

@@ -99,7 +99,7 @@ mod tests {
     use chessclock::{FlagFall, Instant, Ruling, Side};
 
     use super::*;
-    use crate::judge::compare::fake_firmware::{play, Defects};
+    use crate::testing::firmware::{play, Defects};
 
     /// Sudden death `3`: White presses at 1 s, Black's flag falls at 4 s
     /// and the arbiter rules on it (6.10, 1-0), as a schedule says.

@@ -9,11 +9,11 @@
 use bench_contract::{Body, Button, Record};
 use proptest::prelude::*;
 
-use super::fake_firmware::{play, Defects, TICK_US};
 use super::{check_cadence, check_debounce, compare, records_lost};
 use crate::judge::drift::{self, FitOptions};
 use crate::session::{board_latency, latency_histogram, press_latencies, SentPress};
 use crate::target::{Bounce, ButtonId, EdgeWindow};
+use crate::testing::firmware::{play, Defects, TICK_US};
 
 const CONTROLS: [&str; 6] = ["3+1", "2+d1", "2+b1", "2/2:3", "*3", "2(2x1)"];
 

@@ -8,8 +8,8 @@ use bench_contract::{Body, Button, Record};
 use chessclock::Side;
 
 use super::{ceil_sqrt, Tolerance, ROUNDING_BOUND_TICKS};
-use crate::judge::compare::fake_firmware::{play, Defects, TICK_US};
 use crate::judge::compare::{compare, Comparison, Quantity};
+use crate::testing::firmware::{play, Defects, TICK_US};
 
 const CONTROL: &str = "300+2";
 const PRESSES: usize = 200;

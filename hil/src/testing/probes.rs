@@ -16,12 +16,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::backend::fake::{contract_button, fake_image, FakeConfig, FakeCounter, FakeTarget, Fault, ImageSegment};
 use crate::backend::probe::ProbeBackend;
 use crate::backend::probe::{FlashUpdate, ProbeError, ProbeInfo, ProbeOptions};
 use crate::board::BoardProfile;
-use crate::judge::compare::fake_firmware::{Defects, FakeFirmware};
 use crate::target::{ButtonId, Capabilities, CounterReading, EdgeWindow, Target, TargetError};
+use crate::testing::board::{contract_button, fake_image, FakeConfig, FakeCounter, FakeTarget, Fault, ImageSegment};
+use crate::testing::firmware::{Defects, FakeFirmware};
 
 /// What the fake boards were asked to do, by probe serial.
 #[derive(Debug, Default)]

@@ -5,14 +5,14 @@
 //! the periodic snapshot of the firmware's main loop. The run's tests drive
 //! it through a fake board; the comparison's tests feed its records
 //! straight in. Compiled for tests and with the cargo feature `fake`
-//! (`crate::backend::fake_probes`).
+//! (`crate::testing::probes`).
 
 use bench_contract::{Body, Button, Hello, Record, TimeBase, BUTTONS_PAUSE};
 pub use bench_firmware_game::Defects;
 use bench_firmware_game::{Edge, Game, Outputs};
 use chessclock::Instant;
 
-use crate::backend::fake::DownLine;
+use crate::testing::board::DownLine;
 
 pub const TICK_US: u32 = 1_000;
 pub const SNAPSHOT_INTERVAL_US: u64 = 100_000;

@@ -298,6 +298,27 @@ fn yes() -> bool {
     true
 }
 
+/// The free-running counter the firmware stamps press edges and time-base
+/// samples with (`hil/CONTRACT.md`, section 5), read by the harness around
+/// each press and against host time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counter {
+    /// Its 32-bit register.
+    pub address: u32,
+}
+
+impl Counter {
+    /// DWT CYCCNT, the Cortex-M3/M4/M7 cycle counter.
+    pub const DWT_CYCCNT: Counter = Counter { address: 0xE000_1004 };
+}
+
+impl Default for Counter {
+    fn default() -> Self {
+        Counter::DWT_CYCCNT
+    }
+}
+
 /// A parsed, validated board profile.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -318,6 +339,9 @@ pub struct BoardProfile {
     pub firmware: Option<Firmware>,
     pub memory: Option<Memory>,
     pub rtt: Rtt,
+    /// DWT CYCCNT unless the core has none (a Cortex-M0+ has not).
+    #[serde(default)]
+    pub counter: Counter,
     pub buttons: Buttons,
     pub flag_led: Option<FlagLed>,
 }
@@ -635,6 +659,10 @@ mod tests {
         }
         assert_eq!(shipped("nrf52840-dk").gpio, Some(GpioFamily::Nrf52));
         assert_eq!(shipped("pico").gpio, Some(GpioFamily::Rp2040));
+        // The Cortex-M0+ has no DWT CYCCNT: the Pico's counter is its TIMER's.
+        assert_eq!(shipped("pico").counter, Counter { address: 0x4005_4028 });
+        assert_eq!(shipped("stm32").counter, Counter::DWT_CYCCNT);
+        assert_eq!(shipped("nrf52840-dk").counter, Counter::DWT_CYCCNT);
     }
 
     #[test]

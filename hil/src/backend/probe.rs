@@ -419,13 +419,10 @@ mod real {
     use probe_rs::{Core, MemoryInterface, Permissions, Session};
 
     use super::{cause_chain, check_image, choose, FlashUpdate, ProbeError, ProbeInfo, ProbeOptions};
-    use crate::board::{BoardProfile, RegisterWrite};
+    use crate::board::{BoardProfile, Counter, RegisterWrite};
     use crate::target::{Bounce, ButtonId, Capabilities, CounterReading, EdgeWindow, Target, TargetError};
 
     const HALT_TIMEOUT: Duration = Duration::from_millis(500);
-    /// DWT CYCCNT: the free-running cycle counter the firmware enables
-    /// (hil/CONTRACT.md, section 5).
-    const DWT_CYCCNT: u64 = 0xE000_1004;
 
     /// The probes attached now.
     pub fn list_probes() -> Vec<ProbeInfo> {
@@ -556,8 +553,12 @@ mod real {
         u64::try_from(since.as_micros()).unwrap_or(u64::MAX)
     }
 
-    fn read_cycle_counter(core: &mut Core<'_>) -> Result<u64, TargetError> {
-        core.read_word_32(DWT_CYCCNT).map(u64::from).map_err(|error| lost("reading DWT CYCCNT", &error))
+    /// The board's free-running counter (the profile's; DWT CYCCNT unless
+    /// the core has none).
+    fn read_cycle_counter(core: &mut Core<'_>, counter: Counter) -> Result<u64, TargetError> {
+        core.read_word_32(u64::from(counter.address))
+            .map(u64::from)
+            .map_err(|error| lost(&format!("reading the counter at {:#010x}", counter.address), &error))
     }
 
     fn apply_on(core: &mut Core<'_>, writes: &[RegisterWrite]) -> Result<(), TargetError> {
@@ -724,28 +725,28 @@ mod real {
             self.description.clone()
         }
 
-        /// DWT CYCCNT while the core runs, between two readings of the
+        /// The board's counter while the core runs, between two readings of the
         /// host's monotonic clock (the core handle is opened first, so the
         /// round trip is the read alone).
         fn read_counter(&mut self) -> Result<Option<CounterReading>, TargetError> {
             let mut core = self.session.core(0).map_err(|error| lost("opening core 0", &error))?;
             let before = self.host_origin.elapsed();
-            let counter = read_cycle_counter(&mut core)?;
+            let counter = read_cycle_counter(&mut core, self.profile.counter)?;
             let after = self.host_origin.elapsed();
             Ok(Some(CounterReading { host_before_us: micros(before), host_after_us: micros(after), counter }))
         }
 
-        /// The BSRR write of [`Target::set_button`] between two reads of
-        /// DWT CYCCNT on the same core handle.
+        /// The pin write of [`Target::set_button`] between two reads of the
+        /// board's counter on the same core handle.
         fn set_button_timed(&mut self, button: ButtonId, pressed: bool) -> Result<Option<EdgeWindow>, TargetError> {
             let write = self
                 .profile
                 .press_write(button, pressed)
                 .map_err(|detail| TargetError::Protocol { what: "board profile".to_string(), detail })?;
             let mut core = self.session.core(0).map_err(|error| lost("opening core 0", &error))?;
-            let counter_before = read_cycle_counter(&mut core)?;
+            let counter_before = read_cycle_counter(&mut core, self.profile.counter)?;
             apply_on(&mut core, &[write])?;
-            let counter_after = read_cycle_counter(&mut core)?;
+            let counter_after = read_cycle_counter(&mut core, self.profile.counter)?;
             Ok(Some(EdgeWindow { counter_before, counter_after }))
         }
     }

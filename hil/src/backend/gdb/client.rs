@@ -177,6 +177,9 @@ pub struct GdbClient {
     early: VecDeque<Vec<u8>>,
     timeout: Duration,
     running: bool,
+    /// Non-stop mode (`QNonStop:1`): memory is read and written while the
+    /// target runs, `vCont;c` and `vCont;t` run and halt it.
+    non_stop: bool,
     /// Stop replies nobody asked for (QEMU's on connect, a VM stopped by QMP).
     unsolicited_stops: u64,
 }
@@ -212,8 +215,30 @@ impl GdbClient {
             early: VecDeque::new(),
             timeout,
             running: false,
+            non_stop: false,
             unsolicited_stops: 0,
         })
+    }
+
+    /// Turns non-stop mode on where the server offers it (`QNonStop+` in
+    /// its `qSupported` answer, as OpenOCD's or J-Link's may); true when it
+    /// is on. The target must be halted. Asynchronous stop notifications
+    /// (`%Stop`) are not read: the harness halts only on purpose.
+    pub fn enter_non_stop(&mut self) -> Result<bool, TargetError> {
+        let features = self.request(b"qSupported:swbreak+;hwbreak+")?;
+        if !features.split(|&byte| byte == b';').any(|feature| feature == b"QNonStop+") {
+            return Ok(false);
+        }
+        if self.request(b"QNonStop:1")? != b"OK" {
+            return Ok(false);
+        }
+        self.non_stop = true;
+        Ok(true)
+    }
+
+    /// Whether memory is accessed without halting the target.
+    pub fn is_non_stop(&self) -> bool {
+        self.non_stop
     }
 
     /// The deadline for every single exchange from now on.
@@ -449,7 +474,7 @@ impl GdbClient {
     /// between (unasked) are noted and skipped. The target must be halted:
     /// QEMU would take the first byte as an interrupt.
     pub fn request(&mut self, payload: &[u8]) -> Result<Vec<u8>, TargetError> {
-        if self.running {
+        if self.running && !self.non_stop {
             return Err(self.protocol(format!(
                 "`{}` sent while the target runs: halt it first (any byte halts QEMU and is lost)",
                 shorten(payload)
@@ -533,6 +558,13 @@ impl GdbClient {
         if !self.running {
             return Ok(StopReply { kind: b'T', signal: 0, raw: "already halted".to_string() });
         }
+        if self.non_stop {
+            // Its `%Stop` notification is not waited for: `OK` says the
+            // server stops the thread.
+            self.expect_ok(b"vCont;t")?;
+            self.running = false;
+            return Ok(StopReply { kind: b'T', signal: 0, raw: "stopped (vCont;t)".to_string() });
+        }
         if self.drain_stops()? {
             self.running = false;
             return Ok(StopReply { kind: b'T', signal: 0, raw: "halted before the interrupt".to_string() });
@@ -576,7 +608,11 @@ impl GdbClient {
         // A stale stop reply must not be taken for the answer to the next
         // interrupt.
         self.drain_stops()?;
-        self.send_packet(b"c")?;
+        if self.non_stop {
+            self.expect_ok(b"vCont;c")?;
+        } else {
+            self.send_packet(b"c")?;
+        }
         self.running = true;
         Ok(())
     }
@@ -653,9 +689,13 @@ impl GdbClient {
         }
     }
 
-    /// Runs `access` with the target halted, then restores its run state.
-    fn halted<T>(&mut self, access: impl FnOnce(&mut GdbClient) -> Result<T, TargetError>) -> Result<T, TargetError> {
-        let was_running = self.running;
+    /// Runs `access` with the target halted, then restores its run state;
+    /// in non-stop mode, runs it as the target is.
+    pub fn halted<T>(
+        &mut self,
+        access: impl FnOnce(&mut GdbClient) -> Result<T, TargetError>,
+    ) -> Result<T, TargetError> {
+        let was_running = self.running && !self.non_stop;
         if was_running {
             self.interrupt()?;
         }

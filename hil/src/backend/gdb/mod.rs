@@ -11,22 +11,29 @@
 //!   holds the core halted at its reset already: nothing is sent.
 //! - **Presses:** the board profile's GPIO register writes, as on the
 //!   probe-rs path.
-//! - **All-stop:** every memory access halts the core briefly (`0x03`, the
-//!   access, `c`); the board's description in the report says so. Non-stop
-//!   mode, where a server offers it, is not used yet.
-//! - **No oscillator fit:** the core's cycle counter stops while the core
-//!   is halted for an access, so it cannot be compared with host time here.
+//! - **Non-stop where the server offers it** (`QNonStop+` in `qSupported`):
+//!   memory is read and written while the core runs, as on the probe-rs
+//!   path. Otherwise **all-stop**: every access halts the core briefly
+//!   (`0x03`, the access, `c`). The board's description in the report says
+//!   which.
+//! - **Press latency:** the board's counter (the profile's; DWT CYCCNT
+//!   unless the core has none) is read right before and right after each
+//!   press write. In all-stop the three accesses share one halt, so the
+//!   window is exact.
+//! - **Oscillator drift:** the counter against host time, in non-stop mode
+//!   only: in all-stop the counter stops while the core is halted for an
+//!   access, so it cannot be compared with host time.
 
 pub mod client;
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use client::{to_hex, GdbClient};
 
-use crate::board::{BoardProfile, RegisterWrite};
-use crate::target::{ButtonId, Capabilities, Target, TargetError};
+use crate::board::{BoardProfile, Counter, RegisterWrite};
+use crate::target::{ButtonId, Capabilities, CounterReading, EdgeWindow, Target, TargetError};
 
 /// How long an exchange may take, but erasing flash.
 const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -52,14 +59,19 @@ pub struct GdbServerTarget {
     client: GdbClient,
     profile: BoardProfile,
     config: GdbServerConfig,
+    /// Origin of the host times in [`CounterReading`]s.
+    host_origin: Instant,
 }
 
 impl GdbServerTarget {
-    /// Connects to the server (which halts the core).
+    /// Connects to the server (which halts the core) and asks for non-stop
+    /// mode.
     pub fn connect(profile: &BoardProfile, config: &GdbServerConfig) -> Result<GdbServerTarget, TargetError> {
         let address = resolve(&config.address, profile)?;
-        let client = GdbClient::connect(address, EXCHANGE_TIMEOUT).map_err(|error| explain(error, config, profile))?;
-        Ok(GdbServerTarget { client, profile: profile.clone(), config: config.clone() })
+        let mut client =
+            GdbClient::connect(address, EXCHANGE_TIMEOUT).map_err(|error| explain(error, config, profile))?;
+        client.enter_non_stop()?;
+        Ok(GdbServerTarget { client, profile: profile.clone(), config: config.clone(), host_origin: Instant::now() })
     }
 
     /// `monitor COMMAND`, answered `OK` (after any console output).
@@ -118,25 +130,41 @@ impl GdbServerTarget {
     }
 
     fn apply(&mut self, writes: &[RegisterWrite]) -> Result<(), TargetError> {
-        for write in writes {
-            let (address, value) = match *write {
-                RegisterWrite::Store { address, value } => (address, value),
-                RegisterWrite::Modify { address, clear, set } => {
-                    let mut word = [0u8; 4];
-                    self.client.read_memory(address, &mut word)?;
-                    (address, (u32::from_le_bytes(word) & !clear) | set)
-                }
-            };
-            self.client.write_memory(address, &value.to_le_bytes())?;
-        }
-        Ok(())
+        apply(&mut self.client, writes)
     }
+}
+
+/// The register writes, in order (a read-modify-write for each `Modify`).
+fn apply(client: &mut GdbClient, writes: &[RegisterWrite]) -> Result<(), TargetError> {
+    for write in writes {
+        let (address, value) = match *write {
+            RegisterWrite::Store { address, value } => (address, value),
+            RegisterWrite::Modify { address, clear, set } => {
+                let mut word = [0u8; 4];
+                client.read_memory(address, &mut word)?;
+                (address, (u32::from_le_bytes(word) & !clear) | set)
+            }
+        };
+        client.write_memory(address, &value.to_le_bytes())?;
+    }
+    Ok(())
+}
+
+/// The board's free-running counter.
+fn read_counter(client: &mut GdbClient, counter: Counter) -> Result<u64, TargetError> {
+    let mut word = [0u8; 4];
+    client.read_memory(counter.address, &mut word)?;
+    Ok(u64::from(u32::from_le_bytes(word)))
+}
+
+fn micros(since: Duration) -> u64 {
+    u64::try_from(since.as_micros()).unwrap_or(u64::MAX)
 }
 
 impl Target for GdbServerTarget {
     fn capabilities(&self) -> Capabilities {
         Capabilities {
-            read_while_running: false,
+            read_while_running: self.client.is_non_stop(),
             virtual_time: false,
             pause_button: self.profile.buttons.pause.is_some(),
             timed_bounce: false,
@@ -200,10 +228,38 @@ impl Target for GdbServerTarget {
     }
 
     fn describe(&self) -> String {
-        format!(
-            "{} through the GDB server at {} (all-stop: the core halts for each read and press)",
-            self.profile.description, self.config.address
-        )
+        let mode = if self.client.is_non_stop() {
+            "non-stop: memory is read while the core runs"
+        } else {
+            "all-stop: the core halts for each read and press, so no oscillator drift is measured"
+        };
+        format!("{} through the GDB server at {} ({mode})", self.profile.description, self.config.address)
+    }
+
+    /// In non-stop mode only: in all-stop the counter stops while the core
+    /// is halted for the read.
+    fn read_counter(&mut self) -> Result<Option<CounterReading>, TargetError> {
+        if !self.client.is_non_stop() {
+            return Ok(None);
+        }
+        let before = self.host_origin.elapsed();
+        let counter = read_counter(&mut self.client, self.profile.counter)?;
+        let after = self.host_origin.elapsed();
+        Ok(Some(CounterReading { host_before_us: micros(before), host_after_us: micros(after), counter }))
+    }
+
+    /// The pin write between two reads of the board's counter, in one halt
+    /// in all-stop mode.
+    fn set_button_timed(&mut self, button: ButtonId, pressed: bool) -> Result<Option<EdgeWindow>, TargetError> {
+        let write = self.profile.press_write(button, pressed).map_err(|detail| self.refused(&detail))?;
+        let counter = self.profile.counter;
+        let window = self.client.halted(|client| {
+            let counter_before = read_counter(client, counter)?;
+            apply(client, &[write])?;
+            let counter_after = read_counter(client, counter)?;
+            Ok(EdgeWindow { counter_before, counter_after })
+        })?;
+        Ok(Some(window))
     }
 }
 
@@ -259,7 +315,7 @@ mod tests {
     use super::client::from_hex;
     use super::*;
     use crate::testing::board::{fake_image, ImageSegment};
-    use crate::testing::gdb_server::{serve_flash, FlashScript};
+    use crate::testing::gdb_server::{serve_flash, FlashScript, COUNTER_STEP};
 
     fn profile() -> BoardProfile {
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("boards/stm32.toml");
@@ -300,13 +356,14 @@ mod tests {
     fn an_image_is_flashed_with_the_flash_packets_and_read_back() {
         let dir = temp_dir("flash");
         let (elf, data) = image(&dir);
-        let script = FlashScript { erase_reply: "OK", corrupt: None, drop_after: None };
+        let script = FlashScript { erase_reply: "OK", corrupt: None, drop_after: None, ..FlashScript::default() };
         let (mut target, requests, _server) = connected(script);
         target.load(&elf).expect("flashed");
         target.reset_and_run().expect("reset and run");
         let requests: Vec<String> = requests.try_iter().collect();
         assert_eq!(requests.first().map(String::as_str), Some("?"));
-        assert_eq!(requests[1], "vFlashErase:8000000,bb8");
+        assert_eq!(requests[1], "qSupported:swbreak+;hwbreak+", "non-stop mode asked for");
+        assert_eq!(requests[2], "vFlashErase:8000000,bb8");
         let writes = requests.iter().filter(|request| request.starts_with("vFlashWrite:")).count();
         assert_eq!(writes, 3, "3000 bytes in writes of at most 1024: {requests:?}");
         let done = requests.iter().position(|request| request == "vFlashDone").expect("vFlashDone");
@@ -321,18 +378,24 @@ mod tests {
     fn a_refused_erase_or_a_wrong_read_back_is_named() {
         let dir = temp_dir("refused");
         let (elf, _) = image(&dir);
-        let (mut target, _, _server) = connected(FlashScript { erase_reply: "E01", corrupt: None, drop_after: None });
+        let (mut target, _, _server) =
+            connected(FlashScript { erase_reply: "E01", corrupt: None, drop_after: None, ..FlashScript::default() });
         let error = target.load(&elf).expect_err("refused").to_string();
         assert!(error.contains("erasing 3000 bytes at 0x08000000") && error.contains("flash bank"), "{error}");
-        let (mut target, _, _server) =
-            connected(FlashScript { erase_reply: "OK", corrupt: Some(0x0800_0100), drop_after: None });
+        let (mut target, _, _server) = connected(FlashScript {
+            erase_reply: "OK",
+            corrupt: Some(0x0800_0100),
+            drop_after: None,
+            ..FlashScript::default()
+        });
         let error = target.load(&elf).expect_err("not what was written").to_string();
         assert!(error.contains("byte 0x08000100"), "{error}");
     }
 
     #[test]
     fn a_server_that_goes_away_or_is_not_there_says_so() {
-        let (mut target, _, server) = connected(FlashScript { erase_reply: "OK", corrupt: None, drop_after: Some(1) });
+        let (mut target, _, server) =
+            connected(FlashScript { erase_reply: "OK", corrupt: None, drop_after: Some(2), ..FlashScript::default() });
         let mut word = [0u8; 4];
         let error = target.read_memory(0x2000_0000, &mut word).expect_err("gone");
         assert!(matches!(error, TargetError::Disconnected { .. }), "{error}");
@@ -343,5 +406,46 @@ mod tests {
         let error = GdbServerTarget::connect(&profile(), &config).err().expect("refused").to_string();
         assert!(error.contains(&format!("GDB server at 127.0.0.1:{port}")), "{error}");
         assert!(error.contains("openocd -f board/st_nucleo_f4.cfg") && error.contains("JLinkGDBServer"), "{error}");
+    }
+    /// A pressed button's pin write between two reads of the counter.
+    fn press_white(target: &mut GdbServerTarget) -> EdgeWindow {
+        target.set_button_timed(ButtonId::White, true).expect("pressed").expect("a window")
+    }
+
+    #[test]
+    fn all_stop_reads_the_counter_around_a_press_in_one_halt_and_fits_no_drift() {
+        let script = FlashScript { erase_reply: "OK", ..FlashScript::default() };
+        let (mut target, requests, _server) = connected(script);
+        target.reset_and_run().expect("running");
+        let _: Vec<String> = requests.try_iter().collect();
+        let window = press_white(&mut target);
+        // The counter stands still while the core is halted: the edge is
+        // exactly where both reads are.
+        assert_eq!(window.counter_before, window.counter_after);
+        let requests: Vec<String> = requests.try_iter().collect();
+        let halts = requests.iter().filter(|request| *request == "\u{3}").count();
+        assert_eq!(halts, 1, "one halt for the three accesses: {requests:?}");
+        assert_eq!(requests.last().map(String::as_str), Some("c"), "{requests:?}");
+        assert!(target.read_counter().expect("no error").is_none(), "no drift from a counter that stops");
+        assert!(!target.capabilities().read_while_running);
+        assert!(target.describe().contains("all-stop"), "{}", target.describe());
+    }
+
+    #[test]
+    fn non_stop_where_offered_reads_while_the_core_runs_and_fits_drift() {
+        let script = FlashScript { erase_reply: "OK", non_stop: true, ..FlashScript::default() };
+        let (mut target, requests, _server) = connected(script);
+        target.reset_and_run().expect("running");
+        let started: Vec<String> = requests.try_iter().collect();
+        assert!(started.iter().any(|request| request == "QNonStop:1"), "{started:?}");
+        assert!(started.iter().any(|request| request == "vCont;c"), "{started:?}");
+        let window = press_white(&mut target);
+        assert_eq!(window.counter_after - window.counter_before, 2 * u64::from(COUNTER_STEP), "the core ran");
+        let reading = target.read_counter().expect("no error").expect("a reading");
+        assert!(reading.counter > window.counter_after && reading.host_after_us >= reading.host_before_us);
+        let requests: Vec<String> = requests.try_iter().collect();
+        assert!(!requests.iter().any(|request| request == "\u{3}" || request == "c"), "never halted: {requests:?}");
+        assert!(target.capabilities().read_while_running);
+        assert!(target.describe().contains("non-stop"), "{}", target.describe());
     }
 }

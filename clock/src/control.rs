@@ -245,6 +245,29 @@ impl TimeControl {
         }
     }
 
+    /// The most time one player can use under this control in a game of
+    /// `moves` moves, µs (saturating): every stage's time and its bonus for
+    /// each move, an hourglass's time twice (all of it can flow to one
+    /// side), the byo-yomi periods once and one more period a move,
+    /// Canadian main time and four overtime periods. A bound for how far a
+    /// simulation looks ahead and how wide its plots are, not a rule: the
+    /// one place that says how long a game can last.
+    pub fn time_max_us(&self, moves: u64) -> u64 {
+        let us = Duration::as_us;
+        match self {
+            TimeControl::Stages(stages) => stages
+                .as_slice()
+                .iter()
+                .map(|stage| us(stage.time).saturating_add(us(stage.bonus.amount()).saturating_mul(moves)))
+                .fold(0u64, u64::saturating_add),
+            TimeControl::Hourglass { time } => us(*time).saturating_mul(2),
+            TimeControl::ByoYomi { main, periods, period } => {
+                us(*main).saturating_add(us(*period).saturating_mul(u64::from(*periods).saturating_add(moves)))
+            }
+            TimeControl::Canadian { main, period, .. } => us(*main).saturating_add(us(*period).saturating_mul(4)),
+        }
+    }
+
     /// The period in which all remaining moves must be completed (6.12b).
     ///
     /// Periods are numbered per control: a stage index for staged controls;

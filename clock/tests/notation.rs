@@ -464,3 +464,26 @@ fn durations_are_written_as_a_display_shows_them() {
         assert_eq!(Duration::from_us(us).to_string(), text, "{us} us");
     }
 }
+
+// ---------------------------------------------------------------------------
+// How long a game can last (`TimeControl::time_max_us`): a bound, not a rule.
+
+#[test]
+fn the_longest_game_counts_every_stage_bonus_and_period() {
+    let max = |text: &str, moves: u64| parse(text).expect("a valid control").time_max_us(moves);
+    // Stages: every stage's time and each move's bonus in each stage.
+    assert_eq!(max("300+2", 0), 300_000_000);
+    assert_eq!(max("300+2", 40), 380_000_000);
+    assert_eq!(max("40/5400+30:1800+30", 10), 7_200_000_000 + 2 * 300_000_000);
+    // A delay or Bronstein's bonus gives at most its amount a move.
+    assert_eq!(max("5400+d5", 3), 5_415_000_000);
+    // An hourglass: both sides' time can flow to one.
+    assert_eq!(hourglass(s(60)).time_max_us(100), 120_000_000);
+    // Byo-yomi: every period once, and one more a move made in overtime.
+    assert_eq!(byo(s(600), 5, s(30)).time_max_us(0), 750_000_000);
+    assert_eq!(byo(s(600), 5, s(30)).time_max_us(2), 810_000_000);
+    // Canadian: main time and four overtime periods, whatever the moves.
+    assert_eq!(canadian(s(600), 20, s(300)).time_max_us(50), 1_800_000_000);
+    // Saturates rather than wraps.
+    assert_eq!(max("4294967295/60:0+30", u64::MAX), u64::MAX);
+}

@@ -342,20 +342,8 @@ fn mix(game: u64, hash: u64) -> u64 {
 /// every stage gives, plus their bonuses for up to 100 moves each; later
 /// samples land in the last bucket.
 pub fn envelope_bucket_us(scenario: &Scenario) -> u64 {
-    use chessclock::TimeControl;
     let moves = u64::from(scenario.board.max_moves.min(100));
-    let per_player = match &scenario.control.control {
-        TimeControl::Stages(stages) => stages
-            .as_slice()
-            .iter()
-            .map(|stage| stage.time.as_us().saturating_add(stage.bonus.amount().as_us().saturating_mul(moves)))
-            .fold(0u64, u64::saturating_add),
-        TimeControl::Hourglass { time } => time.as_us().saturating_mul(2),
-        TimeControl::ByoYomi { main, periods, period } => {
-            main.as_us().saturating_add(period.as_us().saturating_mul(u64::from(*periods).saturating_add(moves)))
-        }
-        TimeControl::Canadian { main, period, .. } => main.as_us().saturating_add(period.as_us().saturating_mul(4)),
-    };
+    let per_player = scenario.control.control.time_max_us(moves);
     (per_player.saturating_mul(2) / ENVELOPE_BUCKETS as u64).max(1_000_000)
 }
 

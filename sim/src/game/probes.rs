@@ -245,17 +245,9 @@ fn draw_settings(stream: &mut Stream, control: &TimeControl) -> Replacement {
 }
 
 /// Every time the control can give one display, and then some: how far
-/// ahead a look may go.
+/// ahead a look may go (no bonus counted).
 fn horizon_us(control: &TimeControl) -> u64 {
-    let us = Duration::as_us;
-    match control {
-        TimeControl::Stages(stages) => stages.as_slice().iter().map(|stage| us(stage.time)).sum(),
-        TimeControl::Hourglass { time } => us(*time).saturating_mul(2),
-        TimeControl::ByoYomi { main, periods, period } => {
-            us(*main).saturating_add(us(*period).saturating_mul(u64::from(*periods)))
-        }
-        TimeControl::Canadian { main, period, .. } => us(*main).saturating_add(us(*period).saturating_mul(4)),
-    }
+    control.time_max_us(0)
 }
 
 /// An arbiter's act a what-if starts with (6.11, 6.14, 13.4), with

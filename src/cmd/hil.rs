@@ -202,8 +202,9 @@ pub struct Cmd {
     /// SEGGER's J-Link GDB server (2331), pyOCD (3333), a Black Magic Probe,
     /// or QEMU's gdbstub. bench flashes the image with the standard flash
     /// packets and checks it, resets with `monitor reset halt`, presses
-    /// through the board profile's GPIO registers, and halts the core
-    /// briefly for each read (all-stop).
+    /// through the board profile's GPIO registers, and reads while the core
+    /// runs where the server offers non-stop mode; otherwise it halts the
+    /// core briefly for each read (all-stop: no oscillator drift).
     #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["probe", "observe"])]
     gdb: Option<String>,
     /// With --gdb: the server has loaded the image and holds the core at

@@ -49,6 +49,10 @@ fn usage_errors_exit_2_before_anything_runs() {
         vec!["hil", "--suite", "release", "--shard", "1/2"],
         vec!["hil", "--scenario", "blitz-3-2", "--no-flash"],
         vec!["hil", "--board", "stm32", "--gdb", "localhost:3333", "--probe", "0483:374b"],
+        vec!["hil", "--jobs", "0"],
+        vec!["hil", "--scenario", "blitz-3-2", "--jobs", "2"],
+        vec!["hil", "--jobs", "2", "--fail-fast"],
+        vec!["hil", "--board", "stm32", "--jobs", "2"],
     ] {
         let output = bench(&args);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {}", text(&output));
@@ -59,6 +63,10 @@ fn usage_errors_exit_2_before_anything_runs() {
     assert!(one_game.contains("shard 2/2 of 1 games has no game"), "{one_game}");
     let suite = text(&bench(&["hil", "--shard", "1/2"]));
     assert!(suite.contains("--shard splits the games of one scenario"), "{suite}");
+    let jobs = text(&bench(&["hil", "--jobs", "2", "--fail-fast"]));
+    assert!(jobs.contains("give --jobs 1 with it"), "{jobs}");
+    let jobs = text(&bench(&["hil", "--board", "stm32", "--jobs", "2"]));
+    assert!(jobs.contains("it is for --board qemu"), "{jobs}");
     let auto = text(&bench(&["hil", "--scenario", "blitz-3-2", "--shard", "auto"]));
     assert!(auto.contains("SLURM_ARRAY_TASK_ID") && auto.contains("BENCH_SHARD"), "{auto}");
 }
@@ -880,6 +888,44 @@ fn a_run_gives_the_same_report_whatever_the_host_load() {
 /// passes every scenario, and every shipped defect image fails, each on
 /// what its defect breaks, found in one of the suite's reports. The
 /// reference runs with no --scenario: the suite is the default.
+/// A suite played on several emulators at once (`--jobs`): its console
+/// shows the scenarios in the suite's order, and two of its scenarios,
+/// played again alone with the command their reports give, write the same
+/// report files byte for byte (all but run.json, the run's facts): each is
+/// its own run, whatever ran beside it.
+fn each_scenario_reads_as_played_alone(suite: &[String], out: &Path, alone: &Path, output: &std::process::Output) {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut names: Vec<&String> = suite.iter().collect();
+    // The suite plays its files in the order of their paths.
+    names.sort();
+    let shown: Vec<usize> = names.iter().filter_map(|name| stdout.find(&format!("bench hil {name}  seed"))).collect();
+    assert_eq!(shown.len(), names.len(), "every scenario shown:\n{stdout}");
+    assert!(shown.windows(2).all(|pair| pair[0] < pair[1]), "in the suite's order:\n{stdout}");
+    for name in names.iter().take(2) {
+        let command = report(&out.join(name))["command"].as_str().expect("a command").to_string();
+        let mut args: Vec<&str> = command.split_whitespace().skip(1).collect();
+        let folder = alone.join(name);
+        let folder_text = folder.to_str().expect("utf-8").to_string();
+        args.extend(["--out", &folder_text]);
+        let again = bench(&args);
+        assert_eq!(again.status.code(), Some(0), "{command}: {}", text(&again));
+        let files = |dir: &Path| -> Vec<String> {
+            let mut files: Vec<String> = std::fs::read_dir(dir)
+                .expect("a report folder")
+                .filter_map(|entry| Some(entry.ok()?.file_name().to_string_lossy().into_owned()))
+                .filter(|file| file != "run.json")
+                .collect();
+            files.sort();
+            files
+        };
+        assert_eq!(files(&out.join(name)), files(&folder), "{name}");
+        for file in files(&folder) {
+            let same = std::fs::read(out.join(name).join(&file)).ok() == std::fs::read(folder.join(&file)).ok();
+            assert!(same, "{name}/{file} differs from the scenario played alone");
+        }
+    }
+}
+
 #[test]
 fn the_release_suite_passes_the_reference_and_fails_every_defect_image() {
     let _serial = serial();
@@ -910,7 +956,9 @@ fn the_release_suite_passes_the_reference_and_fails_every_defect_image() {
         // A defect image stops at its first failing scenario (--fail-fast):
         // that it fails the suite is the claim, and the rest would only
         // repeat it at several minutes an image.
-        let suite_option: &[&str] = if image == "normal" { &[] } else { &["--suite", "release", "--fail-fast"] };
+        // The reference image plays on two emulators at once (--jobs 2).
+        let suite_option: &[&str] =
+            if image == "normal" { &["--jobs", "2"] } else { &["--suite", "release", "--fail-fast"] };
         let args = ["hil", "--firmware", elf.to_str().expect("utf-8"), "--out", out.to_str().expect("utf-8")];
         let output = bench(&[&args[..], suite_option].concat());
         let played: Vec<&String> =
@@ -926,6 +974,7 @@ fn the_release_suite_passes_the_reference_and_fails_every_defect_image() {
         }
         if broken.is_empty() {
             assert_eq!(output.status.code(), Some(0), "{image}: {}", text(&output));
+            each_scenario_reads_as_played_alone(&suite, &out, &dir.join("alone"), &output);
             continue;
         }
         assert_eq!(output.status.code(), Some(1), "{image}: {}", text(&output));

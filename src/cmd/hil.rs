@@ -37,7 +37,7 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{anyhow, Context};
@@ -69,7 +69,10 @@ use bench_report::hil::{self as hil_report, BoardRunInput, HilReportInput, HilRu
 use bench_report::{self as report, sha256_hex, suite};
 
 mod observe;
+mod parallel_suite;
 mod progress;
+
+use parallel_suite::Console;
 
 /// `--drift-tolerance-ppm` unless given.
 const DEFAULT_DRIFT_TOLERANCE_PPM: f64 = 5.0;
@@ -242,6 +245,16 @@ pub struct Cmd {
     /// quick verdict on a build expected to fail.
     #[arg(long, conflicts_with = "scenario")]
     fail_fast: bool,
+    /// Emulators at once for a suite: its scenarios are spread over N QEMU
+    /// instances, and their reports and the suite's are the same whatever
+    /// N (in lockstep a run does not depend on the host). Each scenario's
+    /// lines are shown when it is over, in the suite's order. On the
+    /// emulated board only, without --fail-fast.
+    #[arg(long, short, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: u16,
+    /// Where a scenario played beside others writes its console lines.
+    #[arg(skip)]
+    console: Option<Arc<Mutex<Console>>>,
 }
 
 /// Where `scripts/build-firmware` puts its images: `$CARGO_TARGET_DIR/firmware`
@@ -399,7 +412,14 @@ impl Cmd {
                 )));
             }
             let suite = self.suite.unwrap_or(Suite::Release);
+            self.check_jobs()?;
             return self.run_suite(suite, probes);
+        }
+        if self.jobs > 1 {
+            return Err(Failure::usage(anyhow!(
+                "--jobs spreads a suite's scenarios over several emulators, and --scenario plays one: drop --jobs, \
+                 or --scenario to play the release suite (nothing was run)"
+            )));
         }
         match self.run_scenario(probes)? {
             Ran::Judged(exit) => Ok(exit),
@@ -473,7 +493,7 @@ impl Cmd {
             }
             None => format!("games 0..{}", games.count()),
         };
-        super::note(&bench_report::format::visible::visible(&format!(
+        self.note(&bench_report::format::visible::visible(&format!(
             "bench hil {}  seed {seed}  {which}  on {}, firmware {}",
             scenario.name,
             self.board.as_str(),
@@ -627,7 +647,7 @@ impl Cmd {
                 let _ = writeln!(out, "report NOT written: {error:#}");
             }
         }
-        super::print(&out)?;
+        self.print(&out)?;
         written.map_err(Failure::infrastructure)?;
         facts_written.map_err(Failure::infrastructure)?;
         records_written.transpose().map_err(Failure::infrastructure)?;
@@ -669,6 +689,28 @@ impl Cmd {
         for (_, _, one) in &runs {
             one.refuse_to_replace_another_run()?;
         }
+        let entries =
+            if self.jobs > 1 { self.play_in_parallel(&runs, probes)? } else { self.play_in_turn(runs, &base, probes)? };
+        let verdict = suite::verdict(&entries, &self.waive);
+        for (file, text) in [(SUITE_MD, &verdict.markdown), (report::files::JUNIT_XML, &verdict.junit)] {
+            std::fs::create_dir_all(&base)
+                .map_err(anyhow::Error::from)
+                .and_then(|()| report::atomic::write_bytes(&base, file, text.as_bytes()).map(|_| ()))
+                .with_context(|| format!("writing {}", base.join(file).display()))
+                .map_err(Failure::infrastructure)?;
+        }
+        super::print(&format!("{}reports in {}\n", verdict.console, base.display()))?;
+        Ok(if verdict.passed { Exit::Pass } else { Exit::GateFailed })
+    }
+
+    /// The suite's scenarios one after another, stopping at the first that
+    /// fails with --fail-fast.
+    fn play_in_turn<B: ProbeBackend>(
+        &self,
+        runs: Vec<(String, Vec<String>, Cmd)>,
+        base: &Path,
+        probes: &B,
+    ) -> Result<Vec<suite::Entry>> {
         let mut entries = Vec::new();
         for (name, exercises, one) in runs {
             let stopped =
@@ -688,16 +730,7 @@ impl Cmd {
             };
             entries.push(suite::Entry { name, outcome, exercises });
         }
-        let verdict = suite::verdict(&entries, &self.waive);
-        for (file, text) in [(SUITE_MD, &verdict.markdown), (report::files::JUNIT_XML, &verdict.junit)] {
-            std::fs::create_dir_all(&base)
-                .map_err(anyhow::Error::from)
-                .and_then(|()| report::atomic::write_bytes(&base, file, text.as_bytes()).map(|_| ()))
-                .with_context(|| format!("writing {}", base.join(file).display()))
-                .map_err(Failure::infrastructure)?;
-        }
-        super::print(&format!("{}reports in {}\n", verdict.console, base.display()))?;
-        Ok(if verdict.passed { Exit::Pass } else { Exit::GateFailed })
+        Ok(entries)
     }
 
     /// The debug-probe options name a board on a probe: a usage error with
@@ -731,7 +764,7 @@ impl Cmd {
         match bench_hil::image::check(&profile, elf, &bytes, purpose) {
             Ok(checked) => {
                 if let Some(note) = checked.note(elf) {
-                    super::note(&note);
+                    self.note(&note);
                 }
                 Ok(())
             }
@@ -942,7 +975,11 @@ impl Cmd {
         let (mut done_before, mut presses) = (0u64, 0u64);
         let mut progress = |update: GameProgress<'_>| match update {
             GameProgress::Begins { presses: count } => {
-                let bar = bar.get_or_insert_with(|| progress_bar(0, "presses", "{msg}"));
+                let bar = bar.get_or_insert_with(|| match self.console {
+                    // Beside other scenarios: no bar, the lines come at the end.
+                    Some(_) => indicatif::ProgressBar::hidden(),
+                    None => progress_bar(0, "presses", "{msg}"),
+                });
                 done_before += presses;
                 presses = count as u64;
                 bar.inc_length(presses);

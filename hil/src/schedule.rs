@@ -45,7 +45,7 @@ use bench_sim::outcome::{GameResult, Reason};
 use bench_sim::rng::{Actor, Stream};
 use bench_sim::sample;
 use bench_sim::sample::Ratio;
-use bench_sim::scenario::{Occasional, Scenario};
+use bench_sim::scenario::{Control, Occasional, Scenario};
 use bench_sim::shrink::DefectSet;
 use chessclock::{
     Article, BySide, ClockError, Duration, FlagFall, GameEnd, Instant, Noting, Replacement, Side, TimeAdjustment,
@@ -215,8 +215,9 @@ fn result(ruling: chessclock::Ruling) -> GameResult {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schedule {
     pub scenario: String,
-    /// The time control text sent to the firmware (`tc TEXT`).
-    pub control_text: String,
+    /// The time control: its text is what the firmware is sent (`tc
+    /// TEXT`), its parsed form what the game is judged by.
+    pub control: Control,
     pub seed: u64,
     pub game: u64,
     pub presses: Vec<ScheduledPress>,
@@ -410,7 +411,7 @@ fn schedule_on(scenario: &Scenario, seed: u64, game: u64, shows_flag_order: bool
     let (presses, commands) = acts(scenario, seed, game, &log);
     Ok(Schedule {
         scenario: scenario.name.clone(),
-        control_text: scenario.control.text.clone(),
+        control: scenario.control.clone(),
         seed,
         game,
         presses,
@@ -714,7 +715,7 @@ mod tests {
     fn pinned_text(schedule: &Schedule) -> String {
         let Schedule {
             scenario,
-            control_text,
+            control,
             seed,
             game,
             presses,
@@ -731,7 +732,8 @@ mod tests {
         format!(
             "Schedule {{ scenario: {scenario:?}, control_text: {control_text:?}, seed: {seed:?}, game: {game:?}, \
              presses: {presses:?}, commands: {commands:?}, end_us: {end_us:?}, end: {end:?}, result: {result:?}, \
-             flags: {flags:?}, moves: {moves:?} }}"
+             flags: {flags:?}, moves: {moves:?} }}",
+            control_text = control.text
         )
     }
 
@@ -783,7 +785,7 @@ mod tests {
             .map(|press| (press.offset_us, press.side, press.move_number, press.hold_us))
             .collect();
         assert_eq!(first, GOLDEN_BLITZ_3_2_SEED_12, "{first:?}");
-        assert_eq!(schedule.control_text, "180+2");
+        assert_eq!(schedule.control.text, "180+2");
     }
 
     const GOLDEN_BLITZ_3_2_SEED_12: [(u64, Side, u32, u64); 6] = [

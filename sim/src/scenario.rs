@@ -65,7 +65,7 @@ fn default_games() -> u64 {
 }
 
 /// A time control and the text it was written as.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Control {
     pub text: String,
     pub control: TimeControl,

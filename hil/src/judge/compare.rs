@@ -53,6 +53,8 @@ use chessclock::{
     TimeControl, Transitions,
 };
 
+use bench_sim::scenario::Control;
+
 use crate::schedule::ArbiterCommand;
 
 /// How long after a flag fell the firmware may notice it (its Flag
@@ -382,20 +384,19 @@ pub enum CompareError {
     Control { text: String, detail: String },
 }
 
-/// The firmware instant after which the model of `control_text`, on a
+/// The firmware instant after which the model of `control`, on a
 /// game's `records` so far, changes nothing more unless a press or command
 /// comes: its last deadline (a flag, a period lost, a delay run out), or
 /// the last record that changed it. Not the latest record: Snapshots keep
 /// coming while a run listens past a game's end, and a game over on time
-/// would never go quiet. `None` when the control does not parse.
-pub fn model_quiet_us(control_text: &str, records: &[Record], arbiter: &[ArbiterCommand]) -> Option<u64> {
-    let control = notation::parse(control_text).ok()?;
+/// would never go quiet.
+pub fn model_quiet_us(control: TimeControl, records: &[Record], arbiter: &[ArbiterCommand]) -> u64 {
     let timeline = Timeline::replay(control, records, arbiter);
     let last_change_us = timeline.states.last().and_then(|state| records.get(state.index)).map_or(0, |r| r.at_us);
     let flags_us = timeline.flags.iter().map(|flag| flag.flag.at.as_us());
     let periods_us = timeline.periods.iter().map(|period| period.at_us);
     let mut quiet_us = flags_us.chain(periods_us).fold(last_change_us, u64::max);
-    let Some(mut model) = timeline.final_clock else { return Some(quiet_us) };
+    let Some(mut model) = timeline.final_clock else { return quiet_us };
     for _ in 0..TRANSITIONS_MAX {
         let Some(deadline) = model.next_deadline() else { break };
         if model.settle(deadline.at).is_err() {
@@ -403,7 +404,7 @@ pub fn model_quiet_us(control_text: &str, records: &[Record], arbiter: &[Arbiter
         }
         quiet_us = quiet_us.max(deadline.at.as_us());
     }
-    Some(quiet_us)
+    quiet_us
 }
 
 /// Whether the clock's displays show which flag fell first: 6.12 rules a
@@ -472,7 +473,10 @@ pub fn compare_with(
     flag_order: FlagOrder,
     arbiter: &[ArbiterCommand],
 ) -> Result<Comparison, CompareError> {
-    compare_ended(control_text, tick_us, records, (flag_order, FlagsAtEnd::All), arbiter)
+    let control = notation::parse(control_text)
+        .map_err(|error| CompareError::Control { text: control_text.to_string(), detail: error.to_string() })?;
+    let control = Control { text: control_text.to_string(), control };
+    compare_ended(&control, tick_us, records, (flag_order, FlagsAtEnd::All), arbiter)
 }
 
 /// How finely a firmware's times are judged: one tick (`tick_us` of the
@@ -493,17 +497,15 @@ impl From<u64> for Resolution {
 
 /// [`compare_with`], the ruling on the flags `flags_at_end` names.
 pub(crate) fn compare_ended(
-    control_text: &str,
+    control: &Control,
     resolution: impl Into<Resolution>,
     records: &[Record],
     (flag_order, flags_at_end): (FlagOrder, FlagsAtEnd),
     arbiter: &[ArbiterCommand],
 ) -> Result<Comparison, CompareError> {
-    let control = notation::parse(control_text)
-        .map_err(|error| CompareError::Control { text: control_text.to_string(), detail: error.to_string() })?;
     let resolution = resolution.into();
     let tick_us = resolution.tick_us.max(1);
-    let mut timeline = Timeline::replay(control, records, arbiter);
+    let mut timeline = Timeline::replay(control.control, records, arbiter);
     timeline.flag_order = flag_order;
     timeline.flags_at_end = flags_at_end;
     let mut out = Checker {
@@ -533,7 +535,7 @@ pub(crate) fn compare_ended(
         });
     }
     Ok(Comparison {
-        control_text: control_text.to_string(),
+        control_text: control.text.clone(),
         tick_us,
         start_us: timeline.start_us,
         end_us: timeline.end_us,
@@ -1517,6 +1519,11 @@ mod tests {
     use super::*;
     use crate::testing::firmware::{play, Defects, TICK_US};
 
+    /// `text` parsed, as a scenario carries it.
+    fn control(text: &str) -> Control {
+        Control { text: text.to_string(), control: notation::parse(text).expect("a control") }
+    }
+
     fn tick() -> u64 {
         u64::from(TICK_US)
     }
@@ -1566,13 +1573,13 @@ mod tests {
     fn the_ruling_is_on_the_flags_the_game_ended_on() {
         let records = play(Defects::default(), "3", &alternate(&[1_000_000, 4_500_000]), 8_000_000);
         let ending = (FlagOrder::Unknown, FlagsAtEnd::Ruled { count: 1, opponent_can_checkmate: true });
-        let ended = compare_ended("3", tick(), &records, ending, &[]).expect("the control parses");
+        let ended = compare_ended(&control("3"), tick(), &records, ending, &[]).expect("the control parses");
         assert_eq!(ended.model.flags.len(), 2, "both flags are still compared: {:?}", ended.model.flags);
         let black_loses = Ruling { outcome: Outcome::Win(Side::White), article: chessclock::Article::A6_10 };
         assert_eq!((ended.model.ruling, ended.firmware.ruling), (Some(black_loses), Some(black_loses)));
         assert!(ended.passed(), "{:#?}", ended.mismatches);
         let on_the_board = (FlagOrder::Unknown, FlagsAtEnd::NotRuled);
-        let board = compare_ended("3", tick(), &records, on_the_board, &[]).expect("the control parses");
+        let board = compare_ended(&control("3"), tick(), &records, on_the_board, &[]).expect("the control parses");
         assert_eq!((board.model.ruling, board.firmware.ruling), (None, None), "no flag ruling: no second winner");
     }
 
@@ -1930,8 +1937,7 @@ mod tests {
     /// records end (4.1 s): a run must wait that long to judge the flag.
     #[test]
     fn the_model_goes_quiet_at_the_flag_after_the_records_end() {
-        assert_eq!(model_quiet_us("60+1", &hand_built(58_500_000), &[]), Some(62_500_000));
-        assert_eq!(model_quiet_us("not a control", &hand_built(58_500_000), &[]), None);
+        assert_eq!(model_quiet_us(control("60+1").control, &hand_built(58_500_000), &[]), 62_500_000);
     }
 
     /// A run listens past a game's end, and the firmware keeps sending
@@ -1945,9 +1951,9 @@ mod tests {
             let shown = 0;
             records.push(header(seq, at_us, snapshot(contract::Side::White, shown, 60_500_000, (1, 1))));
         }
-        assert_eq!(model_quiet_us("60+1", &records, &[]), Some(62_500_000));
+        assert_eq!(model_quiet_us(control("60+1").control, &records, &[]), 62_500_000);
         // Before the flag, the model's quiet instant is its next deadline.
-        assert_eq!(model_quiet_us("60+1", &records[..9], &[]), Some(62_500_000));
+        assert_eq!(model_quiet_us(control("60+1").control, &records[..9], &[]), 62_500_000);
     }
 
     fn example(quantity: Quantity, at_us: u64) -> Mismatch {

@@ -77,7 +77,7 @@ pub fn play(target: &mut dyn Target, layout: &Layout, schedule: &Schedule, optio
     let records = std::mem::take(&mut game.records);
     let sent = std::mem::take(&mut game.sent);
     let comparison = start_us.map(|_| {
-        compare::compare_with(&schedule.control_text, tolerance, &records, FlagOrder::Shown, &[]).map(
+        compare::compare_with(&schedule.control.text, tolerance, &records, FlagOrder::Shown, &[]).map(
             |mut comparison| {
                 let made: Vec<compare::MadePress> = sent.iter().map(SentPress::made).collect();
                 let timing = compare::EdgeTiming::Exact { late_max_us: tolerance };

@@ -1328,7 +1328,7 @@ impl<'a> Session<'a> {
         if ack.status != reset_status {
             return Err(refused(&Command::Reset, &ack));
         }
-        let control = Command::TimeControl(&schedule.control_text);
+        let control = Command::TimeControl(&schedule.control.text);
         let (_, ack) = self.command(&control, records)?;
         if ack.status != AckStatus::Ok {
             return Err(refused(&control, &ack));
@@ -1491,7 +1491,7 @@ impl<'a> Session<'a> {
         let ends_on_time = matches!(schedule.end, ScheduleEnd::Flag { .. } | ScheduleEnd::DefaultTime { .. });
         if ends_on_time && (came > 0 || play.model_quiet_us.is_none()) {
             let arbiter = &self.arbiter_sent;
-            play.model_quiet_us = Some(compare::model_quiet_us(&schedule.control_text, records, arbiter).unwrap_or(0));
+            play.model_quiet_us = Some(compare::model_quiet_us(schedule.control.control, records, arbiter));
         }
         let bound = scheduled_end.saturating_add(MODEL_WAIT_MAX_US);
         let model_end = play.model_quiet_us.unwrap_or(0).min(bound);
@@ -2101,7 +2101,7 @@ max_moves = 8
         let schedule = schedule::schedule(&scenario, scenario.seed, 0).expect("a schedule");
         assert!(!schedule.commands.is_empty(), "10-arbiter has the arbiter adjust times");
         let course = |commands_sent: usize| {
-            let mut comparison = compare::compare(&schedule.control_text, 1_000, &[]).expect("parses");
+            let mut comparison = compare::compare(&schedule.control.text, 1_000, &[]).expect("parses");
             check_course(&mut comparison, &schedule, (schedule.presses.len(), commands_sent), Some(0));
             comparison.mismatches.iter().filter(|m| m.model.contains("arbiter command")).count()
         };

@@ -38,7 +38,7 @@ pub fn compare_game(
         _ => FlagsAtEnd::NotRuled,
     };
     let ending = (FlagOrder::of(schedule.shows_flag_order), flags_at_end);
-    let mut comparison = compare_ended(&schedule.control_text, resolution, records, ending, arbiter)?;
+    let mut comparison = compare_ended(&schedule.control, resolution, records, ending, arbiter)?;
     check_result_classes(&mut comparison, schedule);
     Ok(comparison)
 }
@@ -95,7 +95,7 @@ mod tests {
     use std::path::Path;
 
     use bench_contract::Button;
-    use bench_sim::scenario::Scenario;
+    use bench_sim::scenario::{Control, Scenario};
     use chessclock::{FlagFall, Instant, Ruling, Side};
 
     use super::*;
@@ -108,7 +108,7 @@ mod tests {
         let scenario = Scenario::load(&file).expect("the shipped scenario loads");
         let mut schedule = crate::schedule::schedule(&scenario, 1, 0).expect("a schedule");
         let ruling = Ruling { outcome: Outcome::Win(Side::White), article: Article::A6_10 };
-        schedule.control_text = "3".to_string();
+        schedule.control = Control { text: "3".to_string(), control: chessclock::notation::parse("3").unwrap() };
         schedule.end = ScheduleEnd::Flag { ruling };
         schedule.result = GameResult { outcome: ruling.outcome, reason: Reason::Article(ruling.article) };
         schedule.applied = vec![Article::A6_10];

@@ -200,7 +200,7 @@ impl Board for NucleoF401re {
     /// cycle counter changes at every read: one sample per main-loop turn).
     fn take_counter_edge() -> Option<CounterEdge> {
         static LAST: Mutex<Cell<Option<u32>>> = Mutex::new(Cell::new(None));
-        let counter = hw_counter();
+        let counter = Self::hw_counter();
         let at_us = time_base::now_us::<NucleoF401re>();
         let changed = interrupt::free(|cs| LAST.borrow(cs).replace(Some(counter)) != Some(counter));
         changed.then_some(CounterEdge { counter, at_us })

@@ -1,5 +1,5 @@
 //! Observe mode's first half on the emulated board: the `observed` image
-//! (the reference clock with no contract code, `firmware/src/observed.rs`)
+//! (the reference clock with no contract code, `firmware/boards/lm3s6965/src/observed.rs`)
 //! read through `firmware/observed.toml`, in lockstep, while its buttons are
 //! pressed. Never skipped: `scripts/check` installs QEMU and the toolchain.
 

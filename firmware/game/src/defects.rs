@@ -4,7 +4,7 @@
 //! the core's answers; `chessclock` itself is never changed — it stays the
 //! one place the rules are written.
 //!
-//! Time-base and input defects belong to the board (`firmware/src/`), not here.
+//! Time-base and input defects belong to the firmware (`firmware/common/`), not here.
 
 #[cfg(feature = "defect-hooks")]
 use chessclock::{

@@ -1,4 +1,4 @@
-//! bench's reference chess-clock firmware, for QEMU's `lm3s6965evb`.
+//! What bench's reference chess-clock firmware is on every board.
 //!
 //! It runs the clock core (`chessclock`) on the board's time base and
 //! implements the bench contract (`hil/CONTRACT.md`, crate `bench-contract`):
@@ -7,7 +7,7 @@
 //! writes the time control and starts the game.
 //!
 //! ```text
-//!   SysTick (1 kHz) ──► time_base::now_us ◄── GPIOE edge IRQ ──► buttons (debounce, queue)
+//!   SysTick (1 kHz) ──► time_base::now_us ◄── button edge IRQ ──► buttons (debounce, queue)
 //!                              │                                       │
 //!   RTT bench-ctl ──► Game::command     Game::press ◄──────────────────┘
 //!                              │                │
@@ -16,29 +16,25 @@
 //!                      RTT bench (records) ◄── time-base samples (hardware counter edges)
 //! ```
 //!
-//! `main` only wires the hardware to the logic (crate `bench-firmware-game`,
-//! `firmware/game/`, through `game.rs`); the board is in `board.rs`, the
-//! SysTick clock every board shares in `time_base.rs`, the defect builds in
-//! `defects.rs`.
+//! A board crate (`firmware/boards/NAME/`) implements [`Board`] and wires it
+//! in: its `main` calls [`run`], its `DefaultHandler` [`interrupts::on_device_interrupt`].
+//! The game logic is crate `bench-firmware-game` (`firmware/game/`, through
+//! `game.rs`), the SysTick clock every board shares `time_base.rs`, the
+//! defect builds `defects.rs`.
 #![no_std]
-#![no_main]
 
-// The emulated LM3S6965 by default; the NUCLEO-F401RE with `board-stm32`.
-#[cfg_attr(feature = "board-stm32", path = "board_stm32.rs")]
 mod board;
-mod buttons;
+pub mod buttons;
 mod channel;
-mod defects;
-mod game;
-mod interrupts;
-mod time_base;
+pub mod defects;
+pub mod game;
+pub mod interrupts;
+pub mod time_base;
+
+pub use board::{Board, CounterEdge};
 
 use bench_contract::{Body, Hello, TimeBase, BUTTONS_PAUSE, COMMAND_LINE_MAX, CONTRACT_VERSION, RECORD_SIZE};
 use chessclock::Instant;
-use cortex_m_rt::entry;
-// Last resort only: nothing in this firmware panics by design (the core
-// returns errors, buffers are bounded and indexed with `get`).
-use panic_halt as _;
 
 use bench_firmware_game::{Game, CAPABILITIES};
 use channel::{Channel, Line};
@@ -52,31 +48,35 @@ const LINES_PER_TURN_MAX: u32 = 4;
 const FIRMWARE_NAME: [u8; 8] = *b"benchref";
 const FIRMWARE_VERSION: u32 = 1;
 
-#[entry]
-fn main() -> ! {
-    // SAFETY: `main` runs once and is the only code that uses the core
-    // peripherals' owning handles.
+/// The firmware on board `B`: set up the board and the channels, then the
+/// main loop. Call once, from the board crate's `main`. Inlined there and
+/// its small non-generic helpers `#[inline]`: the code is the one it was as
+/// a single crate, so the board crates change no instruction of the QEMU image.
+#[inline(always)]
+pub fn run<B: Board>() -> ! {
+    // SAFETY: `run` runs once, from `main`, and is the only code that uses
+    // the core peripherals' owning handles.
     let mut core = unsafe { cortex_m::Peripherals::steal() };
-    board::init(&mut core.SYST);
-    let mut channel = Channel::init();
+    B::init(&mut core.SYST);
+    let mut channel = Channel::<B>::init();
     let mut game = Game::new(defects::RULES);
 
     channel.emit(
-        time_base::now_us(),
+        time_base::now_us::<B>(),
         Body::Hello(Hello {
             contract_version: CONTRACT_VERSION,
             record_size: RECORD_SIZE as u16,
             tick_us: time_base::TICK_US,
-            hw_counter_hz: board::HW_COUNTER_HZ,
-            hw_counter_bits: board::HW_COUNTER_BITS,
+            hw_counter_hz: B::HW_COUNTER_HZ,
+            hw_counter_bits: B::HW_COUNTER_BITS,
             buttons: BUTTONS_PAUSE,
             debounce_us: buttons::DEBOUNCE_US as u32,
             firmware_version: FIRMWARE_VERSION,
             firmware_name: FIRMWARE_NAME,
         }),
     );
-    channel.emit(time_base::now_us(), Body::Capabilities(CAPABILITIES));
-    emit_time_base(&mut channel, board::hw_counter(), time_base::now_us(), false);
+    channel.emit(time_base::now_us::<B>(), Body::Capabilities(CAPABILITIES));
+    emit_time_base(&mut channel, B::hw_counter(), time_base::now_us::<B>(), false);
     let mut next_snapshot_us = SNAPSHOT_INTERVAL_US;
     let mut next_refresh_us = defects::LOST_TICKS_REFRESH_INTERVAL_US;
     let mut line = [0u8; COMMAND_LINE_MAX + 1];
@@ -94,7 +94,7 @@ fn main() -> ! {
         // One instant for the turn. Presses stamped after it (their
         // interrupt came during the turn) are later than it, so the clock is
         // never settled past a press still in the queue.
-        let now = Instant::from_us(time_base::now_us());
+        let now = Instant::from_us(time_base::now_us::<B>());
 
         for _ in 0..LINES_PER_TURN_MAX {
             let Some(event) = channel.next_line(&mut line) else { break };
@@ -107,7 +107,7 @@ fn main() -> ! {
 
         for _ in 0..buttons::QUEUE_CAPACITY {
             let Some(edge) = buttons::take() else { break };
-            game.press(game::placed(edge), Instant::from_us(time_base::now_us()), &mut channel);
+            game.press(game::placed(edge), Instant::from_us(time_base::now_us::<B>()), &mut channel);
         }
 
         game.advance(now, &mut channel);
@@ -117,7 +117,7 @@ fn main() -> ! {
             next_snapshot_us = next_due(next_snapshot_us, now.as_us(), SNAPSHOT_INTERVAL_US);
         }
 
-        if let Some(edge) = board::take_counter_edge() {
+        if let Some(edge) = B::take_counter_edge() {
             emit_time_base(&mut channel, edge.counter, edge.at_us, true);
         }
 
@@ -131,7 +131,7 @@ fn main() -> ! {
 }
 
 /// A time-base record: `counter` paired with the firmware clock `at_us`.
-fn emit_time_base(channel: &mut Channel, counter: u32, at_us: u64, edge: bool) {
+fn emit_time_base<B: Board>(channel: &mut Channel<B>, counter: u32, at_us: u64, edge: bool) {
     let sample = TimeBase {
         hw_counter: u64::from(counter),
         ticks: time_base::ticks(),

@@ -5,26 +5,21 @@
 //! like any clock's display state. `bench hil --observe firmware/observed.toml`
 //! reads it through the debugger (`hil/src/observe.rs`).
 //!
-//! Its own binary (`bench-firmware-observed`, built by `scripts/build-firmware
-//! observed`), from the same board, button and game modules as the
-//! reference image, which it leaves untouched.
+//! Its own binary (`bench-firmware-lm3s6965-observed`, built by
+//! `scripts/build-firmware observed`), from the same board, button and game
+//! modules as the reference image, which it leaves untouched.
 #![no_std]
 #![no_main]
-// The shared modules also serve the contract image: its time-base samples
-// and the lost-ticks defect are unused here.
-#![allow(dead_code)]
 
 mod board;
-mod buttons;
-mod defects;
-mod game;
-mod interrupts;
-mod time_base;
+
+use bench_firmware_common::{buttons, defects, game, interrupts, time_base};
+use board::Lm3s6965;
 
 use bench_contract::{Body, Button};
 use bench_firmware_game::{Game, Outputs};
 use chessclock::Instant;
-use cortex_m_rt::entry;
+use cortex_m_rt::{entry, exception};
 // Nothing here panics by design; see main.rs.
 use panic_halt as _;
 
@@ -97,15 +92,15 @@ fn main() -> ! {
     // SAFETY: `main` runs once and is the only code that uses the core
     // peripherals' owning handles.
     let mut core = unsafe { cortex_m::Peripherals::steal() };
-    board::init(&mut core.SYST);
+    <Lm3s6965 as bench_firmware_common::Board>::init(&mut core.SYST);
     let mut game = Game::new(defects::RULES);
     let mut display = Display;
-    game.command(Ok(CONTROL), Instant::from_us(time_base::now_us()), &mut display);
+    game.command(Ok(CONTROL), Instant::from_us(time_base::now_us::<Lm3s6965>()), &mut display);
     // Armed from boot: Black's first press starts the game.
     buttons::arm(true);
     let mut started = false;
     loop {
-        let now = Instant::from_us(time_base::now_us());
+        let now = Instant::from_us(time_base::now_us::<Lm3s6965>());
         for _ in 0..buttons::QUEUE_CAPACITY {
             let Some(edge) = buttons::take() else { break };
             let edge = game::placed(edge);
@@ -117,9 +112,14 @@ fn main() -> ! {
                 }
                 continue;
             }
-            game.press(edge, Instant::from_us(time_base::now_us()), &mut display);
+            game.press(edge, Instant::from_us(time_base::now_us::<Lm3s6965>()), &mut display);
         }
         game.advance(now, &mut display);
         game.snapshot(now, &mut display);
     }
+}
+
+#[exception]
+unsafe fn DefaultHandler(irqn: i16) {
+    interrupts::on_device_interrupt::<Lm3s6965>(irqn);
 }

@@ -1,6 +1,6 @@
 //! The firmware clock, the same on every board: SysTick counts whole ticks
 //! in its interrupt, and [`now_us`] adds the cycles already run in the
-//! current tick. A board gives only its core clock (`board::SYSCLK_HZ`).
+//! current tick. A board gives only its core clock ([`Board::SYSCLK_HZ`]).
 
 use core::cell::Cell;
 
@@ -9,22 +9,27 @@ use cortex_m::peripheral::syst::SystClkSource;
 use cortex_m::peripheral::{SCB, SYST};
 use cortex_m_rt::exception;
 
-use crate::board::SYSCLK_HZ;
+use crate::Board;
 
 /// The firmware clock's tick.
 pub const TICK_US: u32 = 1_000;
-/// Cycles per tick, as the firmware's time arithmetic assumes them.
-pub const CYCLES_PER_TICK: u32 = SYSCLK_HZ / (1_000_000 / TICK_US);
+/// Cycles per tick on board `B`, as the firmware's time arithmetic assumes them.
+pub const fn cycles_per_tick<B: Board>() -> u32 {
+    B::SYSCLK_HZ / (1_000_000 / TICK_US)
+}
 const _: () = assert!(1_000_000 % TICK_US == 0);
-const _: () = assert!(SYSCLK_HZ % (1_000_000 / TICK_US) == 0, "a tick is a whole number of cycles");
 
 /// SysTick reload value: the counter counts RELOAD..=0, so a tick lasts
 /// RELOAD + 1 cycles. Defect `defect-systick-off-by-one` loads the cycle
 /// count itself, so each tick is one cycle too long (80 ns on the emulated
 /// board, 12 ns on the NUCLEO).
-pub const SYSTICK_RELOAD: u32 =
-    if cfg!(feature = "defect-systick-off-by-one") { CYCLES_PER_TICK } else { CYCLES_PER_TICK - 1 };
-const _: () = assert!(SYSTICK_RELOAD < (1 << 24), "SysTick is a 24-bit counter");
+pub const fn systick_reload<B: Board>() -> u32 {
+    if cfg!(feature = "defect-systick-off-by-one") {
+        cycles_per_tick::<B>()
+    } else {
+        cycles_per_tick::<B>() - 1
+    }
+}
 
 /// Ticks since the time base started.
 static TICKS: Mutex<Cell<u64>> = Mutex::new(Cell::new(0));
@@ -37,10 +42,14 @@ fn SysTick() {
     });
 }
 
-/// Starts SysTick on the core clock, one interrupt per tick.
-pub fn start(syst: &mut SYST) {
+/// Starts SysTick on board `B`'s core clock, one interrupt per tick.
+pub fn start<B: Board>(syst: &mut SYST) {
+    const {
+        assert!(B::SYSCLK_HZ % (1_000_000 / TICK_US) == 0, "a tick is a whole number of cycles");
+        assert!(systick_reload::<B>() < (1 << 24), "SysTick is a 24-bit counter");
+    }
     syst.set_clock_source(SystClkSource::Core);
-    syst.set_reload(SYSTICK_RELOAD);
+    syst.set_reload(systick_reload::<B>());
     syst.clear_current();
     syst.enable_interrupt();
     syst.enable_counter();
@@ -48,7 +57,7 @@ pub fn start(syst: &mut SYST) {
 
 /// The firmware clock: µs since the time base started. Monotonic
 /// (non-decreasing); resolution one SysTick cycle rounded down to a µs.
-pub fn now_us() -> u64 {
+pub fn now_us<B: Board>() -> u64 {
     interrupt::free(|cs| {
         let mut ticks = TICKS.borrow(cs).get();
         // A wrap the SysTick handler has not counted yet shows as a pending
@@ -66,14 +75,16 @@ pub fn now_us() -> u64 {
         // The tick ends when the counter steps from 1 to 0 (the interrupt);
         // the next cycle reloads it. So 0 is the first cycle of a tick and
         // RELOAD the second: `current` cycles before the tick ends.
-        let elapsed_cycles = if current == 0 { 0 } else { u64::from((SYSTICK_RELOAD + 1).saturating_sub(current)) };
+        let elapsed_cycles =
+            if current == 0 { 0 } else { u64::from((systick_reload::<B>() + 1).saturating_sub(current)) };
         let tick_us = u64::from(TICK_US);
-        let within_tick_us = (elapsed_cycles * tick_us / u64::from(CYCLES_PER_TICK)).min(tick_us - 1);
+        let within_tick_us = (elapsed_cycles * tick_us / u64::from(cycles_per_tick::<B>())).min(tick_us - 1);
         ticks.wrapping_mul(tick_us).wrapping_add(within_tick_us)
     })
 }
 
 /// The raw tick count, low 32 bits (for the time-base record).
+#[inline]
 pub fn ticks() -> u32 {
     interrupt::free(|cs| TICKS.borrow(cs).get() as u32)
 }
@@ -82,6 +93,7 @@ pub fn ticks() -> u32 {
 /// (each wrap is one tick), bounded by `spins_max` loop turns. Only the
 /// `defect-lost-ticks` build calls it: a display refresh that keeps
 /// interrupts off for longer than a tick loses every tick but one.
+#[inline]
 pub fn spin_with_interrupts_masked(wraps: u32, spins_max: u32) {
     interrupt::free(|_| {
         let _ = control_and_status(); // clears a COUNTFLAG left from before

@@ -13,6 +13,7 @@ pub const PLACEMENT: Placement = Placement::WHITE_ON_LEFT;
 
 /// A debounced press from the buttons, as the game takes it: by whose
 /// button it was, with the placement applied.
+#[inline]
 pub fn placed(edge: buttons::Edge) -> Edge {
     let button = match edge.input {
         Input::Pause => contract::Button::Pause,

@@ -16,7 +16,7 @@ use core::cell::RefCell;
 use chessclock::Button;
 use cortex_m::interrupt::{self, Mutex};
 
-use crate::board;
+use crate::Board;
 
 /// Edges on one button closer than this to its last accepted press are bounce.
 pub const DEBOUNCE_US: u64 = 20_000;
@@ -133,18 +133,18 @@ fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
     interrupt::free(|cs| STATE.borrow(cs).try_borrow_mut().ok().map(|mut state| f(&mut state)))
 }
 
-/// The GPIO port E interrupt: stamp the edges, then debounce and queue them.
-pub fn on_interrupt() {
+/// A button's edge interrupt: stamp the edges, then debounce and queue them.
+pub fn on_interrupt<B: Board>() {
     // The counter first: it is the harness's measure of the edge-to-stamp
     // latency, and `now_us` takes longer to read.
-    let hw_counter = board::hw_counter();
-    let edges = board::take_button_edges();
-    let at_us = crate::time_base::now_us();
+    let hw_counter = B::hw_counter();
+    let edges = B::take_button_edges();
+    let at_us = crate::time_base::now_us::<B>();
     with_state(|state| {
         for (pin, input) in [
-            (board::PIN_LEFT, Input::Player(Button::Left)),
-            (board::PIN_RIGHT, Input::Player(Button::Right)),
-            (board::PIN_PAUSE, Input::Pause),
+            (B::PIN_LEFT, Input::Player(Button::Left)),
+            (B::PIN_RIGHT, Input::Player(Button::Right)),
+            (B::PIN_PAUSE, Input::Pause),
         ] {
             if edges & pin != 0 {
                 state.on_edge(input, at_us, hw_counter);
@@ -155,6 +155,7 @@ pub fn on_interrupt() {
 
 /// Starts (a game began) or stops (reset, new control) registering presses.
 /// Stopping forgets queued presses and debounce history.
+#[inline]
 pub fn arm(armed: bool) {
     with_state(|state| {
         if !armed {
@@ -165,6 +166,7 @@ pub fn arm(armed: bool) {
 }
 
 /// The oldest queued press.
+#[inline]
 pub fn take() -> Option<Edge> {
     with_state(State::take).flatten()
 }

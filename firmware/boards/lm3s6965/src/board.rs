@@ -2,7 +2,7 @@
 //!
 //! - **Time base:** SysTick on the 12.5 MHz system clock (the reset clock:
 //!   no PLL set up), one interrupt per millisecond. The firmware clock
-//!   [`now_us`] is the tick count in ms plus the cycles elapsed in the
+//!   (`time_base::now_us`) is the tick count in ms plus the cycles elapsed in the
 //!   current tick, read from the SysTick current value.
 //! - **Free-running counter:** general-purpose timer 0, 32-bit periodic,
 //!   times out once a second (12 500 000 cycles of the system clock); its
@@ -18,6 +18,7 @@
 //! - **Buttons:** port E, PE0 left, PE1 right, PE2 pause; inputs with
 //!   pull-ups, active low, edge interrupt on the falling edge (GPIOE, IRQ 4).
 //!   QEMU drives them from the keys `up`, `down`, `left`.
+//! - **Flag LED:** none (the harness's profile, `hil/boards/qemu.toml`, has none).
 //!
 //! Registers are written through raw volatile pointers at the addresses of
 //! the LM3S6965 data sheet; only what this firmware uses is here.
@@ -25,16 +26,19 @@
 use core::cell::Cell;
 use core::ptr::{read_volatile, write_volatile};
 
+use bench_firmware_common::{time_base, Board, CounterEdge};
 use cortex_m::interrupt::{self, InterruptNumber, Mutex};
 use cortex_m::peripheral::{NVIC, SYST};
 
+/// The emulated LM3S6965 evaluation board.
+pub struct Lm3s6965;
+
 /// System clock out of reset, as QEMU 7.2 derives it from the reset value of
 /// RCC (no PLL): 12.5 MHz, checked against the RTC in `firmware/SMOKE.md`.
-pub const SYSCLK_HZ: u32 = 12_500_000;
+const SYSCLK_HZ: u32 = 12_500_000;
 
-/// The free-running counter's rate and width, announced in the Hello record.
-pub const HW_COUNTER_HZ: u32 = 1;
-pub const HW_COUNTER_BITS: u8 = 32;
+/// The free-running counter's rate: one timeout a second.
+const HW_COUNTER_HZ: u32 = 1;
 
 // System control: run-mode clock gating.
 const SYSCTL_RCGC1: usize = 0x400F_E104;
@@ -55,9 +59,9 @@ const GPIO_PUR: usize = 0x510;
 const GPIO_DEN: usize = 0x51C;
 
 /// Port E pins of the three buttons.
-pub const PIN_LEFT: u32 = 1 << 0;
-pub const PIN_RIGHT: u32 = 1 << 1;
-pub const PIN_PAUSE: u32 = 1 << 2;
+const PIN_LEFT: u32 = 1 << 0;
+const PIN_RIGHT: u32 = 1 << 1;
+const PIN_PAUSE: u32 = 1 << 2;
 const BUTTON_PINS: u32 = PIN_LEFT | PIN_RIGHT | PIN_PAUSE;
 
 // General-purpose timer 0.
@@ -84,16 +88,6 @@ pub enum Irq {
     Timer0A = 19,
 }
 
-/// Whether device interrupt `irqn` is a button's.
-pub fn is_button_irq(irqn: i16) -> bool {
-    irqn == Irq::GpioE as i16
-}
-
-/// Whether device interrupt `irqn` is the hardware counter's.
-pub fn is_counter_irq(irqn: i16) -> bool {
-    irqn == Irq::Timer0A as i16
-}
-
 // SAFETY: the numbers are the LM3S6965's interrupt numbers (data sheet,
 // table 2-8), all below its 38 interrupts.
 unsafe impl InterruptNumber for Irq {
@@ -113,82 +107,94 @@ fn write(address: usize, value: u32) {
     unsafe { write_volatile(address as *mut u32, value) }
 }
 
-/// One edge of the hardware counter: the count it reached and the firmware
-/// instant it did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CounterEdge {
-    pub counter: u32,
-    pub at_us: u64,
-}
-
 /// Timeouts (seconds) counted by the timer's interrupt.
 static SECONDS: Mutex<Cell<u32>> = Mutex::new(Cell::new(0));
 /// The latest edge the main loop has not taken yet.
 static COUNTER_EDGE: Mutex<Cell<Option<CounterEdge>>> = Mutex::new(Cell::new(None));
 
-/// The timer's timeout interrupt, once a second: stamp first, then count.
-pub fn on_counter_interrupt() {
-    let at_us = crate::time_base::now_us();
-    write(GPTM0 + GPTM_ICR, GPTM_INT_TATO);
-    interrupt::free(|cs| {
-        let seconds = SECONDS.borrow(cs);
-        seconds.set(seconds.get().wrapping_add(1));
-        COUNTER_EDGE.borrow(cs).set(Some(CounterEdge { counter: seconds.get(), at_us }));
-    });
-}
+impl Board for Lm3s6965 {
+    const SYSCLK_HZ: u32 = SYSCLK_HZ;
+    const HW_COUNTER_HZ: u32 = HW_COUNTER_HZ;
+    const HW_COUNTER_BITS: u8 = 32;
+    const PIN_LEFT: u32 = PIN_LEFT;
+    const PIN_RIGHT: u32 = PIN_RIGHT;
+    const PIN_PAUSE: u32 = PIN_PAUSE;
 
-/// The latest counter edge since the last call, stamped in its interrupt.
-pub fn take_counter_edge() -> Option<CounterEdge> {
-    interrupt::free(|cs| COUNTER_EDGE.borrow(cs).take())
-}
-
-/// Sets up the time base, the free-running counter and the buttons, and
-/// unmasks the button interrupt. Call once, before enabling anything else.
-pub fn init(syst: &mut SYST) {
-    write(SYSCTL_RCGC1, read(SYSCTL_RCGC1) | RCGC1_TIMER0);
-    write(SYSCTL_RCGC2, read(SYSCTL_RCGC2) | RCGC2_GPIOE);
-
-    // Free-running counter: a 32-bit periodic timer with a timeout
-    // interrupt once a second.
-    write(GPTM0 + GPTM_CTL, 0);
-    write(GPTM0 + GPTM_CFG, GPTM_CFG_32_BIT);
-    write(GPTM0 + GPTM_TAMR, GPTM_TAMR_PERIODIC);
-    write(GPTM0 + GPTM_TAILR, COUNTER_PERIOD_CYCLES);
-    write(GPTM0 + GPTM_ICR, GPTM_INT_TATO);
-    write(GPTM0 + GPTM_IMR, GPTM_INT_TATO);
-    write(GPTM0 + GPTM_CTL, GPTM_CTL_TAEN);
-
-    // Buttons: inputs, pull-ups, falling-edge interrupts.
-    write(GPIOE + GPIO_DIR, read(GPIOE + GPIO_DIR) & !BUTTON_PINS);
-    write(GPIOE + GPIO_PUR, read(GPIOE + GPIO_PUR) | BUTTON_PINS);
-    write(GPIOE + GPIO_DEN, read(GPIOE + GPIO_DEN) | BUTTON_PINS);
-    write(GPIOE + GPIO_IS, read(GPIOE + GPIO_IS) & !BUTTON_PINS);
-    write(GPIOE + GPIO_IBE, read(GPIOE + GPIO_IBE) & !BUTTON_PINS);
-    write(GPIOE + GPIO_IEV, read(GPIOE + GPIO_IEV) & !BUTTON_PINS);
-    write(GPIOE + GPIO_ICR, BUTTON_PINS);
-    write(GPIOE + GPIO_IM, read(GPIOE + GPIO_IM) | BUTTON_PINS);
-
-    // Time base.
-    crate::time_base::start(syst);
-
-    NVIC::unpend(Irq::GpioE);
-    NVIC::unpend(Irq::Timer0A);
-    // SAFETY: the GPIOE handler only touches the button state and the
-    // timer's handler only the counter edge, both behind critical sections.
-    unsafe {
-        NVIC::unmask(Irq::GpioE);
-        NVIC::unmask(Irq::Timer0A);
+    fn is_button_irq(irqn: i16) -> bool {
+        irqn == Irq::GpioE as i16
     }
-}
 
-/// The free-running counter: GPTM0's timeouts (seconds) so far.
-pub fn hw_counter() -> u32 {
-    interrupt::free(|cs| SECONDS.borrow(cs).get())
-}
+    fn is_counter_irq(irqn: i16) -> bool {
+        irqn == Irq::Timer0A as i16
+    }
 
-/// Which button pins had a falling edge since the last call (clears them).
-pub fn take_button_edges() -> u32 {
-    let edges = read(GPIOE + GPIO_MIS) & BUTTON_PINS;
-    write(GPIOE + GPIO_ICR, edges);
-    edges
+    /// The timer's timeout interrupt, once a second: stamp first, then count.
+    fn on_counter_interrupt() {
+        let at_us = time_base::now_us::<Lm3s6965>();
+        write(GPTM0 + GPTM_ICR, GPTM_INT_TATO);
+        interrupt::free(|cs| {
+            let seconds = SECONDS.borrow(cs);
+            seconds.set(seconds.get().wrapping_add(1));
+            COUNTER_EDGE.borrow(cs).set(Some(CounterEdge { counter: seconds.get(), at_us }));
+        });
+    }
+
+    /// The latest counter edge since the last call, stamped in its interrupt.
+    fn take_counter_edge() -> Option<CounterEdge> {
+        interrupt::free(|cs| COUNTER_EDGE.borrow(cs).take())
+    }
+
+    /// Sets up the time base, the free-running counter and the buttons, and
+    /// unmasks the button interrupt. Call once, before enabling anything else.
+    fn init(syst: &mut SYST) {
+        write(SYSCTL_RCGC1, read(SYSCTL_RCGC1) | RCGC1_TIMER0);
+        write(SYSCTL_RCGC2, read(SYSCTL_RCGC2) | RCGC2_GPIOE);
+
+        // Free-running counter: a 32-bit periodic timer with a timeout
+        // interrupt once a second.
+        write(GPTM0 + GPTM_CTL, 0);
+        write(GPTM0 + GPTM_CFG, GPTM_CFG_32_BIT);
+        write(GPTM0 + GPTM_TAMR, GPTM_TAMR_PERIODIC);
+        write(GPTM0 + GPTM_TAILR, COUNTER_PERIOD_CYCLES);
+        write(GPTM0 + GPTM_ICR, GPTM_INT_TATO);
+        write(GPTM0 + GPTM_IMR, GPTM_INT_TATO);
+        write(GPTM0 + GPTM_CTL, GPTM_CTL_TAEN);
+
+        // Buttons: inputs, pull-ups, falling-edge interrupts.
+        write(GPIOE + GPIO_DIR, read(GPIOE + GPIO_DIR) & !BUTTON_PINS);
+        write(GPIOE + GPIO_PUR, read(GPIOE + GPIO_PUR) | BUTTON_PINS);
+        write(GPIOE + GPIO_DEN, read(GPIOE + GPIO_DEN) | BUTTON_PINS);
+        write(GPIOE + GPIO_IS, read(GPIOE + GPIO_IS) & !BUTTON_PINS);
+        write(GPIOE + GPIO_IBE, read(GPIOE + GPIO_IBE) & !BUTTON_PINS);
+        write(GPIOE + GPIO_IEV, read(GPIOE + GPIO_IEV) & !BUTTON_PINS);
+        write(GPIOE + GPIO_ICR, BUTTON_PINS);
+        write(GPIOE + GPIO_IM, read(GPIOE + GPIO_IM) | BUTTON_PINS);
+
+        // Time base.
+        time_base::start::<Lm3s6965>(syst);
+
+        NVIC::unpend(Irq::GpioE);
+        NVIC::unpend(Irq::Timer0A);
+        // SAFETY: the GPIOE handler only touches the button state and the
+        // timer's handler only the counter edge, both behind critical sections.
+        unsafe {
+            NVIC::unmask(Irq::GpioE);
+            NVIC::unmask(Irq::Timer0A);
+        }
+    }
+
+    /// The free-running counter: GPTM0's timeouts (seconds) so far.
+    fn hw_counter() -> u32 {
+        interrupt::free(|cs| SECONDS.borrow(cs).get())
+    }
+
+    /// Which button pins had a falling edge since the last call (clears them).
+    fn take_button_edges() -> u32 {
+        let edges = read(GPIOE + GPIO_MIS) & BUTTON_PINS;
+        write(GPIOE + GPIO_ICR, edges);
+        edges
+    }
+
+    /// No LED on the emulated board.
+    fn set_flag_led(_lit: bool) {}
 }

@@ -9,9 +9,11 @@
 
 use bench_contract::{Body, LineBuffer, LineEvent, Record, COMMAND_LINE_MAX, RECORD_SIZE};
 use bench_firmware_game::Outputs;
+use core::marker::PhantomData;
+
 use rtt_target::{rtt_init, ChannelMode, DownChannel, UpChannel};
 
-use crate::buttons;
+use crate::{buttons, Board};
 
 /// Up buffer: 341 records, about 30 s of the reference firmware's traffic
 /// (11 records a second). On QEMU, whose guest runs about 14 times faster
@@ -58,17 +60,19 @@ pub enum Line {
     TooLong,
 }
 
-pub struct Channel {
+/// The channels of the firmware on board `B` (whose flag LED shows a flag).
+pub struct Channel<B> {
     up: UpChannel,
     down: DownChannel,
     seq: u32,
     dropped_total: u32,
     lines: LineBuffer,
+    board: PhantomData<B>,
 }
 
-impl Channel {
+impl<B: Board> Channel<B> {
     /// Sets up the control block and both channels. Call once.
-    pub fn init() -> Channel {
+    pub fn init() -> Channel<B> {
         let channels = rtt_init! {
             up: {
                 0: { size: UP_BUFFER_BYTES, mode: ChannelMode::NoBlockSkip, name: "bench" }
@@ -77,7 +81,14 @@ impl Channel {
                 0: { size: DOWN_BUFFER_BYTES, name: "bench-ctl" }
             }
         };
-        Channel { up: channels.up.0, down: channels.down.0, seq: 0, dropped_total: 0, lines: LineBuffer::new() }
+        Channel {
+            up: channels.up.0,
+            down: channels.down.0,
+            seq: 0,
+            dropped_total: 0,
+            lines: LineBuffer::new(),
+            board: PhantomData,
+        }
     }
 
     /// The next complete command line, copied into `out`, if the host has
@@ -119,13 +130,20 @@ impl Channel {
     }
 }
 
-/// The game's records go up the channel; its buttons are armed on the board.
-impl Outputs for Channel {
+/// The game's records go up the channel; its buttons are armed on the
+/// board, whose flag LED lights with a flag and goes out when a game starts.
+impl<B: Board> Outputs for Channel<B> {
     fn emit(&mut self, at_us: u64, body: Body) {
+        if let Body::Flag(_) = body {
+            B::set_flag_led(true);
+        }
         Channel::emit(self, at_us, body);
     }
 
     fn arm_buttons(&mut self, armed: bool) {
+        if armed {
+            B::set_flag_led(false);
+        }
         buttons::arm(armed);
     }
 }

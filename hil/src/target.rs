@@ -162,6 +162,23 @@ pub struct EdgeWindow {
     pub counter_after: u64,
 }
 
+/// One press as it was made on a target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SentPress {
+    pub button: ButtonId,
+    /// Scheduled guest instant (firmware clock), µs.
+    pub scheduled_us: u64,
+    /// The latest firmware instant known when the button went down, µs
+    /// (for a bounced press, that instant plus the board's lead-in).
+    pub sent_us: u64,
+    /// The board's counter around the write, when the backend reads it.
+    pub window: Option<EdgeWindow>,
+    /// The contact bounce made on this press (none when the schedule has
+    /// none, the board cannot time it, or it would not fit the firmware's
+    /// debounce window).
+    pub bounce: Bounce,
+}
+
 /// Why a target operation failed. Every variant says what to do next.
 #[derive(Debug, thiserror::Error)]
 pub enum TargetError {

@@ -387,7 +387,7 @@ bounce = { chance = "1/1", max_ms = 12 }
     let Board { mut target, mut reader, .. } = boot_image(elf, QemuConfig::default());
     let started = Instant::now();
     let mut session = Session::new(&mut target, &mut reader, RunOptions::default());
-    let run = session.play(&schedule, &mut |_| {});
+    let run = session.play(&schedule, &mut |_| {}).judged();
     eprintln!(
         "{}: {} presses with {} bounce edges, {:.1} s of guest time in {:.1} s",
         elf.display(),

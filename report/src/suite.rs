@@ -12,10 +12,51 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::Path;
 
+use anyhow::Context;
 use chessclock::Transition;
 
 use crate::format::junit::{self, Case, CaseFailure, Suite, Suites};
+use crate::{atomic, files};
+
+/// Written in a HIL suite's folder: the suite's summary.
+pub const SUITE_MD: &str = "suite.md";
+/// Written in a report folder instead of the report's own files
+/// ([`files::FILES`]) when nothing was played there: why.
+pub const SKIPPED_MD: &str = "skipped.md";
+
+/// Writes the suite's `suite.md` and `junit.xml` into its folder `base`.
+pub fn write_suite(base: &Path, verdict: &Verdict) -> anyhow::Result<()> {
+    for (file, text) in [(SUITE_MD, &verdict.markdown), (files::JUNIT_XML, &verdict.junit)] {
+        std::fs::create_dir_all(base)
+            .map_err(anyhow::Error::from)
+            .and_then(|()| atomic::write_bytes(base, file, text.as_bytes()).map(|_| ()))
+            .with_context(|| format!("writing {}", base.join(file).display()))?;
+    }
+    Ok(())
+}
+
+/// A scenario's folder when the firmware cannot run it: `skipped.md` says
+/// `why`, and no report.
+pub fn write_skipped(out_dir: &Path, scenario: &str, why: &dyn std::fmt::Display) -> anyhow::Result<()> {
+    let text = format!(
+        "# SKIPPED: `{scenario}`\n\nNothing was played: {why}. A firmware announces what it supports in its \
+         Capabilities record (hil/CONTRACT.md, contract 3).\n"
+    );
+    write_nothing_played(out_dir, &text)
+}
+
+/// A scenario's folder holding `text` in `skipped.md` and no report: an
+/// earlier run's report there is removed, so no gate or CI reads it as
+/// this run's.
+pub fn write_nothing_played(out_dir: &Path, text: &str) -> anyhow::Result<()> {
+    std::fs::create_dir_all(out_dir)?;
+    for stale in [files::REPORT_JSON, files::JUNIT_XML, files::SUMMARY_MD, files::INDEX_HTML] {
+        atomic::remove_if_exists(out_dir, stale)?;
+    }
+    atomic::write_bytes(out_dir, SKIPPED_MD, text.as_bytes()).map(|_| ())
+}
 
 /// How one scenario of the suite went.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -60,13 +60,12 @@ use bench_sim::scenario::Scenario;
 use super::game_runs::{default_out_dir, progress_bar, RunOrigin};
 use super::output_file::{Neighbours, OutputFile};
 use super::shard::{self, ShardArg};
-use super::{SKIPPED_MD, SUITE_MD};
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
 use bench_report::format::markdown::signed;
 use bench_report::gate;
 use bench_report::hil::{self as hil_report, BoardRunInput, HilReportInput, HilRunFacts};
-use bench_report::{self as report, sha256_hex, suite};
+use bench_report::{sha256_hex, suite};
 
 mod observe;
 mod parallel_suite;
@@ -317,14 +316,11 @@ impl Played {
         }
     }
 
-    /// A farm's outcome: the runs merged in game order; the accounting
-    /// drift of the board that decides the drift check
-    /// ([`drift::deciding_board`]).
+    /// A farm's outcome: the runs merged in game order, and the accounting
+    /// drift that stands for the farm's ([`farm::deciding_drift`]).
     fn from_farm(mut outcomes: Vec<BoardOutcome>, tolerance_ppm: f64) -> Played {
         let runs = farm::merge(&mut outcomes);
-        let drifts: Vec<drift::BoardDrift> =
-            outcomes.iter().map(|outcome| drift::BoardDrift::of(&outcome.drift, tolerance_ppm)).collect();
-        let deciding = drift::deciding_board(&drifts);
+        let (drift, drift_samples) = farm::deciding_drift(&mut outcomes, tolerance_ppm);
         let errors: Vec<String> = outcomes.iter().filter_map(|outcome| outcome.error.clone()).collect();
         let description = outcomes.iter().map(|outcome| outcome.description.clone()).collect::<Vec<_>>().join("; ");
         let boards = outcomes
@@ -341,10 +337,6 @@ impl Played {
         let hello = outcomes.iter().find_map(|outcome| outcome.hello);
         let capabilities = outcomes.iter().find_map(|outcome| outcome.capabilities);
         let skipped = outcomes.iter().find_map(|outcome| outcome.skipped.clone());
-        let (drift, drift_samples) = match outcomes.get_mut(deciding) {
-            Some(outcome) => (outcome.drift, std::mem::take(&mut outcome.drift_samples)),
-            None => (Err(FitError::TooFew { used: 0 }), Vec::new()),
-        };
         Played {
             description,
             hello,
@@ -518,7 +510,7 @@ impl Cmd {
         };
         let wall = started.elapsed();
         if let Some(why) = played.skipped {
-            write_skipped(&out_dir, &scenario, &why).map_err(Failure::infrastructure)?;
+            suite::write_skipped(&out_dir, &scenario.name, &why).map_err(Failure::infrastructure)?;
             return Ok(Ran::Skipped(why));
         }
         let subject = Subject {
@@ -692,13 +684,7 @@ impl Cmd {
         let entries =
             if self.jobs > 1 { self.play_in_parallel(&runs, probes)? } else { self.play_in_turn(runs, &base, probes)? };
         let verdict = suite::verdict(&entries, &self.waive);
-        for (file, text) in [(SUITE_MD, &verdict.markdown), (report::files::JUNIT_XML, &verdict.junit)] {
-            std::fs::create_dir_all(&base)
-                .map_err(anyhow::Error::from)
-                .and_then(|()| report::atomic::write_bytes(&base, file, text.as_bytes()).map(|_| ()))
-                .with_context(|| format!("writing {}", base.join(file).display()))
-                .map_err(Failure::infrastructure)?;
-        }
+        suite::write_suite(&base, &verdict).map_err(Failure::infrastructure)?;
         super::print(&format!("{}reports in {}\n", verdict.console, base.display()))?;
         Ok(if verdict.passed { Exit::Pass } else { Exit::GateFailed })
     }
@@ -718,7 +704,7 @@ impl Cmd {
             let outcome = match stopped {
                 true => {
                     let why = "not played: --fail-fast stopped the suite at its first failing scenario".to_string();
-                    write_nothing_played(&base.join(&name), &format!("# NOT PLAYED: `{name}`\n\n{why}.\n"))
+                    suite::write_nothing_played(&base.join(&name), &format!("# NOT PLAYED: `{name}`\n\n{why}.\n"))
                         .map_err(Failure::infrastructure)?;
                     suite::Outcome::Skipped(why)
                 }
@@ -1087,28 +1073,6 @@ enum Ran {
     Skipped(Unsupported),
 }
 
-/// A skipped scenario's folder says why it holds no report; an earlier
-/// run's report there is removed, so no gate or CI reads it as this run's.
-fn write_skipped(out_dir: &Path, scenario: &Scenario, why: &Unsupported) -> anyhow::Result<()> {
-    let text = format!(
-        "# SKIPPED: `{}`\n\nNothing was played: {why}. A firmware announces what it supports in its \
-         Capabilities record (hil/CONTRACT.md, contract 3).\n",
-        scenario.name
-    );
-    write_nothing_played(out_dir, &text)
-}
-
-/// A scenario's folder holding `text` in `skipped.md` and no report.
-fn write_nothing_played(out_dir: &Path, text: &str) -> anyhow::Result<()> {
-    std::fs::create_dir_all(out_dir)?;
-    for stale in
-        [report::files::REPORT_JSON, report::files::JUNIT_XML, report::files::SUMMARY_MD, report::files::INDEX_HTML]
-    {
-        report::atomic::remove_if_exists(out_dir, stale)?;
-    }
-    report::atomic::write_bytes(out_dir, SKIPPED_MD, text.as_bytes()).map(|_| ())
-}
-
 /// `--icount` as QEMU reads it (`none`, or `[shift=]N|auto` with `align`,
 /// `sleep`, `rr`, `rrfile`, `rrsnapshot`): a typo is a usage error here, not
 /// an emulator that exits at start and an incomplete report.
@@ -1309,7 +1273,9 @@ mod tests {
     use serde_json::Value;
 
     use super::*;
+    use bench_report::suite::{SKIPPED_MD, SUITE_MD};
     use bench_report::testing::TempDir;
+    use bench_report::{self as report};
 
     /// `bench hil`'s arguments as the CLI parses them.
     #[derive(Debug, clap::Parser)]

@@ -115,11 +115,7 @@ pub fn refuse_a_file_as_out_dir(dir: &Path) -> crate::exit::Result<()> {
     }
 }
 
-/// Written in a report folder beside the report's own files
-/// ([`bench_report::files::FILES`]): why a HIL scenario was skipped.
-pub const SKIPPED_MD: &str = "skipped.md";
-/// Written in a HIL suite's folder: the suite's summary.
-pub const SUITE_MD: &str = "suite.md";
+pub use bench_report::suite::{SKIPPED_MD, SUITE_MD};
 
 /// Every name a run writes in its report folder.
 pub fn report_folder_names() -> Vec<&'static str> {

@@ -3,3 +3,5 @@
 
 pub mod compare;
 pub mod drift;
+pub mod game;
+pub mod latency;

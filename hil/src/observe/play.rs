@@ -18,11 +18,10 @@ use bench_contract::{Ack, AckStatus, Body, Button, CommandCode, Flag, Phase, Pre
 use chessclock::{BySide, Side};
 
 use super::{Layout, Observed};
-use crate::judge::compare::{self, FlagOrder};
-use crate::judge::drift::FitError;
+use crate::judge::game::Terms;
 use crate::schedule::Schedule;
-use crate::session::{GameRun, RunError, SentPress};
-use crate::target::{Bounce, ButtonId, StepPlan, Stop, Target};
+use crate::session::{GameRun, PlayedGame, RunError};
+use crate::target::{Bounce, ButtonId, SentPress, StepPlan, Stop, Target};
 
 /// How an observed game is played.
 #[derive(Clone, Debug)]
@@ -74,36 +73,19 @@ pub fn play(target: &mut dyn Target, layout: &Layout, schedule: &Schedule, optio
     }
     let tolerance = tolerance_us(layout.map.tick_us, layout.map.poll_interval_us);
     let start_us = game.start_us;
-    let records = std::mem::take(&mut game.records);
-    let sent = std::mem::take(&mut game.sent);
-    let comparison = start_us.map(|_| {
-        compare::compare_with(&schedule.control.text, tolerance, &records, FlagOrder::Shown, &[]).map(
-            |mut comparison| {
-                let made: Vec<compare::MadePress> = sent.iter().map(SentPress::made).collect();
-                let timing = compare::EdgeTiming::Exact { late_max_us: tolerance };
-                compare::check_presses(&mut comparison, &made, &records, tolerance, 0, timing);
-                if error.is_none() {
-                    crate::session::check_course(&mut comparison, schedule, (sent.len(), 0), start_us);
-                }
-                comparison
-            },
-        )
-    });
-    GameRun {
+    PlayedGame {
         schedule: schedule.clone(),
-        records,
+        records: std::mem::take(&mut game.records),
         tick_us: tolerance,
         start_us,
-        sent,
+        sent: std::mem::take(&mut game.sent),
         commands_sent: Vec::new(),
         guest_us: start_us.map_or(0, |start| game.now_us.saturating_sub(start)),
         host_elapsed: started.elapsed(),
         error,
-        comparison,
-        latency: None,
-        board_latency: None,
-        drift: Err(FitError::TooFew { used: 0 }),
+        terms: Terms::Observed { tolerance_us: tolerance },
     }
+    .judged()
 }
 
 /// The game as the readings show it.

@@ -108,7 +108,7 @@ fn play_games(
             Err(error) => return (runs, Some(format!("game {game}: {error}"))),
         };
         progress(GameProgress::Begins { presses: schedule.presses.len() });
-        let run = session.play(&schedule, &mut |update| progress(GameProgress::Playing(update)));
+        let run = session.play(&schedule, &mut |update| progress(GameProgress::Playing(update))).judged();
         let failed = run.error.is_some();
         runs.push(run);
         if failed {

@@ -242,6 +242,22 @@ fn run_board<B: ProbeBackend>(
     }
 }
 
+/// The accounting drift that stands for a farm's, and its samples (taken
+/// out of that board's outcome): the board [`drift::deciding_board`]
+/// picks, so a passing farm shows its worst board and a failing one the
+/// board that fails it.
+pub fn deciding_drift(
+    outcomes: &mut [BoardOutcome],
+    tolerance_ppm: f64,
+) -> (Result<Fit, FitError>, Vec<drift::Sample>) {
+    let drifts: Vec<drift::BoardDrift> =
+        outcomes.iter().map(|outcome| drift::BoardDrift::of(&outcome.drift, tolerance_ppm)).collect();
+    match outcomes.get_mut(drift::deciding_board(&drifts)) {
+        Some(outcome) => (outcome.drift, std::mem::take(&mut outcome.drift_samples)),
+        None => (Err(FitError::TooFew { used: 0 }), Vec::new()),
+    }
+}
+
 /// Takes every board's runs out, in game order.
 pub fn merge(outcomes: &mut [BoardOutcome]) -> Vec<GameRun> {
     let mut runs: Vec<GameRun> = outcomes.iter_mut().flat_map(|outcome| std::mem::take(&mut outcome.runs)).collect();

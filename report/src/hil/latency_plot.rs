@@ -1,5 +1,5 @@
 //! `latency.svg` and `latency.png`: a HIL report's press-latency histogram,
-//! one bar per fixed bin of `bench_hil::session::LATENCY_BIN_EDGES_US`, drawn
+//! one bar per fixed bin of `bench_hil::judge::latency::LATENCY_BIN_EDGES_US`, drawn
 //! with the report's built-in font (like the drift plots) so the same bins
 //! give the same bytes.
 
@@ -153,7 +153,7 @@ mod tests {
     /// `50k–100k100k–200k`).
     #[test]
     fn the_x_labels_of_every_bin_fit_beside_each_other() {
-        let edges = bench_hil::session::LATENCY_BIN_EDGES_US;
+        let edges = bench_hil::judge::latency::LATENCY_BIN_EDGES_US;
         let bins: Vec<LatencyBin> = edges
             .iter()
             .enumerate()

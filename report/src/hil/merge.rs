@@ -30,7 +30,7 @@ use super::{
 use crate::merge::{
     fold_shards, hil_key, input, load_shard, same, MergeError, MergeRequest, Merged, ShardBook, ShardReport,
 };
-use bench_hil::session::Percentiles;
+use bench_hil::judge::latency::Percentiles;
 
 /// Merges the HIL shard reports of `request` into its `out`.
 pub(crate) fn merge(request: &MergeRequest) -> Result<Merged, MergeError> {

@@ -29,8 +29,9 @@ use anyhow::Context;
 use bench_contract::{Capabilities, Hello, CONTRACT_VERSION_CAPABILITIES};
 use bench_hil::judge::compare::{Comparison, GameSummary, Mismatch};
 use bench_hil::judge::drift::{self, Fit, FitError};
+use bench_hil::judge::latency::Percentiles;
 use bench_hil::needs::{ArbiterFunction, ControlFeature};
-use bench_hil::session::{shape_text, AckCheck, GameRun, Oscillator, Percentiles};
+use bench_hil::session::{shape_text, AckCheck, GameRun, Oscillator};
 use bench_sim::coverage::{exercises_check, Coverage};
 use serde::{Deserialize, Serialize};
 
@@ -161,7 +162,7 @@ pub struct Report {
     /// `handled_at_us − at_us`); null without presses.
     pub latency: Option<LatencyInfo>,
     /// The same latencies counted in fixed bins
-    /// (`bench_hil::session::LATENCY_BIN_EDGES_US`), every bin in order, empty
+    /// (`bench_hil::judge::latency::LATENCY_BIN_EDGES_US`), every bin in order, empty
     /// ones included. Empty only in a report written before bench counted
     /// them (so such a report still loads as a baseline).
     #[serde(default)]
@@ -361,8 +362,8 @@ pub struct LatencyBin {
 
 /// `latencies_us` in the fixed bins.
 pub fn latency_bins(latencies_us: &[u64]) -> Vec<LatencyBin> {
-    let edges = bench_hil::session::LATENCY_BIN_EDGES_US;
-    let counts = bench_hil::session::latency_histogram(latencies_us);
+    let edges = bench_hil::judge::latency::LATENCY_BIN_EDGES_US;
+    let counts = bench_hil::judge::latency::latency_histogram(latencies_us);
     edges
         .iter()
         .zip(counts)
@@ -746,7 +747,7 @@ fn board_info(board: &BoardRunInput) -> BoardInfoRun {
 /// The board-measured latencies and brackets of every game, µs, and the
 /// presses without a matching record.
 fn board_latency_values(runs: &[GameRun]) -> (Vec<u64>, Vec<u64>, u64) {
-    let measured: Vec<&bench_hil::session::BoardLatency> =
+    let measured: Vec<&bench_hil::judge::latency::BoardLatency> =
         runs.iter().filter_map(|run| run.board_latency.as_ref()).collect();
     let latencies: Vec<u64> = measured.iter().flat_map(|board| board.latencies_us.iter().copied()).collect();
     let brackets: Vec<u64> = measured.iter().flat_map(|board| board.brackets_us.iter().copied()).collect();
@@ -864,7 +865,7 @@ pub fn build(input: &HilReportInput) -> Report {
     // An observed firmware stamps nothing: its presses have no latency.
     let latencies: Vec<u64> = match input.observed {
         Some(_) => Vec::new(),
-        None => input.runs.iter().flat_map(|run| bench_hil::session::press_latencies(&run.records)).collect(),
+        None => input.runs.iter().flat_map(|run| bench_hil::judge::latency::press_latencies(&run.records)).collect(),
     };
     let (board_latencies, board_brackets, board_unmatched) = board_latency_values(input.runs);
     // An observed firmware sends no TimeBase records: no drift to judge.

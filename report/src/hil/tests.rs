@@ -110,7 +110,7 @@ fn game_run(records: Vec<Record>, error: Option<RunError>) -> GameRun {
         host_elapsed: Duration::from_secs(3),
         error,
         comparison: Some(comparison),
-        latency: Percentiles::of(&bench_hil::session::press_latencies(&records)),
+        latency: Percentiles::of(&bench_hil::judge::latency::press_latencies(&records)),
         board_latency: None,
         drift: drift::fit(&samples, &FitOptions::default()),
         records,
@@ -413,7 +413,7 @@ fn a_probe_board_reports_latency_on_the_board_and_oscillator_drift() {
     let mut run = game_run(records(58_500_000, 0.0), None);
     let latencies_us = vec![9, 11, 10, 250];
     let brackets_us = vec![400, 380, 420, 410];
-    run.board_latency = Some(bench_hil::session::BoardLatency {
+    run.board_latency = Some(bench_hil::judge::latency::BoardLatency {
         latency: Percentiles::of(&latencies_us).expect("values"),
         bracket: Percentiles::of(&brackets_us).expect("values"),
         unmatched: 1,
@@ -595,7 +595,7 @@ fn the_latency_histogram_holds_every_press_in_the_bin_of_its_latency() {
     write(&[run], None, dir.path());
     let json = read_json(dir.path());
     let bins = json["latency_histogram"].as_array().expect("bins");
-    assert_eq!(bins.len(), bench_hil::session::LATENCY_BIN_EDGES_US.len());
+    assert_eq!(bins.len(), bench_hil::judge::latency::LATENCY_BIN_EDGES_US.len());
     let presses = |from_us: u64| {
         let bin = bins.iter().find(|bin| bin["from_us"] == from_us).expect("a bin from there");
         bin["presses"].as_u64().expect("a count")

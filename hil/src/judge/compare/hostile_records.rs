@@ -11,7 +11,8 @@ use proptest::prelude::*;
 
 use super::{check_cadence, check_debounce, compare, records_lost};
 use crate::judge::drift::{self, FitOptions};
-use crate::session::{board_latency, latency_histogram, press_latencies, SentPress};
+use crate::judge::latency::{board_latency, latency_histogram, press_latencies};
+use crate::target::SentPress;
 use crate::target::{Bounce, ButtonId, EdgeWindow};
 use crate::testing::firmware::{play, Defects, TICK_US};
 

@@ -248,10 +248,10 @@ fn histogram(report: &Report) -> Result<(), Problem> {
         return Ok(());
     }
     let edges: Vec<u64> = report.latency_histogram.iter().map(|bin| bin.from_us).collect();
-    if edges != bench_hil::session::LATENCY_BIN_EDGES_US {
+    if edges != bench_hil::judge::latency::LATENCY_BIN_EDGES_US {
         return Err(Problem::Inconsistent(format!(
             "latency_histogram: bins from {edges:?} µs, not bench's {:?}",
-            bench_hil::session::LATENCY_BIN_EDGES_US
+            bench_hil::judge::latency::LATENCY_BIN_EDGES_US
         )));
     }
     let binned = sum("latency_histogram", report.latency_histogram.iter().map(|bin| bin.presses))?;

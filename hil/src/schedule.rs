@@ -40,13 +40,13 @@
 use std::fmt;
 
 use bench_contract::{Adjustment, Command, ReplaceSide, COMMAND_LINE_MAX};
+use bench_sim::defects::DefectSet;
 use bench_sim::game::{self, EndedBy, GameSpec, Input, InputLog};
 use bench_sim::outcome::{GameResult, Reason};
 use bench_sim::rng::{Actor, Stream};
 use bench_sim::sample;
 use bench_sim::sample::Ratio;
 use bench_sim::scenario::{Control, Occasional, Scenario};
-use bench_sim::shrink::DefectSet;
 use chessclock::{
     Article, BySide, ClockError, Duration, FlagFall, GameEnd, Instant, Noting, Replacement, Side, TimeAdjustment,
     TransitionSink,

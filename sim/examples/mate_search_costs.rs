@@ -20,12 +20,12 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use bench_sim::board::Board as _;
+use bench_sim::defects::DefectSet;
 use bench_sim::game::{self, GameSpec};
 use bench_sim::legal::LegalBoard;
 use bench_sim::perf::LEGAL_SCENARIO;
 use bench_sim::rng::{Actor, Stream};
 use bench_sim::scenario::Scenario;
-use bench_sim::shrink::DefectSet;
 use chess::{Board as Position, ChessMove, Color, Piece};
 use chessclock::{Outcome, Side};
 

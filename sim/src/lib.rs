@@ -7,6 +7,7 @@
 pub mod board;
 pub mod calibrate;
 pub mod coverage;
+pub mod defects;
 pub mod game;
 pub mod legal;
 pub mod legal_moves;

@@ -29,10 +29,10 @@ use std::path::Path;
 use std::time::Instant as WallClock;
 
 use crate::board::MateSearches;
+use crate::defects::DefectSet;
 use crate::press_model;
 use crate::run::{self, RunOptions};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::shrink::DefectSet;
 
 /// Abstract moves, full rules, the oracles and every defect on.
 pub const ABSTRACT_SCENARIO: &str = r#"

@@ -178,7 +178,7 @@ mod tests {
             jobs: 1,
             swarm: false,
             model_oracle: true,
-            disabled: crate::shrink::DefectSet::NONE,
+            disabled: crate::defects::DefectSet::NONE,
         };
         let summary = crate::run::run(&scenario, &options, &|_| {});
         assert_eq!(summary.results.get("6.10"), Some(&games), "{:?}", summary.results);

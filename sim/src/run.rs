@@ -14,11 +14,12 @@ use chessclock::{Outcome, Side};
 
 use crate::board::MateSearches;
 use crate::coverage::Coverage;
-use crate::game::{self, DefectCounts, GameRecord, GameSpec};
+use crate::defects::DefectCounts;
+use crate::defects::DefectSet;
+use crate::game::{self, GameRecord, GameSpec};
 use crate::oracle::OracleCoverage;
 use crate::outcome::ResultClass;
 use crate::scenario::Scenario;
-use crate::shrink::DefectSet;
 
 /// How many failing games a summary keeps (the lowest-numbered ones).
 pub const FAILURES_KEPT: usize = 20;

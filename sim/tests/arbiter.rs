@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use bench_sim::game::Struck;
+use bench_sim::defects::Struck;
 use bench_sim::run::{self, RunOptions, Summary};
 use bench_sim::scenario::Scenario;
 

@@ -4,11 +4,11 @@
 use std::path::Path;
 
 use bench_sim::board::{Board as _, DeadTests};
+use bench_sim::defects::DefectSet;
 use bench_sim::game::{self, GameSpec};
 use bench_sim::legal::{self, LegalBoard};
 use bench_sim::rng::{Actor, Stream};
 use bench_sim::scenario::Scenario;
-use bench_sim::shrink::DefectSet;
 use chessclock::{GameEnd, Side};
 
 const LEGAL_BLITZ: &str = include_str!("../../scenarios/legal-blitz.toml");

@@ -10,9 +10,10 @@
 
 use std::path::Path;
 
-use bench_sim::game::{self, EndedBy, GameRecord, GameSpec, Input, InputLog, Struck};
+use bench_sim::defects::DefectSet;
+use bench_sim::defects::Struck;
+use bench_sim::game::{self, EndedBy, GameRecord, GameSpec, Input, InputLog};
 use bench_sim::scenario::Scenario;
-use bench_sim::shrink::DefectSet;
 use chessclock::{BySide, Clock, FlagFall, Instant, Side};
 
 fn shipped() -> Vec<Scenario> {

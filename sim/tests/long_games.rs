@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
+use bench_sim::defects::DefectSet;
 use bench_sim::game::{self, GameSpec};
 use bench_sim::scenario::Scenario;
-use bench_sim::shrink::DefectSet;
 
 fn first_game(text: &str) -> game::GameRecord {
     let scenario = Scenario::parse(text, Path::new("long.toml")).expect("the scenario parses");

@@ -8,9 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
+use bench_sim::defects::DefectSet;
 use bench_sim::run::{self, RunOptions, Summary};
 use bench_sim::scenario::Scenario;
-use bench_sim::shrink::DefectSet;
 use proptest::prelude::*;
 
 const GAMES_MAX: u64 = 48;

@@ -13,9 +13,9 @@
 
 use std::path::PathBuf;
 
+use bench_sim::defects::DefectSet;
 use bench_sim::game::{self, GameRecord, GameSpec};
 use bench_sim::scenario::Scenario;
-use bench_sim::shrink::DefectSet;
 use chessclock::planted::{self, Mutant};
 
 /// Games of each scenario played per mutant: enough for every mutant to

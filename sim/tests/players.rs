@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
+use bench_sim::defects::DefectSet;
 use bench_sim::game::{self, GameSpec};
 use bench_sim::scenario::Scenario;
-use bench_sim::shrink::DefectSet;
 
 /// Missed presses and nothing else: no drift, no jitter, a 1 ms tick.
 const MISSING: &str = r#"

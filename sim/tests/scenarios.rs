@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use bench_sim::calibrate;
-use bench_sim::game::Struck;
+use bench_sim::defects::Struck;
+use bench_sim::defects::{Defect, DefectSet};
 use bench_sim::run::{self, judge, RunOptions, Summary};
 use bench_sim::scenario::{MoveMode, Scenario, ScenarioError};
-use bench_sim::shrink::{Defect, DefectSet};
 
 /// Threads per run: what CI's two cores give.
 const JOBS: usize = 2;

@@ -6,9 +6,10 @@
 
 use std::path::Path;
 
+use bench_sim::defects::{Defect, DefectSet};
 use bench_sim::run::failure_reasons;
 use bench_sim::scenario::Scenario;
-use bench_sim::shrink::{play_variant, shrink, Defect, DefectSet, Target};
+use bench_sim::shrink::{play_variant, shrink, Target};
 use proptest::prelude::*;
 
 /// Any time error fails a game; only missed presses cause one (the other

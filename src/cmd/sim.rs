@@ -7,10 +7,11 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
 use bench_sim::calibrate::{self, Expectation};
+use bench_sim::defects::DefectSet;
 use bench_sim::game::{self, GameSpec};
 use bench_sim::run::{self, Check, Controls, RunOptions, Summary};
 use bench_sim::scenario::Scenario;
-use bench_sim::shrink::{self, DefectSet, Target};
+use bench_sim::shrink::{self, Target};
 
 use super::game_runs::{default_out_dir, progress_bar, RunOrigin};
 use super::shard::{self, ShardArg};

@@ -498,7 +498,7 @@ max_moves = 5
                 swarm: false,
                 trace: false,
                 model_oracle: false,
-                disabled: bench_sim::shrink::DefectSet::NONE,
+                disabled: bench_sim::defects::DefectSet::NONE,
                 record_inputs: false,
             });
             assert_eq!(run.schedule.result, simulated.device, "game {game}: bench sim's result");

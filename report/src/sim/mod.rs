@@ -116,9 +116,9 @@ mod tests {
     use std::collections::BTreeSet;
     use std::path::Path;
 
+    use bench_sim::defects::DefectSet;
     use bench_sim::run::{self, Check, RunOptions, Summary};
     use bench_sim::scenario::Scenario;
-    use bench_sim::shrink::DefectSet;
 
     use super::*;
     use crate::files::{DRIFT_PNG, DRIFT_SVG, INDEX_HTML, JUNIT_XML, REPORT_JSON, SUMMARY_MD};

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use bench_sim::game::DefectCounts;
+use bench_sim::defects::DefectCounts;
 use bench_sim::run::{EnvelopeBucket, Summary, FAILURES_KEPT};
 use bench_sim::scenario::Scenario;
 use serde::{Deserialize, Serialize};
@@ -253,7 +253,7 @@ pub struct Failure {
 mod defects {
     use std::fmt;
 
-    use bench_sim::game::{DefectCounts, Struck};
+    use bench_sim::defects::{DefectCounts, Struck};
     use serde::de::{self, IgnoredAny, MapAccess, Visitor};
     use serde::ser::SerializeMap;
     use serde::{Deserializer, Serializer};
@@ -505,7 +505,7 @@ pub fn render_file<'s>(folder: &'s Folder, written: &Written) -> anyhow::Result<
 
 #[cfg(test)]
 mod tests {
-    use bench_sim::game::{DefectCounts, Struck};
+    use bench_sim::defects::{DefectCounts, Struck};
     use serde::{Deserialize, Serialize};
 
     #[derive(Serialize, Deserialize)]

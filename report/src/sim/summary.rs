@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use bench_sim::game::DefectCounts;
+use bench_sim::defects::DefectCounts;
 
 use super::report::Report;
 use super::Folder;

@@ -4,7 +4,8 @@
 
 use chessclock::{BySide, Duration, Instant, Side, TimeAdjustment};
 
-use super::{Event, Game, Input, IntoInstant, PressPoint, Struck, DEVICE_DEADLINE, IDEAL_DEADLINE};
+use super::{Event, Game, Input, IntoInstant, PressPoint, DEVICE_DEADLINE, IDEAL_DEADLINE};
+use crate::defects::Struck;
 use crate::oracle::{Call, Op};
 use crate::player::occasional_us;
 use crate::sample::{self, Ratio};

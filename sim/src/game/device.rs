@@ -3,7 +3,8 @@
 
 use chessclock::{BySide, Clock, Duration, Instant, Replacement, Side};
 
-use super::{Event, Game, Input, IntoInstant, Struck, DEVICE_DEADLINE, IDEAL_DEADLINE};
+use super::{Event, Game, Input, IntoInstant, DEVICE_DEADLINE, IDEAL_DEADLINE};
+use crate::defects::Struck;
 use crate::oracle::{self, Before, Op};
 use crate::player::occasional_us;
 use crate::rng::Stream;

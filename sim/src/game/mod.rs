@@ -37,6 +37,7 @@ use chessclock::{
 };
 
 use crate::board::{self, Board, DeadTests, MateSearches};
+use crate::defects::{Defect, DefectCounts, DefectSet, Struck};
 use crate::oracle::{Account, Before, Call, ClockOracle, ModelCoverage, ModelOracle, Op, Violation};
 use crate::outcome::{GameResult, Reason};
 use crate::player::{self, MateAnswers};
@@ -44,7 +45,6 @@ use crate::queue::EventQueue;
 use crate::rng::{Actor, Stream};
 use crate::sample::{Ratio, Trials};
 use crate::scenario::{Arbiter, Device, Scenario};
-use crate::shrink::DefectSet;
 use crate::timebase::TimeBase;
 
 mod arbiter;
@@ -82,112 +82,6 @@ pub struct GameSpec<'a> {
     /// the ending (`bench hil` schedules). Off for `bench sim`: a logged
     /// game plays the same, only slower.
     pub record_inputs: bool,
-}
-
-/// What can strike a game: a defect of the device, a player's corrective
-/// press, or an arbiter's intervention. The one list: a new kind is added
-/// here (and where it strikes); counts, sums and reports follow it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Struck {
-    MissedPress,
-    DoublePress,
-    Bounce,
-    StuckButton,
-    Brownout,
-    DisplayFreeze,
-    Correction,
-    Pause,
-    Adjustment,
-    Replacement,
-}
-
-impl Struck {
-    /// Every kind, in the reports' order: the device's defects first, then
-    /// the arbiter's interventions.
-    pub const ALL: [Struck; 10] = [
-        Struck::MissedPress,
-        Struck::DoublePress,
-        Struck::Bounce,
-        Struck::StuckButton,
-        Struck::Brownout,
-        Struck::DisplayFreeze,
-        Struck::Correction,
-        Struck::Pause,
-        Struck::Adjustment,
-        Struck::Replacement,
-    ];
-
-    /// Its key in report.json's `defects`.
-    pub const fn key(self) -> &'static str {
-        match self {
-            Struck::MissedPress => "missed_presses",
-            Struck::DoublePress => "double_presses",
-            Struck::Bounce => "bounces",
-            Struck::StuckButton => "stuck_buttons",
-            Struck::Brownout => "brownouts",
-            Struck::DisplayFreeze => "display_freezes",
-            Struck::Correction => "corrections",
-            Struck::Pause => "pauses",
-            Struck::Adjustment => "adjustments",
-            Struck::Replacement => "replacements",
-        }
-    }
-
-    /// Its name in summaries, plural.
-    pub const fn label(self) -> &'static str {
-        match self {
-            Struck::MissedPress => "missed presses",
-            Struck::DoublePress => "double presses",
-            Struck::Bounce => "contact bounces",
-            Struck::StuckButton => "stuck buttons",
-            Struck::Brownout => "brownouts",
-            Struck::DisplayFreeze => "display freezes",
-            Struck::Correction => "corrective presses",
-            Struck::Pause => "arbiter pauses",
-            Struck::Adjustment => "arbiter time adjustments",
-            Struck::Replacement => "clock replacements",
-        }
-    }
-
-    const fn index(self) -> usize {
-        self as usize
-    }
-}
-
-/// How often each kind of [`Struck`] struck a game (or a run's games).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DefectCounts {
-    counts: [u64; Struck::ALL.len()],
-}
-
-impl DefectCounts {
-    /// How often `kind` struck.
-    pub fn get(&self, kind: Struck) -> u64 {
-        self.counts.get(kind.index()).copied().unwrap_or(0)
-    }
-
-    /// `kind` struck once more.
-    pub fn note(&mut self, kind: Struck) {
-        self.set(kind, self.get(kind).saturating_add(1));
-    }
-
-    pub fn set(&mut self, kind: Struck, count: u64) {
-        if let Some(slot) = self.counts.get_mut(kind.index()) {
-            *slot = count;
-        }
-    }
-
-    /// Adds `more`'s counts, kind by kind.
-    pub fn add(&mut self, more: &DefectCounts) {
-        for kind in Struck::ALL {
-            self.set(kind, self.get(kind).saturating_add(more.get(kind)));
-        }
-    }
-
-    /// Each kind with its count, in [`Struck::ALL`]'s order.
-    pub fn iter(&self) -> impl Iterator<Item = (Struck, u64)> + '_ {
-        Struck::ALL.into_iter().map(|kind| (kind, self.get(kind)))
-    }
 }
 
 /// A device-minus-ideal sample for the drift plots.
@@ -429,22 +323,22 @@ struct Streams {
 
 impl Streams {
     fn new(stream: &impl Fn(Actor) -> Stream, device: &Device, arbiter: &Arbiter) -> Streams {
-        let habit = |actor, chance| Habit::new(stream(actor), chance);
+        let habit = |defect: Defect, chance| Habit::new(stream(defect.spec().stream), chance);
         Streams {
             attention: stream(Actor::Attention),
-            jitter: stream(Actor::Jitter),
-            missed_press: habit(Actor::MissedPress, device.missed_press),
-            stuck_button: habit(Actor::StuckButton, device.stuck_button.chance),
-            bounce: habit(Actor::Bounce, device.bounce.chance),
-            double_press: habit(Actor::DoublePress, device.double_press),
-            brownout: habit(Actor::Brownout, device.brownout.chance),
-            display_freeze: habit(Actor::DisplayFreeze, device.display_freeze.chance),
-            pause: habit(Actor::Pause, arbiter.pause.chance),
-            adjust: habit(Actor::Adjust, arbiter.adjust.chance),
-            set_moves: habit(Actor::SetMoves, arbiter.set_moves),
-            replace_clock: habit(Actor::ReplaceClock, arbiter.replace_clock),
-            restore: habit(Actor::Restore, arbiter.restore),
-            probe: habit(Actor::Probe, probes::PROBE_CHANCE),
+            jitter: stream(Defect::Jitter.spec().stream),
+            missed_press: habit(Defect::MissedPress, device.missed_press),
+            stuck_button: habit(Defect::StuckButton, device.stuck_button.chance),
+            bounce: habit(Defect::Bounce, device.bounce.chance),
+            double_press: habit(Defect::DoublePress, device.double_press),
+            brownout: habit(Defect::Brownout, device.brownout.chance),
+            display_freeze: habit(Defect::DisplayFreeze, device.display_freeze.chance),
+            pause: habit(Defect::Pause, arbiter.pause.chance),
+            adjust: habit(Defect::Adjust, arbiter.adjust.chance),
+            set_moves: habit(Defect::SetMoves, arbiter.set_moves),
+            replace_clock: habit(Defect::ReplaceClock, arbiter.replace_clock),
+            restore: habit(Defect::Restore, arbiter.restore),
+            probe: Habit::new(stream(Actor::Probe), probes::PROBE_CHANCE),
         }
     }
 }
@@ -596,7 +490,7 @@ impl<'a> Game<'a> {
             device: DeviceState {
                 config,
                 clock: device_clock,
-                time_base: TimeBase::new(config.drift_ppm, config.drift_walk_ppm, stream(Actor::Drift)),
+                time_base: TimeBase::new(config.drift_ppm, config.drift_walk_ppm, stream(Defect::Drift.spec().stream)),
                 last_edge_us: BySide::both(None),
                 stuck_until_us: BySide::both(0),
                 down_until_us: None,

@@ -4,7 +4,8 @@
 use chessclock::laws::rule_on_absence;
 use chessclock::{BySide, Duration, Instant, Outcome, Side};
 
-use super::{EndedBy, Event, Game, Input, IntoInstant, Struck};
+use super::{EndedBy, Event, Game, Input, IntoInstant};
+use crate::defects::Struck;
 use crate::oracle::Op;
 use crate::outcome::{GameResult, Reason};
 use crate::player::{self, occasional_us};

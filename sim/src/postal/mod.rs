@@ -29,7 +29,8 @@ use serde::Deserialize;
 use chessclock::Outcome;
 
 use crate::board::MateSearches;
-use crate::game::{DefectCounts, GameRecord, GameSpec};
+use crate::defects::DefectCounts;
+use crate::game::{GameRecord, GameSpec};
 use crate::oracle::Violation;
 use crate::outcome::{GameResult, Reason};
 use crate::queue::EventQueue;

@@ -59,6 +59,7 @@ use bench_sim::scenario::Scenario;
 
 use super::game_runs::{default_out_dir, progress_bar, RunOrigin};
 use super::output_file::{Neighbours, OutputFile};
+use super::run_args::RunArgs;
 use super::shard::{self, ShardArg};
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
@@ -106,6 +107,23 @@ impl Suite {
 }
 
 #[derive(Clone, Debug, clap::Args)]
+#[command(
+    mut_arg("seed", |arg| arg.help(
+        "The seed [default: the scenario's `seed`]; the same seed gives the same think times as `bench sim`",
+    )),
+    mut_arg("games", |arg| arg.help(
+        "Games to play (games 0..N of the seed) [default: 1; in a suite, each scenario's own `games`]",
+    )),
+    mut_arg("out", |arg| arg.help("Report directory [default: reports/hil-<scenario>-<seed>]")),
+    mut_arg("force", |arg| arg.help(
+        "Replace the report in the report folder even when it is another run's (another scenario, seed, \
+         --games, firmware path or option). Without it such a folder is refused (exit 2); a rerun of the \
+         same command (after rebuilding the firmware) replaces its own report",
+    )),
+    mut_arg("max_moves", |arg| arg.help(
+        "At most this many moves per player, 1 to 10 000 (overrides the scenario's bound)",
+    )),
+)]
 pub struct Cmd {
     /// The board to run on: a board profile's name (`bench boards` lists
     /// them, hil/boards/ or $BENCH_BOARDS holds them). `qemu` needs no
@@ -116,6 +134,8 @@ pub struct Cmd {
     /// [default: the release suite, `--suite release`].
     #[arg(long, short, value_name = "NAME|PATH")]
     scenario: Option<String>,
+    #[command(flatten)]
+    run: RunArgs,
     /// Play a suite of scenarios, each to its own report folder in --out
     /// [default: reports/hil-suite-release]; the exit code is the worst of
     /// them. `release` exercises every kind of time control, and each of
@@ -123,14 +143,6 @@ pub struct Cmd {
     /// in the suite for. The default when no --scenario is given.
     #[arg(long, value_enum, value_name = "SUITE", conflicts_with = "scenario")]
     suite: Option<Suite>,
-    /// The seed [default: the scenario's `seed`]; the same seed gives the
-    /// same think times as `bench sim`.
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Games to play (games 0..N of the seed) [default: 1; in a suite,
-    /// each scenario's own `games`].
-    #[arg(long)]
-    games: Option<u64>,
     /// Play only shard I of N of the games (1-based), e.g. `--shard 2/8`:
     /// game g when g mod N = I - 1, the games board I of a farm of N boards
     /// plays, so `bench report merge` over the shards writes that farm's
@@ -150,18 +162,6 @@ pub struct Cmd {
     /// `scripts/build-firmware`, normal.elf].
     #[arg(long, value_name = "ELF")]
     firmware: Option<PathBuf>,
-    /// Report directory [default: reports/hil-<scenario>-<seed>].
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// Replace the report in the report folder even when it is another
-    /// run's (another scenario, seed, --games, firmware path or option).
-    /// Without it such a folder is refused (exit 2); a rerun of the same
-    /// command (after rebuilding the firmware) replaces its own report.
-    #[arg(long)]
-    force: bool,
-    /// At most this many moves per player, 1 to 10 000 (overrides the scenario's bound).
-    #[arg(long, value_name = "N", value_parser = super::parse_max_moves)]
-    max_moves: Option<u32>,
     /// Largest accounting drift that passes, ppm: the run fails when the
     /// whole confidence interval lies beyond it.
     #[arg(long, value_name = "PPM", default_value_t = DEFAULT_DRIFT_TOLERANCE_PPM)]
@@ -424,7 +424,7 @@ impl Cmd {
 
     /// `--games`, or one game.
     fn game_count(&self) -> u64 {
-        self.games.unwrap_or(1)
+        self.run.games.unwrap_or(1)
     }
 
     /// The games of this run: all of `--games`, or the `--shard`'s share
@@ -448,12 +448,12 @@ impl Cmd {
     fn run_scenario<B: ProbeBackend>(self, probes: &B) -> Result<Ran> {
         let scenario_name = self.scenario.clone().unwrap_or_default();
         let (mut scenario, file) = catalog::find(&scenario_name).map_err(Failure::usage)?;
-        if let Some(max_moves) = self.max_moves {
+        if let Some(max_moves) = self.run.max_moves {
             scenario.board.max_moves = max_moves;
         }
         self.check_numbers()?;
-        let seed = self.seed.unwrap_or(scenario.seed);
-        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir("hil-", &scenario, seed, self.shard));
+        let seed = self.run.seed.unwrap_or(scenario.seed);
+        let out_dir = self.run.out.clone().unwrap_or_else(|| default_out_dir("hil-", &scenario, seed, self.shard));
         let games = self.games_to_play(&scenario, seed)?;
         // Game 0's schedule now, so a scenario no board can play (a postal
         // game) is refused before anything starts; the others are made as
@@ -471,7 +471,7 @@ impl Cmd {
         // Before the probes are opened or the emulator started: a folder
         // that cannot take the report would lose the whole run, and one
         // that holds another run's report would lose that run.
-        super::refuse_to_replace_another_run(&out_dir, &self.reproduce_command(seed), self.force)?;
+        super::refuse_to_replace_another_run(&out_dir, &self.reproduce_command(seed), self.run.force)?;
         super::check_out_dir(&out_dir)?;
         let boards = self.select_probes(probes)?;
         let elf_bytes = std::fs::read(&elf).with_context(|| format!("reading the firmware image {}", elf.display()))?;
@@ -653,7 +653,7 @@ impl Cmd {
     /// reason; a suite with nothing played does not pass.
     fn run_suite<B: ProbeBackend>(self, suite: Suite, probes: &B) -> Result {
         let files = suite.files().map_err(Failure::infrastructure)?;
-        let base = self.out.clone().unwrap_or_else(|| PathBuf::from("reports").join("hil-suite-release"));
+        let base = self.run.out.clone().unwrap_or_else(|| PathBuf::from("reports").join("hil-suite-release"));
         // The suite's folder is checked as a whole first: a folder that
         // cannot be written is named as given, not as its first scenario's.
         super::check_out_dir(&base)?;
@@ -665,12 +665,11 @@ impl Cmd {
                 let found = catalog::find(&scenario).map_err(Failure::infrastructure)?.0;
                 // Each scenario plays its own games (a reset between two is
                 // what one of them is for) unless --games says otherwise.
-                let games = self.games.unwrap_or(found.games);
+                let games = self.run.games.unwrap_or(found.games);
                 let one = Cmd {
                     suite: None,
                     scenario: Some(scenario),
-                    games: Some(games),
-                    out: Some(base.join(&name)),
+                    run: RunArgs { games: Some(games), out: Some(base.join(&name)), ..self.run.clone() },
                     ..self.clone()
                 };
                 Ok((name, found.expect.exercises, one))
@@ -916,9 +915,9 @@ impl Cmd {
     fn refuse_to_replace_another_run(&self) -> Result<()> {
         let name = self.scenario.as_deref().unwrap_or_default();
         let (scenario, _) = catalog::find(name).map_err(Failure::usage)?;
-        let seed = self.seed.unwrap_or(scenario.seed);
-        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir("hil-", &scenario, seed, None));
-        super::refuse_to_replace_another_run(&out_dir, &self.reproduce_command(seed), self.force)
+        let seed = self.run.seed.unwrap_or(scenario.seed);
+        let out_dir = self.run.out.clone().unwrap_or_else(|| default_out_dir("hil-", &scenario, seed, None));
+        super::refuse_to_replace_another_run(&out_dir, &self.reproduce_command(seed), self.run.force)
     }
 
     /// The command that plays the same games again: every option that
@@ -936,7 +935,7 @@ impl Cmd {
         if let Some(map) = &self.observe {
             let _ = write!(command, " --observe {}", super::shell_word(&map.display().to_string()));
         }
-        if let Some(max_moves) = self.max_moves {
+        if let Some(max_moves) = self.run.max_moves {
             let _ = write!(command, " --max-moves {max_moves}");
         }
         if self.emulated().unwrap_or(false) && self.icount != bench_hil::backend::qemu::DEFAULT_ICOUNT {

@@ -11,6 +11,7 @@ pub mod hil;
 pub mod output_file;
 pub mod perf;
 pub mod report;
+pub mod run_args;
 pub mod scenarios;
 pub mod shard;
 pub mod sim;

@@ -14,6 +14,7 @@ use bench_sim::scenario::Scenario;
 use bench_sim::shrink::{self, Target};
 
 use super::game_runs::{default_out_dir, progress_bar, RunOrigin};
+use super::run_args::RunArgs;
 use super::shard::{self, ShardArg};
 use super::shell_word;
 use crate::catalog;
@@ -22,16 +23,23 @@ use bench_report::sim::{RunFacts, SimReportInput};
 use bench_report::{self as report, gate};
 
 #[derive(Debug, clap::Args)]
+#[command(
+    mut_arg("out", |arg| arg.help("Report directory [default: reports/<scenario>-<seed>]")),
+    mut_arg("force", |arg| arg.help(
+        "Replace the report in the report folder even when it is another run's (another scenario, seed, \
+         --games or option; with --game on a postal scenario, another game's plot and timeline). Without it \
+         such a folder is refused (exit 2); a rerun of the same command replaces its own report",
+    )),
+    mut_arg("max_moves", |arg| arg.help(
+        "Replay with at most this many moves per player, 1 to 10 000 (printed by --shrink)",
+    )),
+)]
 pub struct Cmd {
     /// A scenario name (see `bench scenarios`) or a path to a scenario file.
     #[arg(long, short, value_name = "NAME|PATH")]
     scenario: String,
-    /// Games to play [default: the scenario's `games`].
-    #[arg(long)]
-    games: Option<u64>,
-    /// The run's seed [default: the scenario's `seed`].
-    #[arg(long)]
-    seed: Option<u64>,
+    #[command(flatten)]
+    run: RunArgs,
     /// Threads to run games on [default: all cores]. Results do not depend on it.
     #[arg(long, short, value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
@@ -47,16 +55,6 @@ pub struct Cmd {
     /// The slice `--shard` names, `auto` resolved.
     #[arg(skip)]
     shard: Option<(u64, u64)>,
-    /// Report directory [default: reports/<scenario>-<seed>].
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// Replace the report in the report folder even when it is another
-    /// run's (another scenario, seed, --games or option; with --game on a
-    /// postal scenario, another game's plot and timeline). Without it such
-    /// a folder is refused (exit 2); a rerun of the same command replaces
-    /// its own report.
-    #[arg(long)]
-    force: bool,
     /// Play only game G (0-based) and print its result; with --trace, every event.
     #[arg(long, value_name = "G")]
     game: Option<u64>,
@@ -84,9 +82,6 @@ pub struct Cmd {
     /// unknown name lists them all; --shrink prints the list a failure needs).
     #[arg(long, value_name = "LIST", value_parser = parse_defects)]
     disable: Option<DefectSet>,
-    /// Replay with at most this many moves per player, 1 to 10 000 (printed by --shrink).
-    #[arg(long, value_name = "N", value_parser = super::parse_max_moves)]
-    max_moves: Option<u32>,
     /// For scenario authors: play --games games (default 20 000), measure
     /// each expected share, and print the range a run of the scenario's own
     /// `games` fails by chance less than once in 10 000 a side; exit 1 when
@@ -116,7 +111,7 @@ impl Cmd {
             let over_the_board = [
                 ("--swarm", self.swarm),
                 ("--disable", self.disable.is_some()),
-                ("--max-moves", self.max_moves.is_some()),
+                ("--max-moves", self.run.max_moves.is_some()),
                 ("--shrink", self.shrink),
             ];
             if let Some((flag, _)) = over_the_board.into_iter().find(|(_, given)| *given) {
@@ -127,15 +122,15 @@ impl Cmd {
                 )));
             }
         }
-        if let Some(max_moves) = self.max_moves {
+        if let Some(max_moves) = self.run.max_moves {
             scenario.board.max_moves = max_moves;
         }
-        if self.games == Some(0) {
+        if self.run.games == Some(0) {
             return Err(Failure::usage(anyhow::anyhow!(
                 "--games must be at least 1: a run of no games checks nothing"
             )));
         }
-        let seed = self.seed.unwrap_or(scenario.seed);
+        let seed = self.run.seed.unwrap_or(scenario.seed);
         if let Some(game) = self.game {
             self.refuse_what_one_game_cannot_honour(&scenario)?;
             return self.one_game(&scenario, seed, game);
@@ -151,9 +146,9 @@ impl Cmd {
     fn refuse_what_one_game_cannot_honour(&self, scenario: &Scenario) -> Result<()> {
         let why = if let Some((index, count)) = self.shard {
             format!("--shard {index}/{count} picks a slice of a run's games, and --game one game: give one of them")
-        } else if self.force && scenario.correspondence.is_none() {
+        } else if self.run.force && scenario.correspondence.is_none() {
             "--force replaces a run's report, and --game on an over-the-board scenario writes none".to_string()
-        } else if self.out.is_some() && scenario.correspondence.is_none() {
+        } else if self.run.out.is_some() && scenario.correspondence.is_none() {
             "--out names a run's report folder, and --game on an over-the-board scenario writes no report: it \
              prints the game (--trace: every event); drop --game for a report"
                 .to_string()
@@ -206,7 +201,7 @@ impl Cmd {
         if let Some(disabled) = self.disable.filter(|disabled| !disabled.is_empty()) {
             let _ = write!(command, " --disable {disabled}");
         }
-        if let Some(max_moves) = self.max_moves {
+        if let Some(max_moves) = self.run.max_moves {
             let _ = write!(command, " --max-moves {max_moves}");
         }
         command
@@ -215,7 +210,7 @@ impl Cmd {
     /// `--game G` must be a game of the run: of `--games N` when given (`--game 3
     /// --games 2` names a game that run does not have), else of the scenario's.
     fn refuse_a_game_beyond_the_run(&self, scenario: &Scenario, game: u64) -> Result<()> {
-        let why = match self.games {
+        let why = match self.run.games {
             Some(games) if game >= games => format!(
                 "--game {game}: --games {games} has games 0..{games}: give a game below {games}, or more --games \
                  (nothing was run)"
@@ -235,10 +230,10 @@ impl Cmd {
         if scenario.correspondence.is_none() {
             return Ok(None);
         }
-        let dir = self.out.clone().unwrap_or_else(|| postal_game_dir(scenario, seed, game));
+        let dir = self.run.out.clone().unwrap_or_else(|| postal_game_dir(scenario, seed, game));
         super::refuse_a_file_as_out_dir(&dir)?;
         let another = report::postal::another_games_files(&dir, &scenario.name, seed, game);
-        if let Some(why) = another.filter(|_| !self.force) {
+        if let Some(why) = another.filter(|_| !self.run.force) {
             return Err(Failure::usage(anyhow::anyhow!("{why} (nothing was run)")));
         }
         super::prepare_out_dir(&dir)?;
@@ -326,7 +321,7 @@ impl Cmd {
     }
 
     fn calibrate(&self, scenario: &Scenario, seed: u64) -> Result {
-        let games = self.games.unwrap_or(CALIBRATION_GAMES);
+        let games = self.run.games.unwrap_or(CALIBRATION_GAMES);
         let options = RunOptions {
             seed,
             games: 0..games,
@@ -358,7 +353,7 @@ impl Cmd {
                 out,
                 "{} games violated an oracle; replay one: {}",
                 summary.games_with_violations,
-                self.replay_command(seed, first.game, self.disabled(), self.max_moves)
+                self.replay_command(seed, first.game, self.disabled(), self.run.max_moves)
             );
             failed = true;
         }
@@ -368,7 +363,7 @@ impl Cmd {
     }
 
     fn many_games(&self, scenario: &Scenario, file: &Path, seed: u64) -> Result {
-        let games = self.games.unwrap_or(scenario.games);
+        let games = self.run.games.unwrap_or(scenario.games);
         let range = self.games_to_play(games)?;
         let jobs = self.jobs();
         let options = RunOptions {
@@ -379,9 +374,9 @@ impl Cmd {
             model_oracle: !self.no_model_oracle,
             disabled: self.disabled(),
         };
-        let out_dir = self.out.clone().unwrap_or_else(|| default_out_dir("", scenario, seed, self.shard));
+        let out_dir = self.run.out.clone().unwrap_or_else(|| default_out_dir("", scenario, seed, self.shard));
         let command = self.reproduce_command(seed, games);
-        super::refuse_to_replace_another_run(&out_dir, &command, self.force)?;
+        super::refuse_to_replace_another_run(&out_dir, &command, self.run.force)?;
         super::prepare_out_dir(&out_dir)?;
         let stop = super::stop_on_interrupt("sim");
         let started = std::time::Instant::now();
@@ -391,7 +386,7 @@ impl Cmd {
         if self.check_determinism {
             checks.push(run::determinism_check(&summary));
         }
-        let replay = |game| self.replay_command(seed, game, self.disabled(), self.max_moves);
+        let replay = |game| self.replay_command(seed, game, self.disabled(), self.run.max_moves);
         let parts = ReportParts {
             scenario,
             file,
@@ -476,7 +471,7 @@ impl Cmd {
         report::sim::report::Options {
             check_determinism: self.check_determinism,
             tick_oracle: !self.no_model_oracle,
-            max_moves: self.max_moves,
+            max_moves: self.run.max_moves,
             disabled: self.disabled().iter().map(|defect| defect.name().to_string()).collect(),
         }
     }

@@ -718,6 +718,39 @@ mod tests {
 
     use super::*;
 
+    /// The account check reads a period change's cause from the call
+    /// itself, not from the clock's own account: a clock whose stage ends
+    /// by its moves (6.2b) but says "period lost" is caught; one that says
+    /// "moves completed" is not.
+    #[test]
+    fn a_stage_change_told_with_the_wrong_cause_is_caught() {
+        let control = parse("2/60:30").expect("a valid control");
+        let mut clock = Clock::new(control);
+        let second = |n: u64| Instant::from_us(n * 1_000_000);
+        clock.start(second(0)).expect("starts");
+        for (side, at) in [(Side::White, 1), (Side::Black, 2)] {
+            clock.press(side, second(at)).expect("a move");
+        }
+        let before = Before::of(&clock);
+        clock.press(Side::White, second(3)).expect("White's second move ends the stage");
+        assert_eq!(clock.period(Side::White), 1, "the stage changed");
+        for (cause, caught) in [(PeriodCause::MovesCompleted, false), (PeriodCause::PeriodLost, true)] {
+            let mut account = Account::default();
+            account.begin_call();
+            account.note(TransitionEvent {
+                transition: Transition::StageByMoves,
+                period_from: 0,
+                period_to: 1,
+                cause: Some(cause),
+                at: second(3),
+                ..event(Transition::Press)
+            });
+            let mut oracle = ClockOracle::new("test");
+            oracle.check_account(3_000_000, &before, &clock, Op::Press(Side::White), &account);
+            assert_eq!(!oracle.violations().is_empty(), caught, "{cause:?}: {:?}", oracle.violations());
+        }
+    }
+
     fn event(transition: Transition) -> TransitionEvent {
         TransitionEvent {
             transition,

@@ -11,7 +11,7 @@
 use bench_contract::{Hello, Ranges, Record};
 
 use crate::judge::compare::tolerance::DisplayStep;
-use crate::judge::compare::{self, CompareError, Comparison, FlagOrder, MadePress};
+use crate::judge::compare::{self, CompareError, Comparison, FlagOrder, FlagsAtEnd, MadePress};
 use crate::judge::drift::{self, Fit, FitError, FitOptions};
 use crate::judge::latency::{board_latency, press_latencies, BoardLatency, Percentiles};
 use crate::schedule::{ArbiterCommand, Schedule};
@@ -140,17 +140,16 @@ fn judge_contract_game(
 /// trail its change by `tolerance_us`.
 fn observed_comparison(facts: &GameFacts<'_>, tolerance_us: u64) -> Result<Comparison, CompareError> {
     let schedule = facts.schedule;
-    compare::compare_with(&schedule.control.text, tolerance_us, facts.records, FlagOrder::Shown, &[]).map(
-        |mut comparison| {
-            let made: Vec<MadePress> = facts.sent.iter().map(made).collect();
-            let timing = compare::EdgeTiming::Exact { late_max_us: tolerance_us };
-            compare::check_presses(&mut comparison, &made, facts.records, tolerance_us, 0, timing);
-            if !facts.cut_short {
-                check_course(&mut comparison, schedule, (facts.sent.len(), 0), facts.start_us);
-            }
-            comparison
-        },
-    )
+    let ending = (FlagOrder::Shown, FlagsAtEnd::All);
+    compare::compare_ended(&schedule.control, tolerance_us, facts.records, ending, &[]).map(|mut comparison| {
+        let made: Vec<MadePress> = facts.sent.iter().map(made).collect();
+        let timing = compare::EdgeTiming::Exact { late_max_us: tolerance_us };
+        compare::check_presses(&mut comparison, &made, facts.records, tolerance_us, 0, timing);
+        if !facts.cut_short {
+            check_course(&mut comparison, schedule, (facts.sent.len(), 0), facts.start_us);
+        }
+        comparison
+    })
 }
 
 /// A press as the comparison weighs it.

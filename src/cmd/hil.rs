@@ -14,18 +14,16 @@
 //! and the gate refuses it) or could not read its report back.
 //!
 //! Besides its arguments, progress (`progress.rs`) and the console, this
-//! command decides what the crates below leave to it:
+//! command joins what the crates below decide:
 //! - a farm's result (`Played::from_farm`): the boards' runs merged in game
-//!   order, and the accounting drift of the board that decides the drift
-//!   check (`bench_hil::judge::drift::deciding_board`, which `bench report
-//!   merge` uses too);
+//!   order, and the drift `bench_hil::session::farm::deciding_drift` picks;
 //! - `--shard I/N|auto`: the games g with g mod N = I − 1, those board I of
 //!   a farm of N plays, so `bench report merge` over the shards writes that
 //!   farm's report;
 //! - a scenario the firmware cannot run (`bench_hil::needs`): its folder
-//!   gets `skipped.md` and no report;
+//!   gets `skipped.md` (`bench_report::suite::write_skipped`) and no report;
 //! - `--suite release`: each scenario of `scenarios/release/` to its own
-//!   folder, then the suite's verdict (`bench_report::suite`) written as
+//!   folder, then the suite's verdict (`bench_report::suite`), written as
 //!   `suite.md` and `junit.xml` in the suite's folder. What the suite must
 //!   reach is tested from the scenario files: every transition and kind of
 //!   control in `sim/tests/release_suite.rs`, a game after each way a game

@@ -16,7 +16,8 @@
 
 use chess::{
     between, get_adjacent_files, get_bishop_moves, get_king_moves, get_knight_moves, get_pawn_attacks, get_pawn_moves,
-    get_rank, get_rook_moves, line, BitBoard, Board as Position, ChessMove, Piece, Square, EMPTY, PROMOTION_PIECES,
+    get_rank, get_rook_moves, line, BitBoard, Board as Position, ChessMove, Color, Piece, Square, EMPTY,
+    PROMOTION_PIECES,
 };
 
 /// At most one entry per piece, plus two en passant captures.
@@ -57,25 +58,38 @@ enum Check {
 
 impl LegalMoves {
     pub fn new(position: &Position) -> LegalMoves {
+        let mut moves = LegalMoves::empty();
+        moves.generate(position);
+        moves
+    }
+
+    /// No moves: storage for [`LegalMoves::generate`] to fill.
+    pub fn empty() -> LegalMoves {
         let unused = Entry { source: Square::A1, dests: EMPTY, promotion: false };
-        let mut moves = LegalMoves { entries: [unused; MAX_ENTRIES], used: 0, count: 0 };
+        LegalMoves { entries: [unused; MAX_ENTRIES], used: 0, count: 0 }
+    }
+
+    /// Replaces the moves with `position`'s, in place: legal mode generates
+    /// once a half-move, and a fresh list would be copied on every return.
+    pub fn generate(&mut self, position: &Position) {
+        self.used = 0;
+        self.count = 0;
         let checkers = *position.checkers();
         let king = position.king_square(position.side_to_move());
         let check = match checkers.popcnt() {
             0 => Check::None,
             1 => Check::Single { answers: between(checkers.to_square(), king) ^ checkers },
             _ => {
-                moves.king(position, false);
-                return moves;
+                self.king(position, false);
+                return;
             }
         };
-        moves.pawns(position, check);
-        moves.knights(position, check);
+        self.pawns(position, check);
+        self.knights(position, check);
         for piece in [Piece::Bishop, Piece::Rook, Piece::Queen] {
-            moves.sliders(position, piece, check);
+            self.sliders(position, piece, check);
         }
-        moves.king(position, matches!(check, Check::None));
-        moves
+        self.king(position, matches!(check, Check::None));
     }
 
     /// How many legal moves.
@@ -184,9 +198,10 @@ impl LegalMoves {
         let color = position.side_to_move();
         let king = position.king_square(color);
         let combined = *position.combined();
+        let danger = KingDanger::new(position);
         let mut dests = get_king_moves(king) & !*position.color_combined(color);
         for dest in dests {
-            if !king_may_go(position, dest) {
+            if !danger.may_go(dest) {
                 dests ^= BitBoard::from_square(dest);
             }
         }
@@ -194,13 +209,13 @@ impl LegalMoves {
             let rights = position.my_castle_rights();
             if rights.has_kingside() && combined & rights.kingside_squares(color) == EMPTY {
                 let (middle, end) = (king.uright(), king.uright().uright());
-                if king_may_go(position, middle) && king_may_go(position, end) {
+                if danger.may_go(middle) && danger.may_go(end) {
                     dests ^= BitBoard::from_square(end);
                 }
             }
             if rights.has_queenside() && combined & rights.queenside_squares(color) == EMPTY {
                 let (middle, end) = (king.uleft(), king.uleft().uleft());
-                if king_may_go(position, middle) && king_may_go(position, end) {
+                if danger.may_go(middle) && danger.may_go(end) {
                     dests ^= BitBoard::from_square(end);
                 }
             }
@@ -221,19 +236,45 @@ fn answers(check: Check) -> BitBoard {
     }
 }
 
-/// `chess`'s `KingType::legal_king_move`: no enemy piece attacks `dest` once
-/// the king has left its square.
-fn king_may_go(position: &Position, dest: Square) -> bool {
-    let color = position.side_to_move();
-    let theirs = *position.color_combined(!color);
-    let combined = (*position.combined() ^ own(position, Piece::King)) | BitBoard::from_square(dest);
-    let queens = *position.pieces(Piece::Queen);
-    let attackers = get_rook_moves(dest, combined) & (*position.pieces(Piece::Rook) | queens) & theirs
-        | get_bishop_moves(dest, combined) & (*position.pieces(Piece::Bishop) | queens) & theirs
-        | get_knight_moves(dest) & *position.pieces(Piece::Knight) & theirs
-        | get_king_moves(dest) & *position.pieces(Piece::King) & theirs
-        | get_pawn_attacks(dest, color, *position.pieces(Piece::Pawn) & theirs);
-    attackers == EMPTY
+/// `chess`'s `KingType::legal_king_move`, with the enemy pieces looked up
+/// once a position rather than once a square (up to ten squares a position).
+struct KingDanger {
+    color: Color,
+    /// Every piece but the moving king, which shields nothing once it left.
+    occupied_without_king: BitBoard,
+    line_sliders: BitBoard,
+    diagonal_sliders: BitBoard,
+    knights: BitBoard,
+    king: BitBoard,
+    pawns: BitBoard,
+}
+
+impl KingDanger {
+    fn new(position: &Position) -> KingDanger {
+        let color = position.side_to_move();
+        let theirs = *position.color_combined(!color);
+        let queens = *position.pieces(Piece::Queen);
+        KingDanger {
+            color,
+            occupied_without_king: *position.combined() ^ own(position, Piece::King),
+            line_sliders: (*position.pieces(Piece::Rook) | queens) & theirs,
+            diagonal_sliders: (*position.pieces(Piece::Bishop) | queens) & theirs,
+            knights: *position.pieces(Piece::Knight) & theirs,
+            king: *position.pieces(Piece::King) & theirs,
+            pawns: *position.pieces(Piece::Pawn) & theirs,
+        }
+    }
+
+    /// No enemy piece attacks `dest` once the king has left its square.
+    fn may_go(&self, dest: Square) -> bool {
+        let combined = self.occupied_without_king | BitBoard::from_square(dest);
+        let attackers = get_rook_moves(dest, combined) & self.line_sliders
+            | get_bishop_moves(dest, combined) & self.diagonal_sliders
+            | get_knight_moves(dest) & self.knights
+            | get_king_moves(dest) & self.king
+            | get_pawn_attacks(dest, self.color, self.pawns);
+        attackers == EMPTY
+    }
 }
 
 /// `chess`'s `PawnType::legal_ep_move`: no enemy slider sees the king once

@@ -16,7 +16,8 @@
 
 use chess::{
     between, get_adjacent_files, get_bishop_moves, get_king_moves, get_knight_moves, get_pawn_attacks, get_pawn_moves,
-    get_rank, get_rook_moves, line, BitBoard, Board as Position, ChessMove, Piece, Square, EMPTY, PROMOTION_PIECES,
+    get_rank, get_rook_moves, line, BitBoard, Board as Position, ChessMove, Color, Piece, Square, EMPTY,
+    PROMOTION_PIECES,
 };
 
 /// At most one entry per piece, plus two en passant captures.
@@ -29,11 +30,23 @@ struct Entry {
     dests: BitBoard,
     /// A pawn's move to the last rank: each destination is four moves.
     promotion: bool,
+    /// The moves in `dests`, counted once at the push: the draw walks the
+    /// entries by their counts.
+    moves: u8,
 }
 
 impl Entry {
-    fn moves(&self) -> usize {
-        self.dests.popcnt() as usize * if self.promotion { PROMOTION_PIECES.len() } else { 1 }
+    fn new(source: Square, dests: BitBoard, promotion: bool) -> Entry {
+        // A piece has a few destinations: a bit at a time costs less than
+        // `popcnt`'s portable sum of all 64.
+        let mut remaining = dests.0;
+        let mut squares = 0u8;
+        while remaining != 0 {
+            remaining &= remaining - 1;
+            squares += 1;
+        }
+        let moves = if promotion { squares * PROMOTION_PIECES.len() as u8 } else { squares };
+        Entry { source, dests, promotion, moves }
     }
 }
 
@@ -57,25 +70,43 @@ enum Check {
 
 impl LegalMoves {
     pub fn new(position: &Position) -> LegalMoves {
-        let unused = Entry { source: Square::A1, dests: EMPTY, promotion: false };
-        let mut moves = LegalMoves { entries: [unused; MAX_ENTRIES], used: 0, count: 0 };
+        let mut moves = LegalMoves::empty();
+        moves.generate(position);
+        moves
+    }
+
+    /// No moves: storage for [`LegalMoves::generate`] to fill.
+    pub fn empty() -> LegalMoves {
+        let unused = Entry::new(Square::A1, EMPTY, false);
+        LegalMoves { entries: [unused; MAX_ENTRIES], used: 0, count: 0 }
+    }
+
+    /// Replaces the moves with `position`'s, in place: legal mode generates
+    /// once a half-move, and a fresh list would be copied on every return.
+    pub fn generate(&mut self, position: &Position) {
+        self.used = 0;
+        self.count = 0;
         let checkers = *position.checkers();
         let king = position.king_square(position.side_to_move());
-        let check = match checkers.popcnt() {
-            0 => Check::None,
-            1 => Check::Single { answers: between(checkers.to_square(), king) ^ checkers },
-            _ => {
-                moves.king(position, false);
-                return moves;
-            }
+        // One bit or several, without counting them (`popcnt` is a portable
+        // sum of all 64 here).
+        let check = if checkers == EMPTY {
+            Check::None
+        } else if checkers.0 & (checkers.0 - 1) == 0 {
+            Check::Single { answers: between(checkers.to_square(), king) ^ checkers }
+        } else {
+            self.king(position, false);
+            return;
         };
-        moves.pawns(position, check);
-        moves.knights(position, check);
-        for piece in [Piece::Bishop, Piece::Rook, Piece::Queen] {
-            moves.sliders(position, piece, check);
-        }
-        moves.king(position, matches!(check, Check::None));
-        moves
+        let setup = Setup::new(position, check);
+        self.pawns(position, &setup);
+        self.knights(position, &setup);
+        self.sliders(&setup, own(position, Piece::Bishop), get_bishop_moves);
+        self.sliders(&setup, own(position, Piece::Rook), get_rook_moves);
+        self.sliders(&setup, own(position, Piece::Queen), |source, combined| {
+            get_rook_moves(source, combined) ^ get_bishop_moves(source, combined)
+        });
+        self.king(position, matches!(check, Check::None));
     }
 
     /// How many legal moves.
@@ -90,7 +121,7 @@ impl LegalMoves {
     /// The `index`-th legal move (from 0), as `MoveGen::new_legal(..).nth(index)`.
     pub fn nth(&self, mut index: usize) -> Option<ChessMove> {
         for entry in &self.entries[..self.used] {
-            let moves = entry.moves();
+            let moves = usize::from(entry.moves);
             if index >= moves {
                 index -= moves;
                 continue;
@@ -114,28 +145,24 @@ impl LegalMoves {
 
     fn push(&mut self, source: Square, dests: BitBoard, promotion: bool) {
         if dests != EMPTY && self.used < MAX_ENTRIES {
-            let entry = Entry { source, dests, promotion };
-            self.count += entry.moves();
+            let entry = Entry::new(source, dests, promotion);
+            self.count += usize::from(entry.moves);
             self.entries[self.used] = entry;
             self.used += 1;
         }
     }
 
-    fn pawns(&mut self, position: &Position, check: Check) {
-        let color = position.side_to_move();
-        let king = position.king_square(color);
-        let combined = *position.combined();
-        let targets = !*position.color_combined(color);
+    fn pawns(&mut self, position: &Position, setup: &Setup) {
+        let color = setup.color;
         let pawns = own(position, Piece::Pawn);
-        let pinned = *position.pinned();
         let last_rank = |source: Square| source.get_rank() == color.to_seventh_rank();
-        for source in pawns & !pinned {
-            let dests = get_pawn_moves(source, color, combined) & targets & answers(check);
+        for source in pawns & !setup.pinned {
+            let dests = get_pawn_moves(source, color, setup.combined) & setup.targets & setup.answers;
             self.push(source, dests, last_rank(source));
         }
-        if let Check::None = check {
-            for source in pawns & pinned {
-                let dests = get_pawn_moves(source, color, combined) & targets & line(king, source);
+        if setup.out_of_check {
+            for source in pawns & setup.pinned {
+                let dests = get_pawn_moves(source, color, setup.combined) & setup.targets & line(setup.king, source);
                 self.push(source, dests, last_rank(source));
             }
         }
@@ -151,31 +178,21 @@ impl LegalMoves {
         }
     }
 
-    fn knights(&mut self, position: &Position, check: Check) {
-        let targets = !*position.color_combined(position.side_to_move());
-        for source in own(position, Piece::Knight) & !*position.pinned() {
-            self.push(source, get_knight_moves(source) & targets & answers(check), false);
+    fn knights(&mut self, position: &Position, setup: &Setup) {
+        for source in own(position, Piece::Knight) & !setup.pinned {
+            self.push(source, get_knight_moves(source) & setup.targets & setup.answers, false);
         }
     }
 
-    fn sliders(&mut self, position: &Position, piece: Piece, check: Check) {
-        let color = position.side_to_move();
-        let king = position.king_square(color);
-        let combined = *position.combined();
-        let targets = !*position.color_combined(color);
-        let pieces = own(position, piece);
-        let pinned = *position.pinned();
-        let reach = |source: Square| match piece {
-            Piece::Bishop => get_bishop_moves(source, combined),
-            Piece::Rook => get_rook_moves(source, combined),
-            _ => get_rook_moves(source, combined) ^ get_bishop_moves(source, combined),
-        };
-        for source in pieces & !pinned {
-            self.push(source, reach(source) & targets & answers(check), false);
+    /// The moves of `pieces`, bishops, rooks or queens, which reach what
+    /// `reach(source, occupied)` says.
+    fn sliders(&mut self, setup: &Setup, pieces: BitBoard, reach: impl Fn(Square, BitBoard) -> BitBoard) {
+        for source in pieces & !setup.pinned {
+            self.push(source, reach(source, setup.combined) & setup.targets & setup.answers, false);
         }
-        if let Check::None = check {
-            for source in pieces & pinned {
-                self.push(source, reach(source) & targets & line(source, king), false);
+        if setup.out_of_check {
+            for source in pieces & setup.pinned {
+                self.push(source, reach(source, setup.combined) & setup.targets & line(source, setup.king), false);
             }
         }
     }
@@ -184,9 +201,10 @@ impl LegalMoves {
         let color = position.side_to_move();
         let king = position.king_square(color);
         let combined = *position.combined();
+        let danger = KingDanger::new(position);
         let mut dests = get_king_moves(king) & !*position.color_combined(color);
         for dest in dests {
-            if !king_may_go(position, dest) {
+            if !danger.may_go(dest) {
                 dests ^= BitBoard::from_square(dest);
             }
         }
@@ -194,18 +212,48 @@ impl LegalMoves {
             let rights = position.my_castle_rights();
             if rights.has_kingside() && combined & rights.kingside_squares(color) == EMPTY {
                 let (middle, end) = (king.uright(), king.uright().uright());
-                if king_may_go(position, middle) && king_may_go(position, end) {
+                if danger.may_go(middle) && danger.may_go(end) {
                     dests ^= BitBoard::from_square(end);
                 }
             }
             if rights.has_queenside() && combined & rights.queenside_squares(color) == EMPTY {
                 let (middle, end) = (king.uleft(), king.uleft().uleft());
-                if king_may_go(position, middle) && king_may_go(position, end) {
+                if danger.may_go(middle) && danger.may_go(end) {
                     dests ^= BitBoard::from_square(end);
                 }
             }
         }
         self.push(king, dests, false);
+    }
+}
+
+/// What every piece's moves are cut to, found once a position (out of
+/// check or in check from one piece).
+struct Setup {
+    color: Color,
+    king: Square,
+    combined: BitBoard,
+    /// Squares the side to move does not occupy.
+    targets: BitBoard,
+    pinned: BitBoard,
+    /// The squares that answer the check; every square out of check.
+    answers: BitBoard,
+    /// Pinned pieces may move along their pin only out of check.
+    out_of_check: bool,
+}
+
+impl Setup {
+    fn new(position: &Position, check: Check) -> Setup {
+        let color = position.side_to_move();
+        Setup {
+            color,
+            king: position.king_square(color),
+            combined: *position.combined(),
+            targets: !*position.color_combined(color),
+            pinned: *position.pinned(),
+            answers: answers(check),
+            out_of_check: matches!(check, Check::None),
+        }
     }
 }
 
@@ -221,19 +269,45 @@ fn answers(check: Check) -> BitBoard {
     }
 }
 
-/// `chess`'s `KingType::legal_king_move`: no enemy piece attacks `dest` once
-/// the king has left its square.
-fn king_may_go(position: &Position, dest: Square) -> bool {
-    let color = position.side_to_move();
-    let theirs = *position.color_combined(!color);
-    let combined = (*position.combined() ^ own(position, Piece::King)) | BitBoard::from_square(dest);
-    let queens = *position.pieces(Piece::Queen);
-    let attackers = get_rook_moves(dest, combined) & (*position.pieces(Piece::Rook) | queens) & theirs
-        | get_bishop_moves(dest, combined) & (*position.pieces(Piece::Bishop) | queens) & theirs
-        | get_knight_moves(dest) & *position.pieces(Piece::Knight) & theirs
-        | get_king_moves(dest) & *position.pieces(Piece::King) & theirs
-        | get_pawn_attacks(dest, color, *position.pieces(Piece::Pawn) & theirs);
-    attackers == EMPTY
+/// `chess`'s `KingType::legal_king_move`, with the enemy pieces looked up
+/// once a position rather than once a square (up to ten squares a position).
+struct KingDanger {
+    color: Color,
+    /// Every piece but the moving king, which shields nothing once it left.
+    occupied_without_king: BitBoard,
+    line_sliders: BitBoard,
+    diagonal_sliders: BitBoard,
+    knights: BitBoard,
+    king: BitBoard,
+    pawns: BitBoard,
+}
+
+impl KingDanger {
+    fn new(position: &Position) -> KingDanger {
+        let color = position.side_to_move();
+        let theirs = *position.color_combined(!color);
+        let queens = *position.pieces(Piece::Queen);
+        KingDanger {
+            color,
+            occupied_without_king: *position.combined() ^ own(position, Piece::King),
+            line_sliders: (*position.pieces(Piece::Rook) | queens) & theirs,
+            diagonal_sliders: (*position.pieces(Piece::Bishop) | queens) & theirs,
+            knights: *position.pieces(Piece::Knight) & theirs,
+            king: *position.pieces(Piece::King) & theirs,
+            pawns: *position.pieces(Piece::Pawn) & theirs,
+        }
+    }
+
+    /// No enemy piece attacks `dest` once the king has left its square.
+    fn may_go(&self, dest: Square) -> bool {
+        let combined = self.occupied_without_king | BitBoard::from_square(dest);
+        let attackers = get_rook_moves(dest, combined) & self.line_sliders
+            | get_bishop_moves(dest, combined) & self.diagonal_sliders
+            | get_knight_moves(dest) & self.knights
+            | get_king_moves(dest) & self.king
+            | get_pawn_attacks(dest, self.color, self.pawns);
+        attackers == EMPTY
+    }
 }
 
 /// `chess`'s `PawnType::legal_ep_move`: no enemy slider sees the king once

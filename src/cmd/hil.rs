@@ -617,6 +617,7 @@ impl Cmd {
             guest_ms: guest_us / 1_000,
             speed: (wall.as_secs_f64() > 0.0 && guest_us > 0).then(|| guest_us as f64 / 1e6 / wall.as_secs_f64()),
             board: played.description.clone(),
+            stops: hil_report::StopFacts::of(&played.runs),
         };
         let facts_written = hil_report::write_hil_run_facts(out_dir, &facts);
 
@@ -1164,11 +1165,31 @@ fn render_console(out: &mut String, report: &hil_report::Report, facts: &HilRunF
             facts.wall_ms as f64 / 1e3
         );
     }
+    if let Some(stops) = &facts.stops {
+        render_stops(out, stops, facts.guest_ms);
+    }
     let _ = writeln!(
         out,
         "verdict: {}{}",
         report.verdict.to_uppercase(),
         if report.complete { "" } else { " (incomplete)" }
+    );
+}
+
+/// Where the lockstep run's host time went, by kind of stop.
+fn render_stops(out: &mut String, stops: &hil_report::StopFacts, guest_ms: u64) {
+    let per_guest_s = |count: u64| count as f64 * 1e3 / guest_ms.max(1) as f64;
+    let host_each_ms = |host_ms: u64, count: u64| host_ms as f64 / count.max(1) as f64;
+    let _ = writeln!(
+        out,
+        "  lockstep stops: {} record ({:.1} per guest s, {:.2} ms of host time each), {} tick ({:.1} per guest s, \
+         {:.2} ms each)",
+        stops.record_stops,
+        per_guest_s(stops.record_stops),
+        host_each_ms(stops.record_host_ms, stops.record_stops),
+        stops.tick_stops,
+        per_guest_s(stops.tick_stops),
+        host_each_ms(stops.tick_host_ms, stops.tick_stops)
     );
 }
 

@@ -20,7 +20,7 @@ use chessclock::{BySide, Side};
 use super::{Layout, Observed};
 use crate::judge::game::Terms;
 use crate::schedule::Schedule;
-use crate::session::{GameRun, PlayedGame, RunError};
+use crate::session::{GameRun, PlayedGame, RunError, StopTally};
 use crate::target::{Bounce, ButtonId, SentPress, StepPlan, Stop, Target};
 
 /// How an observed game is played.
@@ -84,6 +84,7 @@ pub fn play(target: &mut dyn Target, layout: &Layout, schedule: &Schedule, optio
         host_elapsed: started.elapsed(),
         error,
         terms: Terms::Observed { tolerance_us: tolerance },
+        stops: StopTally::default(),
     }
     .judged()
 }

@@ -397,6 +397,38 @@ pub struct Progress {
     pub duration_us: u64,
 }
 
+/// A game's lockstep stops by kind, and the host time each kind took:
+/// from the step that reached a stop to the next step, so running the
+/// guest there, the stop's own work and what the harness did at it. Counts
+/// are the same every run; host times are not, so they go to `run.json`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StopTally {
+    pub record_stops: u64,
+    pub tick_stops: u64,
+    pub record_host: Duration,
+    pub tick_host: Duration,
+}
+
+impl StopTally {
+    /// Adds `more`'s stops and host times.
+    pub fn add(&mut self, more: &StopTally) {
+        self.record_stops = self.record_stops.saturating_add(more.record_stops);
+        self.tick_stops = self.tick_stops.saturating_add(more.tick_stops);
+        self.record_host = self.record_host.saturating_add(more.record_host);
+        self.tick_host = self.tick_host.saturating_add(more.tick_host);
+    }
+
+    /// A stop of this kind that took `host` all told.
+    fn note(&mut self, tick: bool, host: Duration) {
+        let (count, time) = match tick {
+            true => (&mut self.tick_stops, &mut self.tick_host),
+            false => (&mut self.record_stops, &mut self.record_host),
+        };
+        *count = count.saturating_add(1);
+        *time = time.saturating_add(host);
+    }
+}
+
 /// What the session collected in a game as it went.
 #[derive(Debug, Default)]
 struct Course {
@@ -425,6 +457,8 @@ pub struct PlayedGame {
     pub error: Option<RunError>,
     /// How it was read and what the firmware declared.
     pub terms: Terms,
+    /// Its lockstep stops (none on a board in real time).
+    pub stops: StopTally,
 }
 
 impl PlayedGame {
@@ -453,6 +487,7 @@ impl PlayedGame {
             latency,
             board_latency,
             drift,
+            stops: self.stops,
         }
     }
 }
@@ -483,6 +518,8 @@ pub struct GameRun {
     pub board_latency: Option<BoardLatency>,
     /// Accounting drift over this game's TimeBase records.
     pub drift: Result<Fit, FitError>,
+    /// Its lockstep stops (none on a board in real time).
+    pub stops: StopTally,
 }
 
 impl GameRun {
@@ -562,6 +599,10 @@ pub struct Session<'a> {
     anchor: Option<MachineAnchor>,
     /// The arbiter commands sent in the game being played.
     arbiter_sent: Vec<ArbiterCommand>,
+    /// The game's lockstep stops so far.
+    stops: StopTally,
+    /// The latest stop: a tick or not, and the host instant its step began.
+    stop_began: Option<(bool, Instant)>,
     /// A `tc` of this session was accepted: `reset` must be too.
     control_set: bool,
 }
@@ -650,6 +691,8 @@ impl<'a> Session<'a> {
             anchor: None,
             control_set: false,
             arbiter_sent: Vec::new(),
+            stops: StopTally::default(),
+            stop_began: None,
         }
     }
 
@@ -683,6 +726,7 @@ impl<'a> Session<'a> {
         // a read would halt it at a point the host's speed decides. How
         // long the host takes decides nothing either, short of a hang.
         let waiting_since = Instant::now();
+        self.close_stop(waiting_since);
         let stop = loop {
             if let Some(stop) = self.target.step(&plan, STEP_SLICE)? {
                 break stop;
@@ -697,6 +741,7 @@ impl<'a> Session<'a> {
             }
         };
         self.at_tick = matches!(stop, Stop::Tick { .. });
+        self.stop_began = Some((self.at_tick, waiting_since));
         self.machine_us = self.target.machine_time_us()?;
         let after_record = self.after_record.take();
         self.at_record = matches!(stop, Stop::Written);
@@ -704,6 +749,19 @@ impl<'a> Session<'a> {
             self.tick_stop(ticks, after_record);
         }
         Ok(())
+    }
+
+    /// The game's stops, the latest closed now.
+    fn take_stops(&mut self) -> StopTally {
+        self.close_stop(Instant::now());
+        std::mem::take(&mut self.stops)
+    }
+
+    /// The latest stop is over at `now`: its host time is counted.
+    fn close_stop(&mut self, now: Instant) {
+        if let Some((tick, began)) = self.stop_began.take() {
+            self.stops.note(tick, now.saturating_duration_since(began));
+        }
     }
 
     /// Guest time at a tick stop. A record's instant, counted on by the
@@ -1049,6 +1107,9 @@ impl<'a> Session<'a> {
     pub fn play(&mut self, schedule: &Schedule, progress: &mut dyn FnMut(&Progress)) -> PlayedGame {
         let started = Instant::now();
         self.arbiter_sent.clear();
+        // The stops before the game (the Hello's) are not the game's.
+        self.stop_began = None;
+        self.stops = StopTally::default();
         let mut course = Course::default();
         let hello = self.hello();
         let tick_us = hello.as_ref().map_or(0, |hello| u64::from(hello.tick_us));
@@ -1079,6 +1140,7 @@ impl<'a> Session<'a> {
             host_elapsed: started.elapsed(),
             error,
             terms: Terms::Contract { hello: self.hello, ranges, lockstep: self.lockstep, drift: self.options.drift },
+            stops: self.take_stops(),
         }
     }
 
@@ -1922,6 +1984,23 @@ max_moves = 8
             assert_eq!(comparison.by_quantity.get("press.stamp"), None, "{:#?}", comparison.mismatches);
             assert_eq!(comparison.largest_us.get("press.stamp"), Some(&0), "stamped at the harness's edge");
         }
+    }
+
+    /// A lockstep game counts its stops by kind, the same on every run
+    /// (the host times beside them go to run.json only); a board in real
+    /// time has none.
+    #[test]
+    fn a_lockstep_game_counts_its_stops_by_kind_the_same_every_run() {
+        let steps = FakeSteps { record_stop_ticks: Some(2), ..FakeSteps::default() };
+        let counts = || {
+            let (runs, _) = play(lockstep(steps), &scenario("30+1"), 0..1, options());
+            runs.iter().map(|run| (run.stops.record_stops, run.stops.tick_stops)).collect::<Vec<_>>()
+        };
+        let first = counts();
+        assert!(!first.is_empty() && first.iter().all(|&(record, tick)| record > 0 && tick > 0), "{first:?}");
+        assert_eq!(counts(), first);
+        let (runs, _) = play(Behaviour::default(), &scenario("30+1"), 0..1, options());
+        assert!(runs.iter().all(|run| run.stops == StopTally::default()));
     }
 
     #[test]

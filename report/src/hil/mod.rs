@@ -1142,6 +1142,37 @@ pub struct HilRunFacts {
     /// real time.
     pub speed: Option<f64>,
     pub board: String,
+    /// Lockstep stops over every game, by kind, and where host time went
+    /// (none on a board in real time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stops: Option<StopFacts>,
+}
+
+/// A run's lockstep stops by kind and the host time each kind took (from
+/// the step that reached a stop to the next step), `hil/LOCKSTEP.md`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StopFacts {
+    pub record_stops: u64,
+    pub tick_stops: u64,
+    pub record_host_ms: u64,
+    pub tick_host_ms: u64,
+}
+
+impl StopFacts {
+    /// The runs' stops; `None` when no game stopped (a board in real time).
+    pub fn of(runs: &[GameRun]) -> Option<StopFacts> {
+        let mut tally = bench_hil::session::StopTally::default();
+        for run in runs {
+            tally.add(&run.stops);
+        }
+        let millis = |host: std::time::Duration| u64::try_from(host.as_millis()).unwrap_or(u64::MAX);
+        (tally.record_stops + tally.tick_stops > 0).then(|| StopFacts {
+            record_stops: tally.record_stops,
+            tick_stops: tally.tick_stops,
+            record_host_ms: millis(tally.record_host),
+            tick_host_ms: millis(tally.tick_host),
+        })
+    }
 }
 
 /// Writes `run.json` into `dir`, atomically.

@@ -113,6 +113,7 @@ fn game_run(records: Vec<Record>, error: Option<RunError>) -> GameRun {
         latency: Percentiles::of(&bench_hil::judge::latency::press_latencies(&records)),
         board_latency: None,
         drift: drift::fit(&samples, &FitOptions::default()),
+        stops: Default::default(),
         records,
     }
 }

@@ -221,6 +221,97 @@ fn shrink_says_why_a_run_without_a_failing_game_has_nothing_to_shrink() {
     assert!(stdout.contains("verdict: FAIL") && stdout.contains("no game failed on its own"), "{stdout}");
 }
 
+/// `--shrink` writes the shrunk game as a replay file; `--replay` plays it
+/// with the same failure, bit for bit on every play; shrinking it again
+/// finds nothing more to take away.
+#[test]
+fn shrink_writes_a_replay_file_that_fails_the_same_way_when_played() {
+    let dir = temp_dir("shrink-replay");
+    let scenario = dir.join("failing.toml");
+    std::fs::write(&scenario, FAILING).unwrap();
+    let out = dir.join("shrunk");
+    let args =
+        ["sim", "--scenario", scenario.to_str().unwrap(), "--game", "0", "--shrink", "--out", out.to_str().unwrap()];
+    let shrunk = bench(&args);
+    let stdout = text(&shrunk.stdout);
+    assert_eq!(shrunk.status.code(), Some(1), "{stdout}{}", text(&shrunk.stderr));
+    assert!(stdout.contains("1-minimal") && stdout.contains("still fail with time error"), "{stdout}");
+    let file = stdout.lines().find_map(|line| line.strip_prefix("replay file: ")).expect("the replay file is named");
+    let written = std::fs::read_to_string(file).unwrap();
+    assert!(written.contains("format = \"bench-replay\"") && written.contains("[[move]]"), "{written}");
+    assert_eq!(bench(&args).stdout, shrunk.stdout, "shrinking is deterministic");
+    assert_eq!(std::fs::read_to_string(file).unwrap(), written, "the same replay file");
+
+    let replayed = bench(&["sim", "--replay", file]);
+    let replayed_out = text(&replayed.stdout);
+    assert_eq!(replayed.status.code(), Some(1), "{replayed_out}{}", text(&replayed.stderr));
+    assert!(replayed_out.contains("FAIL time error"), "{replayed_out}");
+    assert!(replayed_out.contains("press missed"), "the trace shows the cause: {replayed_out}");
+    let reasons = |out: &str| {
+        out.lines().filter(|line| line.trim_start().starts_with("FAIL")).map(str::to_string).collect::<Vec<_>>()
+    };
+    assert_eq!(reasons(&replayed_out), reasons(&stdout), "the replay fails as the shrunk game did");
+    assert_eq!(bench(&["sim", "--replay", file]).stdout, replayed.stdout, "a replay is bit for bit the same");
+
+    let again = bench(&["sim", "--replay", file, "--shrink", "--out", dir.join("again").to_str().unwrap()]);
+    let again_out = text(&again.stdout);
+    assert_eq!(again.status.code(), Some(1), "{again_out}");
+    let again_file = again_out.lines().find_map(|line| line.strip_prefix("replay file: ")).expect("written");
+    let moves = |file: &str| {
+        let text = std::fs::read_to_string(file).unwrap();
+        text.find("\n[[move]]\n").map(|start| text[start..].to_string())
+    };
+    assert_eq!(moves(again_file), moves(file), "a minimal case shrinks no further");
+}
+
+/// A replay file that cannot be played is refused (exit 2) with the file,
+/// the field and what to write instead, before anything is played.
+#[test]
+fn a_bad_replay_file_is_a_usage_error_that_names_what_is_wrong() {
+    let dir = temp_dir("replay-bad");
+    let scenario = dir.join("failing.toml");
+    std::fs::write(&scenario, FAILING).unwrap();
+    let out = dir.join("shrunk");
+    let shrunk = bench(&[
+        "sim",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--game",
+        "0",
+        "--shrink",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = text(&shrunk.stdout);
+    let good =
+        std::fs::read_to_string(stdout.lines().find_map(|line| line.strip_prefix("replay file: ")).unwrap()).unwrap();
+    let cases = [
+        ("version.toml", good.replace("version = 1", "version = 7"), "version 7"),
+        ("format.toml", good.replace("format = \"bench-replay\"", "format = \"other\""), "format"),
+        ("unknown.toml", good.replace("version = 1", "version = 1\ncolour = 3"), "colour"),
+        ("defect.toml", good.replace("disabled = [", "disabled = [\"gremlins\", "), "unknown defect `gremlins`"),
+        (
+            "act.toml",
+            format!("{good}\n[[move]]\nat_us = 999999999999\n[[move.act]]\nat_us = 1\nact = \"dance\"\n"),
+            "act `dance`",
+        ),
+        ("back.toml", format!("{good}\n[[move]]\nat_us = 900000000\n[[move]]\nat_us = 1000\n"), "comes before"),
+    ];
+    for (name, body, needle) in cases {
+        let file = dir.join(name);
+        std::fs::write(&file, body).unwrap();
+        let output = bench(&["sim", "--replay", file.to_str().unwrap()]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains(needle) && stderr.contains(name), "{name}: {stderr}");
+    }
+    let missing = bench(&["sim", "--replay", dir.join("none.toml").to_str().unwrap()]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(text(&missing.stderr).contains("cannot read the replay file"), "{}", text(&missing.stderr));
+    let both = bench(&["sim", "--replay", dir.join("none.toml").to_str().unwrap(), "--scenario", "both-flags"]);
+    assert_eq!(both.status.code(), Some(2), "a replay carries its scenario: --scenario is refused");
+}
+
 #[test]
 fn calibrate_suggests_ranges_and_fails_on_a_range_chance_breaks() {
     let dir = temp_dir("calibrate");

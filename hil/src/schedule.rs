@@ -451,6 +451,7 @@ fn logged_game(scenario: &Scenario, seed: u64, game: u64, shows_flag_order: bool
         model_oracle: false,
         disabled: DefectSet::NONE,
         record_inputs: true,
+        script: None,
     });
     (record.inputs.unwrap_or_default(), record.applied)
 }
@@ -655,6 +656,7 @@ mod tests {
             model_oracle: false,
             disabled: DefectSet::default(),
             record_inputs: false,
+            script: None,
         });
         let presses = record
             .trace

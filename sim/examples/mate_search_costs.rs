@@ -74,6 +74,7 @@ fn main() -> ExitCode {
             model_oracle: false,
             disabled: DefectSet::default(),
             record_inputs: false,
+            script: None,
         });
         if record.ideal.class() != "6.10" {
             continue;

@@ -7,6 +7,7 @@
 pub mod board;
 pub mod calibrate;
 pub mod coverage;
+pub mod ddmin;
 pub mod defects;
 pub mod game;
 pub mod legal;
@@ -18,6 +19,7 @@ pub mod player;
 pub mod postal;
 pub mod press_model;
 pub mod queue;
+pub mod replay;
 pub mod rng;
 pub mod run;
 pub mod sample;

@@ -383,6 +383,7 @@ pub fn run_with(scenario: &Scenario, options: &RunOptions, controls: &Controls<'
         model_oracle: options.model_oracle,
         disabled: options.disabled,
         record_inputs: false,
+        script: None,
     };
     std::thread::scope(|scope| {
         for _ in 0..jobs {

@@ -1,28 +1,90 @@
-//! Shrinking a failing game: switch off every defect the failure does not
-//! need, then cut the game to the fewest moves that still fail, and repeat
-//! both until neither changes anything. The result is minimal: switching
-//! off one more defect, or one move fewer per player, and the game passes.
+//! Shrinking a failing game to the fewest presses, arbiter acts and
+//! defects that still fail **the same way** ([`Cause`]):
 //!
-//! A shrunk game is replayed with the same seed and game index plus the
-//! switches found here (`--disable`, `--max-moves`), so its trace is the
-//! minimal press/defect sequence that shows the failure.
+//! 1. switch off every defect the failure does not need, and cut the game
+//!    to the fewest moves per player (a bisection of `max_moves`), until
+//!    neither changes anything;
+//! 2. take that game's [`Script`] and reduce it by delta debugging
+//!    ([`crate::ddmin`]): leave out moves (two thinks become one) and
+//!    arbiter acts until leaving out any single one loses the failure;
+//!    then make each move as early as it still fails (shorter thinks, so
+//!    that fewer moves pass the same time without a flag);
+//! 3. switch defects off once more on the reduced script, and go round
+//!    steps 2 and 3 again until neither changes anything.
+//!
+//! The result is 1-minimal: leaving out any one element of its script, or
+//! switching off any one more defect, and the game no longer fails with
+//! its cause (unless the budget ran out first, which it says). The shrunk
+//! game is played from its script ([`crate::replay`] writes it as a file).
 
+use std::fmt;
+
+use crate::ddmin::ddmin;
 use crate::defects::{Defect, DefectSet};
-use crate::game::{self, GameRecord, GameSpec};
+use crate::game::{self, Element, GameRecord, GameSpec, Script};
+use crate::player::HURRIED_MOVE_MIN_US;
 use crate::run::failure_reasons;
 use crate::scenario::Scenario;
+
+/// Games a shrink may play unless told otherwise: enough for a 1-minimal
+/// script of a few hundred elements.
+pub const BUDGET_DEFAULT: u32 = 20_000;
+
+/// What a failing game fails of, for shrinking: a step that fails
+/// otherwise is a different bug, and shrinking must not slide to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// An oracle's invariant: the clock it watched (`device`, `ideal`) and
+    /// the check, which states the rule it holds the clock to.
+    Oracle { clock: &'static str, check: &'static str },
+    /// The device's display off by more than the scenario's
+    /// `expect.time_error_max_us`.
+    TimeError,
+    /// The device's result differs from the ideal clock's where every game
+    /// must agree (`expect.agreement_min_percent = 100`).
+    ResultDiffers,
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cause::Oracle { clock, check } => write!(f, "{clock} oracle `{check}`"),
+            Cause::TimeError => f.write_str("time error beyond the scenario's bound"),
+            Cause::ResultDiffers => f.write_str("device result differs from the ideal clock's"),
+        }
+    }
+}
+
+/// A game's first cause of failure, in the order [`failure_reasons`] gives
+/// them, its oracle violations taken earliest first; `None` when it passes.
+pub fn first_cause(scenario: &Scenario, record: &GameRecord) -> Option<Cause> {
+    if let Some(violation) = record.violations.iter().min_by_key(|violation| violation.at_us) {
+        return Some(Cause::Oracle { clock: violation.clock, check: violation.check });
+    }
+    if scenario.expect.time_error_max_us.is_some_and(|bound| record.max_time_error_us > bound) {
+        return Some(Cause::TimeError);
+    }
+    (scenario.expect.agreement_min_percent == 100 && !record.agrees()).then_some(Cause::ResultDiffers)
+}
 
 /// The smallest failing game found.
 #[derive(Clone, Debug)]
 pub struct Shrunk {
+    pub cause: Cause,
     pub disabled: DefectSet,
-    /// The move bound that still fails (moves per player).
+    /// The move bound of the game (moves per player).
     pub max_moves: u32,
+    /// The players' moves and the arbiter's acts that still fail.
+    pub script: Script,
+    /// Elements (moves and acts) of the original game's script.
+    pub original_len: usize,
     pub reasons: Vec<String>,
     /// The shrunk game, with its trace.
     pub record: GameRecord,
     /// Games played while shrinking.
     pub attempts: u32,
+    /// The budget ran out: the game fails, but may not be minimal.
+    pub budget_spent: bool,
 }
 
 /// What to shrink: one game of a scenario.
@@ -35,10 +97,19 @@ pub struct Target<'a> {
     pub model_oracle: bool,
 }
 
-/// Plays the target with `disabled` switched off and at most `max_moves`.
-pub fn play_variant(target: Target<'_>, disabled: DefectSet, max_moves: u32, trace: bool) -> GameRecord {
+/// One way to play the target: defects off, a move bound, and a script to
+/// play instead of drawing the players' and arbiter's choices.
+#[derive(Clone, Copy, Debug)]
+pub struct Variant<'s> {
+    pub disabled: DefectSet,
+    pub max_moves: u32,
+    pub script: Option<&'s Script>,
+}
+
+/// Plays the target as `variant` says, its script kept; traced on request.
+pub fn play_variant(target: Target<'_>, variant: Variant<'_>, trace: bool) -> GameRecord {
     let mut scenario = target.scenario.clone();
-    scenario.board.max_moves = max_moves.max(1);
+    scenario.board.max_moves = variant.max_moves.max(1);
     game::play(GameSpec {
         scenario: &scenario,
         seed: target.seed,
@@ -46,54 +117,153 @@ pub fn play_variant(target: Target<'_>, disabled: DefectSet, max_moves: u32, tra
         swarm: target.swarm,
         trace,
         model_oracle: target.model_oracle,
-        disabled,
-        record_inputs: false,
+        disabled: variant.disabled,
+        record_inputs: true,
+        script: variant.script,
     })
 }
 
-/// Shrinks a failing game; `None` when the game does not fail.
-pub fn shrink(target: Target<'_>) -> Option<Shrunk> {
-    let mut attempts = 0u32;
-    let mut fails = |disabled: DefectSet, max_moves: u32| {
-        attempts += 1;
-        let record = play_variant(target, disabled, max_moves, false);
-        !failure_reasons(target.scenario, &record).is_empty()
-    };
-    let mut max_moves = target.scenario.board.max_moves;
-    if !fails(DefectSet::NONE, max_moves) {
-        return None;
-    }
-    // Until neither step changes anything, since each can make the other
-    // find more: a defect needed only while another was on (a pause that
-    // hid the drift), or one that acts only after the cut.
-    let mut disabled = DefectSet::NONE;
+/// Shrinks a failing game within `budget` games; `None` when the game
+/// does not fail.
+pub fn shrink(target: Target<'_>, budget: u32) -> Option<Shrunk> {
+    let whole = Variant { disabled: DefectSet::NONE, max_moves: target.scenario.board.max_moves, script: None };
+    shrink_from(target, whole, budget)
+}
+
+/// Shrinks the target played as `start` says (a replay file's game);
+/// `None` when it does not fail.
+pub fn shrink_from(target: Target<'_>, start: Variant<'_>, budget: u32) -> Option<Shrunk> {
+    let played = play_variant(target, start, false);
+    let cause = first_cause(target.scenario, &played)?;
+    let original_len = played.script.as_ref().map_or(0, Script::len);
+    let mut shrinker = Shrinker { target, cause, attempts: 1, budget, budget_spent: false };
+    let (mut disabled, max_moves) = shrinker.defects_and_moves(start);
+    let first = Variant { disabled, max_moves, ..start };
+    let mut script = play_variant(target, first, false).script.unwrap_or_default();
+    shrinker.attempts += 1;
     loop {
-        // Switch off every defect the failure does not need, one at a time.
-        let before = (disabled, max_moves);
-        for defect in Defect::ALL {
-            let candidate = disabled.with(defect);
-            if candidate != disabled && fails(candidate, max_moves) {
-                disabled = candidate;
-            }
-        }
-        // The fewest moves that still fail: bisect, then confirm.
-        let (mut low, mut high) = (1u32, max_moves);
-        while low < high {
-            let middle = low + (high - low) / 2;
-            if fails(disabled, middle) {
-                high = middle;
-            } else {
-                low = middle + 1;
-            }
-        }
-        if high < max_moves && fails(disabled, high) {
-            max_moves = high;
-        }
-        if (disabled, max_moves) == before {
+        let before = (script.clone(), disabled);
+        script = shrinker.reduce_script(Variant { disabled, max_moves, script: None }, script);
+        script = shrinker.shorten_thinks(Variant { disabled, max_moves, script: None }, script);
+        disabled = shrinker.switch_off_defects(Variant { disabled, max_moves, script: Some(&script) });
+        if (&script, disabled) == (&before.0, before.1) {
             break;
         }
     }
-    let record = play_variant(target, disabled, max_moves, true);
+    let record = play_variant(target, Variant { disabled, max_moves, script: Some(&script) }, true);
     let reasons = failure_reasons(target.scenario, &record);
-    Some(Shrunk { disabled, max_moves, reasons, record, attempts })
+    Some(Shrunk {
+        cause: shrinker.cause,
+        disabled,
+        max_moves,
+        script,
+        original_len,
+        reasons,
+        record,
+        attempts: shrinker.attempts,
+        budget_spent: shrinker.budget_spent,
+    })
+}
+
+/// The shrink's state: what it keeps failing of, and the games it played.
+struct Shrinker<'a> {
+    target: Target<'a>,
+    cause: Cause,
+    attempts: u32,
+    budget: u32,
+    budget_spent: bool,
+}
+
+impl Shrinker<'_> {
+    /// Whether `variant` fails with the cause; `false` once the budget is
+    /// spent, so every step stops where it stands.
+    fn fails_the_same(&mut self, variant: Variant<'_>) -> bool {
+        if self.attempts >= self.budget {
+            self.budget_spent = true;
+            return false;
+        }
+        self.attempts += 1;
+        let record = play_variant(self.target, variant, false);
+        first_cause(self.target.scenario, &record).as_ref() == Some(&self.cause)
+    }
+
+    /// Step 1: defects off and the move bound bisected, until neither
+    /// changes anything, since each can make the other find more: a defect
+    /// needed only while another was on, or one that acts only after the
+    /// cut.
+    fn defects_and_moves(&mut self, start: Variant<'_>) -> (DefectSet, u32) {
+        let mut variant = start;
+        loop {
+            let before = (variant.disabled, variant.max_moves);
+            variant.disabled = self.switch_off_defects(variant);
+            let (mut low, mut high) = (1u32, variant.max_moves);
+            while low < high {
+                let middle = low + (high - low) / 2;
+                if self.fails_the_same(Variant { max_moves: middle, ..variant }) {
+                    high = middle;
+                } else {
+                    low = middle + 1;
+                }
+            }
+            if high < variant.max_moves && self.fails_the_same(Variant { max_moves: high, ..variant }) {
+                variant.max_moves = high;
+            }
+            if (variant.disabled, variant.max_moves) == before {
+                return before;
+            }
+        }
+    }
+
+    /// Every defect the failure does not need switched off, one at a time.
+    fn switch_off_defects(&mut self, variant: Variant<'_>) -> DefectSet {
+        let mut disabled = variant.disabled;
+        for defect in Defect::ALL {
+            let candidate = disabled.with(defect);
+            if candidate != disabled && self.fails_the_same(Variant { disabled: candidate, ..variant }) {
+                disabled = candidate;
+            }
+        }
+        disabled
+    }
+
+    /// Step 2: the script's moves and acts reduced by delta debugging,
+    /// played as `variant` says otherwise.
+    fn reduce_script(&mut self, variant: Variant<'_>, script: Script) -> Script {
+        let budget = self.budget.saturating_sub(self.attempts);
+        let mut tests_failed_same = |kept: &[Element]| {
+            let candidate = script.keeping(kept);
+            let record = play_variant(self.target, Variant { script: Some(&candidate), ..variant }, false);
+            first_cause(self.target.scenario, &record).as_ref() == Some(&self.cause)
+        };
+        let reduced = ddmin(script.elements(), budget, &mut tests_failed_same);
+        self.attempts = self.attempts.saturating_add(reduced.tests);
+        self.budget_spent |= reduced.budget_spent;
+        script.keeping(&reduced.kept)
+    }
+
+    /// Step 2b: each move made as early as a hurried player makes it, or
+    /// else after half its think, everything after it earlier by as much,
+    /// while the failure stays: shorter thinks leave a later reduction more
+    /// moves to leave out without a flag falling.
+    fn shorten_thinks(&mut self, variant: Variant<'_>, mut script: Script) -> Script {
+        for index in 0..script.moves.len() {
+            let previous_us = index
+                .checked_sub(1)
+                .and_then(|previous| script.moves.get(previous))
+                .map_or(0, |scripted| scripted.at_us);
+            let think_us = script.moves.get(index).map_or(0, |scripted| scripted.at_us) - previous_us;
+            // Whole milliseconds, as players think: the clocks' tick grid.
+            for shorter_us in [HURRIED_MOVE_MIN_US, think_us / 2 / 1_000 * 1_000] {
+                if shorter_us >= think_us {
+                    continue;
+                }
+                let candidate = script.earlier_from(index, think_us - shorter_us);
+                if self.fails_the_same(Variant { script: Some(&candidate), ..variant }) {
+                    script = candidate;
+                    break;
+                }
+            }
+        }
+        script
+    }
 }

@@ -26,6 +26,7 @@ fn spec(scenario: &Scenario, game: u64, swarm: bool) -> GameSpec<'_> {
         model_oracle: true,
         disabled: DefectSet::default(),
         record_inputs: false,
+        script: None,
     }
 }
 

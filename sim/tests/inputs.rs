@@ -33,6 +33,7 @@ fn play(scenario: &Scenario, game: u64, swarm: bool, record_inputs: bool) -> Gam
         model_oracle: false,
         disabled: DefectSet::NONE,
         record_inputs,
+        script: None,
     })
 }
 

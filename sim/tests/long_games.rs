@@ -19,6 +19,7 @@ fn first_game(text: &str) -> game::GameRecord {
         model_oracle: true,
         disabled: DefectSet::default(),
         record_inputs: false,
+        script: None,
     })
 }
 

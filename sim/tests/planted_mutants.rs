@@ -73,6 +73,7 @@ fn play(scenario: &Scenario) -> Vec<GameRecord> {
                 model_oracle: true,
                 disabled: DefectSet::NONE,
                 record_inputs: false,
+                script: None,
             })
         })
         .collect()

@@ -45,6 +45,7 @@ fn every_missed_press_is_noticed_and_corrected_within_an_attention_span() {
             model_oracle: true,
             disabled: DefectSet::default(),
             record_inputs: false,
+            script: None,
         });
         assert!(record.violations.is_empty(), "game {index}: {:?}", record.violations);
         let trace = record.trace.expect("traced");
@@ -155,5 +156,6 @@ fn traced_first_game(scenario: &Scenario) -> game::GameRecord {
         model_oracle: true,
         disabled: DefectSet::default(),
         record_inputs: false,
+        script: None,
     })
 }

@@ -1,15 +1,54 @@
 //! Shrinking finds the known minimal case: in a game whose only harmful
 //! defect is a missed press, shrinking keeps the missed press, switches off
-//! everything else, and cuts the game right after the first missed press.
-//! Properties: any shrunk game is minimal, and the replay a command prints
-//! (`--trace`, `--disable`, `--max-moves`) is the game that ran.
+//! everything else, and keeps a few moves of the game.
+//! Properties: any shrunk game fails with the original's cause and is
+//! 1-minimal (no single move, act or defect more can go), shrinking keeps
+//! the cause where a plain reduction slides to another, and the replay a
+//! command prints (`--trace`, `--disable`, `--max-moves`) is the game that
+//! ran.
 
 use std::path::Path;
 
+use bench_sim::ddmin::ddmin;
 use bench_sim::defects::{Defect, DefectSet};
+use bench_sim::game::{GameRecord, Script};
 use bench_sim::run::failure_reasons;
 use bench_sim::scenario::Scenario;
-use bench_sim::shrink::{play_variant, shrink, Target};
+use bench_sim::shrink::{first_cause, shrink, Cause, Shrunk, Target, Variant, BUDGET_DEFAULT};
+
+fn play_variant(target: Target<'_>, disabled: DefectSet, max_moves: u32, trace: bool) -> GameRecord {
+    bench_sim::shrink::play_variant(target, Variant { disabled, max_moves, script: None }, trace)
+}
+
+/// The shrunk game played again, `script` instead of its own.
+fn played_with(target: Target<'_>, shrunk: &Shrunk, disabled: DefectSet, script: &Script) -> GameRecord {
+    let variant = Variant { disabled, max_moves: shrunk.max_moves, script: Some(script) };
+    bench_sim::shrink::play_variant(target, variant, false)
+}
+
+/// Whether a shrunk game is 1-minimal: leaving out any one element of its
+/// script, or switching off any one more defect, loses its cause. `None`
+/// when it is; else what could still go.
+fn not_minimal(target: Target<'_>, shrunk: &Shrunk) -> Option<String> {
+    let scenario = target.scenario;
+    let cause = Some(shrunk.cause.clone());
+    let elements = shrunk.script.elements();
+    for left_out in 0..elements.len() {
+        let mut kept = elements.clone();
+        let element = kept.remove(left_out);
+        let fewer = shrunk.script.keeping(&kept);
+        if first_cause(scenario, &played_with(target, shrunk, shrunk.disabled, &fewer)) == cause {
+            return Some(format!("element {element:?} of {} can go", elements.len()));
+        }
+    }
+    for defect in Defect::ALL.into_iter().filter(|defect| !shrunk.disabled.contains(*defect)) {
+        let record = played_with(target, shrunk, shrunk.disabled.with(defect), &shrunk.script);
+        if first_cause(scenario, &record) == cause {
+            return Some(format!("{} can be switched off too ({})", defect.name(), shrunk.disabled));
+        }
+    }
+    None
+}
 use proptest::prelude::*;
 
 /// Any time error fails a game; only missed presses cause one (the other
@@ -41,8 +80,9 @@ fn shrinking_keeps_only_the_missed_press_and_cuts_the_game_after_it() {
         })
         .expect("some game has a missed press");
     let target = Target { scenario: &scenario, seed: 3, game: failing, swarm: false, model_oracle: false };
-    let shrunk = shrink(target).expect("the game fails, so it shrinks");
+    let shrunk = shrink(target, BUDGET_DEFAULT).expect("the game fails, so it shrinks");
 
+    assert_eq!(shrunk.cause, Cause::TimeError);
     assert!(!shrunk.disabled.contains(Defect::MissedPress), "the missed press is the cause: {}", shrunk.disabled);
     for harmless in [Defect::DisplayFreeze, Defect::Pause] {
         assert!(shrunk.disabled.contains(harmless), "{harmless:?} is not needed: {}", shrunk.disabled);
@@ -50,10 +90,14 @@ fn shrinking_keeps_only_the_missed_press_and_cuts_the_game_after_it() {
     let trace = shrunk.record.trace.as_ref().unwrap();
     assert!(trace.iter().any(|line| line.contains("press missed")), "the shrunk trace shows the missed press");
     assert!(!failure_reasons(&scenario, &shrunk.record).is_empty());
-
-    // Minimal: one move fewer per player and the failure is gone.
-    let shorter = play_variant(target, shrunk.disabled, shrunk.max_moves - 1, false);
-    assert!(failure_reasons(&scenario, &shorter).is_empty(), "max_moves {} is not minimal", shrunk.max_moves);
+    assert!(
+        shrunk.script.len() <= 4,
+        "a missed press needs a move or two, not the game's {} moves, acts and faults: {:?}",
+        shrunk.original_len,
+        shrunk.script
+    );
+    assert!(!shrunk.budget_spent);
+    assert_eq!(not_minimal(target, &shrunk), None);
 }
 
 #[test]
@@ -64,14 +108,19 @@ fn a_passing_game_has_nothing_to_shrink() {
         ..scenario.clone()
     };
     let target = Target { scenario: &clean, seed: 3, game: 0, swarm: false, model_oracle: false };
-    assert!(shrink(target).is_none());
+    assert!(shrink(target, BUDGET_DEFAULT).is_none());
 }
 
 /// A scenario with any mix of the device's defects and the arbiter's
 /// interventions, where any time error or disagreement fails a game.
 fn mixed_scenario(control: &str, on: &[bool], legal: bool) -> Scenario {
+    let text = mixed_text(control, on, legal);
+    Scenario::parse(&text, Path::new("shrink-property.toml")).unwrap_or_else(|error| panic!("{error}\n{text}"))
+}
+
+fn mixed_text(control: &str, on: &[bool], legal: bool) -> String {
     let line = |index: usize, text: &str| if on[index] { format!("{text}\n") } else { String::new() };
-    let text = format!(
+    format!(
         "description = \"shrink property\"\ncontrol = \"{control}\"\nmoves = \"{moves}\"\n\
          [players]\nthink = {{ distribution = \"skewed\", min_ms = 100, max_ms = 6000 }}\n\
          [device]\n{}{}{}{}{}{}{}{}\
@@ -90,18 +139,16 @@ fn mixed_scenario(control: &str, on: &[bool], legal: bool) -> Scenario {
         line(10, "set_moves = \"1/10\""),
         line(11, "replace_clock = \"1/20\""),
         moves = if legal { "legal" } else { "abstract" },
-    );
-    Scenario::parse(&text, Path::new("shrink-property.toml")).unwrap_or_else(|error| panic!("{error}\n{text}"))
+    )
 }
 
 proptest! {
-    // 256 cases unless PROPTEST_CASES says otherwise: a non-minimal shrink
-    // showed about once in 2 000 before shrinking repeated its two steps.
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    // 64 cases unless PROPTEST_CASES says otherwise: each shrink plays
+    // hundreds of games and the minimality check as many again.
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Whatever the mix, a shrunk game fails, replays as printed, and is
-    /// minimal: switching off any one more defect, or one move fewer per
-    /// player, and it passes.
+    /// Whatever the mix, a shrunk game fails with the original's first
+    /// cause, replays from its script, and is 1-minimal.
     #[test]
     fn a_shrunk_game_fails_and_nothing_more_can_go(
         control in prop::sample::select(vec!["120+1", "60", "2/30:60+d2", "30+b3", "20(3x5)"]),
@@ -112,24 +159,19 @@ proptest! {
     ) {
         let scenario = mixed_scenario(control, &on, legal);
         let target = Target { scenario: &scenario, seed, game, swarm: false, model_oracle: false };
-        let Some(shrunk) = shrink(target) else {
+        let Some(shrunk) = shrink(target, BUDGET_DEFAULT) else {
             let whole = play_variant(target, DefectSet::NONE, scenario.board.max_moves, false);
             prop_assert!(failure_reasons(&scenario, &whole).is_empty(), "fails but does not shrink");
             return Ok(());
         };
-        prop_assert!(!shrunk.reasons.is_empty(), "the shrunk game fails");
-        let replay = play_variant(target, shrunk.disabled, shrunk.max_moves, false);
+        let original = first_cause(&scenario, &play_variant(target, DefectSet::NONE, scenario.board.max_moves, false));
+        prop_assert_eq!(Some(&shrunk.cause), original.as_ref(), "the cause is the game's first");
+        prop_assert_eq!(first_cause(&scenario, &shrunk.record), Some(shrunk.cause.clone()), "the shrunk game fails the same way");
+        let replay = played_with(target, &shrunk, shrunk.disabled, &shrunk.script);
         prop_assert_eq!(replay.trace_hash, shrunk.record.trace_hash, "the replay is the shrunk game");
-        for defect in Defect::ALL.into_iter().filter(|defect| !shrunk.disabled.contains(*defect)) {
-            let fewer = play_variant(target, shrunk.disabled.with(defect), shrunk.max_moves, false);
-            prop_assert!(
-                failure_reasons(&scenario, &fewer).is_empty(),
-                "{} is not needed: with it off too ({}) the game still fails", defect.name(), shrunk.disabled
-            );
-        }
-        if shrunk.max_moves > 1 {
-            let shorter = play_variant(target, shrunk.disabled, shrunk.max_moves - 1, false);
-            prop_assert!(failure_reasons(&scenario, &shorter).is_empty(), "max_moves {} is not minimal", shrunk.max_moves);
+        prop_assert!(!shrunk.budget_spent);
+        if let Some(why) = not_minimal(target, &shrunk) {
+            prop_assert!(false, "not 1-minimal: {}", why);
         }
     }
 
@@ -174,4 +216,39 @@ proptest! {
             prop_assert!(same(&bounded), "--max-moves {} changes a game of {} moves", longest + 1, longest);
         }
     }
+}
+
+/// A plain reduction, "still fails", slides from the game's cause to
+/// another: a game whose first failure is a disagreement of results ends
+/// up failing on a time error, or the other way round. The shrinker keeps
+/// the cause on exactly those games.
+#[test]
+fn shrinking_keeps_the_cause_where_a_plain_reduction_slides_to_another() {
+    let on = [true; 12];
+    let text = mixed_text("120+1", &on, false).replace("time_error_max_us = 0", "time_error_max_us = 1500000");
+    let scenario = Scenario::parse(&text, Path::new("shrink-slide.toml")).unwrap();
+    let mut slid = 0;
+    for game in 0..40 {
+        let target = Target { scenario: &scenario, seed: 5, game, swarm: false, model_oracle: false };
+        let whole = play_variant(target, DefectSet::NONE, scenario.board.max_moves, false);
+        let (Some(cause), Some(script)) = (first_cause(&scenario, &whole), whole.script.clone()) else { continue };
+        let plain = ddmin(script.elements(), BUDGET_DEFAULT, |kept| {
+            let record = played_script(target, &scenario, &script.keeping(kept));
+            !failure_reasons(&scenario, &record).is_empty()
+        });
+        let plain_cause = first_cause(&scenario, &played_script(target, &scenario, &script.keeping(&plain.kept)));
+        if plain_cause.as_ref() == Some(&cause) {
+            continue;
+        }
+        slid += 1;
+        let shrunk = shrink(target, BUDGET_DEFAULT).expect("the game fails");
+        assert_eq!(shrunk.cause, cause, "game {game}: the plain reduction slid to {plain_cause:?}");
+        assert_eq!(first_cause(&scenario, &shrunk.record), Some(cause), "game {game}");
+    }
+    assert!(slid >= 1, "some game shows the slide");
+}
+
+fn played_script(target: Target<'_>, scenario: &Scenario, script: &Script) -> GameRecord {
+    let variant = Variant { disabled: DefectSet::NONE, max_moves: scenario.board.max_moves, script: Some(script) };
+    bench_sim::shrink::play_variant(target, variant, false)
 }

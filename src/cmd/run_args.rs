@@ -45,7 +45,7 @@ mod tests {
         assert!(help("hil", "out").contains("reports/hil-<scenario>-<seed>"));
         assert!(help("sim", "out").contains("reports/<scenario>-<seed>"));
         assert!(help("hil", "force").contains("firmware path"));
-        assert!(help("sim", "max_moves").contains("printed by --shrink"));
+        assert!(help("sim", "max_moves").starts_with("Play with at most"));
         assert!(help("hil", "max_moves").contains("overrides the scenario's bound"));
         assert!(help("hil", "seed").contains("same think times as `bench sim`"));
     }

@@ -9,9 +9,10 @@ use anyhow::Context;
 use bench_sim::calibrate::{self, Expectation};
 use bench_sim::defects::DefectSet;
 use bench_sim::game::{self, GameSpec};
+use bench_sim::replay::Replay;
 use bench_sim::run::{self, Check, Controls, RunOptions, Summary};
 use bench_sim::scenario::Scenario;
-use bench_sim::shrink::{self, Target};
+use bench_sim::shrink::{self, Shrunk, Target, Variant};
 
 use super::game_runs::{default_out_dir, progress_bar, RunOrigin};
 use super::run_args::RunArgs;
@@ -31,13 +32,16 @@ use bench_report::{self as report, gate};
          such a folder is refused (exit 2); a rerun of the same command replaces its own report",
     )),
     mut_arg("max_moves", |arg| arg.help(
-        "Replay with at most this many moves per player, 1 to 10 000 (printed by --shrink)",
+        "Play with at most this many moves per player, 1 to 10 000",
     )),
 )]
 pub struct Cmd {
     /// A scenario name (see `bench scenarios`) or a path to a scenario file.
-    #[arg(long, short, value_name = "NAME|PATH")]
-    scenario: String,
+    #[arg(long, short, value_name = "NAME|PATH", required_unless_present = "replay")]
+    scenario: Option<String>,
+    /// The scenario file's text, for the replay files --shrink writes.
+    #[arg(skip)]
+    scenario_toml: String,
     #[command(flatten)]
     run: RunArgs,
     /// Threads to run games on [default: all cores]. Results do not depend on it.
@@ -61,10 +65,26 @@ pub struct Cmd {
     /// With --game: print the game's full event trace.
     #[arg(long, requires = "game")]
     trace: bool,
-    /// Reduce a failing game (--game G, or the run's first failure) to the
-    /// fewest defects and moves that still fail, and print its trace.
+    /// Reduce a failing game (--game G, --replay FILE, or the run's first
+    /// failure) to the fewest moves, arbiter acts, device faults and
+    /// defects that still fail with the same first cause (the same oracle
+    /// and check), print its trace, and write it as a replay file (in
+    /// --out, else the run's report folder, else beside --replay's file).
     #[arg(long)]
     shrink: bool,
+    /// With --shrink: the most games shrinking may play. When they run out
+    /// the case still fails but may not be minimal, and says so.
+    #[arg(long, value_name = "GAMES", requires = "shrink", default_value_t = shrink::BUDGET_DEFAULT,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    shrink_budget: u32,
+    /// Play the game of a replay file (one game's moves, arbiter acts and
+    /// device faults, with its scenario inside; --shrink writes them) and
+    /// print its trace; exit 1 when it fails. With --shrink, shrink it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = [
+        "scenario", "game", "shard", "calibrate", "swarm", "disable", "check_determinism", "seed", "games",
+        "max_moves", "force",
+    ])]
+    replay: Option<PathBuf>,
     /// Play every game twice and fail on any difference.
     #[arg(long)]
     check_determinism: bool,
@@ -106,7 +126,13 @@ impl Cmd {
             Some(ShardArg::Given(index, count)) => Some((index, count)),
             Some(ShardArg::Auto) => Some(shard::from_env(|name| std::env::var(name).ok()).map_err(Failure::usage)?),
         };
-        let (mut scenario, file) = catalog::find(&self.scenario).map_err(Failure::usage)?;
+        if let Some(path) = self.replay.clone() {
+            return self.replay_game(&path);
+        }
+        let argument = self.scenario.clone().unwrap_or_default();
+        let (mut scenario, file) = catalog::find(&argument).map_err(Failure::usage)?;
+        // Read as the scenario was: a replay file carries the text.
+        self.scenario_toml = std::fs::read_to_string(&file).unwrap_or_default();
         if scenario.correspondence.is_some() {
             let over_the_board = [
                 ("--swarm", self.swarm),
@@ -148,7 +174,7 @@ impl Cmd {
             format!("--shard {index}/{count} picks a slice of a run's games, and --game one game: give one of them")
         } else if self.run.force && scenario.correspondence.is_none() {
             "--force replaces a run's report, and --game on an over-the-board scenario writes none".to_string()
-        } else if self.run.out.is_some() && scenario.correspondence.is_none() {
+        } else if self.run.out.is_some() && scenario.correspondence.is_none() && !self.shrink {
             "--out names a run's report folder, and --game on an over-the-board scenario writes no report: it \
              prints the game (--trace: every event); drop --game for a report"
                 .to_string()
@@ -166,10 +192,17 @@ impl Cmd {
         Target { scenario, seed, game, swarm: self.swarm, model_oracle: !self.no_model_oracle }
     }
 
+    /// The scenario as it was named.
+    fn scenario_argument(&self) -> String {
+        self.scenario.clone().unwrap_or_default()
+    }
+
     /// The command that replays game `game` with its trace.
     fn replay_command(&self, seed: u64, game: u64, disabled: DefectSet, max_moves: Option<u32>) -> String {
-        let mut command =
-            format!("bench sim --scenario {} --seed {seed} --game {game} --trace", shell_word(&self.scenario));
+        let mut command = format!(
+            "bench sim --scenario {} --seed {seed} --game {game} --trace",
+            shell_word(&self.scenario_argument())
+        );
         if self.swarm {
             command.push_str(" --swarm");
         }
@@ -185,7 +218,8 @@ impl Cmd {
     /// The command that reproduces this run's report.json: every option
     /// that changes results, none that does not (--jobs, --out).
     fn reproduce_command(&self, seed: u64, games: u64) -> String {
-        let mut command = format!("bench sim --scenario {} --seed {seed} --games {games}", shell_word(&self.scenario));
+        let mut command =
+            format!("bench sim --scenario {} --seed {seed} --games {games}", shell_word(&self.scenario_argument()));
         if let Some((index, count)) = self.shard {
             let _ = write!(command, " --shard {index}/{count}");
         }
@@ -255,6 +289,7 @@ impl Cmd {
             model_oracle: !self.no_model_oracle,
             disabled: self.disabled(),
             record_inputs: false,
+            script: None,
         };
         let record = game::play(spec);
         let mut out = String::new();
@@ -293,27 +328,94 @@ impl Cmd {
     }
 
     fn shrink_game(&self, scenario: &Scenario, seed: u64, game: u64) -> Result {
-        let Some(shrunk) = shrink::shrink(self.target(scenario, seed, game)) else {
+        let target = self.target(scenario, seed, game);
+        let Some(shrunk) = shrink::shrink(target, self.shrink_budget) else {
             super::print(&format!("game {game} (seed {seed}) does not fail: nothing to shrink\n"))?;
             return Ok(Exit::Pass);
         };
+        let dir = self.run.out.clone().unwrap_or_else(|| default_out_dir("", scenario, seed, None));
+        self.report_shrunk(target, &shrunk, &self.scenario_toml, &dir)
+    }
+
+    /// Prints a shrunk game's trace and what it fails of, and writes its
+    /// replay file in `dir`.
+    fn report_shrunk(&self, target: Target<'_>, shrunk: &Shrunk, scenario_toml: &str, dir: &Path) -> Result {
+        let replay = Replay {
+            scenario: target.scenario.clone(),
+            scenario_toml: scenario_toml.to_string(),
+            seed: target.seed,
+            game: target.game,
+            swarm: target.swarm,
+            disabled: shrunk.disabled,
+            max_moves: shrunk.max_moves,
+            script: shrunk.script.clone(),
+            cause: Some(shrunk.cause.to_string()),
+        };
+        let name = format!("shrunk-{}-{}-game-{}.replay.toml", target.scenario.name, target.seed, target.game);
+        let path = dir.join(name);
+        std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::write(&path, replay.to_toml()))
+            .with_context(|| format!("writing the replay file {}", path.display()))
+            .map_err(Failure::infrastructure)?;
         let mut out = String::from(TRACE_HEADER);
         for line in shrunk.record.trace.iter().flatten() {
             let _ = writeln!(out, "{line}");
         }
-        let _ = writeln!(
-            out,
-            "shrunk game {game} (seed {seed}) in {} plays: fails with {} moves per player and defects off: {}",
-            shrunk.attempts,
-            shrunk.max_moves,
-            if shrunk.disabled.is_empty() { "none".to_string() } else { shrunk.disabled.to_string() }
-        );
+        let _ = writeln!(out, "{}", shrunk_summary(target, shrunk));
         for reason in &shrunk.reasons {
             let _ = writeln!(out, "  FAIL {reason}");
         }
-        let _ = writeln!(out, "replay: {}", self.replay_command(seed, game, shrunk.disabled, Some(shrunk.max_moves)));
+        let _ = writeln!(out, "replay file: {}", path.display());
+        let _ = writeln!(out, "replay: bench sim --replay {}", shell_word(&path.display().to_string()));
         super::print(&out)?;
         Ok(Exit::GateFailed)
+    }
+
+    /// `--replay FILE`: plays the file's game with its trace, or shrinks it.
+    fn replay_game(&self, path: &Path) -> Result {
+        let replay = Replay::load(path).map_err(|error| Failure::usage(anyhow::anyhow!("{error}")))?;
+        let scenario = replay.played_scenario();
+        let target = Target {
+            scenario: &scenario,
+            seed: replay.seed,
+            game: replay.game,
+            swarm: replay.swarm,
+            model_oracle: !self.no_model_oracle,
+        };
+        let start = Variant { disabled: replay.disabled, max_moves: replay.max_moves, script: Some(&replay.script) };
+        if self.shrink {
+            let Some(shrunk) = shrink::shrink_from(target, start, self.shrink_budget) else {
+                super::print(&format!("{} does not fail: nothing to shrink\n", path.display()))?;
+                return Ok(Exit::Pass);
+            };
+            let beside = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            let dir = self.run.out.clone().unwrap_or(beside);
+            return self.report_shrunk(target, &shrunk, &replay.scenario_toml, &dir);
+        }
+        let record = shrink::play_variant(target, start, true);
+        let mut out = String::from(TRACE_HEADER);
+        for line in record.trace.iter().flatten() {
+            let _ = writeln!(out, "{line}");
+        }
+        let _ = writeln!(
+            out,
+            "replayed {} ({} game {}, seed {}): device {}, ideal clock {}; {} moves, {} presses, max time error {} us",
+            path.display(),
+            scenario.name,
+            replay.game,
+            replay.seed,
+            record.device,
+            record.ideal,
+            record.moves.white + record.moves.black,
+            record.presses,
+            record.max_time_error_us,
+        );
+        let reasons = run::failure_reasons(&scenario, &record);
+        for reason in &reasons {
+            let _ = writeln!(out, "  FAIL {reason}");
+        }
+        super::print(&out)?;
+        Ok(if reasons.is_empty() { Exit::Pass } else { Exit::GateFailed })
     }
 
     fn jobs(&self) -> usize {
@@ -552,6 +654,30 @@ fn played_twice(out: &mut String, spec: GameSpec<'_>, record: &game::GameRecord)
     }
     let _ = writeln!(out, "  PASS {}: trace {:016x} both times", run::DETERMINISM_CHECK, again.trace_hash);
     None
+}
+
+/// One line on a shrunk game: how far it came, and what it still fails of.
+fn shrunk_summary(target: Target<'_>, shrunk: &Shrunk) -> String {
+    let minimal = if shrunk.budget_spent {
+        format!(
+            "the budget ran out after {} games: it fails, but may not be minimal (more --shrink-budget)",
+            shrunk.attempts
+        )
+    } else {
+        "1-minimal: leaving out any one of them, or switching off one more defect, loses that failure".to_string()
+    };
+    let disabled = if shrunk.disabled.is_empty() { "none".to_string() } else { shrunk.disabled.to_string() };
+    format!(
+        "shrunk game {} (seed {}) in {} games: {} moves, {} of {} moves, arbiter acts and device faults, still fail \
+         with {}; {minimal}\ndefects off: {disabled}",
+        target.game,
+        target.seed,
+        shrunk.attempts,
+        shrunk.script.moves.len(),
+        shrunk.script.len(),
+        shrunk.original_len,
+        shrunk.cause,
+    )
 }
 
 /// Why `--shrink` shrinks nothing when no game of the run failed.

@@ -500,6 +500,7 @@ max_moves = 5
                 model_oracle: false,
                 disabled: bench_sim::defects::DefectSet::NONE,
                 record_inputs: false,
+                script: None,
             });
             assert_eq!(run.schedule.result, simulated.device, "game {game}: bench sim's result");
             assert_eq!(run.schedule.applied, simulated.applied, "game {game}: bench sim's rulings");

@@ -4,18 +4,48 @@
 
 use chessclock::{BySide, Duration, Instant, Side, TimeAdjustment};
 
-use super::{Event, Game, Input, IntoInstant, PressPoint, DEVICE_DEADLINE, IDEAL_DEADLINE};
+use super::{Act, Event, Game, Input, IntoInstant, PressPoint, ScriptedAct, DEVICE_DEADLINE, IDEAL_DEADLINE};
 use crate::defects::Struck;
 use crate::oracle::{Call, Op};
 use crate::player::occasional_us;
 use crate::sample::{self, Ratio};
 
 impl Game<'_> {
+    /// The arbiter's acts after a press: the script's for this move, or
+    /// drawn from his habits; written to the script being kept.
     pub(super) fn arbiter_after_move(&mut self) {
+        let acts: Vec<ScriptedAct> = match self.spec.script {
+            Some(script) => {
+                let scripted = self.script_next.checked_sub(1).and_then(|index| script.moves.get(index));
+                scripted.map(|scripted| scripted.arbiter.clone()).unwrap_or_default()
+            }
+            // Once the press has reached both clocks, like every arbiter
+            // setting: at the press itself the device would still be running
+            // the mover's clock and the ideal one the opponent's, and one
+            // adjustment or replacement would land on different displays.
+            // 6.8a: the move is complete once the press reaches the clock;
+            // the arbiter corrects the counter after that.
+            None => {
+                let at_us = self.after_press_landed();
+                self.drawn_acts().map(|act| ScriptedAct { at_us, act }).collect()
+            }
+        };
+        for scripted in acts {
+            if let Some(written) = self.script_out.as_mut().and_then(|script| script.moves.last_mut()) {
+                written.arbiter.push(scripted);
+            }
+            self.queue.schedule(scripted.at_us.max(self.now_us).into_instant(), act_event(scripted.act));
+        }
+    }
+
+    /// The acts the arbiter's habits strike with after this press, in the
+    /// order they are drawn.
+    fn drawn_acts(&mut self) -> impl Iterator<Item = Act> {
         let arbiter = self.arbiter;
+        let mut acts = [None; 5];
         if self.streams.pause.strikes() {
             let pause_us = occasional_us(&mut self.streams.pause.stream, arbiter.pause) / 1_000 * 1_000;
-            self.queue.schedule(self.after_press_landed().into_instant(), Event::Pause(pause_us));
+            acts[0] = Some(Act::Pause { pause_us });
         }
         if self.streams.adjust.strikes() {
             let side = if sample::chance(&mut self.streams.adjust.stream, Ratio { numerator: 1, denominator: 2 }) {
@@ -27,28 +57,18 @@ impl Game<'_> {
                 Duration::from_us(occasional_us(&mut self.streams.adjust.stream, arbiter.adjust) / 1_000 * 1_000);
             let add = sample::chance(&mut self.streams.adjust.stream, Ratio { numerator: 1, denominator: 2 });
             let adjustment = if add { TimeAdjustment::Add(amount) } else { TimeAdjustment::Subtract(amount) };
-            // Once the press has reached both clocks, like every arbiter
-            // setting: at the press itself the device would still be running
-            // the mover's clock and the ideal one the opponent's, and one
-            // adjustment would land on different displays.
-            self.queue.schedule(self.after_press_landed().into_instant(), Event::Adjust(side, adjustment));
+            acts[1] = Some(Act::Adjust { side, adjustment });
         }
         if self.streams.set_moves.strikes() {
-            // 6.8a: the move is complete once the press reaches the clock;
-            // the arbiter corrects the counter after that.
-            self.queue.schedule(self.after_press_landed().into_instant(), Event::SetMoves);
+            acts[2] = Some(Act::SetMoves);
         }
         if self.streams.restore.strikes() {
-            // Once the press has reached both clocks, like every arbiter
-            // setting.
-            self.queue.schedule(self.after_press_landed().into_instant(), Event::Restore);
+            acts[3] = Some(Act::Restore);
         }
         if self.streams.replace_clock.strikes() && self.paused_until_us.is_none() {
-            // Once the press has reached both clocks, like every arbiter
-            // setting: at the press itself the ideal clock would already run
-            // the opponent's display and the device still the mover's.
-            self.queue.schedule(self.after_press_landed().into_instant(), Event::Replace);
+            acts[4] = Some(Act::Replace);
         }
+        acts.into_iter().flatten()
     }
 
     /// 6.11: the arbiter replaces the device with a clock showing his best
@@ -221,5 +241,16 @@ impl Game<'_> {
             self.schedule_think(self.to_move);
         }
         self.watch_if_wrong();
+    }
+}
+
+/// The event that carries out `act`.
+fn act_event(act: Act) -> Event {
+    match act {
+        Act::Pause { pause_us } => Event::Pause(pause_us),
+        Act::Adjust { side, adjustment } => Event::Adjust(side, adjustment),
+        Act::SetMoves => Event::SetMoves,
+        Act::Restore => Event::Restore,
+        Act::Replace => Event::Replace,
     }
 }

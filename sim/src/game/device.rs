@@ -3,7 +3,7 @@
 
 use chessclock::{BySide, Clock, Duration, Instant, Replacement, Side};
 
-use super::{Event, Game, Input, IntoInstant, DEVICE_DEADLINE, IDEAL_DEADLINE};
+use super::{Downtime, Event, Fault, Game, Input, IntoInstant, DEVICE_DEADLINE, IDEAL_DEADLINE};
 use crate::defects::Struck;
 use crate::oracle::{self, Before, Op};
 use crate::player::occasional_us;
@@ -72,14 +72,34 @@ impl Game<'_> {
         }
     }
 
+    /// The defects that strike after a move's press: the script's faults
+    /// for the move, or drawn (and written to the script being kept).
     pub(super) fn device_defects_after_press(&mut self) {
-        if self.streams.brownout.strikes() {
-            // Whole milliseconds keep the ideal clock on the tick model's grid.
-            let after = sample::between(&mut self.streams.brownout.stream, 0, 5_000) * 1_000;
-            self.queue.schedule(self.now_us.saturating_add(after).into_instant(), Event::Brownout);
+        let (brownout, freeze_us) = match self.spec.script {
+            Some(_) => {
+                let (mut brownout, mut freeze_us) = (None, None);
+                for fault in self.scripted_faults() {
+                    match fault {
+                        Fault::Brownout { after_us, down_us } => brownout = Some((after_us, Downtime::Given(down_us))),
+                        Fault::Freeze { freeze_us: scripted } => freeze_us = Some(scripted),
+                        Fault::Press { .. } => {}
+                    }
+                }
+                let freeze_us = freeze_us.filter(|_| self.now_us >= self.device.frozen_until_us);
+                if let Some((after_us, Downtime::Given(down_us))) = brownout {
+                    self.write_fault(Fault::Brownout { after_us, down_us });
+                }
+                if let Some(freeze_us) = freeze_us {
+                    self.write_fault(Fault::Freeze { freeze_us });
+                }
+                (brownout, freeze_us)
+            }
+            None => self.drawn_after_press(),
+        };
+        if let Some((after_us, downtime)) = brownout {
+            self.queue.schedule(self.now_us.saturating_add(after_us).into_instant(), Event::Brownout(downtime));
         }
-        if self.streams.display_freeze.strikes() && self.now_us >= self.device.frozen_until_us {
-            let freeze_us = occasional_us(&mut self.streams.display_freeze.stream, self.device.config.display_freeze);
+        if let Some(freeze_us) = freeze_us {
             self.defects.note(Struck::DisplayFreeze);
             let at = self.device_now();
             for side in Side::BOTH {
@@ -92,7 +112,35 @@ impl Game<'_> {
         }
     }
 
-    pub(super) fn brownout(&mut self) {
+    /// The brownout's and the display freeze's draws after a press, written
+    /// to the script being kept; a brownout's downtime is drawn as it
+    /// strikes, and written then.
+    fn drawn_after_press(&mut self) -> (Option<(u64, Downtime)>, Option<u64>) {
+        let mut brownout = None;
+        let mut freeze_us = None;
+        let written = self.script_out.as_ref().map(|script| script.moves.len().saturating_sub(1));
+        if self.streams.brownout.strikes() {
+            // Whole milliseconds keep the ideal clock on the tick model's grid.
+            let after_us = sample::between(&mut self.streams.brownout.stream, 0, 5_000) * 1_000;
+            let fault = self.write_fault(Fault::Brownout { after_us, down_us: 0 });
+            brownout = Some((after_us, Downtime::Draw { fault: written.zip(fault) }));
+        }
+        if self.streams.display_freeze.strikes() && self.now_us >= self.device.frozen_until_us {
+            let drawn = occasional_us(&mut self.streams.display_freeze.stream, self.device.config.display_freeze);
+            self.write_fault(Fault::Freeze { freeze_us: drawn });
+            freeze_us = Some(drawn);
+        }
+        (brownout, freeze_us)
+    }
+
+    /// Adds a fault to the last move of the script being kept; its index.
+    fn write_fault(&mut self, fault: Fault) -> Option<usize> {
+        let scripted = self.script_out.as_mut()?.moves.last_mut()?;
+        scripted.faults.push(fault);
+        Some(scripted.faults.len() - 1)
+    }
+
+    pub(super) fn brownout(&mut self, downtime: Downtime) {
         if self.over || self.device.down_until_us.is_some() || self.paused_until_us.is_some() {
             return;
         }
@@ -102,7 +150,19 @@ impl Game<'_> {
             Restore::Backup => (REBOOT_MIN_US, REBOOT_MAX_US),
             Restore::Lost => (REPAIR_MIN_US, REPAIR_MAX_US),
         };
-        let down_us = sample::between(&mut self.streams.brownout.stream, min / 1_000, max / 1_000) * 1_000;
+        let down_us = match downtime {
+            Downtime::Given(down_us) => down_us,
+            Downtime::Draw { fault } => {
+                let down_us = sample::between(&mut self.streams.brownout.stream, min / 1_000, max / 1_000) * 1_000;
+                let written = fault.and_then(|(move_index, fault)| {
+                    self.script_out.as_mut()?.moves.get_mut(move_index)?.faults.get_mut(fault)
+                });
+                if let Some(Fault::Brownout { down_us: written, .. }) = written {
+                    *written = down_us;
+                }
+                down_us
+            }
+        };
         self.device.down_until_us = Some(self.now_us.saturating_add(down_us));
         self.queue.cancel_timer(DEVICE_DEADLINE);
         if restore == Restore::Lost {

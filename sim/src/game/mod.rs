@@ -53,8 +53,10 @@ mod inputs;
 mod players;
 mod probes;
 mod rulings;
+mod script;
 
 pub use inputs::{EndedBy, Ending, Input, InputLog, TimedInput};
+pub use script::{Act, Element, Fault, Part, PressFault, Script, ScriptedAct, ScriptedMove};
 
 /// Extra presses to put the clock right, per move: bounds a game's events.
 const CORRECTIONS_PER_MOVE_MAX: u64 = 8;
@@ -80,8 +82,12 @@ pub struct GameSpec<'a> {
     pub disabled: DefectSet,
     /// Keep the [`InputLog`]: every press and arbiter act on the device, and
     /// the ending (`bench hil` schedules). Off for `bench sim`: a logged
-    /// game plays the same, only slower.
+    /// game plays the same, only slower. The game's [`Script`] is kept
+    /// with it.
     pub record_inputs: bool,
+    /// Play the players' moves and the arbiter's acts from this script
+    /// instead of drawing them (a replay, a shrinking step).
+    pub script: Option<&'a Script>,
 }
 
 /// A device-minus-ideal sample for the drift plots.
@@ -125,6 +131,9 @@ pub struct GameRecord {
     pub device_config: Device,
     /// What reached the device, when [`GameSpec::record_inputs`] asked.
     pub inputs: Option<InputLog>,
+    /// What the players and the arbiter chose, when
+    /// [`GameSpec::record_inputs`] asked: the game plays again from it.
+    pub script: Option<Script>,
     /// The board's full 6.10 searches and those that gave up.
     pub mate_searches: MateSearches,
 }
@@ -174,7 +183,8 @@ enum Event {
     /// The arbiter restores an earlier position and the clocks with it (6.14).
     Restore,
     PauseOver,
-    Brownout,
+    /// The device browns out (its downtime drawn now, or the script's).
+    Brownout(Downtime),
     BrownoutOver,
     FreezeOver,
     StuckOver(Side),
@@ -200,7 +210,7 @@ impl Event {
             Event::Pause(pause_us) => (9, pause_us),
             Event::SetMoves => (10, 0),
             Event::PauseOver => (11, 0),
-            Event::Brownout => (12, 0),
+            Event::Brownout(_) => (12, 0),
             Event::BrownoutOver => (13, 0),
             Event::FreezeOver => (14, 0),
             Event::StuckOver(who) => (15, side(who)),
@@ -217,6 +227,16 @@ impl Event {
             Event::Restore => (19, 0),
         }
     }
+}
+
+/// How long a brownout keeps the device down: drawn as it strikes (and
+/// written to the script being kept, at move and fault index `fault`), or
+/// the script's. Not part of the trace hash: the downtime shows in the
+/// events that follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Downtime {
+    Draw { fault: Option<(usize, usize)> },
+    Given(u64),
 }
 
 /// Which clock a flag decision is about.
@@ -429,6 +449,14 @@ struct Game<'a> {
     line: String,
     /// Kept when [`GameSpec::record_inputs`] asks.
     log: Option<InputLog>,
+    /// The script being written, kept when [`GameSpec::record_inputs`] asks.
+    script_out: Option<Script>,
+    /// With [`GameSpec::script`]: the scripted moves taken so far, and the
+    /// one being played (its faults strike now).
+    script_next: usize,
+    script_current: Option<usize>,
+    /// Presses made since the last move began, its own included.
+    press_in_move: u32,
     /// What the game was just after each of its last three presses, oldest
     /// first: the positions an arbiter may restore (6.14).
     press_points: [Option<PressPoint>; 3],
@@ -529,6 +557,10 @@ impl<'a> Game<'a> {
             trace: spec.trace.then(Vec::new),
             line: String::new(),
             log: spec.record_inputs.then(InputLog::default),
+            script_out: spec.record_inputs.then(Script::default),
+            script_next: 0,
+            script_current: None,
+            press_in_move: 0,
             press_points: [None; 3],
         }
     }
@@ -543,6 +575,17 @@ impl<'a> Game<'a> {
         if let Some(log) = self.log.as_mut() {
             log.inputs.push(TimedInput { at_us: self.now_us, input });
         }
+    }
+
+    /// The scripted move's device faults, less those of a defect switched
+    /// off.
+    fn scripted_faults(&self) -> impl Iterator<Item = Fault> + 'a {
+        let disabled = self.spec.disabled;
+        let scripted = self.spec.script.zip(self.script_current).and_then(|(script, index)| script.moves.get(index));
+        scripted
+            .into_iter()
+            .flat_map(|scripted| scripted.faults.iter().copied())
+            .filter(move |fault| !disabled.contains(fault.defect()))
     }
 
     /// Adds one line to the trace when it is kept (`--trace`). The trace
@@ -665,7 +708,7 @@ impl<'a> Game<'a> {
             Event::Replace => self.replace_clock(),
             Event::Restore => self.restore(),
             Event::PauseOver => self.pause_over(),
-            Event::Brownout => self.brownout(),
+            Event::Brownout(downtime) => self.brownout(downtime),
             Event::BrownoutOver => self.brownout_over(),
             Event::FreezeOver => self.record(format_args!("display unfreezes")),
             Event::StuckOver(side) => self.record(format_args!("{side} button released")),
@@ -801,6 +844,7 @@ impl<'a> Game<'a> {
             trace: self.trace,
             device_config: self.device.config,
             inputs: self.log,
+            script: self.script_out,
             mate_searches: self.board.mate_searches(),
         }
     }

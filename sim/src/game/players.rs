@@ -4,7 +4,7 @@
 use chessclock::laws::rule_on_absence;
 use chessclock::{BySide, Duration, Instant, Outcome, Side};
 
-use super::{EndedBy, Event, Game, Input, IntoInstant};
+use super::{EndedBy, Event, Fault, Game, Input, IntoInstant, PressFault, ScriptedMove};
 use crate::defects::Struck;
 use crate::oracle::Op;
 use crate::outcome::{GameResult, Reason};
@@ -47,10 +47,21 @@ impl Game<'_> {
     }
 
     /// The player to move starts thinking now.
+    /// With a script, its next move's instant; a script that has run out
+    /// leaves the player thinking for good.
     pub(super) fn schedule_think(&mut self, side: Side) {
         self.think_pending = true;
-        let think_us = self.think_us(side);
-        let at = self.now_us.saturating_add(think_us);
+        let at = match self.spec.script {
+            Some(script) => {
+                let Some(scripted) = script.moves.get(self.script_next) else { return };
+                self.script_next += 1;
+                scripted.at_us.max(self.now_us)
+            }
+            None => {
+                let think_us = self.think_us(side);
+                self.now_us.saturating_add(think_us)
+            }
+        };
         self.queue.schedule(at.into_instant(), Event::Move(side));
     }
 
@@ -80,6 +91,12 @@ impl Game<'_> {
             return;
         }
         self.think_pending = false;
+        if let Some(script) = self.script_out.as_mut() {
+            script.moves.push(ScriptedMove { at_us: self.now_us, ..ScriptedMove::default() });
+        }
+        // The scripted move this is: the one its think was scheduled from.
+        self.script_current = self.script_next.checked_sub(1);
+        self.press_in_move = 0;
         *self.moves.get_mut(side) += 1;
         let move_number = *self.moves.get(side);
         if let Some(end) = self.board.play(side, &mut self.board_stream) {
@@ -118,20 +135,20 @@ impl Game<'_> {
     /// The player presses the button: edges reach the device, with the
     /// device's input defects.
     pub(super) fn physical_press(&mut self, side: Side) {
-        if self.streams.missed_press.strikes() {
+        let fate = self.press_fate();
+        if fate.missed {
             self.defects.note(Struck::MissedPress);
             self.record(format_args!("{side} press missed by the device"));
             self.watch_if_wrong();
             return;
         }
-        if self.streams.stuck_button.strikes() {
-            let stuck_us = occasional_us(&mut self.streams.stuck_button.stream, self.device.config.stuck_button);
+        if let Some(stuck_us) = fate.stuck_us {
             *self.device.stuck_until_us.get_mut(side) = self.now_us.saturating_add(stuck_us);
             self.defects.note(Struck::StuckButton);
             self.queue.schedule(self.now_us.saturating_add(stuck_us).into_instant(), Event::StuckOver(side));
             self.record(format_args!("{side} button sticks for {stuck_us} us"));
         }
-        let jitter = sample::between(&mut self.streams.jitter, 0, self.device.config.jitter_us);
+        let jitter = fate.jitter_us;
         if jitter == 0 {
             // The edge reaches the device at once: the player who looks at
             // the display next (to think, or as it freezes) sees the press.
@@ -139,20 +156,64 @@ impl Game<'_> {
         } else {
             self.queue.schedule(self.now_us.saturating_add(jitter).into_instant(), Event::Edge(side));
         }
-        let streams = &mut self.streams;
-        if streams.bounce.strikes() {
+        if let Some(bounce_us) = fate.bounce_us {
             self.defects.note(Struck::Bounce);
-            let bounce_us = occasional_us(&mut streams.bounce.stream, self.device.config.bounce);
             self.queue.schedule(
                 self.now_us.saturating_add(jitter).saturating_add(bounce_us).into_instant(),
                 Event::Edge(side),
             );
         }
-        if streams.double_press.strikes() {
+        if let Some(gap) = fate.double_gap_us {
             self.defects.note(Struck::DoublePress);
-            let gap = sample::between(&mut streams.double_press.stream, DOUBLE_PRESS_MIN_US, DOUBLE_PRESS_MAX_US);
             self.queue.schedule(self.now_us.saturating_add(gap).into_instant(), Event::Edge(side));
         }
+    }
+
+    /// What the device's input defects do to this press: the script's
+    /// faults for it, or drawn (and written to the script being kept).
+    fn press_fate(&mut self) -> PressFate {
+        let press = self.press_in_move;
+        self.press_in_move = self.press_in_move.saturating_add(1);
+        let fate = match self.spec.script {
+            Some(_) => {
+                let mut fate = PressFate::default();
+                for fault in self.scripted_faults() {
+                    match fault {
+                        Fault::Press { press: struck, fault } if struck == press => fate.add(fault),
+                        _ => {}
+                    }
+                }
+                fate
+            }
+            None => self.drawn_press_fate(),
+        };
+        if let Some(scripted) = self.script_out.as_mut().and_then(|script| script.moves.last_mut()) {
+            scripted.faults.extend(fate.faults().map(|fault| Fault::Press { press, fault }));
+        }
+        fate
+    }
+
+    /// The input defects' draws for one press, in their order: a missed
+    /// press draws nothing more.
+    fn drawn_press_fate(&mut self) -> PressFate {
+        let mut fate = PressFate::default();
+        if self.streams.missed_press.strikes() {
+            fate.missed = true;
+            return fate;
+        }
+        if self.streams.stuck_button.strikes() {
+            fate.stuck_us = Some(occasional_us(&mut self.streams.stuck_button.stream, self.device.config.stuck_button));
+        }
+        fate.jitter_us = sample::between(&mut self.streams.jitter, 0, self.device.config.jitter_us);
+        let streams = &mut self.streams;
+        if streams.bounce.strikes() {
+            fate.bounce_us = Some(occasional_us(&mut streams.bounce.stream, self.device.config.bounce));
+        }
+        if streams.double_press.strikes() {
+            fate.double_gap_us =
+                Some(sample::between(&mut streams.double_press.stream, DOUBLE_PRESS_MIN_US, DOUBLE_PRESS_MAX_US));
+        }
+        fate
     }
 
     /// When the device runs a clock other than the one of the player to
@@ -189,5 +250,40 @@ impl Game<'_> {
         self.record(format_args!("{running} sees their clock running on {expected}'s move and presses"));
         self.log_input(Input::Press { side: running, move_number: None });
         self.physical_press(running);
+    }
+}
+
+/// What the device's input defects do to one press.
+#[derive(Clone, Copy, Debug, Default)]
+struct PressFate {
+    missed: bool,
+    stuck_us: Option<u64>,
+    jitter_us: u64,
+    bounce_us: Option<u64>,
+    double_gap_us: Option<u64>,
+}
+
+impl PressFate {
+    fn add(&mut self, fault: PressFault) {
+        match fault {
+            PressFault::Missed => self.missed = true,
+            PressFault::Stuck { stuck_us } => self.stuck_us = Some(stuck_us),
+            PressFault::Jitter { jitter_us } => self.jitter_us = jitter_us,
+            PressFault::Bounce { bounce_us } => self.bounce_us = Some(bounce_us),
+            PressFault::Double { gap_us } => self.double_gap_us = Some(gap_us),
+        }
+    }
+
+    /// The faults it holds; a clean press has none.
+    fn faults(self) -> impl Iterator<Item = PressFault> {
+        [
+            self.missed.then_some(PressFault::Missed),
+            self.stuck_us.map(|stuck_us| PressFault::Stuck { stuck_us }),
+            (self.jitter_us > 0).then_some(PressFault::Jitter { jitter_us: self.jitter_us }),
+            self.bounce_us.map(|bounce_us| PressFault::Bounce { bounce_us }),
+            self.double_gap_us.map(|gap_us| PressFault::Double { gap_us }),
+        ]
+        .into_iter()
+        .flatten()
     }
 }

@@ -612,6 +612,7 @@ pub fn game_record(postal: &Postal, spec: GameSpec<'_>) -> GameRecord {
         device_config: spec.scenario.device,
         // No clock to press: correspondence games have no input log.
         inputs: None,
+        script: None,
         mate_searches: MateSearches::default(),
     }
 }

@@ -41,7 +41,7 @@ use std::fmt;
 
 use bench_contract::{Adjustment, Command, ReplaceSide, COMMAND_LINE_MAX};
 use bench_sim::defects::DefectSet;
-use bench_sim::game::{self, EndedBy, GameSpec, Input, InputLog};
+use bench_sim::game::{self, EndedBy, GameSpec, Input, InputLog, Script};
 use bench_sim::outcome::{GameResult, Reason};
 use bench_sim::rng::{Actor, Stream};
 use bench_sim::sample;
@@ -273,6 +273,10 @@ pub enum ScheduleError {
 pub struct Games<'a> {
     pub scenario: &'a Scenario,
     pub seed: u64,
+    /// A replay file's script: its games play the script's moves and
+    /// arbiter acts instead of drawing them (its device faults are the
+    /// simulator's, not the firmware's, and are left out).
+    pub script: Option<&'a Script>,
     /// The games this run plays: every one of `0..N`, or a `--shard`'s.
     pub slice: GameSlice,
 }
@@ -349,7 +353,7 @@ impl GameSlice {
 impl<'a> Games<'a> {
     /// Games `0..count` of `seed`, every one.
     pub fn all(scenario: &'a Scenario, seed: u64, count: u64) -> Games<'a> {
-        Games { scenario, seed, slice: GameSlice::all(count) }
+        Games { scenario, seed, script: None, slice: GameSlice::all(count) }
     }
 
     /// The run's games, `0..count`, this slice or not.
@@ -358,7 +362,8 @@ impl<'a> Games<'a> {
     }
     /// The schedule of game `game`.
     pub fn schedule(&self, game: u64) -> Result<Schedule, ScheduleError> {
-        schedule(self.scenario, self.seed, game)
+        let shows_flag_order = self.scenario.arbiter.clock_shows_first_flag;
+        schedule_on(self.scenario, self.seed, game, shows_flag_order, self.script)
     }
 
     /// What the scenario needs that a firmware with `capabilities` (its
@@ -396,17 +401,23 @@ pub fn reads_flag_order(scenario: &Scenario) -> bool {
 /// The press schedule of game `game` of `scenario` with `seed`: `bench
 /// sim`'s game, its arbiter ruling as the scenario says.
 pub fn schedule(scenario: &Scenario, seed: u64, game: u64) -> Result<Schedule, ScheduleError> {
-    schedule_on(scenario, seed, game, scenario.arbiter.clock_shows_first_flag)
+    schedule_on(scenario, seed, game, scenario.arbiter.clock_shows_first_flag, None)
 }
 
 /// The press schedule of game `game` of `scenario` with `seed`, its arbiter
 /// ruling on both flags by their order or not (6.12). Only the scenario's
 /// own setting is played ([`schedule`]); the pinned schedules cover both.
-fn schedule_on(scenario: &Scenario, seed: u64, game: u64, shows_flag_order: bool) -> Result<Schedule, ScheduleError> {
+fn schedule_on(
+    scenario: &Scenario,
+    seed: u64,
+    game: u64,
+    shows_flag_order: bool,
+    script: Option<&Script>,
+) -> Result<Schedule, ScheduleError> {
     if scenario.correspondence.is_some() {
         return Err(ScheduleError::Correspondence { scenario: scenario.name.clone() });
     }
-    let (log, applied) = logged_game(scenario, seed, game, shows_flag_order);
+    let (log, applied) = logged_game(scenario, seed, game, shows_flag_order, script);
     let ending = log.ending.clone().expect("a played over-the-board game has an ending");
     let (presses, commands) = acts(scenario, seed, game, &log);
     Ok(Schedule {
@@ -439,9 +450,16 @@ fn schedule_on(scenario: &Scenario, seed: u64, game: u64, shows_flag_order: bool
 /// replacements are played: they reach the firmware as pause-button
 /// presses and `adjust`, `moves`, `set` and `replace` commands. With the
 /// log, the rulings made in it.
-fn logged_game(scenario: &Scenario, seed: u64, game: u64, shows_flag_order: bool) -> (InputLog, Vec<Article>) {
+fn logged_game(
+    scenario: &Scenario,
+    seed: u64,
+    game: u64,
+    shows_flag_order: bool,
+    script: Option<&Script>,
+) -> (InputLog, Vec<Article>) {
     let mut perfect = scenario.with_perfect_device();
     perfect.arbiter.clock_shows_first_flag = shows_flag_order;
+    let faultless = script.map(Script::without_faults);
     let record = game::play(GameSpec {
         scenario: &perfect,
         seed,
@@ -451,7 +469,7 @@ fn logged_game(scenario: &Scenario, seed: u64, game: u64, shows_flag_order: bool
         model_oracle: false,
         disabled: DefectSet::NONE,
         record_inputs: true,
-        script: None,
+        script: faultless.as_ref(),
     });
     (record.inputs.unwrap_or_default(), record.applied)
 }
@@ -703,7 +721,7 @@ mod tests {
     fn the_shipped_scenarios_schedules_are_pinned() {
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
         for (scenario, seed, game, shows_flag_order) in compared_games() {
-            let schedule = schedule_on(&scenario, seed, game, shows_flag_order).expect("a schedule");
+            let schedule = schedule_on(&scenario, seed, game, shows_flag_order, None).expect("a schedule");
             for byte in pinned_text(&schedule).bytes() {
                 hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
             }
@@ -1020,5 +1038,68 @@ mod tests {
             let ScheduleEnd::Flag { ruling } = end else { panic!("both flags down, but the game ended by {end}") };
             assert!(matches!(ruling.article, chessclock::Article::A6_12b), "{end}");
         }
+    }
+
+    /// A replay file's script makes the schedule: the game's own script
+    /// (played on the perfect device the schedule is made on) gives the
+    /// same schedule as the drawn game, for every shipped scenario; a
+    /// script with the simulator's device faults in it gives it too (the
+    /// faults are the simulator's device's, not the firmware's); and a
+    /// script cut short ends on the clock of the player left to move.
+    #[test]
+    fn a_script_gives_the_schedule_of_the_game_it_was_written_from() {
+        for scenario in shipped() {
+            for game in 0..4 {
+                let drawn = schedule(&scenario, 7, game).expect("a schedule");
+                let perfect = scenario.with_perfect_device();
+                let written = |scenario: &Scenario| {
+                    game::play(GameSpec {
+                        scenario,
+                        seed: 7,
+                        game,
+                        swarm: false,
+                        trace: false,
+                        model_oracle: false,
+                        disabled: DefectSet::NONE,
+                        record_inputs: true,
+                        script: None,
+                    })
+                    .script
+                    .expect("kept")
+                };
+                let own = written(&perfect);
+                let games = Games { script: Some(&own), ..Games::all(&scenario, 7, game + 1) };
+                assert_eq!(games.schedule(game), Ok(drawn.clone()), "{} game {game}", scenario.name);
+                let mut faulty = own.clone();
+                for scripted in &mut faulty.moves {
+                    scripted.faults.push(bench_sim::game::Fault::Press {
+                        press: 0,
+                        fault: bench_sim::game::PressFault::Missed,
+                    });
+                }
+                let games = Games { script: Some(&faulty), ..games };
+                assert_eq!(games.schedule(game), Ok(drawn), "{} game {game}: faults left out", scenario.name);
+            }
+        }
+        let scenario = load("blitz-3-2");
+        let mut own = game::play(GameSpec {
+            scenario: &scenario.with_perfect_device(),
+            seed: 12,
+            game: 0,
+            swarm: false,
+            trace: false,
+            model_oracle: false,
+            disabled: DefectSet::NONE,
+            record_inputs: true,
+            script: None,
+        })
+        .script
+        .expect("kept");
+        own.moves.truncate(3);
+        let games = Games { script: Some(&own), ..Games::all(&scenario, 12, 1) };
+        let cut = games.schedule(0).expect("a schedule");
+        assert_eq!(cut.presses.len(), 3);
+        assert!(matches!(cut.end, ScheduleEnd::Flag { .. }), "{}", cut.end);
+        assert!(cut.flags.iter().any(|flag| flag.side == Side::Black), "Black never moves again: {:?}", cut.flags);
     }
 }

@@ -48,11 +48,12 @@ use bench_hil::board::{Backend, BoardProfile};
 use bench_hil::image::Purpose;
 use bench_hil::judge::drift::{self, Fit, FitError};
 use bench_hil::needs::Unsupported;
-use bench_hil::schedule::Games;
+use bench_hil::schedule::{GameSlice, Games};
 use bench_hil::session::board::{self, GameProgress};
 use bench_hil::session::farm::{self, BoardOutcome, FarmConfig};
 use bench_hil::session::rtt::ControlBlockLocation;
 use bench_hil::session::{AckCheck, GameRun, RunError, RunOptions};
+use bench_sim::replay::Replay;
 use bench_sim::scenario::Scenario;
 
 use super::game_runs::{default_out_dir, progress_bar, RunOrigin};
@@ -132,6 +133,15 @@ pub struct Cmd {
     /// [default: the release suite, `--suite release`].
     #[arg(long, short, value_name = "NAME|PATH")]
     scenario: Option<String>,
+    /// Play the game of a replay file (`bench sim --shrink` writes them,
+    /// scenarios/README.md "Replay files"): its moves and arbiter acts, on
+    /// its scenario, seed and game; the device's faults in it are the
+    /// simulator's and are left out, the firmware under test being the
+    /// device [default report folder: reports/hil-replay-<scenario>-<seed>].
+    #[arg(long, value_name = "FILE", conflicts_with_all = [
+        "scenario", "suite", "seed", "games", "max_moves", "shard", "observe",
+    ])]
+    replay: Option<PathBuf>,
     #[command(flatten)]
     run: RunArgs,
     /// Play a suite of scenarios, each to its own report folder in --out
@@ -379,13 +389,14 @@ impl Cmd {
             super::print(&profile.wiring_text())?;
             return Ok(Exit::Pass);
         }
-        if self.scenario.is_none() && self.observe.is_some() {
+        let one_scenario = self.scenario.is_some() || self.replay.is_some();
+        if !one_scenario && self.observe.is_some() {
             return Err(Failure::usage(anyhow!(
                 "--observe plays one scenario: give --scenario, one whose control is the map's \
                  (`--scenario scenarios/observed-flag.toml` for firmware/observed.toml)"
             )));
         }
-        if self.scenario.is_none() {
+        if !one_scenario {
             if self.shard.is_some() {
                 return Err(Failure::usage(anyhow!(
                     "--shard splits the games of one scenario, and the release suite's scenarios play one or two \
@@ -444,19 +455,34 @@ impl Cmd {
     /// One scenario (`--scenario`): played and judged, or skipped when the
     /// firmware announces it cannot run the scenario's control.
     fn run_scenario<B: ProbeBackend>(self, probes: &B) -> Result<Ran> {
-        let scenario_name = self.scenario.clone().unwrap_or_default();
-        let (mut scenario, file) = catalog::find(&scenario_name).map_err(Failure::usage)?;
+        let replay = match &self.replay {
+            Some(path) => Some(Replay::load(path).map_err(|error| Failure::usage(anyhow!("{error}")))?),
+            None => None,
+        };
+        let (mut scenario, file) = match (&replay, &self.replay) {
+            (Some(replay), Some(path)) => (replay.played_scenario(), path.clone()),
+            _ => catalog::find(&self.scenario.clone().unwrap_or_default()).map_err(Failure::usage)?,
+        };
         if let Some(max_moves) = self.run.max_moves {
             scenario.board.max_moves = max_moves;
         }
         self.check_numbers()?;
-        let seed = self.run.seed.unwrap_or(scenario.seed);
-        let out_dir = self.run.out.clone().unwrap_or_else(|| default_out_dir("hil-", &scenario, seed, self.shard));
-        let games = self.games_to_play(&scenario, seed)?;
-        // Game 0's schedule now, so a scenario no board can play (a postal
-        // game) is refused before anything starts; the others are made as
-        // they are played, however many games are asked for.
-        games.schedule(0).map_err(Failure::usage)?;
+        let seed = replay.as_ref().map_or(self.run.seed.unwrap_or(scenario.seed), |replay| replay.seed);
+        let prefix = if replay.is_some() { "hil-replay-" } else { "hil-" };
+        let out_dir = self.run.out.clone().unwrap_or_else(|| default_out_dir(prefix, &scenario, seed, self.shard));
+        let games = match &replay {
+            Some(replay) => Games {
+                scenario: &scenario,
+                seed,
+                script: Some(&replay.script),
+                slice: GameSlice { first: replay.game, step: 1, end: replay.game.saturating_add(1) },
+            },
+            None => self.games_to_play(&scenario, seed)?,
+        };
+        // The first game's schedule now, so a scenario no board can play (a
+        // postal game) is refused before anything starts; the others are
+        // made as they are played, however many games are asked for.
+        games.schedule(games.slice.first).map_err(Failure::usage)?;
         let records = self.prepare_records(&out_dir, &file)?;
         let elf = self.firmware_image()?;
         let observing = match &self.observe {
@@ -478,6 +504,7 @@ impl Cmd {
         // What is about to play, before the progress bar: the summary with
         // the same line comes only when the run is over.
         let which = match self.shard {
+            _ if replay.is_some() => format!("game {} of {}", games.slice.first, file.display()),
             Some((index, count)) => {
                 format!("games {} of 0..{} (shard {index}/{count})", games.slice.describe(0), games.count())
             }
@@ -922,12 +949,19 @@ impl Cmd {
     /// The command that plays the same games again: every option that
     /// changes results, each word quoted for a POSIX shell.
     fn reproduce_command(&self, seed: u64) -> String {
-        let mut command = format!(
-            "bench hil --board {} --scenario {} --seed {seed} --games {}",
-            self.board.as_str(),
-            super::shell_word(self.scenario.as_deref().unwrap_or_default()),
-            self.game_count()
-        );
+        let mut command = match &self.replay {
+            Some(path) => format!(
+                "bench hil --board {} --replay {}",
+                self.board.as_str(),
+                super::shell_word(&path.display().to_string())
+            ),
+            None => format!(
+                "bench hil --board {} --scenario {} --seed {seed} --games {}",
+                self.board.as_str(),
+                super::shell_word(self.scenario.as_deref().unwrap_or_default()),
+                self.game_count()
+            ),
+        };
         if let Some(firmware) = &self.firmware {
             let _ = write!(command, " --firmware {}", super::shell_word(&firmware.display().to_string()));
         }

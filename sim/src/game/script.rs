@@ -129,6 +129,13 @@ impl Script {
         elements
     }
 
+    /// The script without the device's faults: the players' and arbiter's
+    /// choices alone, for a device of its own (a firmware under test).
+    pub fn without_faults(&self) -> Script {
+        let moves = self.moves.iter().map(|scripted| ScriptedMove { faults: Vec::new(), ..scripted.clone() }).collect();
+        Script { moves }
+    }
+
     /// The script with move `from` and everything after it `earlier_us`
     /// earlier (its acts too): one think shorter, the others as they were.
     pub fn earlier_from(&self, from: usize, earlier_us: u64) -> Script {

@@ -107,7 +107,7 @@ enum Cli {
     /// Work on written reports: merge the shards of a sweep
     Report(cmd::report::Cmd),
 
-    /// Measure the simulator's throughput on this machine, against its goals
+    /// Measure the simulator's throughput on this machine (or with --only hil the emulated board's speed), against its goals
     ///
     /// Times seeded runs of two built-in scenarios (abstract moves with every
     /// defect and invariant oracle on; random legal moves) on one thread and on

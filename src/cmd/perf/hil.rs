@@ -65,6 +65,8 @@ pub fn measure(scenario: Option<&str>, print: &mut dyn FnMut(String) -> Result<(
     let mut exit = Exit::Pass;
     for (index, run) in HilRun::all(scenario).iter().enumerate() {
         let scratch = Scratch::new(index)?;
+        // Nothing is printed for minutes otherwise: say what is running.
+        crate::cmd::note(&format!("bench perf: timing `{}` …", run.command()));
         let (wall, gate_failed) = time_run(&exe, run, &scratch)?;
         let tally = Tally::of(&scratch.reports())?;
         for line in figure_lines(run, &tally, wall) {

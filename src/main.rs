@@ -107,7 +107,7 @@ enum Cli {
     /// Work on written reports: merge the shards of a sweep
     Report(cmd::report::Cmd),
 
-    /// Measure the simulator's throughput on this machine, against its goals
+    /// Measure the simulator's throughput on this machine (or with --only hil the emulated board's speed), against its goals
     ///
     /// Times seeded runs of two built-in scenarios (abstract moves with every
     /// defect and invariant oracle on; random legal moves) on one thread and on
@@ -116,8 +116,19 @@ enum Cli {
     /// 2 M legal, two threads at least 1.8x one. Figures only:
     /// exit 0 whatever they are (a gate on timing would fail on a busy machine).
     ///
+    /// `--only hil` times the emulated board in lockstep instead, and only when
+    /// asked (it takes minutes: plain `bench perf` leaves it out). It runs this
+    /// bench as `bench hil --board qemu` on the release suite, then on one game
+    /// of blitz-3-2, each into a scratch folder, and prints for each the guest
+    /// seconds played, the wall seconds taken and their ratio against the goal
+    /// of 10x real time, and the lockstep stops (record, tick) per guest second
+    /// with the host milliseconds each took (the reports' run.json). QEMU or the
+    /// reference image missing: exit 3 with bench hil's message; a run whose
+    /// gate fails: its figures, its reports kept, exit 1. --games is refused.
+    ///
     ///   bench perf
     ///   bench perf --games 40000 --only jobs2
+    ///   bench perf --only hil
     #[command(verbatim_doc_comment)]
     Perf(cmd::perf::Cmd),
 

@@ -7,7 +7,7 @@ use bench_sim::perf::{self, ABSTRACT_SCENARIO, LEGAL_SCENARIO};
 use bench_sim::scenario::Scenario;
 
 mod support;
-use support::{bench, text};
+use support::{bench, bench_in, reference_firmware, temp_dir, text};
 
 /// The presses a printed figure line counts.
 fn presses(line: &str) -> u64 {
@@ -123,8 +123,99 @@ fn perf_prints_the_ratio_of_the_model_on_to_the_model_off() {
 
 #[test]
 fn perf_usage_errors_exit_2() {
-    for args in [&["perf", "--games", "0"][..], &["perf", "--only", "fastest"], &["perf", "--games", "many"]] {
+    for args in [
+        &["perf", "--games", "0"][..],
+        &["perf", "--only", "fastest"],
+        &["perf", "--games", "many"],
+        &["perf", "--scenario", "blitz-3-2"],
+        &["perf", "--only", "legal", "--scenario", "blitz-3-2"],
+    ] {
         let output = bench(args);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {}", text(&output));
     }
+}
+
+#[test]
+fn perf_hil_without_the_reference_image_says_how_to_build_it() {
+    let empty = temp_dir("perf-no-image");
+    let output = bench_in(&["perf", "--only", "hil"], &[("CARGO_TARGET_DIR", &empty), ("BENCH_CACHE_DIR", &empty)]);
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output));
+    // bench hil's own message, from the run perf started.
+    assert!(text(&output).contains("build it with `scripts/build-firmware normal`"), "{}", text(&output));
+    // The runs play their scenarios' own games: --games is refused before
+    // anything runs, so before the image is looked for.
+    let args = ["perf", "--only", "hil", "--games", "5"];
+    let output = bench_in(&args, &[("CARGO_TARGET_DIR", &empty), ("BENCH_CACHE_DIR", &empty)]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(text(&output).contains("leave --games out"), "{}", text(&output));
+}
+
+#[test]
+fn perf_hil_without_qemu_says_how_to_install_it() {
+    // A real image: bench hil looks for the emulator once the image is found.
+    reference_firmware();
+    let no_tools = temp_dir("perf-no-qemu");
+    let output = bench_in(&["perf", "--only", "hil"], &[("PATH", &no_tools)]);
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output));
+    assert!(text(&output).contains("apt-get install qemu-system-arm"), "{}", text(&output));
+}
+
+/// The first number after `before` in `line`.
+fn number_after(line: &str, before: &str) -> String {
+    let tail = line.split(before).nth(1).unwrap_or_else(|| panic!("no {before:?} in {line:?}"));
+    tail.split(|c: char| !(c.is_ascii_digit() || c == '.')).next().unwrap_or_default().to_string()
+}
+
+/// One short game through `bench perf --only hil` and through `bench hil`
+/// itself: in lockstep the guest time and the stops are the same every run,
+/// so perf's figures must be that run's. The wall time is not compared (no
+/// test depends on the host's speed).
+#[test]
+fn perf_hil_prints_the_guest_time_and_stops_of_a_real_lockstep_run() {
+    reference_firmware();
+    let dir = temp_dir("perf-hil");
+    let scenario = dir.join("short.toml");
+    std::fs::write(
+        &scenario,
+        "description = \"perf hil test\"\ncontrol = \"180+2\"\ngames = 1\nseed = 4\n\n[players]\n\
+         think = { distribution = \"uniform\", min_ms = 300, max_ms = 1500 }\n\n[board]\nends_per_move = 0\nmax_moves = 4\n",
+    )
+    .expect("write the scenario");
+    let scenario = scenario.to_str().expect("utf-8");
+    let output = bench(&["perf", "--only", "hil", "--scenario", scenario]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "the run, its stops, the goal: {stdout}");
+
+    let out = dir.join("alone");
+    let alone = bench(&[
+        "hil",
+        "--board",
+        "qemu",
+        "--scenario",
+        scenario,
+        "--games",
+        "1",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(alone.status.code(), Some(0), "{}", text(&alone));
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("run.json")).expect("run.json")).expect("parses");
+    let guest_ms = run["guest_ms"].as_u64().expect("guest_ms");
+    let stops = &run["stops"];
+    let (record_stops, tick_stops) =
+        (stops["record_stops"].as_u64().expect("n"), stops["tick_stops"].as_u64().expect("n"));
+    assert!(record_stops > 0 && tick_stops > 0, "a lockstep run stops at records and ticks: {run}");
+
+    assert!(lines[0].contains(": 1 reports, 1 games, "), "{stdout}");
+    assert_eq!(number_after(lines[0], "1 games, "), format!("{:.1}", guest_ms as f64 / 1e3), "{stdout}");
+    assert_eq!(number_after(lines[1], "record "), record_stops.to_string(), "{stdout}");
+    assert_eq!(number_after(lines[1], "tick "), tick_stops.to_string(), "{stdout}");
+    // Stops per guest second: the run's counts over its guest time.
+    let per_guest_s = |stops: u64| format!("{:.2}", stops as f64 / (guest_ms as f64 / 1e3));
+    assert_eq!(number_after(lines[1], &format!("record {record_stops} (")), per_guest_s(record_stops), "{stdout}");
+    assert_eq!(number_after(lines[1], &format!("tick {tick_stops} (")), per_guest_s(tick_stops), "{stdout}");
+    assert!(lines[2].starts_with("  goal >= 10 x real time: "), "{stdout}");
 }

@@ -280,8 +280,9 @@ fn median_line(label: &str, figure: Figure, slowest: f64, fastest: f64) -> Strin
     format!("{} (median of {FIGURE_RUNS} runs, {:.3}-{:.3})", figure_line(label, figure), slowest / 1e6, fastest / 1e6)
 }
 
-/// One line saying how far a figure is from its goal.
-fn against_goal(measured: f64, goal: f64, unit: &str) -> String {
+/// One line saying how far a figure is from its goal (`bench perf --only
+/// hil` prints its goal with it too).
+pub fn against_goal(measured: f64, goal: f64, unit: &str) -> String {
     let verdict = if measured >= goal { "met" } else { "NOT met" };
     format!("  goal >= {goal} {unit}: {measured:.2} measured, {:.0} % of the goal, {verdict}", 100.0 * measured / goal)
 }

@@ -191,9 +191,10 @@ fn check_elf(elf: &Path) -> Result<(), TargetError> {
 
 /// The child is killed when the thread that started it ends, however it
 /// ends (a crash, SIGKILL, the OOM killer): an emulator never outlives the
-/// run that started it. bench starts QEMU from the thread that plays.
+/// run that started it. bench starts QEMU from the thread that plays, and
+/// `bench perf --only hil` its `bench hil` runs from its main thread.
 #[cfg(target_os = "linux")]
-fn die_with_parent(command: &mut Command) {
+pub fn die_with_parent(command: &mut Command) {
     use std::os::unix::process::CommandExt;
     // SAFETY: the closure runs in the child between fork and exec and only
     // makes one async-signal-safe system call.
@@ -208,7 +209,7 @@ fn die_with_parent(command: &mut Command) {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn die_with_parent(_command: &mut Command) {}
+pub fn die_with_parent(_command: &mut Command) {}
 
 /// A TCP port that was free a moment ago.
 fn free_port() -> Result<u16, TargetError> {

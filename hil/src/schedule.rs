@@ -1072,10 +1072,9 @@ mod tests {
                 assert_eq!(games.schedule(game), Ok(drawn.clone()), "{} game {game}", scenario.name);
                 let mut faulty = own.clone();
                 for scripted in &mut faulty.moves {
-                    scripted.faults.push(bench_sim::game::Fault::Press {
-                        press: 0,
-                        fault: bench_sim::game::PressFault::Missed,
-                    });
+                    scripted
+                        .faults
+                        .push(bench_sim::game::Fault::Press { press: 0, fault: bench_sim::game::PressFault::Missed });
                 }
                 let games = Games { script: Some(&faulty), ..games };
                 assert_eq!(games.schedule(game), Ok(drawn), "{} game {game}: faults left out", scenario.name);

@@ -4,11 +4,11 @@
 //! 1. switch off every defect the failure does not need, and cut the game
 //!    to the fewest moves per player (a bisection of `max_moves`), until
 //!    neither changes anything;
-//! 2. take that game's [`Script`] and reduce it by delta debugging
-//!    ([`crate::ddmin`]): leave out moves (two thinks become one) and
-//!    arbiter acts until leaving out any single one loses the failure;
-//!    then make each move as early as it still fails (shorter thinks, so
-//!    that fewer moves pass the same time without a flag);
+//! 2. take that game's [`Script`] and [`reduce`] it: delta debugging
+//!    ([`crate::ddmin`]) leaves out moves (two thinks become one), arbiter
+//!    acts and device faults until leaving out any single one loses the
+//!    failure, then each move is made as early as it still fails (shorter
+//!    thinks, so that fewer moves pass the same time without a flag);
 //! 3. switch defects off once more on the reduced script, and go round
 //!    steps 2 and 3 again until neither changes anything.
 //!
@@ -21,7 +21,7 @@ use std::fmt;
 
 use crate::ddmin::ddmin;
 use crate::defects::{Defect, DefectSet};
-use crate::game::{self, Element, GameRecord, GameSpec, Script};
+use crate::game::{self, GameRecord, GameSpec, Script};
 use crate::player::HURRIED_MOVE_MIN_US;
 use crate::run::failure_reasons;
 use crate::scenario::Scenario;
@@ -144,9 +144,8 @@ pub fn shrink_from(target: Target<'_>, start: Variant<'_>, budget: u32) -> Optio
     loop {
         let before = (script.clone(), disabled);
         script = shrinker.reduce_script(Variant { disabled, max_moves, script: None }, script);
-        script = shrinker.shorten_thinks(Variant { disabled, max_moves, script: None }, script);
         disabled = shrinker.switch_off_defects(Variant { disabled, max_moves, script: Some(&script) });
-        if (&script, disabled) == (&before.0, before.1) {
+        if (&script, disabled) == (&before.0, before.1) || shrinker.budget_spent {
             break;
         }
     }
@@ -226,44 +225,81 @@ impl Shrinker<'_> {
         disabled
     }
 
-    /// Step 2: the script's moves and acts reduced by delta debugging,
-    /// played as `variant` says otherwise.
+    /// Step 2: the script reduced ([`reduce`]), played as `variant` says
+    /// otherwise.
     fn reduce_script(&mut self, variant: Variant<'_>, script: Script) -> Script {
         let budget = self.budget.saturating_sub(self.attempts);
-        let mut tests_failed_same = |kept: &[Element]| {
-            let candidate = script.keeping(kept);
-            let record = play_variant(self.target, Variant { script: Some(&candidate), ..variant }, false);
-            first_cause(self.target.scenario, &record).as_ref() == Some(&self.cause)
-        };
-        let reduced = ddmin(script.elements(), budget, &mut tests_failed_same);
-        self.attempts = self.attempts.saturating_add(reduced.tests);
-        self.budget_spent |= reduced.budget_spent;
-        script.keeping(&reduced.kept)
+        let (target, cause) = (self.target, &self.cause);
+        let reduction = reduce(script, budget, |candidate| {
+            let record = play_variant(target, Variant { script: Some(candidate), ..variant }, false);
+            first_cause(target.scenario, &record).as_ref() == Some(cause)
+        });
+        self.attempts = self.attempts.saturating_add(reduction.tests);
+        self.budget_spent |= reduction.budget_spent;
+        reduction.script
     }
+}
 
-    /// Step 2b: each move made as early as a hurried player makes it, or
-    /// else after half its think, everything after it earlier by as much,
-    /// while the failure stays: shorter thinks leave a later reduction more
-    /// moves to leave out without a flag falling.
-    fn shorten_thinks(&mut self, variant: Variant<'_>, mut script: Script) -> Script {
-        for index in 0..script.moves.len() {
-            let previous_us = index
-                .checked_sub(1)
-                .and_then(|previous| script.moves.get(previous))
-                .map_or(0, |scripted| scripted.at_us);
-            let think_us = script.moves.get(index).map_or(0, |scripted| scripted.at_us) - previous_us;
-            // Whole milliseconds, as players think: the clocks' tick grid.
-            for shorter_us in [HURRIED_MOVE_MIN_US, think_us / 2 / 1_000 * 1_000] {
-                if shorter_us >= think_us {
-                    continue;
-                }
-                let candidate = script.earlier_from(index, think_us - shorter_us);
-                if self.fails_the_same(Variant { script: Some(&candidate), ..variant }) {
-                    script = candidate;
-                    break;
-                }
+/// A script reduced by [`reduce`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reduction {
+    pub script: Script,
+    /// Tests made (calls of the predicate).
+    pub tests: u32,
+    /// The budget ran out first: the script still fails, but may not be
+    /// 1-minimal.
+    pub budget_spent: bool,
+}
+
+/// Reduces a script that `fails` while it still does, in at most `budget`
+/// tests: delta debugging over its moves, acts and faults, then each move
+/// made as early as a hurried player makes it, or else after half its
+/// think (everything after it earlier by as much: shorter thinks leave the
+/// next reduction more moves to leave out without a flag falling), until
+/// neither changes anything. The simulator's and `bench hil`'s shrinking
+/// alike; deterministic when `fails` is.
+pub fn reduce(mut script: Script, budget: u32, mut fails: impl FnMut(&Script) -> bool) -> Reduction {
+    let mut tests = 0u32;
+    let mut budget_spent = false;
+    loop {
+        let before = script.clone();
+        let reduced = ddmin(script.elements(), budget.saturating_sub(tests), |kept| fails(&script.keeping(kept)));
+        tests = tests.saturating_add(reduced.tests);
+        budget_spent |= reduced.budget_spent;
+        script = script.keeping(&reduced.kept);
+        let mut test = |candidate: &Script| {
+            if tests >= budget {
+                budget_spent = true;
+                return false;
+            }
+            tests += 1;
+            fails(candidate)
+        };
+        script = shorten_thinks(script, &mut test);
+        if script == before || budget_spent {
+            return Reduction { script, tests, budget_spent };
+        }
+    }
+}
+
+/// Each move as early as `fails` allows: a hurried player's think, or half
+/// its think, in whole milliseconds as players think (the clocks' tick
+/// grid); everything after it earlier by as much.
+fn shorten_thinks(mut script: Script, fails: &mut impl FnMut(&Script) -> bool) -> Script {
+    for index in 0..script.moves.len() {
+        let previous_us =
+            index.checked_sub(1).and_then(|previous| script.moves.get(previous)).map_or(0, |scripted| scripted.at_us);
+        let think_us = script.moves.get(index).map_or(0, |scripted| scripted.at_us).saturating_sub(previous_us);
+        for shorter_us in [HURRIED_MOVE_MIN_US, think_us / 2 / 1_000 * 1_000] {
+            if shorter_us >= think_us {
+                continue;
+            }
+            let candidate = script.earlier_from(index, think_us - shorter_us);
+            if fails(&candidate) {
+                script = candidate;
+                break;
             }
         }
-        script
     }
+    script
 }

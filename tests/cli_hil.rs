@@ -53,6 +53,13 @@ fn usage_errors_exit_2_before_anything_runs() {
         vec!["hil", "--scenario", "blitz-3-2", "--jobs", "2"],
         vec!["hil", "--jobs", "2", "--fail-fast"],
         vec!["hil", "--board", "stm32", "--jobs", "2"],
+        vec!["hil", "--replay", a_file, "--scenario", "blitz-3-2"],
+        vec!["hil", "--replay", missing.to_str().expect("utf-8")],
+        vec!["hil", "--replay", a_file],
+        vec!["hil", "--shrink"],
+        vec!["hil", "--scenario", "blitz-3-2", "--shrink", "--icount", "none"],
+        vec!["hil", "--board", "stm32", "--scenario", "blitz-3-2", "--shrink"],
+        vec!["hil", "--scenario", "blitz-3-2", "--shrink-budget", "3"],
     ] {
         let output = bench(&args);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {}", text(&output));
@@ -67,6 +74,8 @@ fn usage_errors_exit_2_before_anything_runs() {
     assert!(jobs.contains("give --jobs 1 with it"), "{jobs}");
     let jobs = text(&bench(&["hil", "--board", "stm32", "--jobs", "2"]));
     assert!(jobs.contains("it is for --board qemu"), "{jobs}");
+    let shrink = text(&bench(&["hil", "--board", "stm32", "--scenario", "blitz-3-2", "--shrink"]));
+    assert!(shrink.contains("give --board qemu"), "{shrink}");
     let auto = text(&bench(&["hil", "--scenario", "blitz-3-2", "--shard", "auto"]));
     assert!(auto.contains("SLURM_ARRAY_TASK_ID") && auto.contains("BENCH_SHARD"), "{auto}");
 }
@@ -677,6 +686,53 @@ fn every_rule_defect_fails_naming_the_mismatch() {
         assert!(report["mismatches"]["by_quantity"][quantity].as_u64().is_some_and(|count| count > 0), "{image}");
         assert_eq!(report["complete"], true, "{image}");
     }
+}
+
+/// `--shrink` on a failing game: the replay file it writes, and the shrunk
+/// game played from it once more, which fails with the original's first
+/// mismatch; `--replay` of that file gives the same report again. A small
+/// budget keeps the test short: the case still fails, and says it may not
+/// be minimal.
+#[test]
+fn shrink_writes_a_replay_file_whose_game_fails_with_the_first_mismatch() {
+    let _serial = serial();
+    let dir = temp_dir("hil-shrink");
+    let file = scenario(&dir, "late-stage", "3/20:20", false);
+    let out = dir.join("shrink");
+    let (code, output, run) =
+        hil("defect-late-stage-switch", file.to_str().expect("utf-8"), &out, &["--shrink", "--shrink-budget", "3"]);
+    assert_eq!(code, Some(1), "{output}");
+    assert_eq!(run["verdict"], "fail", "the run itself is reported first");
+    assert!(output.contains("in 3 runs of the emulator") && output.contains("reproduce it"), "{output}");
+    assert!(output.contains("may not be minimal"), "a spent budget says so: {output}");
+    let replay = output.lines().find_map(|line| line.strip_prefix("replay file: ")).expect("a replay file");
+    assert!(std::fs::read_to_string(replay).expect("written").contains("format = \"bench-replay\""));
+    let shrunk = report(&out.join("shrunk-game-0"));
+    assert_eq!(shrunk["verdict"], "fail", "{output}");
+    let moves = &shrunk["mismatches"]["by_quantity"]["period_change.moves"];
+    assert!(moves.as_u64().is_some_and(|count| count > 0), "the same first mismatch: {}", shrunk["mismatches"]);
+
+    let elf = images().join("defect-late-stage-switch.elf");
+    let again = dir.join("again");
+    let args = [
+        "hil",
+        "--replay",
+        replay,
+        "--firmware",
+        elf.to_str().expect("utf-8"),
+        "--out",
+        again.to_str().expect("utf-8"),
+    ];
+    let replayed = bench(&args);
+    assert_eq!(replayed.status.code(), Some(1), "{}", text(&replayed));
+    let same = |dir: &Path| std::fs::read(dir.join("report.json")).expect("report.json");
+    let mut shrunk_bytes = String::from_utf8(same(&out.join("shrunk-game-0"))).expect("utf-8");
+    let mut again_bytes = String::from_utf8(same(&again)).expect("utf-8");
+    // The two name their own report folders; nothing else may differ.
+    for (text, folder) in [(&mut shrunk_bytes, out.join("shrunk-game-0")), (&mut again_bytes, again.clone())] {
+        *text = text.replace(folder.to_str().expect("utf-8"), "FOLDER");
+    }
+    assert_eq!(shrunk_bytes, again_bytes, "--replay of the file is the shrunk game");
 }
 
 /// A firmware clock that runs slow fails on accounting drift, read to the

@@ -235,7 +235,7 @@ fn shrink_writes_a_replay_file_that_fails_the_same_way_when_played() {
     let shrunk = bench(&args);
     let stdout = text(&shrunk.stdout);
     assert_eq!(shrunk.status.code(), Some(1), "{stdout}{}", text(&shrunk.stderr));
-    assert!(stdout.contains("1-minimal") && stdout.contains("still fail with time error"), "{stdout}");
+    assert!(stdout.contains("1-minimal") && stdout.contains("still failing with time error"), "{stdout}");
     let file = stdout.lines().find_map(|line| line.strip_prefix("replay file: ")).expect("the replay file is named");
     let written = std::fs::read_to_string(file).unwrap();
     assert!(written.contains("format = \"bench-replay\"") && written.contains("[[move]]"), "{written}");

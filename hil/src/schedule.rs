@@ -457,10 +457,31 @@ fn logged_game(
     shows_flag_order: bool,
     script: Option<&Script>,
 ) -> (InputLog, Vec<Article>) {
+    let record = perfect_game(scenario, seed, game, shows_flag_order, script);
+    (record.inputs.unwrap_or_default(), record.applied)
+}
+
+/// The script of game `game`'s schedule: what its players and arbiter
+/// chose on the perfect device the schedule is made on. A [`Games`] with
+/// it as its script gives the same schedule (`bench hil --shrink` starts
+/// from it).
+pub fn script_of(scenario: &Scenario, seed: u64, game: u64) -> Script {
+    let record = perfect_game(scenario, seed, game, scenario.arbiter.clock_shows_first_flag, None);
+    record.script.unwrap_or_default()
+}
+
+/// [`logged_game`]'s game, whole.
+fn perfect_game(
+    scenario: &Scenario,
+    seed: u64,
+    game: u64,
+    shows_flag_order: bool,
+    script: Option<&Script>,
+) -> game::GameRecord {
     let mut perfect = scenario.with_perfect_device();
     perfect.arbiter.clock_shows_first_flag = shows_flag_order;
     let faultless = script.map(Script::without_faults);
-    let record = game::play(GameSpec {
+    game::play(GameSpec {
         scenario: &perfect,
         seed,
         game,
@@ -470,8 +491,7 @@ fn logged_game(
         disabled: DefectSet::NONE,
         record_inputs: true,
         script: faultless.as_ref(),
-    });
-    (record.inputs.unwrap_or_default(), record.applied)
+    })
 }
 
 /// The log's acts as the harness makes them: each move's press, with its
@@ -1068,6 +1088,7 @@ mod tests {
                     .expect("kept")
                 };
                 let own = written(&perfect);
+                assert_eq!(script_of(&scenario, 7, game), own);
                 let games = Games { script: Some(&own), ..Games::all(&scenario, 7, game + 1) };
                 assert_eq!(games.schedule(game), Ok(drawn.clone()), "{} game {game}", scenario.name);
                 let mut faulty = own.clone();

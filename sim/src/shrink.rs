@@ -76,8 +76,10 @@ pub struct Shrunk {
     pub max_moves: u32,
     /// The players' moves and the arbiter's acts that still fail.
     pub script: Script,
-    /// Elements (moves and acts) of the original game's script.
+    /// Elements (moves, acts and faults) of the original game's script.
     pub original_len: usize,
+    /// The original game's presses.
+    pub original_presses: u64,
     pub reasons: Vec<String>,
     /// The shrunk game, with its trace.
     pub record: GameRecord,
@@ -157,6 +159,7 @@ pub fn shrink_from(target: Target<'_>, start: Variant<'_>, budget: u32) -> Optio
         max_moves,
         script,
         original_len,
+        original_presses: played.presses,
         reasons,
         record,
         attempts: shrinker.attempts,

@@ -70,6 +70,7 @@ use bench_report::{sha256_hex, suite};
 mod observe;
 mod parallel_suite;
 mod progress;
+mod shrink;
 
 use parallel_suite::Console;
 
@@ -259,9 +260,24 @@ pub struct Cmd {
     /// emulated board only, without --fail-fast.
     #[arg(long, short, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     jobs: u16,
+    /// Reduce the run's first failing game to the fewest presses and
+    /// arbiter commands that still fail with the same first mismatch (on
+    /// --board qemu in lockstep, where every run of the same input is the
+    /// same), write it as a replay file in the report folder, and play it
+    /// once more into `shrunk-game-G/` for its report.
+    #[arg(long, conflicts_with_all = ["suite", "observe", "shard"])]
+    shrink: bool,
+    /// With --shrink: the most emulator runs shrinking may make. When they
+    /// run out the case still fails but may not be minimal, and says so.
+    #[arg(long, value_name = "RUNS", requires = "shrink", default_value_t = shrink::BUDGET_DEFAULT,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    shrink_budget: u32,
     /// Where a scenario played beside others writes its console lines.
     #[arg(skip)]
     console: Option<Arc<Mutex<Console>>>,
+    /// No progress bar of its own: a shrinking step's run.
+    #[arg(skip)]
+    quiet: bool,
 }
 
 /// Where `scripts/build-firmware` puts its images: `$CARGO_TARGET_DIR/firmware`
@@ -396,6 +412,9 @@ impl Cmd {
                  (`--scenario scenarios/observed-flag.toml` for firmware/observed.toml)"
             )));
         }
+        if self.shrink {
+            self.check_shrink(one_scenario)?;
+        }
         if !one_scenario {
             if self.shard.is_some() {
                 return Err(Failure::usage(anyhow!(
@@ -429,6 +448,24 @@ impl Cmd {
                 Ok(Exit::GateFailed)
             }
         }
+    }
+
+    /// `--shrink` needs one scenario's games on the emulated board in
+    /// lockstep: elsewhere two runs of the same input can differ, and a
+    /// step would not say what it seems to.
+    fn check_shrink(&self, one_scenario: bool) -> Result<()> {
+        let why = if !one_scenario {
+            "--shrink reduces a failing game of one scenario: give --scenario NAME or --replay FILE"
+        } else if !self.emulated()? || self.gdb.is_some() {
+            "--shrink runs the game again and again, which only the emulated board does the same every time: \
+             give --board qemu"
+        } else if self.icount == "none" {
+            "--shrink needs the emulated board in lockstep, so that every run of the same input is the same: \
+             drop --icount none"
+        } else {
+            return Ok(());
+        };
+        Err(Failure::usage(anyhow!("{why} (nothing was run)")))
     }
 
     /// `--games`, or one game.
@@ -528,6 +565,7 @@ impl Cmd {
             ..RunOptions::default()
         };
         let started = std::time::Instant::now();
+        let shrink_options = options.clone();
         let played = match (&observing, &boards) {
             (Some(observing), _) => self.play_observed(&elf, &games, observing, Arc::clone(&stop)),
             (None, Some(boards)) => self.play_on_probes(probes, boards, &elf, &games, options),
@@ -547,7 +585,36 @@ impl Cmd {
             seed,
             games_requested: games.slice.len(),
         };
-        self.report_and_judge(&out_dir, &subject, &played, wall, records)
+        let ran = self.report_and_judge(&out_dir, &subject, &played, wall, records)?;
+        let failing = played.runs.iter().find(|run| shrink::first_cause(run).is_some());
+        match (self.shrink, failing) {
+            (true, Some(run)) => {
+                let script = match &replay {
+                    Some(replay) => replay.script.without_faults(),
+                    None => bench_hil::schedule::script_of(&scenario, seed, run.schedule.game),
+                };
+                let scenario_toml = match &replay {
+                    Some(replay) => replay.scenario_toml.clone(),
+                    None => String::from_utf8_lossy(&scenario_bytes).into_owned(),
+                };
+                let failing = shrink::Failing {
+                    scenario: &scenario,
+                    scenario_toml,
+                    seed,
+                    elf: &elf,
+                    options: shrink_options,
+                    run,
+                    script,
+                    out_dir: &out_dir,
+                };
+                self.shrink_failure(failing, probes)
+            }
+            (true, None) => {
+                super::print("--shrink: no game failed with a mismatch: nothing to shrink\n")?;
+                Ok(ran)
+            }
+            (false, _) => Ok(ran),
+        }
     }
 
     /// `--records FILE`, checked (and a FIFO or device opened) before
@@ -993,10 +1060,10 @@ impl Cmd {
         let (mut done_before, mut presses) = (0u64, 0u64);
         let mut progress = |update: GameProgress<'_>| match update {
             GameProgress::Begins { presses: count } => {
-                let bar = bar.get_or_insert_with(|| match self.console {
+                let bar = bar.get_or_insert_with(|| match (&self.console, self.quiet) {
                     // Beside other scenarios: no bar, the lines come at the end.
-                    Some(_) => indicatif::ProgressBar::hidden(),
-                    None => progress_bar(0, "presses", "{msg}"),
+                    (Some(_), _) | (_, true) => indicatif::ProgressBar::hidden(),
+                    (None, false) => progress_bar(0, "presses", "{msg}"),
                 });
                 done_before += presses;
                 presses = count as u64;

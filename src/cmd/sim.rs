@@ -668,12 +668,13 @@ fn shrunk_summary(target: Target<'_>, shrunk: &Shrunk) -> String {
     };
     let disabled = if shrunk.disabled.is_empty() { "none".to_string() } else { shrunk.disabled.to_string() };
     format!(
-        "shrunk game {} (seed {}) in {} games: {} moves, {} of {} moves, arbiter acts and device faults, still fail \
-         with {}; {minimal}\ndefects off: {disabled}",
+        "shrunk game {} (seed {}) in {} games: {} presses reproduce it (from {}; {} of {} moves, arbiter acts and \
+         device faults), still failing with {}; {minimal}\ndefects off: {disabled}",
         target.game,
         target.seed,
         shrunk.attempts,
-        shrunk.script.moves.len(),
+        shrunk.record.presses,
+        shrunk.original_presses,
         shrunk.script.len(),
         shrunk.original_len,
         shrunk.cause,

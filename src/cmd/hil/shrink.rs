@@ -1,0 +1,182 @@
+//! `bench hil --shrink`: the run's first failing game reduced to the fewest
+//! presses and arbiter commands that still fail on the firmware **the same
+//! way**, on the emulated board in lockstep (where every run of the same
+//! input is the same run), then written as a replay file and played once
+//! more for its report.
+//!
+//! The game's script (the players' moves and the arbiter's acts, as the
+//! schedule made them) is reduced by `bench_sim::shrink::reduce`, the
+//! simulator's shrinking: each step is a run of the firmware, and it
+//! counts only if the game's first mismatch keeps its quantity
+//! ([`first_cause`]), so shrinking never slides to another bug.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::anyhow;
+use bench_hil::backend::probe::ProbeBackend;
+use bench_hil::judge::compare::{Mismatch, Quantity};
+use bench_hil::schedule::{GameSlice, Games};
+use bench_hil::session::{GameRun, RunOptions};
+use bench_sim::game::Script;
+use bench_sim::replay::Replay;
+use bench_sim::scenario::Scenario;
+use bench_sim::shrink;
+
+use super::{Cmd, Ran};
+use crate::exit::{Exit, Failure, Result};
+
+/// Emulator runs a shrink may make unless `--shrink-budget` says otherwise.
+pub const BUDGET_DEFAULT: u32 = 300;
+
+/// What a game fails of, for shrinking: its first mismatch's quantity
+/// (`snapshot.flag.black`, `period_change.moves`, …). The comparison lists
+/// causes first (presses, flags, stage changes, commands, results, earliest
+/// first) and snapshots after, so this is where the difference began.
+pub fn first_cause(run: &GameRun) -> Option<Quantity> {
+    first_mismatch(run).map(|mismatch| mismatch.quantity)
+}
+
+fn first_mismatch(run: &GameRun) -> Option<&Mismatch> {
+    match &run.comparison {
+        Some(Ok(comparison)) => comparison.mismatches.first(),
+        _ => None,
+    }
+}
+
+/// The failing game and what it is played with.
+pub(super) struct Failing<'a> {
+    pub scenario: &'a Scenario,
+    /// The scenario file's text, for the replay file.
+    pub scenario_toml: String,
+    pub seed: u64,
+    pub elf: &'a Path,
+    pub options: RunOptions,
+    pub run: &'a GameRun,
+    /// The game's script: the schedule's, or the replay file's.
+    pub script: Script,
+    /// Where the replay file and the shrunk game's report go.
+    pub out_dir: &'a Path,
+}
+
+/// How a shrink's runs went.
+struct Runs {
+    made: u32,
+    /// The emulator could not play a run: shrinking stops there.
+    infrastructure: Option<String>,
+}
+
+impl Cmd {
+    /// Shrinks `failing`'s game, writes its replay file and plays it once
+    /// more for its report; exit 1 (the failure reproduces), or 3 when the
+    /// emulator failed.
+    pub(super) fn shrink_failure<B: ProbeBackend>(&self, failing: Failing<'_>, probes: &B) -> Result<Ran> {
+        let game = failing.run.schedule.game;
+        let Some(cause) = first_cause(failing.run) else {
+            super::super::print(&format!(
+                "--shrink: game {game} failed without a mismatch of the comparison (an error or a check of the \
+                 run as a whole): nothing to shrink\n"
+            ))?;
+            return Ok(Ran::Judged(Exit::GateFailed));
+        };
+        let stop = failing.options.stop.clone().unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
+        let quiet = Cmd { quiet: true, ..self.clone() };
+        let started = Instant::now();
+        let bar = super::progress_bar(u64::from(self.shrink_budget), "runs", "{msg}");
+        let original = failing.script.len();
+        let mut runs = Runs { made: 0, infrastructure: None };
+        let reduction = shrink::reduce(failing.script.clone(), self.shrink_budget, |candidate| {
+            if stop.load(Ordering::Relaxed) || runs.infrastructure.is_some() {
+                return false;
+            }
+            let games = one_game(&failing, game, candidate);
+            let played = quiet.play(failing.elf, &games, failing.options.clone());
+            runs.made += 1;
+            bar.set_position(u64::from(runs.made));
+            bar.set_message(format!("shrinking game {game}: trying {} of {original} moves and acts", candidate.len()));
+            match played.runs.first() {
+                Some(run) if run.error.as_ref().is_none_or(|error| error.is_firmware_failure()) => {
+                    first_cause(run) == Some(cause)
+                }
+                _ => {
+                    let why = played.error.unwrap_or_else(|| "the emulator played no game".to_string());
+                    runs.infrastructure = Some(why);
+                    false
+                }
+            }
+        });
+        bar.finish_and_clear();
+        let wall_s = started.elapsed().as_secs_f64();
+        let replay = Replay {
+            scenario: failing.scenario.clone(),
+            scenario_toml: failing.scenario_toml.clone(),
+            seed: failing.seed,
+            game,
+            swarm: false,
+            disabled: bench_sim::defects::DefectSet::NONE,
+            max_moves: failing.scenario.board.max_moves,
+            script: reduction.script.clone(),
+            cause: first_mismatch(failing.run).map(ToString::to_string),
+        };
+        let path =
+            failing.out_dir.join(format!("shrunk-{}-{}-game-{game}.replay.toml", failing.scenario.name, failing.seed));
+        std::fs::write(&path, replay.to_toml())
+            .map_err(|error| Failure::infrastructure(anyhow!("writing the replay file {}: {error}", path.display())))?;
+        let shrunk = one_game(&failing, game, &reduction.script).schedule(game).map_err(Failure::usage)?;
+        let how = if let Some(why) = &runs.infrastructure {
+            format!("stopped: the emulator failed ({why}); the smallest case found so far")
+        } else if stop.load(Ordering::Relaxed) {
+            "interrupted: the smallest case found so far".to_string()
+        } else if reduction.budget_spent {
+            format!("the budget of {} runs ran out: it fails, but may not be minimal", self.shrink_budget)
+        } else {
+            "1-minimal: leaving out any one press or command loses that mismatch".to_string()
+        };
+        let cause_text = first_mismatch(failing.run).map_or_else(|| cause.key().to_string(), ToString::to_string);
+        let summary = format!(
+            "shrunk game {game} in {} runs of the emulator ({wall_s:.0} s): {} presses and {} arbiter commands \
+             reproduce it (from {} and {}); {how}\n  first mismatch: {cause_text}\nreplay file: {}\n",
+            runs.made,
+            shrunk.presses.len(),
+            shrunk.commands.len(),
+            failing.run.schedule.presses.len(),
+            failing.run.schedule.commands.len(),
+            path.display(),
+        );
+        super::super::print(&summary)?;
+        if runs.infrastructure.is_some() {
+            return Err(Failure::infrastructure(anyhow!("the emulator failed while shrinking")));
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Ok(Ran::Judged(Exit::GateFailed));
+        }
+        self.report_shrunk(&path, failing.out_dir, game, probes)
+    }
+
+    /// The shrunk game played once more from its replay file, for its
+    /// report, as `bench hil --replay FILE` plays it.
+    fn report_shrunk<B: ProbeBackend>(&self, path: &Path, out_dir: &Path, game: u64, probes: &B) -> Result<Ran> {
+        let dir: PathBuf = out_dir.join(format!("shrunk-game-{game}"));
+        let mut replayed = self.clone();
+        replayed.scenario = None;
+        replayed.replay = Some(path.to_path_buf());
+        replayed.run.out = Some(dir.clone());
+        replayed.run.force = true;
+        replayed.records = None;
+        replayed.shrink = false;
+        super::super::print(&format!("the shrunk game, played from its replay file into {}:\n", dir.display()))?;
+        replayed.run_scenario(probes)
+    }
+}
+
+/// Game `game` of the failing run's scenario and seed, played from `script`.
+fn one_game<'s>(failing: &Failing<'s>, game: u64, script: &'s Script) -> Games<'s> {
+    Games {
+        scenario: failing.scenario,
+        seed: failing.seed,
+        script: Some(script),
+        slice: GameSlice { first: game, step: 1, end: game.saturating_add(1) },
+    }
+}

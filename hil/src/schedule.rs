@@ -1102,19 +1102,7 @@ mod tests {
             }
         }
         let scenario = load("blitz-3-2");
-        let mut own = game::play(GameSpec {
-            scenario: &scenario.with_perfect_device(),
-            seed: 12,
-            game: 0,
-            swarm: false,
-            trace: false,
-            model_oracle: false,
-            disabled: DefectSet::NONE,
-            record_inputs: true,
-            script: None,
-        })
-        .script
-        .expect("kept");
+        let mut own = script_of(&scenario, 12, 0);
         own.moves.truncate(3);
         let games = Games { script: Some(&own), ..Games::all(&scenario, 12, 1) };
         let cut = games.schedule(0).expect("a schedule");

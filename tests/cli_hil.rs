@@ -733,6 +733,47 @@ fn shrink_writes_a_replay_file_whose_game_fails_with_the_first_mismatch() {
         *text = text.replace(folder.to_str().expect("utf-8"), "FOLDER");
     }
     assert_eq!(shrunk_bytes, again_bytes, "--replay of the file is the shrunk game");
+
+    // The file plays in the simulator too (its device has no defect here).
+    let simulated = bench(&["sim", "--replay", replay]);
+    assert_eq!(simulated.status.code(), Some(0), "{}", text(&simulated));
+    // And a file `bench sim --shrink` wrote plays on the board: the
+    // simulator's missed press is its device's fault, not the firmware's,
+    // so the reference firmware passes it.
+    let missing_presses = dir.join("missed.toml");
+    std::fs::write(
+        &missing_presses,
+        "description = \"missed presses\"\ncontrol = \"20+1\"\ngames = 4\nseed = 5\n[players]\n\
+         think = { distribution = \"uniform\", min_ms = 500, max_ms = 2500 }\n[device]\nmissed_press = \"1/10\"\n\
+         [expect]\ntime_error_max_us = 0\nagreement_min_percent = 0\n",
+    )
+    .expect("write");
+    let sim_out = dir.join("sim");
+    let sim = bench(&[
+        "sim",
+        "--scenario",
+        missing_presses.to_str().expect("utf-8"),
+        "--game",
+        "0",
+        "--shrink",
+        "--out",
+        sim_out.to_str().expect("utf-8"),
+    ]);
+    let sim_text = text(&sim);
+    let sim_file = sim_text.lines().find_map(|line| line.strip_prefix("replay file: ")).expect("written");
+    let normal = images().join("normal.elf");
+    let on_board = dir.join("on-board");
+    let played = bench(&[
+        "hil",
+        "--replay",
+        sim_file,
+        "--firmware",
+        normal.to_str().expect("utf-8"),
+        "--out",
+        on_board.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(played.status.code(), Some(0), "{}", text(&played));
+    assert_eq!(report(&on_board)["games"]["played"], 1, "{}", text(&played));
 }
 
 /// A firmware clock that runs slow fails on accounting drift, read to the

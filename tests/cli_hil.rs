@@ -709,8 +709,11 @@ fn shrink_writes_a_replay_file_whose_game_fails_with_the_first_mismatch() {
     assert!(std::fs::read_to_string(replay).expect("written").contains("format = \"bench-replay\""));
     let shrunk = report(&out.join("shrunk-game-0"));
     assert_eq!(shrunk["verdict"], "fail", "{output}");
-    let moves = &shrunk["mismatches"]["by_quantity"]["period_change.moves"];
-    assert!(moves.as_u64().is_some_and(|count| count > 0), "the same first mismatch: {}", shrunk["mismatches"]);
+    let first = |report: &serde_json::Value| report["games_detail"][0]["mismatches"][0]["quantity"].clone();
+    assert!(first(&run).is_string(), "the run has a first mismatch: {}", run["games_detail"]);
+    assert_eq!(first(&shrunk), first(&run), "the same first mismatch");
+    let presses = |report: &serde_json::Value| report["games_detail"][0]["presses_scheduled"].as_u64();
+    assert!(presses(&shrunk) < presses(&run), "fewer presses: {:?} of {:?}", presses(&shrunk), presses(&run));
 
     let elf = images().join("defect-late-stage-switch.elf");
     let again = dir.join("again");

@@ -45,7 +45,8 @@ enum Cli {
     ///
     ///   bench sim --scenario both-flags
     ///   bench sim --scenario both-flags --seed 7 --game 12 --trace
-    ///   bench sim --scenario defects --shrink
+    ///   bench sim --scenario blitz-3-2 --swarm --seed 12 --game 5 --shrink
+    ///   bench sim --replay reports/blitz-3-2-12/shrunk-blitz-3-2-12-game-5.replay.toml
     ///   bench sim --scenario drift-stress --games 100000 --shard 3/8
     ///   bench sim --scenario my-clock.toml --calibrate
     #[command(verbatim_doc_comment)]
@@ -86,6 +87,8 @@ enum Cli {
     ///
     ///   bench hil                                   (the release suite)
     ///   bench hil --scenario both-flags --games 3
+    ///   bench hil --scenario release/3-stages --firmware FIRMWARE.elf --shrink
+    ///   bench hil --replay reports/blitz-3-2-12/shrunk-blitz-3-2-12-game-5.replay.toml
     ///   bench hil --firmware ~/.cache/bench/target/firmware/defect-systick-off-by-one.elf  (scripts/build-firmware)
     ///   bench hil --board stm32 --games 20 --probe 0483:374b:066DFF --probe 0483:374b:0671FF
     #[command(verbatim_doc_comment)]

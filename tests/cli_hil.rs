@@ -756,8 +756,9 @@ fn shrink_writes_a_replay_file_whose_game_fails_with_the_first_mismatch() {
         "sim",
         "--scenario",
         missing_presses.to_str().expect("utf-8"),
+        // Game 1, not 0: a replay keeps its game's number in the report.
         "--game",
-        "0",
+        "1",
         "--shrink",
         "--out",
         sim_out.to_str().expect("utf-8"),

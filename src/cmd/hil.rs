@@ -695,7 +695,13 @@ impl Cmd {
             boards: played.boards.clone(),
             acks: played.acks.as_ref(),
             observed: played.observed.clone(),
-            shard: self.shard.map(|(index, count)| (index, count, self.game_count())),
+            shard: self.shard.map(|(index, count)| (index, count, self.game_count())).or_else(|| {
+                // A replay plays game G alone: in report terms the last
+                // shard of G + 1, so the game keeps its number and the
+                // report reads back as a run that could have made it.
+                let game = self.replay.as_ref().and(played.runs.first())?.schedule.game.saturating_add(1);
+                Some((game, game, game))
+            }),
         };
         let written = hil_report::write_hil_report(out_dir, &input);
         let records_written = records.map(|records| records.write(records_text(&played.runs).as_bytes()));

@@ -4,11 +4,12 @@
 //! 1. switch off every defect the failure does not need, and cut the game
 //!    to the fewest moves per player (a bisection of `max_moves`), until
 //!    neither changes anything;
-//! 2. take that game's [`Script`] and [`reduce`] it: delta debugging
+//! 2. take that game's [`Script`] and [`reduce`] it: as many moves as
+//!    still fail made by a hurried player (short thinks spend no time, so
+//!    fewer moves pass without a flag), then delta debugging
 //!    ([`crate::ddmin`]) leaves out moves (two thinks become one), arbiter
 //!    acts and device faults until leaving out any single one loses the
-//!    failure, then each move is made as early as it still fails (shorter
-//!    thinks, so that fewer moves pass the same time without a flag);
+//!    failure, then each remaining think is halved where it still fails;
 //! 3. switch defects off once more on the reduced script, and go round
 //!    steps 2 and 3 again until neither changes anything.
 //!
@@ -17,7 +18,9 @@
 //! its cause (unless the budget ran out first, which it says). The shrunk
 //! game is played from its script ([`crate::replay`] writes it as a file).
 
+use std::collections::VecDeque;
 use std::fmt;
+use std::ops::Range;
 
 use crate::ddmin::ddmin;
 use crate::defects::{Defect, DefectSet};
@@ -255,17 +258,25 @@ pub struct Reduction {
 }
 
 /// Reduces a script that `fails` while it still does, in at most `budget`
-/// tests: delta debugging over its moves, acts and faults, then each move
-/// made as early as a hurried player makes it, or else after half its
-/// think (everything after it earlier by as much: shorter thinks leave the
-/// next reduction more moves to leave out without a flag falling), until
-/// neither changes anything. The simulator's and `bench hil`'s shrinking
-/// alike; deterministic when `fails` is.
+/// tests: as many moves as it allows made by a hurried player ([`hurry`]),
+/// delta debugging over its moves, acts and faults, then each think halved
+/// where it still fails (everything after a shorter think earlier by as
+/// much), until none of them changes anything. The simulator's and
+/// `bench hil`'s shrinking alike; deterministic when `fails` is.
 pub fn reduce(mut script: Script, budget: u32, mut fails: impl FnMut(&Script) -> bool) -> Reduction {
     let mut tests = 0u32;
     let mut budget_spent = false;
     loop {
         let before = script.clone();
+        let mut test = |candidate: &Script| {
+            if tests >= budget {
+                budget_spent = true;
+                return false;
+            }
+            tests += 1;
+            fails(candidate)
+        };
+        script = hurry(script, &mut test);
         let reduced = ddmin(script.elements(), budget.saturating_sub(tests), |kept| fails(&script.keeping(kept)));
         tests = tests.saturating_add(reduced.tests);
         budget_spent |= reduced.budget_spent;
@@ -278,30 +289,53 @@ pub fn reduce(mut script: Script, budget: u32, mut fails: impl FnMut(&Script) ->
             tests += 1;
             fails(candidate)
         };
-        script = shorten_thinks(script, &mut test);
+        script = halve_thinks(script, &mut test);
         if script == before || budget_spent {
             return Reduction { script, tests, budget_spent };
         }
     }
 }
 
-/// Each move as early as `fails` allows: a hurried player's think, or half
-/// its think, in whole milliseconds as players think (the clocks' tick
-/// grid); everything after it earlier by as much.
-fn shorten_thinks(mut script: Script, fails: &mut impl FnMut(&Script) -> bool) -> Script {
+/// As many moves as `fails` allows made by a hurried player, found by
+/// bisection: all of them, else each half on its own, and so on down to
+/// single moves. Cheap where few thinks matter to the failure (a race
+/// between a press and the next), and it comes before leaving moves out
+/// because short thinks spend no time that leaving a move out would add
+/// to a neighbour's (under delay or increment, long merged thinks make a
+/// flag fall before the failure).
+fn hurry(mut script: Script, fails: &mut impl FnMut(&Script) -> bool) -> Script {
+    let mut pending: VecDeque<Range<usize>> = VecDeque::new();
+    pending.push_back(0..script.moves.len());
+    while let Some(moves) = pending.pop_front() {
+        let candidate = script.hurried(moves.clone(), HURRIED_MOVE_MIN_US);
+        if candidate == script {
+            continue;
+        }
+        if fails(&candidate) {
+            script = candidate;
+        } else if moves.len() > 1 {
+            let middle = moves.start + moves.len() / 2;
+            pending.push_front(middle..moves.end);
+            pending.push_front(moves.start..middle);
+        }
+    }
+    script
+}
+
+/// Each move's think halved where `fails` allows, in whole milliseconds as
+/// players think (the clocks' tick grid); everything after it earlier by
+/// as much.
+fn halve_thinks(mut script: Script, fails: &mut impl FnMut(&Script) -> bool) -> Script {
     for index in 0..script.moves.len() {
-        let previous_us =
-            index.checked_sub(1).and_then(|previous| script.moves.get(previous)).map_or(0, |scripted| scripted.at_us);
-        let think_us = script.moves.get(index).map_or(0, |scripted| scripted.at_us).saturating_sub(previous_us);
-        for shorter_us in [HURRIED_MOVE_MIN_US, think_us / 2 / 1_000 * 1_000] {
-            if shorter_us >= think_us {
-                continue;
-            }
-            let candidate = script.earlier_from(index, think_us - shorter_us);
-            if fails(&candidate) {
-                script = candidate;
-                break;
-            }
+        let start_us = script.think_start_us(index);
+        let think_us = script.moves.get(index).map_or(0, |scripted| scripted.at_us).saturating_sub(start_us);
+        let shorter_us = think_us / 2 / 1_000 * 1_000;
+        if shorter_us <= HURRIED_MOVE_MIN_US || shorter_us >= think_us {
+            continue;
+        }
+        let candidate = script.earlier_from(index, think_us - shorter_us);
+        if fails(&candidate) {
+            script = candidate;
         }
     }
     script

@@ -100,6 +100,26 @@ fn shrinking_keeps_only_the_missed_press_and_cuts_the_game_after_it() {
     assert_eq!(not_minimal(target, &shrunk), None);
 }
 
+/// Under a delay (6.2 b) every think longer than the delay spends main
+/// time, so leaving a move out (two thinks merged) makes a flag fall
+/// before the failure: delta debugging alone spent the whole budget here
+/// and kept 377 of 432 presses. The failure is a race (a double press
+/// whose second edge lands after the opponent's quick reply), so hurrying
+/// every move at once loses it too; hurrying all but the few thinks that
+/// matter keeps it, and the game then shrinks to a handful of presses.
+#[test]
+fn a_game_that_needs_its_moves_under_a_delay_shrinks_within_the_budget() {
+    let on: Vec<bool> = (0..12).map(|index| index == 4 || index == 8).collect();
+    let scenario = mixed_scenario("2/30:60+d2", &on, true);
+    let target = Target { scenario: &scenario, seed: 398, game: 4, swarm: false, model_oracle: false };
+    let shrunk = shrink(target, BUDGET_DEFAULT).expect("the game fails");
+    assert_eq!(shrunk.cause, Cause::TimeError);
+    assert!(shrunk.original_presses > 400, "the game is long: {} presses", shrunk.original_presses);
+    assert!(!shrunk.budget_spent, "{} games", shrunk.attempts);
+    assert!(shrunk.record.presses <= 10, "{} presses: {:?}", shrunk.record.presses, shrunk.script);
+    assert_eq!(not_minimal(target, &shrunk), None);
+}
+
 #[test]
 fn a_passing_game_has_nothing_to_shrink() {
     let scenario = Scenario::parse(SCENARIO, Path::new("shrink.toml")).unwrap();

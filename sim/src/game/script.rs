@@ -21,6 +21,8 @@
 //! whose script runs out waits for its clocks: the player to move never
 //! moves again.
 
+use core::ops::Range;
+
 use chessclock::{Side, TimeAdjustment};
 
 use crate::defects::Defect;
@@ -140,10 +142,44 @@ impl Script {
     /// earlier (its acts too): one think shorter, the others as they were.
     pub fn earlier_from(&self, from: usize, earlier_us: u64) -> Script {
         let mut script = self.clone();
-        for scripted in script.moves.iter_mut().skip(from) {
+        script.shift_from(from, earlier_us);
+        script
+    }
+
+    fn shift_from(&mut self, from: usize, earlier_us: u64) {
+        for scripted in self.moves.iter_mut().skip(from) {
             scripted.at_us = scripted.at_us.saturating_sub(earlier_us);
             for act in &mut scripted.arbiter {
                 act.at_us = act.at_us.saturating_sub(earlier_us);
+            }
+        }
+    }
+
+    /// When the think of move `index` began: the previous move's instant,
+    /// or the end of the arbiter's pause after it (players wait for the
+    /// clocks to run again).
+    pub fn think_start_us(&self, index: usize) -> u64 {
+        let Some(previous) = index.checked_sub(1).and_then(|previous| self.moves.get(previous)) else {
+            return 0;
+        };
+        let act_end_us = |scripted: &ScriptedAct| match scripted.act {
+            Act::Pause { pause_us } => scripted.at_us.saturating_add(pause_us),
+            _ => scripted.at_us,
+        };
+        previous.arbiter.iter().map(act_end_us).fold(previous.at_us, u64::max)
+    }
+
+    /// The script with the thinks of `moves` at most `think_us`, everything
+    /// after each shorter think earlier by as much (a move's acts go with
+    /// it): those moves made by a hurried player.
+    pub fn hurried(&self, moves: Range<usize>, think_us: u64) -> Script {
+        let mut script = self.clone();
+        for index in moves.start..moves.end.min(script.moves.len()) {
+            let start_us = script.think_start_us(index);
+            let at_us = script.moves.get(index).map_or(0, |scripted| scripted.at_us);
+            let longer_us = at_us.saturating_sub(start_us.saturating_add(think_us));
+            if longer_us > 0 {
+                script.shift_from(index, longer_us);
             }
         }
         script
@@ -231,5 +267,23 @@ mod tests {
             Element { move_index: 1, part: Part::Move },
         ];
         assert_eq!(script.keeping(&orphans).moves, vec![ScriptedMove { at_us: 5, ..ScriptedMove::default() }]);
+    }
+
+    #[test]
+    fn hurried_moves_think_from_the_end_of_a_pause_and_take_their_acts_along() {
+        let pause = |at_us, pause_us| ScriptedAct { at_us, act: Act::Pause { pause_us } };
+        let at = |at_us, arbiter| ScriptedMove { at_us, arbiter, faults: Vec::new() };
+        // Thinks: 1 000, then 3 000 after a pause ending at 2 000, then 6 000.
+        let script = Script { moves: vec![at(1_000, vec![pause(1_001, 999)]), at(5_000, vec![]), at(11_000, vec![])] };
+        assert_eq!(script.think_start_us(0), 0);
+        assert_eq!(script.think_start_us(1), 2_000);
+        assert_eq!(script.think_start_us(2), 5_000);
+
+        let all = script.hurried(0..3, 500);
+        assert_eq!(all, Script { moves: vec![at(500, vec![pause(501, 999)]), at(2_000, vec![]), at(2_500, vec![])] });
+        let middle = script.hurried(1..2, 500);
+        assert_eq!(middle, Script { moves: vec![script.moves[0].clone(), at(2_500, vec![]), at(8_500, vec![])] });
+        assert_eq!(script.hurried(0..3, 6_000), script, "no think is longer: nothing changes");
+        assert_eq!(script.hurried(2..9, 500).moves[2].at_us, 5_500, "a range past the end stops at it");
     }
 }

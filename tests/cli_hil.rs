@@ -715,7 +715,24 @@ fn shrink_writes_a_replay_file_whose_game_fails_with_the_first_mismatch() {
     let presses = |report: &serde_json::Value| report["games_detail"][0]["presses_scheduled"].as_u64();
     assert!(presses(&shrunk) < presses(&run), "fewer presses: {:?} of {:?}", presses(&shrunk), presses(&run));
 
+    // The run's report links its failing game's replay file, which fails
+    // the same way when played again.
+    assert_eq!(run["games_detail"][0]["replay_file"], "replays/game-0.replay.toml");
+    let linked = out.join("replays/game-0.replay.toml");
     let elf = images().join("defect-late-stage-switch.elf");
+    let relinked = dir.join("relinked");
+    let played = bench(&[
+        "hil",
+        "--replay",
+        linked.to_str().expect("utf-8"),
+        "--firmware",
+        elf.to_str().expect("utf-8"),
+        "--out",
+        relinked.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(played.status.code(), Some(1), "{}", text(&played));
+    assert_eq!(first(&report(&relinked)), first(&run), "the linked file fails with the run's first mismatch");
+
     let again = dir.join("again");
     let args = [
         "hil",

@@ -318,6 +318,21 @@ fn merged_shards_equal_the_unsharded_run_byte_for_byte() {
         serde_json::from_slice(&std::fs::read(merged.join("report.json")).expect("read")).expect("json");
     assert!(report["shard"].is_null() && report["games"]["played"] == 14, "{report}");
     assert!(!report["failures"].as_array().is_some_and(Vec::is_empty), "the sweep has failures to carry");
+    // Each listed failure's replay file, carried from its shard.
+    let replays = |dir: &Path| {
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join("replays"))
+            .expect("a replay folder")
+            .map(|entry| {
+                let path = entry.expect("an entry").path();
+                (path.file_name().expect("a name").to_string_lossy().into_owned(), std::fs::read(&path).expect("read"))
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let listed = report["failures"].as_array().map_or(0, Vec::len);
+    assert_eq!(replays(&merged).len(), listed, "a replay file per listed failure");
+    assert!(replays(&whole) == replays(&merged), "the merged replay files are the unsharded run's");
     let output = bench(&["gate", path(&merged)]);
     assert_eq!(output.status.code(), Some(1), "{}", show(&output));
 }

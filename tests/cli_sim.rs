@@ -55,6 +55,24 @@ fn a_failing_run_exits_1_and_its_replay_command_reproduces_the_game() {
     assert_eq!(first.status.code(), Some(1), "the replayed game fails too: {}", text(&first.stdout));
     assert_eq!(first.stdout, second.stdout, "a replay is bit for bit the same");
     assert!(text(&first.stdout).contains("press missed"), "the trace shows the cause");
+
+    // Each failing game the report lists has its replay file, which plays
+    // the game again: the same reasons, from the file alone.
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let failures = report["failures"].as_array().expect("failures");
+    assert!(!failures.is_empty());
+    for failure in failures {
+        let file = failure["replay_file"].as_str().expect("a replay file");
+        assert_eq!(file, format!("replays/game-{}.replay.toml", failure["game"]));
+        let replayed = bench(&["sim", "--replay", out.join(file).to_str().unwrap()]);
+        assert_eq!(replayed.status.code(), Some(1), "{}", text(&replayed.stdout));
+        for reason in failure["reasons"].as_array().expect("reasons") {
+            let reason = reason.as_str().expect("text");
+            assert!(text(&replayed.stdout).contains(&format!("FAIL {reason}")), "{reason}: {}", text(&replayed.stdout));
+        }
+    }
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("<a href=\"replays/game-"), "the page links the replay files");
 }
 
 #[test]

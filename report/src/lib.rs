@@ -26,6 +26,7 @@ pub mod gate;
 pub mod hil;
 pub mod merge;
 pub mod postal;
+pub mod replays;
 #[cfg(any(test, feature = "testing"))]
 pub mod schema;
 pub mod sim;

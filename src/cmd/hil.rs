@@ -53,6 +53,7 @@ use bench_hil::session::board::{self, GameProgress};
 use bench_hil::session::farm::{self, BoardOutcome, FarmConfig};
 use bench_hil::session::rtt::ControlBlockLocation;
 use bench_hil::session::{AckCheck, GameRun, RunError, RunOptions};
+use bench_sim::game::Script;
 use bench_sim::replay::Replay;
 use bench_sim::scenario::Scenario;
 
@@ -65,6 +66,7 @@ use crate::exit::{Exit, Failure, Result};
 use bench_report::format::markdown::signed;
 use bench_report::gate;
 use bench_report::hil::{self as hil_report, BoardRunInput, HilReportInput, HilRunFacts};
+use bench_report::replays::ReplayText;
 use bench_report::{sha256_hex, suite};
 
 mod observe;
@@ -576,6 +578,14 @@ impl Cmd {
             suite::write_skipped(&out_dir, &scenario.name, &why).map_err(Failure::infrastructure)?;
             return Ok(Ran::Skipped(why));
         }
+        let scenario_toml = match &replay {
+            Some(replay) => replay.scenario_toml.clone(),
+            None => String::from_utf8_lossy(&scenario_bytes).into_owned(),
+        };
+        let script_of = |game| match &replay {
+            Some(replay) => replay.script.without_faults(),
+            None => bench_hil::schedule::script_of(&scenario, seed, game),
+        };
         let subject = Subject {
             scenario: &scenario,
             scenario_file: &file,
@@ -584,19 +594,13 @@ impl Cmd {
             firmware_sha256: sha256_hex(&elf_bytes),
             seed,
             games_requested: games.slice.len(),
+            replays: failure_replays(&scenario, &scenario_toml, seed, &played.runs, &script_of),
         };
         let ran = self.report_and_judge(&out_dir, &subject, &played, wall, records)?;
         let failing = played.runs.iter().find(|run| shrink::first_cause(run).is_some());
         match (self.shrink, failing) {
             (true, Some(run)) => {
-                let script = match &replay {
-                    Some(replay) => replay.script.without_faults(),
-                    None => bench_hil::schedule::script_of(&scenario, seed, run.schedule.game),
-                };
-                let scenario_toml = match &replay {
-                    Some(replay) => replay.scenario_toml.clone(),
-                    None => String::from_utf8_lossy(&scenario_bytes).into_owned(),
-                };
+                let script = script_of(run.schedule.game);
                 let failing = shrink::Failing {
                     scenario: &scenario,
                     scenario_toml,
@@ -695,6 +699,7 @@ impl Cmd {
             boards: played.boards.clone(),
             acks: played.acks.as_ref(),
             observed: played.observed.clone(),
+            replays: &subject.replays,
             shard: self.shard.map(|(index, count)| (index, count, self.game_count())).or_else(|| {
                 // A replay plays game G alone: in report terms the last
                 // shard of G + 1, so the game keeps its number and the
@@ -1168,6 +1173,38 @@ struct Subject<'a> {
     seed: u64,
     /// The games asked for: `--games`, or the shard's share of them.
     games_requested: u64,
+    /// The failing games' replay files.
+    replays: Vec<ReplayText>,
+}
+
+/// The replay file of each game of `runs` that failed: the presses and
+/// arbiter commands it was played with (`script_of` its game), and its
+/// first mismatch.
+fn failure_replays(
+    scenario: &Scenario,
+    scenario_toml: &str,
+    seed: u64,
+    runs: &[GameRun],
+    script_of: &dyn Fn(u64) -> Script,
+) -> Vec<ReplayText> {
+    let replay_of = |run: &GameRun| {
+        let game = run.schedule.game;
+        let replay = Replay {
+            scenario: scenario.clone(),
+            scenario_toml: scenario_toml.to_string(),
+            seed,
+            game,
+            swarm: false,
+            disabled: bench_sim::defects::DefectSet::NONE,
+            max_moves: scenario.board.max_moves,
+            script: script_of(game),
+            cause: shrink::first_mismatch(run)
+                .map(ToString::to_string)
+                .or_else(|| run.error.as_ref().map(ToString::to_string)),
+        };
+        ReplayText { game, toml: replay.to_toml() }
+    };
+    runs.iter().filter(|run| !run.passed()).map(replay_of).collect()
 }
 
 /// What became of one scenario.

@@ -20,6 +20,7 @@ use super::shard::{self, ShardArg};
 use super::shell_word;
 use crate::catalog;
 use crate::exit::{Exit, Failure, Result};
+use bench_report::replays::ReplayText;
 use bench_report::sim::{RunFacts, SimReportInput};
 use bench_report::{self as report, gate};
 
@@ -327,6 +328,33 @@ impl Cmd {
         Ok(if reasons.is_empty() { Exit::Pass } else { Exit::GateFailed })
     }
 
+    /// The replay file of each failing game the summary keeps, played
+    /// again for its script (a correspondence game has none).
+    fn failure_replays(&self, scenario: &Scenario, seed: u64, summary: &Summary) -> Vec<ReplayText> {
+        if scenario.correspondence.is_some() {
+            return Vec::new();
+        }
+        let max_moves = scenario.board.max_moves;
+        let disabled = self.disabled();
+        let replay_of = |game| {
+            let target = self.target(scenario, seed, game);
+            let record = shrink::play_variant(target, Variant { disabled, max_moves, script: None }, false);
+            let replay = Replay {
+                scenario: scenario.clone(),
+                scenario_toml: self.scenario_toml.clone(),
+                seed,
+                game,
+                swarm: self.swarm,
+                disabled,
+                max_moves,
+                cause: shrink::first_cause(scenario, &record).map(|cause| cause.to_string()),
+                script: record.script.unwrap_or_default(),
+            };
+            ReplayText { game, toml: replay.to_toml() }
+        };
+        summary.failures.iter().map(|failure| replay_of(failure.game)).collect()
+    }
+
     fn shrink_game(&self, scenario: &Scenario, seed: u64, game: u64) -> Result {
         let target = self.target(scenario, seed, game);
         let Some(shrunk) = shrink::shrink(target, self.shrink_budget) else {
@@ -489,6 +517,7 @@ impl Cmd {
             checks.push(run::determinism_check(&summary));
         }
         let replay = |game| self.replay_command(seed, game, self.disabled(), self.run.max_moves);
+        let replays = self.failure_replays(scenario, seed, &summary);
         let parts = ReportParts {
             scenario,
             file,
@@ -501,6 +530,7 @@ impl Cmd {
             summary: &summary,
             checks: &checks,
             replay: &replay,
+            replays: &replays,
             command,
             complete,
             wall_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
@@ -702,6 +732,7 @@ struct ReportParts<'a> {
     summary: &'a Summary,
     checks: &'a [Check],
     replay: &'a dyn Fn(u64) -> String,
+    replays: &'a [ReplayText],
     /// The command that reproduces the run (options that change results only).
     command: String,
     complete: bool,
@@ -725,6 +756,7 @@ fn write_reports(dir: &Path, parts: &ReportParts<'_>) -> anyhow::Result<()> {
         checks: parts.checks,
         command_line: parts.command.clone(),
         replay_command: parts.replay,
+        replays: parts.replays,
         complete: parts.complete,
         incomplete_because: None,
     };

@@ -46,11 +46,13 @@ pub struct Section {
 pub enum Block {
     Paragraph(String),
     Table(Table),
-    /// A failure: a title, its reasons, and the command that replays it.
+    /// A failure: a title, its reasons, the command that replays it, and
+    /// its replay file (a path in the report folder).
     Failure {
         title: String,
         reasons: Vec<String>,
         replay: Option<String>,
+        replay_file: Option<String>,
     },
     /// A share of a whole as a bar, with its label.
     Meter {
@@ -195,7 +197,7 @@ fn render_block(out: &mut String, block: &Block) {
             let _ = writeln!(out, "<p>{}</p>", prose(text));
         }
         Block::Table(table) => render_table(out, table),
-        Block::Failure { title, reasons, replay } => {
+        Block::Failure { title, reasons, replay, replay_file } => {
             let _ = write!(out, "<div class=\"failure\">\n<h3>{}", escape(title));
             match reasons.as_slice() {
                 [] => out.push_str("</h3>\n"),
@@ -212,6 +214,15 @@ fn render_block(out: &mut String, block: &Block) {
             }
             if let Some(replay) = replay {
                 let _ = writeln!(out, "<pre class=\"replay\">{}</pre>", escape(replay));
+            }
+            if let Some(file) = replay_file {
+                let _ = writeln!(
+                    out,
+                    "<p class=\"replay-file\">Replay file: <a href=\"{}\">{}</a> (<code>bench sim --replay</code> or \
+                     <code>bench hil --replay</code> plays it)</p>",
+                    escape(file),
+                    escape(file)
+                );
             }
             out.push_str("</div>\n");
         }

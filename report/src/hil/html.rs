@@ -164,6 +164,7 @@ fn hil_failures_section(report: &HilReport) -> Section {
             title: "The run stopped".into(),
             reasons: vec![error.clone()],
             replay: Some(report.command.clone()),
+            replay_file: None,
         });
     }
     for check in failed_checks {
@@ -171,6 +172,7 @@ fn hil_failures_section(report: &HilReport) -> Section {
             title: format!("Check failed: {}", check.name),
             reasons: vec![format!("measured {}, expected {}", check.measured, check.expected)],
             replay: None,
+            replay_file: None,
         });
     }
     if !failed_games.is_empty() {
@@ -226,6 +228,7 @@ fn failed_game(report: &HilReport, game: &HilGame) -> Block {
         title: format!("Game {}: {} mismatches", game.game, game.mismatches_total),
         reasons,
         replay: Some(report.command.clone()),
+        replay_file: game.replay_file.clone(),
     }
 }
 

@@ -107,5 +107,8 @@ fn game_failure(report: &HilReport, game: &HilGame) -> CaseFailure {
         let _ = writeln!(text, "result: model {}, firmware {}", model.result, firmware.result);
     }
     let _ = writeln!(text, "replay: {}", report.command);
+    if let Some(file) = &game.replay_file {
+        let _ = writeln!(text, "replay file: {file}");
+    }
     CaseFailure { message: reasons.join("; "), kind: "game".into(), text }
 }

@@ -30,6 +30,7 @@ use super::{
 use crate::merge::{
     fold_shards, hil_key, input, load_shard, same, MergeError, MergeRequest, Merged, ShardBook, ShardReport,
 };
+use crate::replays::{self, ReplayText};
 use bench_hil::judge::latency::Percentiles;
 
 /// Merges the HIL shard reports of `request` into its `out`.
@@ -59,6 +60,8 @@ struct FarmFold {
     book: ShardBook,
     parts: BTreeMap<u64, ShardPart>,
     games_detail: Vec<GameInfo>,
+    /// The failing games' replay files, read from their shards' folders.
+    replays: Vec<ReplayText>,
     press_latencies_us: Vec<u64>,
     board_latencies_us: Vec<u64>,
     board_brackets_us: Vec<u64>,
@@ -88,6 +91,7 @@ impl FarmFold {
             book,
             parts: BTreeMap::new(),
             games_detail: Vec::new(),
+            replays: Vec::new(),
             press_latencies_us: Vec::new(),
             board_latencies_us: Vec::new(),
             board_brackets_us: Vec::new(),
@@ -120,6 +124,13 @@ impl FarmFold {
         let board_drift =
             BoardDrift { measured: drift.measured, within_tolerance: drift.within_tolerance, ppm: drift.ppm };
         self.drifts.insert(shard.index, board_drift);
+        let folder = path.parent().unwrap_or(Path::new("."));
+        for game in &report.games_detail {
+            if let Some(relative) = &game.replay_file {
+                let toml = replays::read(folder, relative).map_err(|error| input(format!("{error:#}")))?;
+                self.replays.push(ReplayText { game: game.game, toml });
+            }
+        }
         self.games_detail.extend(report.games_detail);
         self.parts.insert(
             shard.index,
@@ -191,6 +202,7 @@ impl FarmFold {
         let games_played = report.games.played;
         let samples = deciding.shard.map(|shard| shard.drift_samples).unwrap_or_default();
         let fit = drift::fit(&samples, &FitOptions::default());
+        replays::write(request.out, &self.replays).map_err(MergeError::Write)?;
         let (_, written) = write_folder(request.out, report, &samples, fit.as_ref().ok()).map_err(MergeError::Write)?;
         Ok(Merged {
             written,

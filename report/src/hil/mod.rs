@@ -102,6 +102,8 @@ pub struct HilReportInput<'a> {
     /// `--shard I/N`: (I, N, the sweep's games); `games_requested` is the
     /// shard's share of them.
     pub shard: Option<(u64, u64, u64)>,
+    /// The replay files of the failing games.
+    pub replays: &'a [crate::replays::ReplayText],
 }
 
 /// How an uninstrumented firmware was read (`bench hil --observe MAP`): its
@@ -570,6 +572,9 @@ pub struct GameInfo {
     /// The first [`MISMATCHES_LISTED`]: causes (press, flag, period, result) before snapshots.
     pub mismatches: Vec<MismatchInfo>,
     pub latency: Option<LatencyInfo>,
+    /// A failing game's replay file, a path in the report folder
+    /// ([`crate::replays`]).
+    pub replay_file: Option<String>,
 }
 
 impl GameInfo {
@@ -711,6 +716,7 @@ fn game_info(run: &GameRun) -> GameInfo {
             .map(|comparison| comparison.mismatches.iter().take(MISMATCHES_LISTED).map(mismatch_info).collect())
             .unwrap_or_default(),
         latency: run.latency.as_ref().map(latency),
+        replay_file: None,
     }
 }
 
@@ -860,7 +866,12 @@ pub(crate) fn acks_check(lines: &[AckLineInfo]) -> CheckInfo {
 
 /// The report, without `files`.
 pub fn build(input: &HilReportInput) -> Report {
-    let games_detail: Vec<GameInfo> = input.runs.iter().map(game_info).collect();
+    let mut games_detail: Vec<GameInfo> = input.runs.iter().map(game_info).collect();
+    for game in &mut games_detail {
+        if input.replays.iter().any(|replay| replay.game == game.game) {
+            game.replay_file = Some(crate::replays::path_in_report(game.game));
+        }
+    }
     let drift = drift_info(input);
     // An observed firmware stamps nothing: its presses have no latency.
     let latencies: Vec<u64> = match input.observed {
@@ -1091,11 +1102,12 @@ pub struct Folder<'i> {
     pub drift_fit: Option<&'i Fit>,
 }
 
-/// Writes the report into `dir` (created if missing): `drift.svg`,
-/// `drift.png`, `latency.svg`, `latency.png`, `junit.xml`, `summary.md`, `index.html`, then
-/// `report.json`. Returns the report and the paths written, `report.json`
+/// Writes the report into `dir` (created if missing): the failing games'
+/// replay files, `drift.svg`, `drift.png`, `latency.svg`, `latency.png`,
+/// `junit.xml`, `summary.md`, `index.html`, then `report.json`. Returns the report and the paths written, `report.json`
 /// last.
 pub fn write_hil_report(dir: &Path, input: &HilReportInput) -> anyhow::Result<(Report, Vec<PathBuf>)> {
+    crate::replays::write(dir, input.replays)?;
     write_folder(dir, build(input), &input.drift_samples, input.drift.as_ref().ok())
 }
 

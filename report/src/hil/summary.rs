@@ -145,6 +145,13 @@ fn games_section(line: &mut impl FnMut(&str), report: &Report) {
         ));
     }
     line("");
+    let replays: Vec<String> = (report.games_detail.iter())
+        .filter_map(|game| game.replay_file.as_ref().map(|file| format!("game {}: {}", game.game, code(file))))
+        .collect();
+    if !replays.is_empty() {
+        line(&format!("Replay files of the failing games (`bench hil --replay FILE`): {}.", replays.join(" · ")));
+        line("");
+    }
     for coverage_line in super::super::coverage::markdown(&report.coverage) {
         line(&coverage_line);
     }

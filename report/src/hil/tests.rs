@@ -9,6 +9,7 @@ use bench_sim::scenario::Scenario;
 
 use super::*;
 use crate::files::{DRIFT_PNG, DRIFT_SVG, INDEX_HTML, JUNIT_XML, LATENCY_PNG, LATENCY_SVG, REPORT_JSON, SUMMARY_MD};
+use crate::replays::ReplayText;
 use crate::schema;
 use crate::sha256_hex;
 use crate::testing::TempDir;
@@ -148,6 +149,9 @@ fn write_with_acks(
     let scenario = scenario();
     let time_bases: Vec<Record> = runs.iter().flat_map(|run| run.records.clone()).collect();
     let samples = drift::accounting_samples(&time_bases, &hello());
+    let replays: Vec<ReplayText> = (runs.iter().filter(|run| !run.passed()))
+        .map(|run| ReplayText { game: run.schedule.game, toml: format!("game = {}\n", run.schedule.game) })
+        .collect();
     let input = HilReportInput {
         board: "qemu",
         board_description: "QEMU 7.2.0 lm3s6965evb (cortex-m3), icount shift=4,sleep=off".into(),
@@ -170,6 +174,7 @@ fn write_with_acks(
         acks,
         observed: None,
         shard: None,
+        replays: &replays,
     };
     let (report, written) = write_hil_report(dir, &input).expect("the report is written");
     let names: Vec<String> =
@@ -221,6 +226,7 @@ fn passing_game(game: u64) -> GameInfo {
         first_of_each: Vec::new(),
         mismatches: Vec::new(),
         latency: Some(LatencyInfo { count: 40, min_us: 4, p50_us: 6, p90_us: 9, p99_us: 3_000, max_us: 3_000 }),
+        replay_file: None,
     }
 }
 
@@ -632,6 +638,15 @@ fn a_mismatch_fails_and_names_the_press_the_quantity_and_both_values() {
     assert_eq!((first["model"].as_str(), first["firmware"].as_str()), (Some("58.500000 s"), Some("58.000000 s")));
     let summary = std::fs::read_to_string(dir.path().join(SUMMARY_MD)).expect("read");
     assert!(summary.starts_with("# FAIL") && summary.contains("`press.remaining_us`"), "{summary}");
+    // The failing game's replay file, named in every view.
+    assert_eq!(json["games_detail"][0]["replay_file"], "replays/game-0.replay.toml");
+    let replay = std::fs::read_to_string(dir.path().join("replays/game-0.replay.toml")).expect("the replay file");
+    assert_eq!(replay, "game = 0\n");
+    assert!(summary.contains("game 0: `replays/game-0.replay.toml`"), "{summary}");
+    let html = std::fs::read_to_string(dir.path().join(INDEX_HTML)).expect("read");
+    assert!(html.contains("<a href=\"replays/game-0.replay.toml\">"), "{html}");
+    let junit = std::fs::read_to_string(dir.path().join(JUNIT_XML)).expect("read");
+    assert!(junit.contains("replay file: replays/game-0.replay.toml"), "{junit}");
 }
 
 /// Every report these tests write is checked against

@@ -78,6 +78,7 @@ fn failures_section(report: &Report) -> Section {
             title: format!("Check failed: {}", check.name),
             reasons: vec![format!("measured {}, expected {}", check.measured, check.expected)],
             replay: None,
+            replay_file: None,
         });
     }
     if !report.failures.is_empty() {
@@ -95,6 +96,7 @@ fn failures_section(report: &Report) -> Section {
                 title: format!("Game {}", failure.game),
                 reasons: failure.reasons.clone(),
                 replay: Some(failure.replay.clone()),
+                replay_file: failure.replay_file.clone(),
             });
         }
     }

@@ -56,6 +56,9 @@ pub fn sim_suites(report: &Report) -> Suites {
             let _ = writeln!(text, "{reason}");
         }
         let _ = writeln!(text, "replay: {}", failure.replay);
+        if let Some(file) = &failure.replay_file {
+            let _ = writeln!(text, "replay file: {file}");
+        }
         games.cases.push(Case {
             classname: format!("{prefix}.games"),
             name: format!("game {}", failure.game),

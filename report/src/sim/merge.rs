@@ -35,6 +35,7 @@ use crate::merge::{
     fold_shards, input, same, scenario_of, scenario_word, sim_key, MergeError, MergeRequest, Merged, ScenarioWanted,
     ShardBook, ShardReport,
 };
+use crate::replays::{self, ReplayText};
 
 /// Merges the shard reports of `request` into its `out`, reading and
 /// folding them one at a time.
@@ -58,13 +59,22 @@ struct SweepFold {
     sum: Option<Summary>,
     /// The replay command of each failure `sum` keeps, as its shard wrote it.
     replays: BTreeMap<u64, String>,
+    /// The replay file of each failure `sum` keeps, read from its shard's
+    /// folder.
+    replay_files: BTreeMap<u64, ReplayText>,
 }
 
 impl SweepFold {
     fn start(path: PathBuf, report: Report) -> Result<SweepFold, MergeError> {
         let book = ShardBook::start(&path, &sim_key(&report))?;
-        let mut fold =
-            SweepFold { book, sum: None, replays: BTreeMap::new(), first_path: path.clone(), first: report.clone() };
+        let mut fold = SweepFold {
+            book,
+            sum: None,
+            replays: BTreeMap::new(),
+            replay_files: BTreeMap::new(),
+            first_path: path.clone(),
+            first: report.clone(),
+        };
         fold.add(path, report)?;
         Ok(fold)
     }
@@ -88,9 +98,17 @@ impl SweepFold {
         for failure in &report.failures {
             self.replays.insert(failure.game, failure.replay.clone());
         }
-        // Only the failures the sum keeps need their replay command.
+        // Only the failures the sum keeps need their replay command and file.
         let kept: Vec<u64> = sum.failures.iter().map(|failure| failure.game).collect();
         self.replays.retain(|game, _| kept.contains(game));
+        self.replay_files.retain(|game, _| kept.contains(game));
+        let folder = path.parent().unwrap_or(Path::new("."));
+        for failure in report.failures.iter().filter(|failure| kept.contains(&failure.game)) {
+            if let Some(relative) = &failure.replay_file {
+                let toml = replays::read(folder, relative).map_err(|error| input(format!("{error:#}")))?;
+                self.replay_files.insert(failure.game, ReplayText { game: failure.game, toml });
+            }
+        }
         Ok(())
     }
 
@@ -158,6 +176,7 @@ impl SweepFold {
             checks: &checks,
             command_line: whole_command.clone(),
             replay_command: &replay,
+            replays: &self.replay_files.values().cloned().collect::<Vec<_>>(),
             complete: missing.is_empty(),
             incomplete_because: self.book.incomplete_because(),
         };
@@ -310,6 +329,7 @@ time_error_max_us = 0
             checks: &checks,
             command_line: format!("bench sim --scenario /m{index}/f.toml --seed 7 --games 60 --shard {index}/{count}"),
             replay_command: &replay,
+            replays: &[],
             complete: true,
             incomplete_because: None,
         })

@@ -58,6 +58,8 @@ pub struct SimReportInput<'a> {
     pub command_line: String,
     /// The one command that replays game G with a trace.
     pub replay_command: &'a dyn Fn(u64) -> String,
+    /// The replay files of the failing games the report lists.
+    pub replays: &'a [crate::replays::ReplayText],
     /// False when the run was interrupted: the report is marked incomplete
     /// and fails.
     pub complete: bool,
@@ -77,10 +79,11 @@ pub struct Folder {
 }
 
 /// Writes the report of a simulation run into `dir` (created if missing):
-/// `drift.svg`, `drift.png`, `junit.xml`, `summary.md`, `index.html`, then
-/// `report.json`. Returns the paths written, `report.json` last.
+/// the listed failures' replay files, `drift.svg`, `drift.png`,
+/// `junit.xml`, `summary.md`, `index.html`, then `report.json`. Returns the paths written, `report.json` last.
 pub fn write_sim_report(dir: &Path, input: &SimReportInput) -> anyhow::Result<Vec<PathBuf>> {
     let folder = Folder { report: report::build(input), command_line: input.command_line.clone() };
+    crate::replays::write(dir, input.replays)?;
     Ok(files::write_folder(dir, &folder)?.paths())
 }
 
@@ -168,6 +171,8 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
         summary: Summary,
         checks: Vec<Check>,
         sha256: String,
+        /// A stand-in replay file for each failure kept.
+        replays: Vec<crate::replays::ReplayText>,
     }
 
     fn simulate(text: &str, jobs: usize) -> Run {
@@ -175,7 +180,13 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
         let options = RunOptions::scenario(&scenario, jobs);
         let summary = run::run(&scenario, &options, &|_| {});
         let checks = run::judge(&scenario, &summary);
-        Run { scenario, summary, checks, sha256: sha256_hex(text.as_bytes()) }
+        let replays = (summary.failures.iter())
+            .map(|failure| crate::replays::ReplayText {
+                game: failure.game,
+                toml: format!("game = {}\n", failure.game),
+            })
+            .collect();
+        Run { scenario, summary, checks, sha256: sha256_hex(text.as_bytes()), replays }
     }
 
     fn replay(game: u64) -> String {
@@ -202,6 +213,7 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
             checks: &run.checks,
             command_line: format!("bench sim --scenario {FILE} --seed 7 --games {}", run.scenario.games),
             replay_command: &replay,
+            replays: &run.replays,
             complete,
             incomplete_because: None,
         }
@@ -228,7 +240,10 @@ think = { distribution = "uniform", min_ms = 500, max_ms = 4000 }
         let names: Vec<String> =
             written.iter().map(|path| path.file_name().expect("a file name").to_string_lossy().into_owned()).collect();
         assert_eq!(names, [DRIFT_SVG, DRIFT_PNG, JUNIT_XML, SUMMARY_MD, INDEX_HTML, REPORT_JSON]);
-        assert_eq!(files(first.path()), names.iter().cloned().collect::<BTreeSet<_>>(), "no stray files");
+        let mut expected: BTreeSet<String> = names.iter().cloned().collect();
+        expected.insert(crate::replays::DIR.to_string());
+        assert_eq!(files(first.path()), expected, "no stray files");
+        assert_eq!(files(&first.path().join(crate::replays::DIR)).len(), run.summary.failures.len());
         for name in &names {
             let a = std::fs::read(first.path().join(name)).expect("read");
             let b = std::fs::read(second.path().join(name)).expect("read");
@@ -482,6 +497,7 @@ time_error_max_us = 0
             checks: &checks,
             command_line: "bench sim --scenario '<b>evil&.toml' --seed 1 --games 2".into(),
             replay_command: &replay,
+            replays: &[],
             complete: true,
             incomplete_because: None,
         };

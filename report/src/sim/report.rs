@@ -244,6 +244,9 @@ pub struct Failure {
     pub reasons: Vec<String>,
     /// The one command that replays this game with a trace.
     pub replay: String,
+    /// Its replay file in the report folder ([`crate::replays`]); `null`
+    /// for a correspondence game, which has none.
+    pub replay_file: Option<String>,
 }
 
 /// `defects` in the document: the simulator's own counts, summed over the
@@ -397,6 +400,11 @@ pub fn build(input: &SimReportInput) -> Report {
                 game: failure.game,
                 reasons: failure.reasons.clone(),
                 replay: (input.replay_command)(failure.game),
+                replay_file: input
+                    .replays
+                    .iter()
+                    .any(|replay| replay.game == failure.game)
+                    .then(|| crate::replays::path_in_report(failure.game)),
             })
             .collect(),
         failures_kept_max: FAILURES_KEPT as u64,

@@ -103,7 +103,7 @@ fn checks_section(line: &mut impl FnMut(&str), report: &Report) {
     line("");
 }
 
-/// The failing games, each with its reasons and replay command.
+/// The failing games, each with its reasons, replay command and replay file.
 fn failures_section(line: &mut impl FnMut(&str), report: &Report) {
     line("## Failures");
     line("");
@@ -121,6 +121,9 @@ fn failures_section(line: &mut impl FnMut(&str), report: &Report) {
             let reasons: Vec<String> = failure.reasons.iter().map(|reason| escape_text(reason)).collect();
             line(&format!("- **Game {}**: {}", failure.game, reasons.join("; ")));
             line(&format!("  - replay: {}", code(&failure.replay)));
+            if let Some(file) = &failure.replay_file {
+                line(&format!("  - replay file: {}", code(file)));
+            }
         }
     }
     line("");

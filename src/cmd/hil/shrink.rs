@@ -39,7 +39,7 @@ pub fn first_cause(run: &GameRun) -> Option<Quantity> {
     first_mismatch(run).map(|mismatch| mismatch.quantity)
 }
 
-fn first_mismatch(run: &GameRun) -> Option<&Mismatch> {
+pub(super) fn first_mismatch(run: &GameRun) -> Option<&Mismatch> {
     match &run.comparison {
         Some(Ok(comparison)) => comparison.mismatches.first(),
         _ => None,

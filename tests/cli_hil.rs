@@ -59,6 +59,7 @@ fn usage_errors_exit_2_before_anything_runs() {
         vec!["hil", "--shrink"],
         vec!["hil", "--scenario", "blitz-3-2", "--shrink", "--icount", "none"],
         vec!["hil", "--board", "stm32", "--scenario", "blitz-3-2", "--shrink"],
+        vec!["hil", "--board", "stm32", "--scenario", "blitz-3-2", "--shrink", "--jobs", "2"],
         vec!["hil", "--scenario", "blitz-3-2", "--shrink-budget", "3"],
     ] {
         let output = bench(&args);
@@ -74,6 +75,8 @@ fn usage_errors_exit_2_before_anything_runs() {
     assert!(jobs.contains("give --jobs 1 with it"), "{jobs}");
     let jobs = text(&bench(&["hil", "--board", "stm32", "--jobs", "2"]));
     assert!(jobs.contains("it is for --board qemu"), "{jobs}");
+    let jobs = text(&bench(&["hil", "--scenario", "blitz-3-2", "--jobs", "2"]));
+    assert!(jobs.contains("or add --shrink"), "{jobs}");
     let shrink = text(&bench(&["hil", "--board", "stm32", "--scenario", "blitz-3-2", "--shrink"]));
     assert!(shrink.contains("give --board qemu"), "{shrink}");
     let auto = text(&bench(&["hil", "--scenario", "blitz-3-2", "--shard", "auto"]));
@@ -707,6 +710,25 @@ fn shrink_writes_a_replay_file_whose_game_fails_with_the_first_mismatch() {
     assert!(output.contains("may not be minimal"), "a spent budget says so: {output}");
     let replay = output.lines().find_map(|line| line.strip_prefix("replay file: ")).expect("a replay file");
     assert!(std::fs::read_to_string(replay).expect("written").contains("format = \"bench-replay\""));
+    // On two emulators at once: more runs played, the same case.
+    let two = dir.join("shrink-two");
+    let (code, two_output, _) = hil(
+        "defect-late-stage-switch",
+        file.to_str().expect("utf-8"),
+        &two,
+        &["--shrink", "--shrink-budget", "3", "--jobs", "2"],
+    );
+    assert_eq!(code, Some(1), "{two_output}");
+    assert!(
+        two_output.contains("in 3 runs of the emulator (") && two_output.contains("on 2 emulators"),
+        "{two_output}"
+    );
+    let two_replay = two_output.lines().find_map(|line| line.strip_prefix("replay file: ")).expect("a replay file");
+    assert_eq!(
+        std::fs::read(two_replay).expect("written"),
+        std::fs::read(replay).expect("written"),
+        "--jobs 2 shrinks to --jobs 1's replay file"
+    );
     let shrunk = report(&out.join("shrunk-game-0"));
     assert_eq!(shrunk["verdict"], "fail", "{output}");
     let first = |report: &serde_json::Value| report["games_detail"][0]["mismatches"][0]["quantity"].clone();

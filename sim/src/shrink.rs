@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::ops::Range;
 
-use crate::ddmin::ddmin;
+use crate::ddmin::ddmin_in_batches;
 use crate::defects::{Defect, DefectSet};
 use crate::game::{self, GameRecord, GameSpec, Script};
 use crate::player::HURRIED_MOVE_MIN_US;
@@ -263,36 +263,56 @@ pub struct Reduction {
 /// where it still fails (everything after a shorter think earlier by as
 /// much), until none of them changes anything. The simulator's and
 /// `bench hil`'s shrinking alike; deterministic when `fails` is.
-pub fn reduce(mut script: Script, budget: u32, mut fails: impl FnMut(&Script) -> bool) -> Reduction {
-    let mut tests = 0u32;
-    let mut budget_spent = false;
+pub fn reduce(script: Script, budget: u32, mut fails: impl FnMut(&Script) -> bool) -> Reduction {
+    reduce_in_batches(script, budget, 1, |batch| batch.iter().map(&mut fails).collect())
+}
+
+/// [`reduce`] with delta debugging's candidates tested up to `jobs` at a
+/// time ([`ddmin_in_batches`]: `fails` says of each script of a batch
+/// whether it fails). The script, the tests counted and the budget do not
+/// depend on `jobs`; only the tests made for nothing do.
+pub fn reduce_in_batches(
+    mut script: Script,
+    budget: u32,
+    jobs: usize,
+    mut fails: impl FnMut(&[Script]) -> Vec<bool>,
+) -> Reduction {
+    let mut spent = Spent { tests: 0, budget, budget_spent: false };
     loop {
         let before = script.clone();
-        let mut test = |candidate: &Script| {
-            if tests >= budget {
-                budget_spent = true;
-                return false;
-            }
-            tests += 1;
-            fails(candidate)
-        };
-        script = hurry(script, &mut test);
-        let reduced = ddmin(script.elements(), budget.saturating_sub(tests), |kept| fails(&script.keeping(kept)));
-        tests = tests.saturating_add(reduced.tests);
-        budget_spent |= reduced.budget_spent;
+        script = hurry(script, &mut |candidate| spent.test(&mut fails, candidate));
+        let elements = script.elements();
+        let reduced = ddmin_in_batches(elements, budget.saturating_sub(spent.tests), jobs, |batch| {
+            let scripts: Vec<Script> = batch.iter().map(|kept| script.keeping(kept)).collect();
+            fails(&scripts)
+        });
+        spent.tests = spent.tests.saturating_add(reduced.tests);
+        spent.budget_spent |= reduced.budget_spent;
         script = script.keeping(&reduced.kept);
-        let mut test = |candidate: &Script| {
-            if tests >= budget {
-                budget_spent = true;
-                return false;
-            }
-            tests += 1;
-            fails(candidate)
-        };
-        script = halve_thinks(script, &mut test);
-        if script == before || budget_spent {
-            return Reduction { script, tests, budget_spent };
+        script = halve_thinks(script, &mut |candidate| spent.test(&mut fails, candidate));
+        if script == before || spent.budget_spent {
+            return Reduction { script, tests: spent.tests, budget_spent: spent.budget_spent };
         }
+    }
+}
+
+/// The tests a reduction made, against its budget.
+struct Spent {
+    tests: u32,
+    budget: u32,
+    budget_spent: bool,
+}
+
+impl Spent {
+    /// Whether `candidate` fails, as one test; `false` once the budget is
+    /// spent, so every step stops where it stands.
+    fn test(&mut self, fails: &mut impl FnMut(&[Script]) -> Vec<bool>, candidate: &Script) -> bool {
+        if self.tests >= self.budget {
+            self.budget_spent = true;
+            return false;
+        }
+        self.tests += 1;
+        fails(std::slice::from_ref(candidate)).first().copied().unwrap_or(false)
     }
 }
 

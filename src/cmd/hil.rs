@@ -258,8 +258,10 @@ pub struct Cmd {
     /// Emulators at once for a suite: its scenarios are spread over N QEMU
     /// instances, and their reports and the suite's are the same whatever
     /// N (in lockstep a run does not depend on the host). Each scenario's
-    /// lines are shown when it is over, in the suite's order. On the
-    /// emulated board only, without --fail-fast.
+    /// lines are shown when it is over, in the suite's order. With
+    /// --shrink: the candidates of each step play on N emulators, and the
+    /// shrunk case is the same whatever N. On the emulated board only,
+    /// without --fail-fast.
     #[arg(long, short, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     jobs: u16,
     /// Reduce the run's first failing game to the fewest presses and
@@ -437,10 +439,12 @@ impl Cmd {
             self.check_jobs()?;
             return self.run_suite(suite, probes);
         }
-        if self.jobs > 1 {
+        if self.jobs > 1 && self.shrink {
+            self.check_jobs()?;
+        } else if self.jobs > 1 {
             return Err(Failure::usage(anyhow!(
-                "--jobs spreads a suite's scenarios over several emulators, and --scenario plays one: drop --jobs, \
-                 or --scenario to play the release suite (nothing was run)"
+                "--jobs spreads a suite's scenarios, or a shrink's runs, over several emulators, and --scenario \
+                 plays one: drop --jobs, drop --scenario to play the release suite, or add --shrink (nothing was run)"
             )));
         }
         match self.run_scenario(probes)? {

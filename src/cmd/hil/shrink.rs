@@ -8,7 +8,9 @@
 //! schedule made them) is reduced by `bench_sim::shrink::reduce`, the
 //! simulator's shrinking: each step is a run of the firmware, and it
 //! counts only if the game's first mismatch keeps its quantity
-//! ([`first_cause`]), so shrinking never slides to another bug.
+//! ([`first_cause`]), so shrinking never slides to another bug. With
+//! `--jobs N`, delta debugging's candidates play on N emulators at once;
+//! the shrunk case, and the runs it is counted in, are `--jobs 1`'s.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,7 +27,7 @@ use bench_sim::replay::Replay;
 use bench_sim::scenario::Scenario;
 use bench_sim::shrink;
 
-use super::{Cmd, Ran};
+use super::{Cmd, Played, Ran};
 use crate::exit::{Exit, Failure, Result};
 
 /// Emulator runs a shrink may make unless `--shrink-budget` says otherwise.
@@ -68,6 +70,27 @@ struct Runs {
     infrastructure: Option<String>,
 }
 
+impl Runs {
+    /// Whether a candidate's run failed with `cause`; a run the emulator
+    /// could not play (or a thread that died) stops the shrink.
+    fn fails_the_same(&mut self, played: Option<Played>, cause: Quantity) -> bool {
+        let Some(played) = played else {
+            self.infrastructure.get_or_insert_with(|| "a run's thread panicked".to_string());
+            return false;
+        };
+        match played.runs.first() {
+            Some(run) if run.error.as_ref().is_none_or(|error| error.is_firmware_failure()) => {
+                first_cause(run) == Some(cause)
+            }
+            _ => {
+                let why = played.error.unwrap_or_else(|| "the emulator played no game".to_string());
+                self.infrastructure.get_or_insert(why);
+                false
+            }
+        }
+    }
+}
+
 impl Cmd {
     /// Shrinks `failing`'s game, writes its replay file and plays it once
     /// more for its report; exit 1 (the failure reproduces), or 3 when the
@@ -87,25 +110,26 @@ impl Cmd {
         let bar = super::progress_bar(u64::from(self.shrink_budget), "runs", "{msg}");
         let original = failing.script.len();
         let mut runs = Runs { made: 0, infrastructure: None };
-        let reduction = shrink::reduce(failing.script.clone(), self.shrink_budget, |candidate| {
+        let jobs = usize::from(self.jobs);
+        let reduction = shrink::reduce_in_batches(failing.script.clone(), self.shrink_budget, jobs, |batch| {
             if stop.load(Ordering::Relaxed) || runs.infrastructure.is_some() {
-                return false;
+                return vec![false; batch.len()];
             }
-            let games = one_game(&failing, game, candidate);
-            let played = quiet.play(failing.elf, &games, failing.options.clone());
-            runs.made += 1;
+            let shortest = batch.iter().map(Script::len).min().unwrap_or(0);
+            bar.set_message(format!("shrinking game {game}: trying {shortest} of {original} moves and acts"));
+            let play = |candidate: &Script| {
+                quiet.play(failing.elf, &one_game(&failing, game, candidate), failing.options.clone())
+            };
+            let played: Vec<Option<Played>> = match batch {
+                [candidate] => vec![Some(play(candidate))],
+                _ => std::thread::scope(|scope| {
+                    let runs: Vec<_> = batch.iter().map(|candidate| scope.spawn(move || play(candidate))).collect();
+                    runs.into_iter().map(|run| run.join().ok()).collect()
+                }),
+            };
+            runs.made += u32::try_from(batch.len()).unwrap_or(u32::MAX);
             bar.set_position(u64::from(runs.made));
-            bar.set_message(format!("shrinking game {game}: trying {} of {original} moves and acts", candidate.len()));
-            match played.runs.first() {
-                Some(run) if run.error.as_ref().is_none_or(|error| error.is_firmware_failure()) => {
-                    first_cause(run) == Some(cause)
-                }
-                _ => {
-                    let why = played.error.unwrap_or_else(|| "the emulator played no game".to_string());
-                    runs.infrastructure = Some(why);
-                    false
-                }
-            }
+            played.into_iter().map(|played| runs.fails_the_same(played, cause)).collect()
         });
         bar.finish_and_clear();
         let wall_s = started.elapsed().as_secs_f64();
@@ -135,10 +159,18 @@ impl Cmd {
             "1-minimal: leaving out any one press or command loses that mismatch".to_string()
         };
         let cause_text = first_mismatch(failing.run).map_or_else(|| cause.key().to_string(), ToString::to_string);
+        // On several emulators, the runs as one emulator would have made
+        // them (the same whatever --jobs), and those played in all.
+        let counted = match jobs {
+            1 => format!("{} runs of the emulator ({wall_s:.0} s)", runs.made),
+            _ => format!(
+                "{} runs of the emulator ({} played on {jobs} emulators at once, {wall_s:.0} s)",
+                reduction.tests, runs.made
+            ),
+        };
         let summary = format!(
-            "shrunk game {game} in {} runs of the emulator ({wall_s:.0} s): {} presses and {} arbiter commands \
-             reproduce it (from {} and {}); {how}\n  first mismatch: {cause_text}\nreplay file: {}\n",
-            runs.made,
+            "shrunk game {game} in {counted}: {} presses and {} arbiter commands reproduce it (from {} and {}); \
+             {how}\n  first mismatch: {cause_text}\nreplay file: {}\n",
             shrunk.presses.len(),
             shrunk.commands.len(),
             failing.run.schedule.presses.len(),

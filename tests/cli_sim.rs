@@ -314,6 +314,17 @@ fn a_bad_replay_file_is_a_usage_error_that_names_what_is_wrong() {
             "act `dance`",
         ),
         ("back.toml", format!("{good}\n[[move]]\nat_us = 900000000\n[[move]]\nat_us = 1000\n"), "comes before"),
+        ("bounce.toml", format!("{good}\n[[move]]\nat_us = 999999999999\nbounce_ms = [1]\n"), "needs `hold_us`"),
+        (
+            "edges.toml",
+            format!("{good}\n[[move]]\nat_us = 999999999999\nhold_us = 5000\nbounce_ms = [1, 1, 1, 1]\n"),
+            "at most 3 openings",
+        ),
+        (
+            "open.toml",
+            format!("{good}\n[[move]]\nat_us = 999999999999\nhold_us = 5000\nbounce_ms = [0]\n"),
+            "at least 1 ms",
+        ),
     ];
     for (name, body, needle) in cases {
         let file = dir.join(name);

@@ -41,7 +41,7 @@ use std::fmt;
 
 use bench_contract::{Adjustment, Command, ReplaceSide, COMMAND_LINE_MAX};
 use bench_sim::defects::DefectSet;
-use bench_sim::game::{self, EndedBy, GameSpec, Input, InputLog, Script};
+use bench_sim::game::{self, EndedBy, GameSpec, Input, InputLog, Script, ScriptedPress};
 use bench_sim::outcome::{GameResult, Reason};
 use bench_sim::rng::{Actor, Stream};
 use bench_sim::sample;
@@ -419,7 +419,7 @@ fn schedule_on(
     }
     let (log, applied) = logged_game(scenario, seed, game, shows_flag_order, script);
     let ending = log.ending.clone().expect("a played over-the-board game has an ending");
-    let (presses, commands) = acts(scenario, seed, game, &log);
+    let (presses, commands) = acts(scenario, seed, game, &log, script);
     Ok(Schedule {
         scenario: scenario.name.clone(),
         control: scenario.control.clone(),
@@ -467,7 +467,16 @@ fn logged_game(
 /// from it).
 pub fn script_of(scenario: &Scenario, seed: u64, game: u64) -> Script {
     let record = perfect_game(scenario, seed, game, scenario.arbiter.clock_shows_first_flag, None);
-    record.script.unwrap_or_default()
+    let (presses, _) = acts(scenario, seed, game, &record.inputs.unwrap_or_default(), None);
+    let mut script = record.script.unwrap_or_default();
+    // Each move's press as drawn, so shrinking can simplify it and a
+    // move's press stays its own when others are left out.
+    let moves = presses.iter().filter(|press| press.button != ButtonId::Pause);
+    for (scripted, press) in script.moves.iter_mut().zip(moves) {
+        scripted.press =
+            Some(ScriptedPress { hold_us: press.hold_us, bounce_open_ms: press.bounce.open_ms().to_vec() });
+    }
+    script
 }
 
 /// [`logged_game`]'s game, whole.
@@ -501,9 +510,19 @@ fn perfect_game(
 /// presses keep theirs); each adjustment, setting and replacement as a
 /// command.
 /// A press that puts a wrong clock right never happens on a perfect device.
-fn acts(scenario: &Scenario, seed: u64, game: u64, log: &InputLog) -> (Vec<ScheduledPress>, Vec<ScheduledCommand>) {
+/// A move the script says how to press is pressed so (its draws are made
+/// all the same, so the moves after it keep theirs).
+fn acts(
+    scenario: &Scenario,
+    seed: u64,
+    game: u64,
+    log: &InputLog,
+    script: Option<&Script>,
+) -> (Vec<ScheduledPress>, Vec<ScheduledCommand>) {
     let mut hold_stream = Stream::new(seed, game, Actor::Device);
     let mut bounce_stream = Stream::new(seed, game, Actor::Bounce);
+    let mut scripted_presses =
+        script.into_iter().flat_map(|script| script.moves.iter().map(|scripted| &scripted.press));
     let mut presses = Vec::new();
     let mut commands = Vec::new();
     for entry in &log.inputs {
@@ -511,8 +530,13 @@ fn acts(scenario: &Scenario, seed: u64, game: u64, log: &InputLog) -> (Vec<Sched
         let command = |command| ScheduledCommand { offset_us, after_presses: presses.len(), command };
         match entry.input {
             Input::Press { side, move_number: Some(move_number) } => {
-                let hold_us = sample::between(&mut hold_stream, HOLD_MIN_US, HOLD_MAX_US);
-                let bounce = draw_bounce(&mut bounce_stream, scenario.device.bounce);
+                let mut hold_us = sample::between(&mut hold_stream, HOLD_MIN_US, HOLD_MAX_US);
+                let mut bounce = draw_bounce(&mut bounce_stream, scenario.device.bounce);
+                if let Some(Some(scripted)) = scripted_presses.next() {
+                    hold_us = scripted.hold_us;
+                    // The replay file's reader holds a bounce to what `Bounce` takes.
+                    bounce = Bounce::new(&scripted.bounce_open_ms).unwrap_or(bounce);
+                }
                 let button = match side {
                     Side::White => ButtonId::White,
                     Side::Black => ButtonId::Black,
@@ -610,6 +634,7 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::*;
+    use bench_sim::game::ScriptedMove;
 
     /// Board `board` of `boards` over games `0..games`.
     fn share(board: u64, boards: u64, games: u64) -> impl Iterator<Item = u64> {
@@ -1088,9 +1113,15 @@ mod tests {
                     .expect("kept")
                 };
                 let own = written(&perfect);
-                assert_eq!(script_of(&scenario, 7, game), own);
+                let with_presses = script_of(&scenario, 7, game);
+                let unpressed: Vec<ScriptedMove> = (with_presses.moves.iter())
+                    .map(|scripted| ScriptedMove { press: None, ..scripted.clone() })
+                    .collect();
+                assert_eq!(unpressed, own.moves, "script_of is the game's script, with how each move is pressed");
                 let games = Games { script: Some(&own), ..Games::all(&scenario, 7, game + 1) };
                 assert_eq!(games.schedule(game), Ok(drawn.clone()), "{} game {game}", scenario.name);
+                let pressed = Games { script: Some(&with_presses), ..games };
+                assert_eq!(pressed.schedule(game), Ok(drawn.clone()), "{} game {game}: pressed", scenario.name);
                 let mut faulty = own.clone();
                 for scripted in &mut faulty.moves {
                     scripted
@@ -1109,5 +1140,42 @@ mod tests {
         assert_eq!(cut.presses.len(), 3);
         assert!(matches!(cut.end, ScheduleEnd::Flag { .. }), "{}", cut.end);
         assert!(cut.flags.iter().any(|flag| flag.side == Side::Black), "Black never moves again: {:?}", cut.flags);
+    }
+
+    /// A scripted press keeps its hold and bounce when the moves before it
+    /// are left out, and a press changed in the script is pressed so.
+    #[test]
+    fn a_scripted_press_goes_with_its_move() {
+        let scenario = load("blitz-3-2");
+        let script = script_of(&scenario, 12, 0);
+        let shape = |scripted: &ScriptedMove| scripted.press.clone().expect("pressed");
+        let pressed = |script: &Script| {
+            let games = Games { script: Some(script), ..Games::all(&scenario, 12, 1) };
+            let presses = games.schedule(0).expect("a schedule").presses;
+            presses.into_iter().filter(|press| press.button != ButtonId::Pause).collect::<Vec<_>>()
+        };
+        let whole = pressed(&script);
+        let second = shape(&script.moves[1]);
+        assert_eq!((whole[1].hold_us, whole[1].bounce.open_ms()), (second.hold_us, second.bounce_open_ms.as_slice()));
+
+        let mut fewer = script.clone();
+        fewer.moves.remove(0);
+        let first = &pressed(&fewer)[0];
+        assert_eq!((first.hold_us, first.bounce.open_ms()), (second.hold_us, second.bounce_open_ms.as_slice()));
+
+        let bouncing = (script.moves.iter())
+            .position(|scripted| scripted.press.as_ref().is_some_and(|press| !press.bounce_open_ms.is_empty()));
+        let bouncing = bouncing.expect("a quarter of presses bounce");
+        let clean = script.without_bounce(bouncing..bouncing + 1).briefest_holds(0..1);
+        let changed = pressed(&clean);
+        assert!(changed[bouncing].bounce.is_none(), "the bounce is gone");
+        let briefest =
+            script.moves.iter().filter_map(|scripted| scripted.press.as_ref()).map(|press| press.hold_us).min();
+        assert_eq!(Some(changed[0].hold_us), briefest);
+        for (index, (before, after)) in whole.iter().zip(&changed).enumerate() {
+            if index != bouncing && index != 0 {
+                assert_eq!(before, after, "press {index} is as it was");
+            }
+        }
     }
 }

@@ -64,8 +64,9 @@ pub enum Stop {
     Tick { ticks: u32 },
 }
 
-/// The most chatter edges one [`Bounce`] holds.
-pub const BOUNCE_EDGES_MAX: usize = 3;
+/// The most chatter edges one [`Bounce`] holds: as many as a replay file's
+/// press may have.
+pub const BOUNCE_EDGES_MAX: usize = bench_sim::game::BOUNCE_EDGES_MAX;
 
 /// Contact bounce on a press: after the first closing edge the contact
 /// opens for `open_ms` and closes again after as long, once per entry, then

@@ -15,7 +15,7 @@ use chessclock::{Duration, Side, TimeAdjustment};
 use serde::{Deserialize, Serialize};
 
 use crate::defects::DefectSet;
-use crate::game::{Act, Fault, PressFault, Script, ScriptedAct, ScriptedMove};
+use crate::game::{Act, Fault, PressFault, Script, ScriptedAct, ScriptedMove, ScriptedPress, BOUNCE_EDGES_MAX};
 use crate::scenario::Scenario;
 use crate::toml_location::LocatedError;
 
@@ -65,6 +65,13 @@ struct File {
 #[serde(deny_unknown_fields)]
 struct MoveRow {
     at_us: u64,
+    /// How long `bench hil` holds the button, µs; with it, `bounce_ms`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hold_us: Option<u64>,
+    /// The press's contact bounce: how long the contact opens before each
+    /// extra closing edge, ms (`[]`: a clean press).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bounce_ms: Option<Vec<u8>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     act: Vec<ActRow>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -117,8 +124,10 @@ const HEADER: &str = "\
 # completes a move, White first; its [[move.act]] are the arbiter's acts
 # after that press, its [[move.fault]] what the device's defects did at it
 # (press 0 is the move's own, n the n-th press after it that puts a wrong
-# clock right). The board, flag notices and drift come from the embedded
-# scenario with `seed` and `game`.
+# clock right). `hold_us` and `bounce_ms` say how `bench hil` presses the
+# button (how long it is held; how long the contact opens before each extra
+# closing edge); without them it draws both. The board, flag notices and
+# drift come from the embedded scenario with `seed` and `game`.
 ";
 
 impl Replay {
@@ -201,6 +210,8 @@ impl Replay {
 fn move_row(scripted: &ScriptedMove) -> MoveRow {
     MoveRow {
         at_us: scripted.at_us,
+        hold_us: scripted.press.as_ref().map(|press| press.hold_us),
+        bounce_ms: scripted.press.as_ref().map(|press| press.bounce_open_ms.clone()),
         act: scripted.arbiter.iter().map(act_row).collect(),
         fault: scripted.faults.iter().map(|fault| fault_row(*fault)).collect(),
     }
@@ -287,9 +298,30 @@ fn script(rows: &[MoveRow]) -> Result<Script, (usize, String)> {
             row.act.iter().map(act).collect::<Result<Vec<_>, String>>().map_err(|message| (index, message))?;
         let faults =
             row.fault.iter().map(fault).collect::<Result<Vec<_>, String>>().map_err(|message| (index, message))?;
-        moves.push(ScriptedMove { at_us: row.at_us, arbiter, faults });
+        let press = press(row).map_err(|message| (index, message))?;
+        moves.push(ScriptedMove { at_us: row.at_us, arbiter, faults, press });
     }
     Ok(Script { moves })
+}
+
+/// How `bench hil` presses the move's button, when the row says.
+fn press(row: &MoveRow) -> Result<Option<ScriptedPress>, String> {
+    let Some(hold_us) = row.hold_us else {
+        return match row.bounce_ms {
+            Some(_) => Err("`bounce_ms` needs `hold_us`: a press's bounce comes with its hold".to_string()),
+            None => Ok(None),
+        };
+    };
+    let bounce_open_ms = row.bounce_ms.clone().unwrap_or_default();
+    if bounce_open_ms.len() > BOUNCE_EDGES_MAX || bounce_open_ms.contains(&0) {
+        return Err(format!(
+            "`bounce_ms` {bounce_open_ms:?}: at most {BOUNCE_EDGES_MAX} openings, each at least 1 ms (`[]` for a clean press)"
+        ));
+    }
+    if hold_us == 0 {
+        return Err("`hold_us` must be at least 1 µs: a press is held".to_string());
+    }
+    Ok(Some(ScriptedPress { hold_us, bounce_open_ms }))
 }
 
 fn act(row: &ActRow) -> Result<ScriptedAct, String> {

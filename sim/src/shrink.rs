@@ -4,12 +4,14 @@
 //! 1. switch off every defect the failure does not need, and cut the game
 //!    to the fewest moves per player (a bisection of `max_moves`), until
 //!    neither changes anything;
-//! 2. take that game's [`Script`] and [`reduce`] it: as many moves as
-//!    still fail made by a hurried player (short thinks spend no time, so
-//!    fewer moves pass without a flag), then delta debugging
+//! 2. take that game's [`Script`] and [`reduce`] it: delta debugging
 //!    ([`crate::ddmin`]) leaves out moves (two thinks become one), arbiter
 //!    acts and device faults until leaving out any single one loses the
-//!    failure, then each remaining think is halved where it still fails;
+//!    failure; then as many moves as still fail are made by a hurried
+//!    player (short thinks spend no time, so the next pass leaves out
+//!    moves a flag needed), each remaining think is halved where it still
+//!    fails, and (`bench hil`'s presses) as many presses as still fail lose
+//!    their contact bounce and are held as briefly as the briefest;
 //! 3. switch defects off once more on the reduced script, and go round
 //!    steps 2 and 3 again until neither changes anything.
 //!
@@ -258,10 +260,12 @@ pub struct Reduction {
 }
 
 /// Reduces a script that `fails` while it still does, in at most `budget`
-/// tests: as many moves as it allows made by a hurried player ([`hurry`]),
-/// delta debugging over its moves, acts and faults, then each think halved
-/// where it still fails (everything after a shorter think earlier by as
-/// much), until none of them changes anything. The simulator's and
+/// tests: delta debugging over its moves, acts and faults (its first pass
+/// held to [`first_pass_tests`]), as many moves as it allows made by a
+/// hurried player ([`hurry`]), each think halved where it still fails
+/// (everything after a shorter think earlier by as much), and scripted
+/// presses without bounce and held briefly where it still fails, until
+/// none of them changes anything. The simulator's and
 /// `bench hil`'s shrinking alike; deterministic when `fails` is.
 pub fn reduce(script: Script, budget: u32, mut fails: impl FnMut(&Script) -> bool) -> Reduction {
     reduce_in_batches(script, budget, 1, |batch| batch.iter().map(&mut fails).collect())
@@ -278,22 +282,40 @@ pub fn reduce_in_batches(
     mut fails: impl FnMut(&[Script]) -> Vec<bool>,
 ) -> Reduction {
     let mut spent = Spent { tests: 0, budget, budget_spent: false };
+    let mut first = true;
     loop {
         let before = script.clone();
-        script = hurry(script, &mut |candidate| spent.test(&mut fails, candidate));
+        let left = budget.saturating_sub(spent.tests);
+        // The first pass of delta debugging is held to a few tests an
+        // element: where nearly every move is needed (a flag would fall
+        // first) it would spend the budget, and hurrying the moves below
+        // lets the next pass leave them out.
+        let cap = if first { left.min(first_pass_tests(script.len())) } else { left };
         let elements = script.elements();
-        let reduced = ddmin_in_batches(elements, budget.saturating_sub(spent.tests), jobs, |batch| {
+        let reduced = ddmin_in_batches(elements, cap, jobs, |batch| {
             let scripts: Vec<Script> = batch.iter().map(|kept| script.keeping(kept)).collect();
             fails(&scripts)
         });
+        let capped = reduced.budget_spent && cap < left;
         spent.tests = spent.tests.saturating_add(reduced.tests);
-        spent.budget_spent |= reduced.budget_spent;
+        spent.budget_spent |= reduced.budget_spent && !capped;
         script = script.keeping(&reduced.kept);
+        script = hurry(script, &mut |candidate| spent.test(&mut fails, candidate));
         script = halve_thinks(script, &mut |candidate| spent.test(&mut fails, candidate));
-        if script == before || spent.budget_spent {
+        script = simplify(script, Script::without_bounce, &mut |candidate| spent.test(&mut fails, candidate));
+        script = simplify(script, Script::briefest_holds, &mut |candidate| spent.test(&mut fails, candidate));
+        first = false;
+        if spent.budget_spent || (script == before && !capped) {
             return Reduction { script, tests: spent.tests, budget_spent: spent.budget_spent };
         }
     }
+}
+
+/// The tests the first pass of delta debugging may make on a script of
+/// `elements`: plenty where a few elements matter (about 2 log n a needed
+/// one), far fewer than its worst case (n²) where nearly all do.
+fn first_pass_tests(elements: usize) -> u32 {
+    u32::try_from(elements.saturating_mul(4).saturating_add(100)).unwrap_or(u32::MAX)
 }
 
 /// The tests a reduction made, against its budget.
@@ -316,18 +338,28 @@ impl Spent {
     }
 }
 
-/// As many moves as `fails` allows made by a hurried player, found by
-/// bisection: all of them, else each half on its own, and so on down to
-/// single moves. Cheap where few thinks matter to the failure (a race
-/// between a press and the next), and it comes before leaving moves out
-/// because short thinks spend no time that leaving a move out would add
-/// to a neighbour's (under delay or increment, long merged thinks make a
-/// flag fall before the failure).
-fn hurry(mut script: Script, fails: &mut impl FnMut(&Script) -> bool) -> Script {
+/// As many moves as `fails` allows made by a hurried player ([`simplify`]).
+/// Cheap where few thinks matter to the failure (a race between a press
+/// and the next). Short thinks spend no time that leaving a move out would
+/// add to a neighbour's (under delay or increment, long merged thinks make
+/// a flag fall before the failure), so the next pass of delta debugging
+/// leaves out moves the last one could not.
+fn hurry(script: Script, fails: &mut impl FnMut(&Script) -> bool) -> Script {
+    simplify(script, |script, moves| script.hurried(moves, HURRIED_MOVE_MIN_US), fails)
+}
+
+/// `change` made to as many moves as `fails` allows, found by bisection:
+/// to all of them, else to each half on its own, and so on down to single
+/// moves. A few tests where most moves take the change.
+fn simplify(
+    mut script: Script,
+    change: impl Fn(&Script, Range<usize>) -> Script,
+    fails: &mut impl FnMut(&Script) -> bool,
+) -> Script {
     let mut pending: VecDeque<Range<usize>> = VecDeque::new();
     pending.push_back(0..script.moves.len());
     while let Some(moves) = pending.pop_front() {
-        let candidate = script.hurried(moves.clone(), HURRIED_MOVE_MIN_US);
+        let candidate = change(&script, moves.clone());
         if candidate == script {
             continue;
         }

@@ -56,7 +56,9 @@ mod rulings;
 mod script;
 
 pub use inputs::{EndedBy, Ending, Input, InputLog, TimedInput};
-pub use script::{Act, Element, Fault, Part, PressFault, Script, ScriptedAct, ScriptedMove};
+pub use script::{
+    Act, Element, Fault, Part, PressFault, Script, ScriptedAct, ScriptedMove, ScriptedPress, BOUNCE_EDGES_MAX,
+};
 
 /// Extra presses to put the clock right, per move: bounds a game's events.
 const CORRECTIONS_PER_MOVE_MAX: u64 = 8;

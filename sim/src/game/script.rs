@@ -93,13 +93,28 @@ impl Fault {
 }
 
 /// One move: the instant the player to move completes it (true µs after
-/// the start), the arbiter's acts that follow its press, and the device's
-/// faults at it.
+/// the start), the arbiter's acts that follow its press, the device's
+/// faults at it, and how the emulated board's harness presses the button.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ScriptedMove {
     pub at_us: u64,
     pub arbiter: Vec<ScriptedAct>,
     pub faults: Vec<Fault>,
+    /// `None`: drawn from (seed, game) as `bench hil` draws every press.
+    pub press: Option<ScriptedPress>,
+}
+
+/// The most extra closing edges a press's contact bounce makes.
+pub const BOUNCE_EDGES_MAX: usize = 3;
+
+/// How `bench hil` presses a move's button: how long it is held, and its
+/// contact bounce (how long the contact opens before each extra closing
+/// edge, 1 to [`BOUNCE_EDGES_MAX`] of them, or none). The simulator's
+/// device has its own bounce (a [`Fault`]) and does not use it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScriptedPress {
+    pub hold_us: u64,
+    pub bounce_open_ms: Vec<u8>,
 }
 
 /// A game's moves in order (instants never go back).
@@ -185,6 +200,31 @@ impl Script {
         script
     }
 
+    /// The script with the presses of `moves` without contact bounce.
+    pub fn without_bounce(&self, moves: Range<usize>) -> Script {
+        let mut script = self.clone();
+        for scripted in script.moves.iter_mut().take(moves.end).skip(moves.start) {
+            if let Some(press) = &mut scripted.press {
+                press.bounce_open_ms.clear();
+            }
+        }
+        script
+    }
+
+    /// The script with the presses of `moves` held as briefly as the
+    /// briefest press of the script.
+    pub fn briefest_holds(&self, moves: Range<usize>) -> Script {
+        let briefest_us =
+            self.moves.iter().filter_map(|scripted| scripted.press.as_ref()).map(|press| press.hold_us).min();
+        let mut script = self.clone();
+        for scripted in script.moves.iter_mut().take(moves.end).skip(moves.start) {
+            if let (Some(press), Some(hold_us)) = (&mut scripted.press, briefest_us) {
+                press.hold_us = hold_us;
+            }
+        }
+        script
+    }
+
     /// The script with only `kept` of its elements: an act or a fault is
     /// kept only with its move.
     pub fn keeping(&self, kept: &[Element]) -> Script {
@@ -197,6 +237,7 @@ impl Script {
                 let keeps = |part| kept.contains(&Element { move_index, part });
                 ScriptedMove {
                     at_us: scripted.at_us,
+                    press: scripted.press.clone(),
                     arbiter: (scripted.arbiter.iter().enumerate())
                         .filter(|(act, _)| keeps(Part::Act(*act)))
                         .map(|(_, act)| *act)
@@ -236,9 +277,14 @@ mod tests {
         let missed = Fault::Press { press: 0, fault: PressFault::Missed };
         Script {
             moves: vec![
-                ScriptedMove { at_us: 1, arbiter: vec![act(2), act(3)], faults: vec![missed] },
-                ScriptedMove { at_us: 5, arbiter: vec![], faults: vec![] },
-                ScriptedMove { at_us: 9, arbiter: vec![act(10)], faults: vec![Fault::Freeze { freeze_us: 4 }] },
+                ScriptedMove { at_us: 1, arbiter: vec![act(2), act(3)], faults: vec![missed], press: None },
+                ScriptedMove { at_us: 5, ..ScriptedMove::default() },
+                ScriptedMove {
+                    at_us: 9,
+                    arbiter: vec![act(10)],
+                    faults: vec![Fault::Freeze { freeze_us: 4 }],
+                    press: None,
+                },
             ],
         }
     }
@@ -272,7 +318,7 @@ mod tests {
     #[test]
     fn hurried_moves_think_from_the_end_of_a_pause_and_take_their_acts_along() {
         let pause = |at_us, pause_us| ScriptedAct { at_us, act: Act::Pause { pause_us } };
-        let at = |at_us, arbiter| ScriptedMove { at_us, arbiter, faults: Vec::new() };
+        let at = |at_us, arbiter| ScriptedMove { at_us, arbiter, ..ScriptedMove::default() };
         // Thinks: 1 000, then 3 000 after a pause ending at 2 000, then 6 000.
         let script = Script { moves: vec![at(1_000, vec![pause(1_001, 999)]), at(5_000, vec![]), at(11_000, vec![])] };
         assert_eq!(script.think_start_us(0), 0);

@@ -396,6 +396,12 @@ fn hil_in(
     (output.status.code(), text(&output), report(out))
 }
 
+/// `bench hil --replay FILE` on `image`, its report into `out`.
+fn hil_replay(file: &str, image: &str, out: &Path) -> std::process::Output {
+    let elf = images().join(format!("{image}.elf"));
+    bench(&["hil", "--replay", file, "--firmware", elf.to_str().expect("utf-8"), "--out", out.to_str().expect("utf-8")])
+}
+
 /// `bench hil` gates its report through the same function as `bench sim`
 /// and `bench report merge`: what it printed must end with what `bench
 /// gate` says of that report (the rules it skips left out), and its exit
@@ -741,31 +747,13 @@ fn shrink_writes_a_replay_file_whose_game_fails_with_the_first_mismatch() {
     // the same way when played again.
     assert_eq!(run["games_detail"][0]["replay_file"], "replays/game-0.replay.toml");
     let linked = out.join("replays/game-0.replay.toml");
-    let elf = images().join("defect-late-stage-switch.elf");
     let relinked = dir.join("relinked");
-    let played = bench(&[
-        "hil",
-        "--replay",
-        linked.to_str().expect("utf-8"),
-        "--firmware",
-        elf.to_str().expect("utf-8"),
-        "--out",
-        relinked.to_str().expect("utf-8"),
-    ]);
+    let played = hil_replay(linked.to_str().expect("utf-8"), "defect-late-stage-switch", &relinked);
     assert_eq!(played.status.code(), Some(1), "{}", text(&played));
     assert_eq!(first(&report(&relinked)), first(&run), "the linked file fails with the run's first mismatch");
 
     let again = dir.join("again");
-    let args = [
-        "hil",
-        "--replay",
-        replay,
-        "--firmware",
-        elf.to_str().expect("utf-8"),
-        "--out",
-        again.to_str().expect("utf-8"),
-    ];
-    let replayed = bench(&args);
+    let replayed = hil_replay(replay, "defect-late-stage-switch", &again);
     assert_eq!(replayed.status.code(), Some(1), "{}", text(&replayed));
     let same = |dir: &Path| std::fs::read(dir.join("report.json")).expect("report.json");
     let mut shrunk_bytes = String::from_utf8(same(&out.join("shrunk-game-0"))).expect("utf-8");
@@ -804,17 +792,8 @@ fn shrink_writes_a_replay_file_whose_game_fails_with_the_first_mismatch() {
     ]);
     let sim_text = text(&sim);
     let sim_file = sim_text.lines().find_map(|line| line.strip_prefix("replay file: ")).expect("written");
-    let normal = images().join("normal.elf");
     let on_board = dir.join("on-board");
-    let played = bench(&[
-        "hil",
-        "--replay",
-        sim_file,
-        "--firmware",
-        normal.to_str().expect("utf-8"),
-        "--out",
-        on_board.to_str().expect("utf-8"),
-    ]);
+    let played = hil_replay(sim_file, "normal", &on_board);
     assert_eq!(played.status.code(), Some(0), "{}", text(&played));
     assert_eq!(report(&on_board)["games"]["played"], 1, "{}", text(&played));
 }

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::defects::DefectSet;
 use crate::game::{Act, Fault, PressFault, Script, ScriptedAct, ScriptedMove, ScriptedPress, BOUNCE_EDGES_MAX};
-use crate::scenario::Scenario;
+use crate::scenario::{Control, Scenario};
 use crate::toml_location::LocatedError;
 
 /// The `format` every replay file names.
@@ -35,6 +35,9 @@ pub struct Replay {
     pub swarm: bool,
     pub disabled: DefectSet,
     pub max_moves: u32,
+    /// A control the game is played with instead of the scenario's (a
+    /// shrink's shorter one).
+    pub control: Option<Control>,
     pub script: Script,
     /// What the game fails of, in words, when it was written for a
     /// failure; read back for people only.
@@ -54,6 +57,8 @@ struct File {
     #[serde(default)]
     disabled: Vec<String>,
     max_moves: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    control: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     cause: Option<String>,
     scenario_toml: String,
@@ -127,7 +132,8 @@ const HEADER: &str = "\
 # clock right). `hold_us` and `bounce_ms` say how `bench hil` presses the
 # button (how long it is held; how long the contact opens before each extra
 # closing edge); without them it draws both. The board, flag notices and
-# drift come from the embedded scenario with `seed` and `game`.
+# drift come from the embedded scenario with `seed` and `game`; `control`,
+# when given, replaces the scenario's time control.
 ";
 
 impl Replay {
@@ -142,6 +148,7 @@ impl Replay {
             swarm: self.swarm,
             disabled: self.disabled.iter().map(|defect| defect.name().to_string()).collect(),
             max_moves: self.max_moves,
+            control: self.control.as_ref().map(|control| control.text.clone()),
             cause: self.cause.clone(),
             scenario_toml: self.scenario_toml.clone(),
             moves: self.script.moves.iter().map(move_row).collect(),
@@ -179,6 +186,14 @@ impl Replay {
             return Err(at_field("max_moves", 0, "max_moves must be at least 1".to_string()));
         }
         let script = script(&file.moves).map_err(|(element, message)| at_field("move", element, message))?;
+        let control = match &file.control {
+            Some(text) => Some(Control {
+                text: text.clone(),
+                control: chessclock::notation::parse(text)
+                    .map_err(|error| at_field("control", 0, format!("time control `{text}`: {error}")))?,
+            }),
+            None => None,
+        };
         Ok(Replay {
             scenario,
             scenario_toml: file.scenario_toml,
@@ -187,6 +202,7 @@ impl Replay {
             swarm: file.swarm,
             disabled,
             max_moves: file.max_moves,
+            control,
             script,
             cause: file.cause,
         })
@@ -199,12 +215,24 @@ impl Replay {
         Replay::parse(&text, path)
     }
 
-    /// The scenario as the game is played: its move bound set.
+    /// The scenario as the game is played: its move bound set, and the
+    /// file's control when it has one.
     pub fn played_scenario(&self) -> Scenario {
         let mut scenario = self.scenario.clone();
         scenario.board.max_moves = self.max_moves;
+        if let Some(control) = &self.control {
+            scenario.control = control.clone();
+        }
         scenario
     }
+}
+
+/// The control `scenario` is played with when it is not the one
+/// `scenario_toml` says (a replay file's, or a shrink's shorter one): what
+/// a replay file of it writes as `control`.
+pub fn control_override(scenario: &Scenario, scenario_toml: &str) -> Option<Control> {
+    let written = Scenario::parse(scenario_toml, Path::new("scenario.toml")).ok()?;
+    (written.control != scenario.control).then(|| scenario.control.clone())
 }
 
 fn move_row(scripted: &ScriptedMove) -> MoveRow {

@@ -91,6 +91,35 @@ impl Control {
             "correspondence"
         }
     }
+
+    /// The control with every main time halved (in whole milliseconds),
+    /// its moves, bonuses and overtime periods as they are, written in
+    /// canonical notation: a shorter game with the same rules, for
+    /// shrinking. `None` when no main time is 2 ms or more.
+    pub fn with_main_times_halved(&self) -> Option<Control> {
+        let halved = |time: chessclock::Duration| chessclock::Duration::from_millis(time.as_us() / 2_000);
+        let long_enough = |time: chessclock::Duration| time.as_us() >= 2_000;
+        let control = match self.control {
+            TimeControl::Stages(stages) => {
+                if !stages.as_slice().iter().any(|stage| long_enough(stage.time)) {
+                    return None;
+                }
+                let shorter: Vec<chessclock::Stage> = (stages.as_slice().iter())
+                    .map(|stage| chessclock::Stage { time: halved(stage.time), ..*stage })
+                    .collect();
+                TimeControl::stages(&shorter).ok()?
+            }
+            TimeControl::Hourglass { time } if long_enough(time) => TimeControl::Hourglass { time: halved(time) },
+            TimeControl::ByoYomi { main, periods, period } if long_enough(main) => {
+                TimeControl::ByoYomi { main: halved(main), periods, period }
+            }
+            TimeControl::Canadian { main, moves, period } if long_enough(main) => {
+                TimeControl::Canadian { main: halved(main), moves, period }
+            }
+            _ => return None,
+        };
+        Some(Control { text: control.to_string(), control })
+    }
 }
 
 impl<'de> Deserialize<'de> for Control {
@@ -907,4 +936,33 @@ fn control_error_column(text: &str, offset: usize) -> Option<usize> {
     let before = inner.get(..error.position.min(inner.len()))?;
     let (_, column) = toml_location::line_column(text, offset);
     Some(column + 1 + before.chars().count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn control(text: &str) -> Control {
+        Control { text: text.to_string(), control: chessclock::notation::parse(text).expect("a control") }
+    }
+
+    #[test]
+    fn halving_a_control_halves_its_main_times_and_keeps_the_rest() {
+        for (text, halved) in [
+            ("40/5400:1800+30", "40/2700:900+30"),
+            ("2/30:60+d2", "2/15:30+d2"),
+            ("180+b2", "90+b2"),
+            ("*40", "*20"),
+            ("20(3x5)", "10(3x5)"),
+            ("600(20/300)", "300(20/300)"),
+            ("0.003+1", "0.001+1"),
+        ] {
+            let shorter = control(text).with_main_times_halved().expect("shorter");
+            assert_eq!(shorter.text, halved, "{text}");
+            assert_eq!(shorter, control(halved), "{text}: the text is the control");
+        }
+        for shortest in ["0.001+1", "0(3x5)", "1/0.001:0+5"] {
+            assert_eq!(control(shortest).with_main_times_halved(), None, "{shortest}");
+        }
+    }
 }

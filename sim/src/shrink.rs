@@ -29,7 +29,7 @@ use crate::defects::{Defect, DefectSet};
 use crate::game::{self, GameRecord, GameSpec, Script};
 use crate::player::HURRIED_MOVE_MIN_US;
 use crate::run::failure_reasons;
-use crate::scenario::Scenario;
+use crate::scenario::{Control, Scenario};
 
 /// Games a shrink may play unless told otherwise: enough for a 1-minimal
 /// script of a few hundred elements.
@@ -81,6 +81,9 @@ pub struct Shrunk {
     pub max_moves: u32,
     /// The players' moves and the arbiter's acts that still fail.
     pub script: Script,
+    /// A shorter time control the game still fails with (main times
+    /// halved), when one does.
+    pub control: Option<Control>,
     /// Elements (moves, acts and faults) of the original game's script.
     pub original_len: usize,
     /// The original game's presses.
@@ -148,13 +151,18 @@ pub fn shrink_from(target: Target<'_>, start: Variant<'_>, budget: u32) -> Optio
     let first = Variant { disabled, max_moves, ..start };
     let mut script = play_variant(target, first, false).script.unwrap_or_default();
     shrinker.attempts += 1;
-    loop {
-        let before = (script.clone(), disabled);
-        script = shrinker.reduce_script(Variant { disabled, max_moves, script: None }, script);
-        disabled = shrinker.switch_off_defects(Variant { disabled, max_moves, script: Some(&script) });
-        if (&script, disabled) == (&before.0, before.1) || shrinker.budget_spent {
-            break;
-        }
+    shrinker.reduce_until_nothing_changes(&mut script, &mut disabled, max_moves);
+    // Then a shorter control where the failure allows (a shorter game to
+    // play, and on a board a shorter run), and the script reduced again
+    // under it.
+    let shorter = shrinker.shorter_control(Variant { disabled, max_moves, script: Some(&script) });
+    let shorter_scenario =
+        shorter.as_ref().map(|control| Scenario { control: control.clone(), ..target.scenario.clone() });
+    let target = shorter_scenario.as_ref().map_or(target, |scenario| Target { scenario, ..target });
+    if shorter.is_some() {
+        let mut again = Shrinker { target, ..shrinker };
+        again.reduce_until_nothing_changes(&mut script, &mut disabled, max_moves);
+        shrinker = Shrinker { target: shrinker.target, ..again };
     }
     let record = play_variant(target, Variant { disabled, max_moves, script: Some(&script) }, true);
     let reasons = failure_reasons(target.scenario, &record);
@@ -163,6 +171,7 @@ pub fn shrink_from(target: Target<'_>, start: Variant<'_>, budget: u32) -> Optio
         disabled,
         max_moves,
         script,
+        control: shorter,
         original_len,
         original_presses: played.presses,
         reasons,
@@ -185,13 +194,18 @@ impl Shrinker<'_> {
     /// Whether `variant` fails with the cause; `false` once the budget is
     /// spent, so every step stops where it stands.
     fn fails_the_same(&mut self, variant: Variant<'_>) -> bool {
+        self.fails_the_same_as(self.target, variant)
+    }
+
+    /// [`Shrinker::fails_the_same`], played as `target`.
+    fn fails_the_same_as(&mut self, target: Target<'_>, variant: Variant<'_>) -> bool {
         if self.attempts >= self.budget {
             self.budget_spent = true;
             return false;
         }
         self.attempts += 1;
-        let record = play_variant(self.target, variant, false);
-        first_cause(self.target.scenario, &record).as_ref() == Some(&self.cause)
+        let record = play_variant(target, variant, false);
+        first_cause(target.scenario, &record).as_ref() == Some(&self.cause)
     }
 
     /// Step 1: defects off and the move bound bisected, until neither
@@ -218,6 +232,34 @@ impl Shrinker<'_> {
             if (variant.disabled, variant.max_moves) == before {
                 return before;
             }
+        }
+    }
+
+    /// Steps 2 and 3 until neither changes anything.
+    fn reduce_until_nothing_changes(&mut self, script: &mut Script, disabled: &mut DefectSet, max_moves: u32) {
+        loop {
+            let before = (script.clone(), *disabled);
+            *script = self.reduce_script(Variant { disabled: *disabled, max_moves, script: None }, script.clone());
+            *disabled = self.switch_off_defects(Variant { disabled: *disabled, max_moves, script: Some(script) });
+            if (&*script, *disabled) == (&before.0, before.1) || self.budget_spent {
+                return;
+            }
+        }
+    }
+
+    /// The shortest control, halving its main times, that `variant` still
+    /// fails with; `None` when the scenario's own is the shortest.
+    fn shorter_control(&mut self, variant: Variant<'_>) -> Option<Control> {
+        let mut shortest: Option<Control> = None;
+        loop {
+            let current = shortest.as_ref().unwrap_or(&self.target.scenario.control);
+            let candidate = current.with_main_times_halved()?;
+            let scenario = Scenario { control: candidate.clone(), ..self.target.scenario.clone() };
+            let target = Target { scenario: &scenario, ..self.target };
+            if !self.fails_the_same_as(target, variant) {
+                return shortest;
+            }
+            shortest = Some(candidate);
         }
     }
 

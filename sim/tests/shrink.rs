@@ -20,10 +20,15 @@ fn play_variant(target: Target<'_>, disabled: DefectSet, max_moves: u32, trace: 
     bench_sim::shrink::play_variant(target, Variant { disabled, max_moves, script: None }, trace)
 }
 
-/// The shrunk game played again, `script` instead of its own.
+/// The shrunk game played again (with its shorter control, if it has
+/// one), `script` instead of its own.
 fn played_with(target: Target<'_>, shrunk: &Shrunk, disabled: DefectSet, script: &Script) -> GameRecord {
     let variant = Variant { disabled, max_moves: shrunk.max_moves, script: Some(script) };
-    bench_sim::shrink::play_variant(target, variant, false)
+    let scenario = Scenario {
+        control: shrunk.control.clone().unwrap_or(target.scenario.control.clone()),
+        ..target.scenario.clone()
+    };
+    bench_sim::shrink::play_variant(Target { scenario: &scenario, ..target }, variant, false)
 }
 
 /// Whether a shrunk game is 1-minimal: leaving out any one element of its
@@ -98,6 +103,20 @@ fn shrinking_keeps_only_the_missed_press_and_cuts_the_game_after_it() {
     );
     assert!(!shrunk.budget_spent);
     assert_eq!(not_minimal(target, &shrunk), None);
+    // A missed press needs no two minutes a side: the control is halved
+    // while the game still fails, down to a few seconds.
+    let control = shrunk.control.as_ref().expect("a shorter control");
+    assert!(control.text.ends_with("+1") && control.text.len() < "120+1".len() + 3, "{}", control.text);
+    let halved_once_more = control.with_main_times_halved().expect("shorter still");
+    let scenario = Scenario { control: halved_once_more, ..scenario.clone() };
+    let variant = Variant { disabled: shrunk.disabled, max_moves: shrunk.max_moves, script: Some(&shrunk.script) };
+    let shorter = bench_sim::shrink::play_variant(Target { scenario: &scenario, ..target }, variant, false);
+    assert_ne!(
+        first_cause(&scenario, &shorter),
+        Some(Cause::TimeError),
+        "{}: halved once more, it passes",
+        control.text
+    );
 }
 
 /// Under a delay (6.2 b) every think longer than the delay spends main

@@ -1201,6 +1201,7 @@ fn failure_replays(
             swarm: false,
             disabled: bench_sim::defects::DefectSet::NONE,
             max_moves: scenario.board.max_moves,
+            control: bench_sim::replay::control_override(scenario, scenario_toml),
             script: script_of(game),
             cause: shrink::first_mismatch(run)
                 .map(ToString::to_string)

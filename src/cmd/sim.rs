@@ -9,7 +9,7 @@ use anyhow::Context;
 use bench_sim::calibrate::{self, Expectation};
 use bench_sim::defects::DefectSet;
 use bench_sim::game::{self, GameSpec};
-use bench_sim::replay::Replay;
+use bench_sim::replay::{self, Replay};
 use bench_sim::run::{self, Check, Controls, RunOptions, Summary};
 use bench_sim::scenario::Scenario;
 use bench_sim::shrink::{self, Shrunk, Target, Variant};
@@ -347,6 +347,7 @@ impl Cmd {
                 swarm: self.swarm,
                 disabled,
                 max_moves,
+                control: replay::control_override(scenario, &self.scenario_toml),
                 cause: shrink::first_cause(scenario, &record).map(|cause| cause.to_string()),
                 script: record.script.unwrap_or_default(),
             };
@@ -376,6 +377,7 @@ impl Cmd {
             swarm: target.swarm,
             disabled: shrunk.disabled,
             max_moves: shrunk.max_moves,
+            control: shrunk.control.clone().or_else(|| replay::control_override(target.scenario, scenario_toml)),
             script: shrunk.script.clone(),
             cause: Some(shrunk.cause.to_string()),
         };
@@ -697,9 +699,15 @@ fn shrunk_summary(target: Target<'_>, shrunk: &Shrunk) -> String {
         "1-minimal: leaving out any one of them, or switching off one more defect, loses that failure".to_string()
     };
     let disabled = if shrunk.disabled.is_empty() { "none".to_string() } else { shrunk.disabled.to_string() };
+    let control = match &shrunk.control {
+        Some(shorter) => {
+            format!("\ncontrol: {} (the scenario's {}, main times halved)", shorter.text, target.scenario.control.text)
+        }
+        None => String::new(),
+    };
     format!(
         "shrunk game {} (seed {}) in {} games: {} presses reproduce it (from {}; {} of {} moves, arbiter acts and \
-         device faults), still failing with {}; {minimal}\ndefects off: {disabled}",
+         device faults), still failing with {}; {minimal}\ndefects off: {disabled}{control}",
         target.game,
         target.seed,
         shrunk.attempts,

@@ -111,14 +111,16 @@ impl Cmd {
         let original = failing.script.len();
         let mut runs = Runs { made: 0, infrastructure: None };
         let jobs = usize::from(self.jobs);
-        let reduction = shrink::reduce_in_batches(failing.script.clone(), self.shrink_budget, jobs, |batch| {
+        // Whether each script of a batch fails the same way, played with
+        // `scenario` (the failing run's, or one with a shorter control).
+        let mut try_batch = |scenario: &Scenario, batch: &[Script]| {
             if stop.load(Ordering::Relaxed) || runs.infrastructure.is_some() {
                 return vec![false; batch.len()];
             }
             let shortest = batch.iter().map(Script::len).min().unwrap_or(0);
             bar.set_message(format!("shrinking game {game}: trying {shortest} of {original} moves and acts"));
             let play = |candidate: &Script| {
-                quiet.play(failing.elf, &one_game(&failing, game, candidate), failing.options.clone())
+                quiet.play(failing.elf, &one_game(scenario, &failing, game, candidate), failing.options.clone())
             };
             let played: Vec<Option<Played>> = match batch {
                 [candidate] => vec![Some(play(candidate))],
@@ -129,8 +131,31 @@ impl Cmd {
             };
             runs.made += u32::try_from(batch.len()).unwrap_or(u32::MAX);
             bar.set_position(u64::from(runs.made));
-            played.into_iter().map(|played| runs.fails_the_same(played, cause)).collect()
-        });
+            played.into_iter().map(|played| runs.fails_the_same(played, cause)).collect::<Vec<bool>>()
+        };
+        let budget = self.shrink_budget;
+        let mut reduction =
+            shrink::reduce_in_batches(failing.script.clone(), budget, jobs, |batch| try_batch(failing.scenario, batch));
+        // Then a shorter control where the failure allows (a shorter run
+        // to wait for the flag), and the script reduced again under it.
+        let mut shorter: Option<Scenario> = None;
+        while reduction.tests < budget {
+            let current = shorter.as_ref().unwrap_or(failing.scenario);
+            let Some(control) = current.control.with_main_times_halved() else { break };
+            let candidate = Scenario { control, ..current.clone() };
+            reduction.tests += 1;
+            if try_batch(&candidate, std::slice::from_ref(&reduction.script)).first() != Some(&true) {
+                break;
+            }
+            shorter = Some(candidate);
+        }
+        if let Some(scenario) = &shorter {
+            let left = budget.saturating_sub(reduction.tests);
+            let again =
+                shrink::reduce_in_batches(reduction.script.clone(), left, jobs, |batch| try_batch(scenario, batch));
+            reduction = shrink::Reduction { tests: reduction.tests.saturating_add(again.tests), ..again };
+        }
+        let played_scenario = shorter.as_ref().unwrap_or(failing.scenario);
         bar.finish_and_clear();
         let wall_s = started.elapsed().as_secs_f64();
         let replay = Replay {
@@ -141,6 +166,7 @@ impl Cmd {
             swarm: false,
             disabled: bench_sim::defects::DefectSet::NONE,
             max_moves: failing.scenario.board.max_moves,
+            control: bench_sim::replay::control_override(played_scenario, &failing.scenario_toml),
             script: reduction.script.clone(),
             cause: first_mismatch(failing.run).map(ToString::to_string),
         };
@@ -148,7 +174,8 @@ impl Cmd {
             failing.out_dir.join(format!("shrunk-{}-{}-game-{game}.replay.toml", failing.scenario.name, failing.seed));
         std::fs::write(&path, replay.to_toml())
             .map_err(|error| Failure::infrastructure(anyhow!("writing the replay file {}: {error}", path.display())))?;
-        let shrunk = one_game(&failing, game, &reduction.script).schedule(game).map_err(Failure::usage)?;
+        let shrunk =
+            one_game(played_scenario, &failing, game, &reduction.script).schedule(game).map_err(Failure::usage)?;
         let how = if let Some(why) = &runs.infrastructure {
             format!("stopped: the emulator failed ({why}); the smallest case found so far")
         } else if stop.load(Ordering::Relaxed) {
@@ -159,6 +186,13 @@ impl Cmd {
             "1-minimal: leaving out any one press or command loses that mismatch".to_string()
         };
         let cause_text = first_mismatch(failing.run).map_or_else(|| cause.key().to_string(), ToString::to_string);
+        let control = match &shorter {
+            Some(scenario) => format!(
+                "\n  control: {} (the scenario's {}, main times halved)",
+                scenario.control.text, failing.scenario.control.text
+            ),
+            None => String::new(),
+        };
         // On several emulators, the runs as one emulator would have made
         // them (the same whatever --jobs), and those played in all.
         let counted = match jobs {
@@ -170,7 +204,7 @@ impl Cmd {
         };
         let summary = format!(
             "shrunk game {game} in {counted}: {} presses and {} arbiter commands reproduce it (from {} and {}); \
-             {how}\n  first mismatch: {cause_text}\nreplay file: {}\n",
+             {how}\n  first mismatch: {cause_text}{control}\nreplay file: {}\n",
             shrunk.presses.len(),
             shrunk.commands.len(),
             failing.run.schedule.presses.len(),
@@ -203,10 +237,11 @@ impl Cmd {
     }
 }
 
-/// Game `game` of the failing run's scenario and seed, played from `script`.
-fn one_game<'s>(failing: &Failing<'s>, game: u64, script: &'s Script) -> Games<'s> {
+/// Game `game` of `scenario` (the failing run's, or with a shorter control)
+/// with the failing run's seed, played from `script`.
+fn one_game<'s>(scenario: &'s Scenario, failing: &Failing<'_>, game: u64, script: &'s Script) -> Games<'s> {
     Games {
-        scenario: failing.scenario,
+        scenario,
         seed: failing.seed,
         script: Some(script),
         slice: GameSlice { first: game, step: 1, end: game.saturating_add(1) },

@@ -63,6 +63,28 @@ pub(super) struct Failing<'a> {
     pub out_dir: &'a Path,
 }
 
+/// What a shrink found, and how its runs went.
+struct Search {
+    reduction: shrink::Reduction,
+    /// The scenario with a shorter control the case still fails with.
+    shorter: Option<Scenario>,
+    runs: Runs,
+}
+
+impl Search {
+    /// The runs it took: on several emulators, as one emulator would have
+    /// made them (the same whatever --jobs), and those played in all.
+    fn runs_text(&self, jobs: usize, wall_s: f64) -> String {
+        match jobs {
+            1 => format!("{} runs of the emulator ({wall_s:.0} s)", self.runs.made),
+            _ => format!(
+                "{} runs of the emulator ({} played on {jobs} emulators at once, {wall_s:.0} s)",
+                self.reduction.tests, self.runs.made
+            ),
+        }
+    }
+}
+
 /// How a shrink's runs went.
 struct Runs {
     made: u32,
@@ -105,8 +127,57 @@ impl Cmd {
             return Ok(Ran::Judged(Exit::GateFailed));
         };
         let stop = failing.options.stop.clone().unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
-        let quiet = Cmd { quiet: true, ..self.clone() };
         let started = Instant::now();
+        let search = self.search(&failing, cause, &stop);
+        let wall_s = started.elapsed().as_secs_f64();
+        let played_scenario = search.shorter.as_ref().unwrap_or(failing.scenario);
+        let path = write_replay_file(&failing, played_scenario, &search.reduction.script)?;
+        let shrunk = one_game(played_scenario, &failing, game, &search.reduction.script)
+            .schedule(game)
+            .map_err(Failure::usage)?;
+        let how = if let Some(why) = &search.runs.infrastructure {
+            format!("stopped: the emulator failed ({why}); the smallest case found so far")
+        } else if stop.load(Ordering::Relaxed) {
+            "interrupted: the smallest case found so far".to_string()
+        } else if search.reduction.budget_spent {
+            format!("the budget of {} runs ran out: it fails, but may not be minimal", self.shrink_budget)
+        } else {
+            "1-minimal: leaving out any one press or command loses that mismatch".to_string()
+        };
+        let cause_text = first_mismatch(failing.run).map_or_else(|| cause.key().to_string(), ToString::to_string);
+        let control = match &search.shorter {
+            Some(scenario) => format!(
+                "\n  control: {} (the scenario's {}, main times halved)",
+                scenario.control.text, failing.scenario.control.text
+            ),
+            None => String::new(),
+        };
+        let summary = format!(
+            "shrunk game {game} in {}: {} presses and {} arbiter commands reproduce it (from {} and {}); \
+             {how}\n  first mismatch: {cause_text}{control}\nreplay file: {}\n",
+            search.runs_text(usize::from(self.jobs), wall_s),
+            shrunk.presses.len(),
+            shrunk.commands.len(),
+            failing.run.schedule.presses.len(),
+            failing.run.schedule.commands.len(),
+            path.display(),
+        );
+        super::super::print(&summary)?;
+        if search.runs.infrastructure.is_some() {
+            return Err(Failure::infrastructure(anyhow!("the emulator failed while shrinking")));
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Ok(Ran::Judged(Exit::GateFailed));
+        }
+        self.report_shrunk(&path, failing.out_dir, game, probes)
+    }
+
+    /// The search for the smallest case: the script reduced, then a
+    /// shorter control where the failure allows and the script reduced
+    /// again under it, with a progress bar.
+    fn search(&self, failing: &Failing<'_>, cause: Quantity, stop: &AtomicBool) -> Search {
+        let game = failing.run.schedule.game;
+        let quiet = Cmd { quiet: true, ..self.clone() };
         let bar = super::progress_bar(u64::from(self.shrink_budget), "runs", "{msg}");
         let original = failing.script.len();
         let mut runs = Runs { made: 0, infrastructure: None };
@@ -120,7 +191,7 @@ impl Cmd {
             let shortest = batch.iter().map(Script::len).min().unwrap_or(0);
             bar.set_message(format!("shrinking game {game}: trying {shortest} of {original} moves and acts"));
             let play = |candidate: &Script| {
-                quiet.play(failing.elf, &one_game(scenario, &failing, game, candidate), failing.options.clone())
+                quiet.play(failing.elf, &one_game(scenario, failing, game, candidate), failing.options.clone())
             };
             let played: Vec<Option<Played>> = match batch {
                 [candidate] => vec![Some(play(candidate))],
@@ -136,8 +207,6 @@ impl Cmd {
         let budget = self.shrink_budget;
         let mut reduction =
             shrink::reduce_in_batches(failing.script.clone(), budget, jobs, |batch| try_batch(failing.scenario, batch));
-        // Then a shorter control where the failure allows (a shorter run
-        // to wait for the flag), and the script reduced again under it.
         let mut shorter: Option<Scenario> = None;
         while reduction.tests < budget {
             let current = shorter.as_ref().unwrap_or(failing.scenario);
@@ -155,70 +224,8 @@ impl Cmd {
                 shrink::reduce_in_batches(reduction.script.clone(), left, jobs, |batch| try_batch(scenario, batch));
             reduction = shrink::Reduction { tests: reduction.tests.saturating_add(again.tests), ..again };
         }
-        let played_scenario = shorter.as_ref().unwrap_or(failing.scenario);
         bar.finish_and_clear();
-        let wall_s = started.elapsed().as_secs_f64();
-        let replay = Replay {
-            scenario: failing.scenario.clone(),
-            scenario_toml: failing.scenario_toml.clone(),
-            seed: failing.seed,
-            game,
-            swarm: false,
-            disabled: bench_sim::defects::DefectSet::NONE,
-            max_moves: failing.scenario.board.max_moves,
-            control: bench_sim::replay::control_override(played_scenario, &failing.scenario_toml),
-            script: reduction.script.clone(),
-            cause: first_mismatch(failing.run).map(ToString::to_string),
-        };
-        let path =
-            failing.out_dir.join(format!("shrunk-{}-{}-game-{game}.replay.toml", failing.scenario.name, failing.seed));
-        std::fs::write(&path, replay.to_toml())
-            .map_err(|error| Failure::infrastructure(anyhow!("writing the replay file {}: {error}", path.display())))?;
-        let shrunk =
-            one_game(played_scenario, &failing, game, &reduction.script).schedule(game).map_err(Failure::usage)?;
-        let how = if let Some(why) = &runs.infrastructure {
-            format!("stopped: the emulator failed ({why}); the smallest case found so far")
-        } else if stop.load(Ordering::Relaxed) {
-            "interrupted: the smallest case found so far".to_string()
-        } else if reduction.budget_spent {
-            format!("the budget of {} runs ran out: it fails, but may not be minimal", self.shrink_budget)
-        } else {
-            "1-minimal: leaving out any one press or command loses that mismatch".to_string()
-        };
-        let cause_text = first_mismatch(failing.run).map_or_else(|| cause.key().to_string(), ToString::to_string);
-        let control = match &shorter {
-            Some(scenario) => format!(
-                "\n  control: {} (the scenario's {}, main times halved)",
-                scenario.control.text, failing.scenario.control.text
-            ),
-            None => String::new(),
-        };
-        // On several emulators, the runs as one emulator would have made
-        // them (the same whatever --jobs), and those played in all.
-        let counted = match jobs {
-            1 => format!("{} runs of the emulator ({wall_s:.0} s)", runs.made),
-            _ => format!(
-                "{} runs of the emulator ({} played on {jobs} emulators at once, {wall_s:.0} s)",
-                reduction.tests, runs.made
-            ),
-        };
-        let summary = format!(
-            "shrunk game {game} in {counted}: {} presses and {} arbiter commands reproduce it (from {} and {}); \
-             {how}\n  first mismatch: {cause_text}{control}\nreplay file: {}\n",
-            shrunk.presses.len(),
-            shrunk.commands.len(),
-            failing.run.schedule.presses.len(),
-            failing.run.schedule.commands.len(),
-            path.display(),
-        );
-        super::super::print(&summary)?;
-        if runs.infrastructure.is_some() {
-            return Err(Failure::infrastructure(anyhow!("the emulator failed while shrinking")));
-        }
-        if stop.load(Ordering::Relaxed) {
-            return Ok(Ran::Judged(Exit::GateFailed));
-        }
-        self.report_shrunk(&path, failing.out_dir, game, probes)
+        Search { reduction, shorter, runs }
     }
 
     /// The shrunk game played once more from its replay file, for its
@@ -235,6 +242,28 @@ impl Cmd {
         super::super::print(&format!("the shrunk game, played from its replay file into {}:\n", dir.display()))?;
         replayed.run_scenario(probes)
     }
+}
+
+/// Writes the shrunk case's replay file into the failing run's folder.
+fn write_replay_file(failing: &Failing<'_>, played_scenario: &Scenario, script: &Script) -> Result<PathBuf> {
+    let game = failing.run.schedule.game;
+    let replay = Replay {
+        scenario: failing.scenario.clone(),
+        scenario_toml: failing.scenario_toml.clone(),
+        seed: failing.seed,
+        game,
+        swarm: false,
+        disabled: bench_sim::defects::DefectSet::NONE,
+        max_moves: failing.scenario.board.max_moves,
+        control: bench_sim::replay::control_override(played_scenario, &failing.scenario_toml),
+        script: script.clone(),
+        cause: first_mismatch(failing.run).map(ToString::to_string),
+    };
+    let path =
+        failing.out_dir.join(format!("shrunk-{}-{}-game-{game}.replay.toml", failing.scenario.name, failing.seed));
+    std::fs::write(&path, replay.to_toml())
+        .map_err(|error| Failure::infrastructure(anyhow!("writing the replay file {}: {error}", path.display())))?;
+    Ok(path)
 }
 
 /// Game `game` of `scenario` (the failing run's, or with a shorter control)

@@ -66,7 +66,8 @@ pub(super) struct Failing<'a> {
 /// What a shrink found, and how its runs went.
 struct Search {
     reduction: shrink::Reduction,
-    /// The scenario with a shorter control the case still fails with.
+    /// The scenario with a lower move bound or a shorter control that the
+    /// case still fails with.
     shorter: Option<Scenario>,
     runs: Runs,
 }
@@ -145,13 +146,19 @@ impl Cmd {
             "1-minimal: leaving out any one press or command loses that mismatch".to_string()
         };
         let cause_text = first_mismatch(failing.run).map_or_else(|| cause.key().to_string(), ToString::to_string);
-        let control = match &search.shorter {
-            Some(scenario) => format!(
-                "\n  control: {} (the scenario's {}, main times halved)",
-                scenario.control.text, failing.scenario.control.text
-            ),
-            None => String::new(),
-        };
+        let mut control = String::new();
+        if let Some(scenario) = &search.shorter {
+            let (bound, scenario_bound) = (scenario.board.max_moves, failing.scenario.board.max_moves);
+            if bound != scenario_bound {
+                control.push_str(&format!("\n  move bound: {bound} a side (the scenario's {scenario_bound})"));
+            }
+            if scenario.control != failing.scenario.control {
+                control.push_str(&format!(
+                    "\n  control: {} (the scenario's {}, main times halved)",
+                    scenario.control.text, failing.scenario.control.text
+                ));
+            }
+        }
         let summary = format!(
             "shrunk game {game} in {}: {} presses and {} arbiter commands reproduce it (from {} and {}); \
              {how}\n  first mismatch: {cause_text}{control}\nreplay file: {}\n",
@@ -205,9 +212,30 @@ impl Cmd {
             played.into_iter().map(|played| runs.fails_the_same(played, cause)).collect::<Vec<bool>>()
         };
         let budget = self.shrink_budget;
+        // The move bound bisected first, as the simulator's shrink does: a
+        // game cut after fewer moves a side ends on its bound, where a
+        // script cut short ends on a flag (which a defect may rule on
+        // differently: another first mismatch).
+        let mut bounded: Option<Scenario> = None;
+        let (mut low, mut high, mut bisections) = (1u32, failing.scenario.board.max_moves, 0u32);
+        while low < high && bisections < budget {
+            let middle = low + (high - low) / 2;
+            let mut candidate = failing.scenario.clone();
+            candidate.board.max_moves = middle;
+            bisections += 1;
+            if try_batch(&candidate, std::slice::from_ref(&failing.script)).first() == Some(&true) {
+                high = middle;
+                bounded = Some(candidate);
+            } else {
+                low = middle + 1;
+            }
+        }
+        let base = bounded.as_ref().unwrap_or(failing.scenario);
+        let left = budget.saturating_sub(bisections);
         let mut reduction =
-            shrink::reduce_in_batches(failing.script.clone(), budget, jobs, |batch| try_batch(failing.scenario, batch));
-        let mut shorter: Option<Scenario> = None;
+            shrink::reduce_in_batches(failing.script.clone(), left, jobs, |batch| try_batch(base, batch));
+        reduction.tests = reduction.tests.saturating_add(bisections);
+        let mut shorter: Option<Scenario> = bounded.clone();
         while reduction.tests < budget {
             let current = shorter.as_ref().unwrap_or(failing.scenario);
             let Some(control) = current.control.with_main_times_halved() else { break };
@@ -218,7 +246,8 @@ impl Cmd {
             }
             shorter = Some(candidate);
         }
-        if let Some(scenario) = &shorter {
+        let shortened = shorter.as_ref().is_some_and(|scenario| scenario.control != base.control);
+        if let (Some(scenario), true) = (&shorter, shortened) {
             let left = budget.saturating_sub(reduction.tests);
             let again =
                 shrink::reduce_in_batches(reduction.script.clone(), left, jobs, |batch| try_batch(scenario, batch));
@@ -254,7 +283,7 @@ fn write_replay_file(failing: &Failing<'_>, played_scenario: &Scenario, script: 
         game,
         swarm: false,
         disabled: bench_sim::defects::DefectSet::NONE,
-        max_moves: failing.scenario.board.max_moves,
+        max_moves: played_scenario.board.max_moves,
         control: bench_sim::replay::control_override(played_scenario, &failing.scenario_toml),
         script: script.clone(),
         cause: first_mismatch(failing.run).map(ToString::to_string),

@@ -217,15 +217,9 @@ impl Shrinker<'_> {
         loop {
             let before = (variant.disabled, variant.max_moves);
             variant.disabled = self.switch_off_defects(variant);
-            let (mut low, mut high) = (1u32, variant.max_moves);
-            while low < high {
-                let middle = low + (high - low) / 2;
-                if self.fails_the_same(Variant { max_moves: middle, ..variant }) {
-                    high = middle;
-                } else {
-                    low = middle + 1;
-                }
-            }
+            let high = lowest_failing_bound(variant.max_moves, |max_moves| {
+                self.fails_the_same(Variant { max_moves, ..variant })
+            });
             if high < variant.max_moves && self.fails_the_same(Variant { max_moves: high, ..variant }) {
                 variant.max_moves = high;
             }
@@ -351,6 +345,21 @@ pub fn reduce_in_batches(
             return Reduction { script, tests: spent.tests, budget_spent: spent.budget_spent };
         }
     }
+}
+
+/// The lowest move bound in `1..=max_moves` that `fails`, by bisection
+/// (`max_moves` itself is taken to fail and not tested).
+pub fn lowest_failing_bound(max_moves: u32, mut fails: impl FnMut(u32) -> bool) -> u32 {
+    let (mut low, mut high) = (1u32, max_moves);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if fails(middle) {
+            high = middle;
+        } else {
+            low = middle + 1;
+        }
+    }
+    high
 }
 
 /// The tests the first pass of delta debugging may make on a script of

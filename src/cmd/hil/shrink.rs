@@ -216,20 +216,20 @@ impl Cmd {
         // game cut after fewer moves a side ends on its bound, where a
         // script cut short ends on a flag (which a defect may rule on
         // differently: another first mismatch).
-        let mut bounded: Option<Scenario> = None;
-        let (mut low, mut high, mut bisections) = (1u32, failing.scenario.board.max_moves, 0u32);
-        while low < high && bisections < budget {
-            let middle = low + (high - low) / 2;
-            let mut candidate = failing.scenario.clone();
-            candidate.board.max_moves = middle;
-            bisections += 1;
-            if try_batch(&candidate, std::slice::from_ref(&failing.script)).first() == Some(&true) {
-                high = middle;
-                bounded = Some(candidate);
-            } else {
-                low = middle + 1;
+        let with_bound = |max_moves| {
+            let mut scenario = failing.scenario.clone();
+            scenario.board.max_moves = max_moves;
+            scenario
+        };
+        let mut bisections = 0u32;
+        let bound = shrink::lowest_failing_bound(failing.scenario.board.max_moves, |max_moves| {
+            if bisections >= budget {
+                return false;
             }
-        }
+            bisections += 1;
+            try_batch(&with_bound(max_moves), std::slice::from_ref(&failing.script)).first() == Some(&true)
+        });
+        let bounded = (bound < failing.scenario.board.max_moves).then(|| with_bound(bound));
         let base = bounded.as_ref().unwrap_or(failing.scenario);
         let left = budget.saturating_sub(bisections);
         let mut reduction =

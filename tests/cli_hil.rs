@@ -1003,6 +1003,47 @@ fn a_run_gives_the_same_report_whatever_the_host_load() {
     assert!(lines.iter().all(|line| line["game"].is_u64() && line["record"]["seq"].is_u64()));
 }
 
+/// The lockstep plugin's stops change nothing the firmware does: stopping
+/// at every tick as well (the hidden `--lockstep-every-tick`, tens of times
+/// more stops) gives the same report and records byte for byte. The
+/// gdbstub engine (`--lockstep gdbstub`), whose every stop moves guest time
+/// on, still plays the same games, and its report's command names it.
+#[test]
+fn the_lockstep_plugin_s_stops_change_nothing_and_the_gdbstub_engine_still_plays() {
+    let _one = serial();
+    let dir = temp_dir("lockstep-stops");
+    let scenario = scenario(&dir, "sudden", "20", false);
+    let scenario = scenario.to_str().expect("utf-8");
+    let run = |name: &str, more: &[&str]| {
+        let out = dir.join(name);
+        let records = dir.join(format!("{name}.jsonl"));
+        let records_arg = records.to_str().expect("utf-8").to_string();
+        let mut args = vec!["--games", "1", "--seed", "7", "--records", &records_arg];
+        args.extend_from_slice(more);
+        let (code, output, report) = hil("normal", scenario, &out, &args);
+        assert_eq!(code, Some(0), "{output}");
+        let stops =
+            serde_json::from_slice::<serde_json::Value>(&std::fs::read(out.join("run.json")).expect("run.json"))
+                .expect("json")["stops"]["tick_stops"]
+                .as_u64()
+                .expect("a tick stop count");
+        let bytes = std::fs::read(out.join("report.json")).expect("report.json");
+        (bytes, std::fs::read_to_string(records).expect("--records written"), stops, report)
+    };
+    let (plain, plain_records, plain_ticks, _) = run("plain", &[]);
+    let (every, every_records, every_ticks, _) = run("every-tick", &["--lockstep-every-tick"]);
+    assert!(every_ticks > 10 * plain_ticks.max(1), "{every_ticks} tick stops against {plain_ticks}");
+    assert!(plain == every, "report.json differs when the plugin also stops at every tick");
+    assert!(plain_records == every_records, "the records differ when the plugin also stops at every tick");
+    let (_, _, _, gdbstub) = run("gdbstub", &["--lockstep", "gdbstub"]);
+    let plain: serde_json::Value = serde_json::from_slice(&plain).expect("json");
+    assert!(gdbstub["command"].as_str().is_some_and(|command| command.contains("--lockstep gdbstub")), "{gdbstub}");
+    assert!(!plain["command"].as_str().expect("a command").contains("--lockstep"), "{plain}");
+    for field in ["presses_scheduled", "presses_registered", "model"] {
+        assert_eq!(gdbstub["games_detail"][0][field], plain["games_detail"][0][field], "{field}");
+    }
+}
+
 /// `bench hil --suite release` (scenarios/release/): the reference firmware
 /// passes every scenario, and every shipped defect image fails, each on
 /// what its defect breaks, found in one of the suite's reports. The

@@ -41,6 +41,11 @@ pub struct Capabilities {
     /// points of its own execution, and the harness acts only there, so a
     /// run does not depend on how fast the host is.
     pub lockstep: bool,
+    /// Lockstep stops change nothing the firmware does (QEMU's lockstep
+    /// plugin): the harness may stop as often as exactness asks, at every
+    /// tick before an edge, a release or a game's end, and a run's report
+    /// does not depend on where else it stopped.
+    pub invisible_stops: bool,
 }
 
 /// Where a lockstep board ([`Target::step`]) stops next.

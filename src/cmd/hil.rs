@@ -43,7 +43,7 @@ use bench_contract::{Capabilities, Hello};
 use bench_hil::backend::gdb::GdbServerConfig;
 use bench_hil::backend::probe::ProbeBackend;
 use bench_hil::backend::probe::{self, ProbeInfo};
-use bench_hil::backend::qemu::QemuConfig;
+use bench_hil::backend::qemu::{LockstepEngine, QemuConfig};
 use bench_hil::board::{Backend, BoardProfile};
 use bench_hil::image::Purpose;
 use bench_hil::judge::drift::{self, Fit, FitError};
@@ -89,6 +89,19 @@ pub enum Suite {
     /// knows: Fischer with contact bounce, delay, a stage switch, flags,
     /// byo-yomi, Canadian (`scenarios/release/`).
     Release,
+}
+
+/// How the emulated board stops in lockstep (`hil/LOCKSTEP.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Lockstep {
+    /// bench's QEMU plugin holds the core at each stop: the firmware sees
+    /// nothing of it, and guest time is the instructions executed (a
+    /// firmware that sleeps in WFI or WFE ends the run).
+    Plugin,
+    /// QEMU's gdbstub: a watchpoint, a breakpoint and single steps. Each
+    /// stop moves guest time on to the next timer deadline; slower. For a
+    /// firmware that sleeps.
+    Gdbstub,
 }
 
 impl Suite {
@@ -187,6 +200,13 @@ pub struct Cmd {
     /// which loses ticks on a loaded host).
     #[arg(long, value_name = "MODE", default_value = bench_hil::backend::qemu::DEFAULT_ICOUNT)]
     icount: String,
+    /// How the emulated board stops in lockstep.
+    #[arg(long, value_enum, value_name = "ENGINE", default_value_t = Lockstep::Plugin)]
+    lockstep: Lockstep,
+    /// Stop the emulated board at every one of its ticks as well: a check
+    /// that the plugin's stops change nothing (the reports are the same).
+    #[arg(long, hide = true)]
+    lockstep_every_tick: bool,
     /// Press every button cleanly: no contact bounce (by default a share
     /// of presses bounce inside the firmware's debounce window: QEMU times
     /// the edges on guest time, a real board by host sleeps between writes).
@@ -949,7 +969,11 @@ impl Cmd {
 
     fn qemu_config(&self) -> QemuConfig {
         let icount = (self.icount != "none").then(|| self.icount.clone());
-        QemuConfig { icount, ..QemuConfig::default() }
+        let lockstep_engine = match self.lockstep {
+            Lockstep::Plugin => LockstepEngine::Plugin,
+            Lockstep::Gdbstub => LockstepEngine::Gdbstub,
+        };
+        QemuConfig { icount, lockstep_engine, stop_at_every_tick: self.lockstep_every_tick, ..QemuConfig::default() }
     }
 
     /// The image to run: `--firmware` (an input: missing, a folder or not
@@ -1055,6 +1079,9 @@ impl Cmd {
         }
         if self.emulated().unwrap_or(false) && self.icount != bench_hil::backend::qemu::DEFAULT_ICOUNT {
             let _ = write!(command, " --icount {}", super::shell_word(&self.icount));
+        }
+        if self.emulated().unwrap_or(false) && self.lockstep == Lockstep::Gdbstub {
+            command.push_str(" --lockstep gdbstub");
         }
         if self.no_bounce {
             command.push_str(" --no-bounce");

@@ -46,7 +46,8 @@ enum Only {
     /// The trivial press model on bench's event queue (scripts/peers sets NeXosim's and SimPy's beside it)
     Peers,
     /// The emulated board in lockstep (`bench hil --board qemu`: the release
-    /// suite, then blitz-3-2, one game): minutes, so only when asked
+    /// suite on one emulator, then on one per core, then blitz-3-2, one
+    /// game): minutes, so only when asked
     Hil,
 }
 

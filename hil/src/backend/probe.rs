@@ -638,6 +638,7 @@ mod real {
                 timed_bounce: true,
                 bounce_lead_us: 0,
                 lockstep: false,
+                invisible_stops: false,
             }
         }
 

@@ -742,8 +742,9 @@ impl<'a> Session<'a> {
         };
         self.at_tick = matches!(stop, Stop::Tick { .. });
         self.stop_began = Some((self.at_tick, waiting_since));
+        let record_machine_us = self.machine_us;
         self.machine_us = self.target.machine_time_us()?;
-        let after_record = self.after_record.take();
+        let after_record = self.after_record.take().map(|record_us| (record_us, record_machine_us));
         self.at_record = matches!(stop, Stop::Written);
         if let Stop::Tick { ticks } = stop {
             self.tick_stop(ticks, after_record);
@@ -773,16 +774,36 @@ impl<'a> Session<'a> {
     /// an anchor, and the latest they show, carried to now on that clock,
     /// is guest time: one record stamped as it was sent sets it right for
     /// the whole run.
-    fn tick_stop(&mut self, ticks: u32, after_record: Option<u64>) {
+    ///
+    /// Where stops change nothing (QEMU's lockstep plugin) the tick stop is
+    /// the SysTick exception's entry and the record stop is right after the
+    /// record was written, both on the machine's clock. The firmware's
+    /// clock at the tick stop is then at least the record's instant carried
+    /// on by the machine time between the two (a record is stamped before
+    /// it is written; the C example stamps some 2 ms before), and it is a
+    /// whole tick there: the first tick at or after that instant. (A
+    /// firmware that counted a tick still pending as it stamped, with the
+    /// exception taken only after the write, would put this a tick late:
+    /// within `press.stamp`'s tolerance.)
+    fn tick_stop(&mut self, ticks: u32, after_record: Option<(u64, Option<u64>)>) {
         let tick_us = self.hello.map_or(1_000, |hello| u64::from(hello.tick_us)).max(1);
         let counted_on = |from: u64| (from / tick_us).saturating_add(u64::from(ticks)).saturating_mul(tick_us);
         if self.anchor.is_none() {
             self.tick_guest_us = Some(counted_on(self.guest().unwrap_or(0)));
         }
-        let (Some(_), Some(machine_us), Some(record_us)) = (self.hello, self.machine_us, after_record) else {
+        let (Some(_), Some(machine_us), Some((record_us, record_machine_us))) =
+            (self.hello, self.machine_us, after_record)
+        else {
             return;
         };
-        let candidate = MachineAnchor { guest_us: counted_on(record_us), machine_us };
+        let guest_us = match record_machine_us.filter(|_| self.target.capabilities().invisible_stops) {
+            Some(written_us) => {
+                let there = record_us.saturating_add(machine_us.saturating_sub(written_us));
+                there.div_ceil(tick_us).saturating_mul(tick_us)
+            }
+            None => counted_on(record_us),
+        };
+        let candidate = MachineAnchor { guest_us, machine_us };
         if self.anchor.is_none_or(|anchor| candidate.guest_us > anchor.guest_at(machine_us)) {
             self.anchor = Some(candidate);
         }
@@ -1210,8 +1231,12 @@ impl<'a> Session<'a> {
                 PressState::Up if play.next < total => format!("the guest instant of press {}", play.next),
                 PressState::Up => "the end of the game".to_string(),
             };
-            self.want_tick =
-                self.lockstep && play.next_timed_edge_us(schedule).is_some_and(|due| due <= guest + TICK_LEAD_US);
+            // Where stops change nothing, the release and the game's end
+            // are made at their tick too: where else the harness stopped
+            // then changes no report.
+            let exact = capabilities.invisible_stops;
+            let due = play.next_timed_edge_us(schedule, exact).into_iter().chain(play.ends_at_us.filter(|_| exact));
+            self.want_tick = self.lockstep && due.min().is_some_and(|due| due <= guest + TICK_LEAD_US);
             self.alive(&waiting_for, waiting_since)?;
             self.wait_for_more(came)?;
         }
@@ -1399,8 +1424,10 @@ impl<'a> Session<'a> {
         let bound = scheduled_end.saturating_add(MODEL_WAIT_MAX_US);
         let model_end = play.model_quiet_us.unwrap_or(0).min(bound);
         let end = scheduled_end.max(model_end).saturating_add(tail_us);
-        let firmware_done = play.finished_at.is_some_and(|at| guest >= at.max(model_end).saturating_add(tail_us));
-        guest >= end || firmware_done
+        let firmware_done_at = play.finished_at.map(|at| at.max(model_end).saturating_add(tail_us));
+        let ends_at = firmware_done_at.map_or(end, |done| done.min(end));
+        play.ends_at_us = Some(ends_at);
+        guest >= ends_at
     }
 }
 
@@ -1433,6 +1460,9 @@ struct Play {
     /// The instant after which the model, on the records so far, changes
     /// nothing more.
     model_quiet_us: Option<u64>,
+    /// The game ends at the first stop at or after this guest instant, as
+    /// far as the records so far tell (once every press is made).
+    ends_at_us: Option<u64>,
 }
 
 impl Play {
@@ -1447,6 +1477,7 @@ impl Play {
             reported_us: 0,
             finished_at: None,
             model_quiet_us: None,
+            ends_at_us: None,
         }
     }
 
@@ -1466,8 +1497,8 @@ impl Play {
     /// The guest instant of the next edge the harness makes at a tick, if
     /// any: a press's first edge and its bounce. Its release is made at the
     /// first stop after the hold (a record comes at least every 100 ms),
-    /// which spares a hold's worth of tick stops.
-    fn next_timed_edge_us(&self, schedule: &Schedule) -> Option<u64> {
+    /// which spares a hold's worth of tick stops, unless `exact_release`.
+    fn next_timed_edge_us(&self, schedule: &Schedule, exact_release: bool) -> Option<u64> {
         match &self.state {
             PressState::Up if self.finished_at.is_none() => match self.pending_command(schedule) {
                 Some(command) => Some(self.start.saturating_add(command.offset_us)),
@@ -1477,7 +1508,7 @@ impl Play {
             PressState::Held { release_at_us, .. } => Some(*release_at_us),
             PressState::Playing { over_at_us } => Some(*over_at_us),
             PressState::Contact { steps, next, .. } => {
-                steps.get(*next).filter(|_| *next + 1 < steps.len()).map(|(at_us, _)| *at_us)
+                steps.get(*next).filter(|_| exact_release || *next + 1 < steps.len()).map(|(at_us, _)| *at_us)
             }
         }
     }

@@ -147,6 +147,7 @@ impl Default for FakeConfig {
                 timed_bounce: false,
                 bounce_lead_us: 0,
                 lockstep: false,
+                invisible_stops: false,
             },
             steps: FakeSteps::default(),
             counter: None,

@@ -32,8 +32,9 @@ struct HilRun {
 }
 
 impl HilRun {
-    /// The release suite and one game of `blitz-3-2`; or one game of
-    /// `scenario` alone (tests: a short scenario keeps them short).
+    /// The release suite on one emulator and on one per core, and one game
+    /// of `blitz-3-2`; or one game of `scenario` alone (tests: a short
+    /// scenario keeps them short).
     fn all(scenario: Option<&str>) -> Vec<HilRun> {
         let one_game = |name: &str| HilRun {
             label: format!("{name}, 1 game"),
@@ -41,7 +42,20 @@ impl HilRun {
         };
         match scenario {
             Some(name) => vec![one_game(name)],
-            None => vec![HilRun { label: "release suite".to_string(), args: Vec::new() }, one_game("blitz-3-2")],
+            None => {
+                let mut runs = vec![HilRun { label: "release suite".to_string(), args: Vec::new() }];
+                // The goal is for the machine's cores: the suite's
+                // scenarios on as many emulators at once.
+                let cores = std::thread::available_parallelism().map_or(1, usize::from);
+                if cores > 1 {
+                    runs.push(HilRun {
+                        label: format!("release suite on {cores} emulators at once"),
+                        args: vec!["--jobs".to_string(), cores.to_string()],
+                    });
+                }
+                runs.push(one_game("blitz-3-2"));
+                runs
+            }
         }
     }
 

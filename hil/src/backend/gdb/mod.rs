@@ -170,6 +170,7 @@ impl Target for GdbServerTarget {
             timed_bounce: false,
             bounce_lead_us: 0,
             lockstep: false,
+            invisible_stops: false,
         }
     }
 

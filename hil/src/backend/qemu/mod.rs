@@ -51,12 +51,16 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 mod machine_clock;
+mod plugin;
+mod plugin_step;
 mod qmp;
 mod qtest;
 
 use crate::backend::gdb::client::GdbClient;
 use crate::target::{Bounce, ButtonId, Capabilities, StepPlan, Stop, Target, TargetError};
 use machine_clock::MachineClock;
+use plugin::{PluginLink, PluginListener};
+use plugin_step::PluginClock;
 use qmp::QmpClient;
 use qtest::QtestClient;
 
@@ -135,6 +139,26 @@ pub struct QemuConfig {
     /// `icount`): a run then gives the same records whatever the host's
     /// load.
     pub lockstep: bool,
+    /// How a lockstep run stops the core.
+    pub lockstep_engine: LockstepEngine,
+    /// The plugin also stops at every SysTick exception: a check that its
+    /// stops change nothing the firmware does.
+    pub stop_at_every_tick: bool,
+}
+
+/// How a lockstep run stops the emulated core (`hil/LOCKSTEP.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LockstepEngine {
+    /// bench's QEMU plugin blocks the core in a callback: guest time stands
+    /// still and the firmware sees nothing of the stop. Guest time is the
+    /// instructions executed, so a firmware that sleeps (WFI, WFE) ends the
+    /// run.
+    #[default]
+    Plugin,
+    /// The gdbstub's watchpoint, breakpoint and single steps: each stop
+    /// moves guest time on to the next timer deadline, and guest time is
+    /// read from the board's watchdog.
+    Gdbstub,
 }
 
 impl Default for QemuConfig {
@@ -150,6 +174,8 @@ impl Default for QemuConfig {
             debug_log: false,
             extra_args: Vec::new(),
             lockstep: true,
+            lockstep_engine: LockstepEngine::default(),
+            stop_at_every_tick: false,
         }
     }
 }
@@ -291,6 +317,10 @@ struct Session {
     /// Guest time from the machine's watchdog, started at each reset in
     /// lockstep.
     machine_clock: Option<MachineClock>,
+    /// The lockstep plugin's connection ([`LockstepEngine::Plugin`]).
+    plugin: Option<PluginLink>,
+    /// Guest time and ticks from the plugin's counts.
+    plugin_clock: PluginClock,
     gdb_port: u16,
     command_line: Vec<String>,
     /// The VM has run since it was started (a reset is needed to start over).
@@ -384,6 +414,15 @@ impl QemuTarget {
     /// the host's, and no stop can make it reproducible.
     fn lockstep(&self) -> bool {
         self.config.lockstep && self.config.icount.is_some()
+    }
+
+    /// The icount shift when lockstep runs on the plugin: its instruction
+    /// count is guest time only at a fixed shift (`shift=N`, not `auto`).
+    fn plugin_shift(&self) -> Option<u32> {
+        if !self.lockstep() || self.config.lockstep_engine != LockstepEngine::Plugin {
+            return None;
+        }
+        plugin_step::icount_shift(self.config.icount.as_deref()?)
     }
 
     /// The directory of this target's sockets and logs (removed on drop).
@@ -582,7 +621,17 @@ impl QemuTarget {
         let _ = std::fs::remove_file(self.qmp_socket());
         let _ = std::fs::remove_file(self.qtest_socket());
         let gdb_port = free_port().map_err(|error| (error, false))?;
-        let args = self.arguments(elf, gdb_port);
+        let shift = self.plugin_shift();
+        let listener = match shift {
+            Some(_) => Some(PluginListener::bind(self.dir.path()).map_err(|error| (error, false))?),
+            None => None,
+        };
+        let mut args = self.arguments(elf, gdb_port);
+        if let Some(listener) = &listener {
+            let (reset, systick) = plugin_step::vector_addresses(elf).map_err(|error| (error, false))?;
+            args.push("-plugin".into());
+            args.push(listener.argument(reset, systick));
+        }
         let stderr = File::create(self.stderr_path())
             .map_err(|source| (TargetError::Io { what: "QEMU's stderr file".to_string(), source }, false))?;
         let mut command = Command::new(&self.program);
@@ -599,9 +648,13 @@ impl QemuTarget {
         let mut command_line = vec![self.program.display().to_string()];
         command_line.extend(args);
 
-        let result = self.connect(&mut child, gdb_port);
+        let start_timeout = self.config.start_timeout;
+        let result = self.connect(&mut child, gdb_port).and_then(|connections| {
+            let plugin = listener.map(|listener| listener.accept(start_timeout)).transpose()?;
+            Ok((connections, plugin))
+        });
         match result {
-            Ok((gdb, mut qmp, qtest)) => {
+            Ok(((gdb, mut qmp, qtest), plugin)) => {
                 self.version = qmp.version();
                 let gpio_ports = gpio_ports(&mut qmp).map_err(|error| (error, false))?;
                 let lockstep = Lockstep::default();
@@ -614,6 +667,8 @@ impl QemuTarget {
                     gpio_ports,
                     lockstep,
                     machine_clock: None,
+                    plugin,
+                    plugin_clock: PluginClock::new(shift.unwrap_or(0), self.config.stop_at_every_tick),
                     gdb_port,
                     command_line,
                     has_run: false,
@@ -756,6 +811,11 @@ impl Session {
     /// so guest time does not move) takes it at once.
     fn edge(&mut self, qcode: &str, pressed: bool) -> Result<(), TargetError> {
         self.set_level(qcode, pressed)?;
+        if self.plugin.is_some() {
+            // The core is held mid-execution, not halted: it takes the
+            // interrupt as it goes on, at its next block of instructions.
+            return Ok(());
+        }
         self.gdb.set_step_flags(STEP_TAKES_INTERRUPTS)?;
         let stepped = self.gdb.step();
         self.gdb.set_step_flags(STEP_DEFAULT)?;
@@ -815,6 +875,9 @@ impl Session {
     /// Lets the halted VM run to its next stop under `plan` (see
     /// [`Target::step`]); a VM still running from the last call is waited on.
     fn step(&mut self, plan: &StepPlan, timeout: Duration) -> Result<Option<Stop>, TargetError> {
+        if self.plugin.is_some() {
+            return self.step_with_plugin(plan, timeout);
+        }
         if !self.gdb.is_running() {
             if let Some(stop) = self.arm(plan)? {
                 return Ok(Some(stop));
@@ -1052,6 +1115,7 @@ impl Target for QemuTarget {
             // In lockstep the harness makes each bounce edge at its own stop.
             bounce_lead_us: if self.lockstep() { 0 } else { 2 * u64::from(BOUNCE_LEAD_MS) * 1_000 },
             lockstep: self.lockstep(),
+            invisible_stops: self.plugin_shift().is_some(),
         }
     }
 
@@ -1076,6 +1140,7 @@ impl Target for QemuTarget {
         let lockstep = self.lockstep();
         self.with_session(|session| {
             if session.has_run {
+                session.release_plugin()?;
                 session.gdb.interrupt()?;
                 session.qmp.system_reset()?;
                 session.await_reset(timeout)?;
@@ -1085,7 +1150,9 @@ impl Target for QemuTarget {
                 for key in &prime {
                     session.set_level(key, false)?;
                 }
-                session.machine_clock = Some(MachineClock::start(&mut session.qtest)?);
+                if session.plugin.is_none() {
+                    session.machine_clock = Some(MachineClock::start(&mut session.qtest)?);
+                }
                 return Ok(());
             }
             session.gdb.resume()?;
@@ -1099,7 +1166,10 @@ impl Target for QemuTarget {
 
     /// Halts the VM: guest time stands still until [`Target::resume`].
     fn halt(&mut self) -> Result<(), TargetError> {
-        self.with_session(|session| session.gdb.interrupt().map(|_| ()))
+        self.with_session(|session| {
+            session.release_plugin()?;
+            session.gdb.interrupt().map(|_| ())
+        })
     }
 
     fn resume(&mut self) -> Result<(), TargetError> {
@@ -1109,12 +1179,20 @@ impl Target for QemuTarget {
         })
     }
 
+    /// Through qtest when the plugin runs lockstep (the gdbstub would wait
+    /// for a core the plugin holds), else through the gdbstub.
     fn read_memory(&mut self, address: u32, buffer: &mut [u8]) -> Result<(), TargetError> {
-        self.with_session(|session| session.gdb.read_memory(address, buffer))
+        self.with_session(|session| match session.plugin {
+            Some(_) => session.qtest.read_bytes(address, buffer),
+            None => session.gdb.read_memory(address, buffer),
+        })
     }
 
     fn write_memory(&mut self, address: u32, data: &[u8]) -> Result<(), TargetError> {
-        self.with_session(|session| session.gdb.write_memory(address, data))
+        self.with_session(|session| match session.plugin {
+            Some(_) => session.qtest.write_bytes(address, data),
+            None => session.gdb.write_memory(address, data),
+        })
     }
 
     /// In lockstep the button's line is set at once (qtest): at a stop,
@@ -1130,9 +1208,14 @@ impl Target for QemuTarget {
         if !self.lockstep() {
             return Ok(None);
         }
-        self.with_session(|session| match session.machine_clock.as_mut() {
-            Some(clock) => clock.read_ns(&mut session.qtest).map(|ns| Some(ns / 1_000)),
-            None => Ok(None),
+        self.with_session(|session| {
+            if session.plugin.is_some() {
+                return Ok(session.plugin_clock.machine_time_us());
+            }
+            match session.machine_clock.as_mut() {
+                Some(clock) => clock.read_ns(&mut session.qtest).map(|ns| Some(ns / 1_000)),
+                None => Ok(None),
+            }
         })
     }
 

@@ -100,6 +100,33 @@ impl QtestClient {
         })
     }
 
+    /// Reads `buffer.len()` bytes at physical `address` (RAM, while the
+    /// core runs or is held).
+    pub fn read_bytes(&mut self, address: u32, buffer: &mut [u8]) -> Result<(), TargetError> {
+        if buffer.is_empty() {
+            return Ok(());
+        }
+        let command = format!("read 0x{address:x} 0x{:x}", buffer.len());
+        let answer = self.command(&command)?;
+        let bytes = answer.strip_prefix("OK 0x").and_then(|hex| crate::backend::gdb::client::from_hex(hex.as_bytes()));
+        match bytes {
+            Some(bytes) if bytes.len() == buffer.len() => {
+                buffer.copy_from_slice(&bytes);
+                Ok(())
+            }
+            _ => Err(TargetError::Protocol { what: self.what(), detail: format!("`{command}` answered {answer:?}") }),
+        }
+    }
+
+    /// Writes `data` at physical `address`.
+    pub fn write_bytes(&mut self, address: u32, data: &[u8]) -> Result<(), TargetError> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        let hex = crate::backend::gdb::client::to_hex(data);
+        self.command_ok(&format!("write 0x{address:x} 0x{:x} 0x{hex}", data.len()))
+    }
+
     /// Sets input line `line` of the device at QOM path `device` to `high`.
     pub fn set_gpio_in(&mut self, device: &str, line: u32, high: bool) -> Result<(), TargetError> {
         self.command_ok(&format!("set_irq_in {device} unnamed-gpio-in {line} {}", u8::from(high)))

@@ -99,8 +99,12 @@ fn observe_refuses_what_it_cannot_play_before_anything_runs() {
 /// `bench hil --observe firmware/observed.toml` on `elf` with the observed
 /// scenario: the exit code, the output and the report.
 fn observe(elf: &Path, name: &str) -> (Option<i32>, String, serde_json::Value) {
+    observe_with(elf, name, &[])
+}
+
+fn observe_with(elf: &Path, name: &str, more: &[&str]) -> (Option<i32>, String, serde_json::Value) {
     let out = temp_dir(name).join("report");
-    let args = [
+    let mut args = vec![
         "hil",
         "--observe",
         "firmware/observed.toml",
@@ -111,6 +115,7 @@ fn observe(elf: &Path, name: &str) -> (Option<i32>, String, serde_json::Value) {
         "--out",
         out.to_str().expect("utf-8"),
     ];
+    args.extend_from_slice(more);
     let output = bench(&args);
     let report = std::fs::read(out.join("report.json")).unwrap_or_else(|_| panic!("no report: {}", text(&output)));
     (output.status.code(), text(&output), serde_json::from_slice(&report).expect("json"))
@@ -130,6 +135,20 @@ fn the_observed_reference_clock_passes_and_the_report_says_how_it_was_read() {
     assert!(matched["expected"].as_str().is_some_and(|text| text.contains("one poll interval")), "{matched}");
     assert!(!checks.iter().any(|check| check["name"] == "accounting drift within tolerance"), "no drift to judge");
     assert!(report["command"].as_str().is_some_and(|command| command.contains("--observe firmware/observed.toml")));
+}
+
+/// Observe mode stops the emulated board only where it reads the map or
+/// acts (every 10 ms poll, each press and release), not at every tick:
+/// stopping at every tick as well (the hidden `--lockstep-every-tick`)
+/// reads the same states at the same instants, so the report is the same
+/// byte for byte.
+#[test]
+fn observe_mode_reads_the_same_without_a_stop_at_every_tick() {
+    let (code, output, sparse) = observe(&observed_image(), "observe-sparse");
+    assert_eq!(code, Some(0), "{output}");
+    let (code, output, every) = observe_with(&observed_image(), "observe-every-tick", &["--lockstep-every-tick"]);
+    assert_eq!(code, Some(0), "{output}");
+    assert_eq!(sparse, every);
 }
 
 /// Builds of the observed clock with a rule defect fail, each on the flag

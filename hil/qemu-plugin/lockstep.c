@@ -24,10 +24,10 @@
  *                    exceptions taken since then; SLEEPS the WFI/WFE
  *                    instructions executed (guest time then also moves
  *                    without instructions).
- *   bench -> plugin  "WATCH_ADDR WATCH_LEN TICK\n": where to stop next
+ *   bench -> plugin  "WATCH_ADDR WATCH_LEN TICKS\n": where to stop next
  *                    (writes to [WATCH_ADDR, WATCH_ADDR + WATCH_LEN), and
- *                    at each SysTick exception when TICK is 1). A reset
- *                    always stops.
+ *                    at the TICKS-th SysTick exception from now, none when
+ *                    TICKS is 0). A reset always stops.
  * When the socket closes the core runs on without stops.
  */
 #include <stdbool.h>
@@ -71,7 +71,8 @@ static int bench_fd = -1;
 static uint64_t reset_address, systick_address;
 static uint64_t insns, ticks, sleeps;
 static uint64_t watch_address, watch_len;
-static bool stop_at_ticks;
+/* SysTick exceptions until the next tick stop; 0: none. */
+static uint64_t ticks_to_stop;
 
 /* Reads one line of at most `size - 1` bytes; false when bench is gone. */
 static bool read_line(char *line, size_t size) {
@@ -99,17 +100,16 @@ static void stop(char kind) {
     int length = snprintf(message, sizeof message, "%c %llu %llu %llu\n", kind, (unsigned long long)insns,
                           (unsigned long long)ticks, (unsigned long long)sleeps);
     char plan[96];
-    unsigned long long address, len;
-    unsigned tick;
+    unsigned long long address, len, tick_count;
     if (write(bench_fd, message, (size_t)length) != length || !read_line(plan, sizeof plan) ||
-        sscanf(plan, "%llx %llx %u", &address, &len, &tick) != 3) {
+        sscanf(plan, "%llx %llx %llu", &address, &len, &tick_count) != 3) {
         close(bench_fd);
         bench_fd = -1;
         return;
     }
     watch_address = address;
     watch_len = len;
-    stop_at_ticks = tick != 0;
+    ticks_to_stop = tick_count;
 }
 
 static void on_reset(unsigned int vcpu, void *userdata) {
@@ -122,7 +122,7 @@ static void on_systick(unsigned int vcpu, void *userdata) {
     (void)vcpu;
     (void)userdata;
     ticks++;
-    if (stop_at_ticks) {
+    if (ticks_to_stop > 0 && --ticks_to_stop == 0) {
         stop('T');
     }
 }

@@ -57,6 +57,10 @@ pub struct StepPlan {
     pub watch: Option<(u32, u32)>,
     /// Stop at each of the firmware's timer ticks (its SysTick exception).
     pub tick: bool,
+    /// With `tick`, the board may let this many ticks pass before it stops
+    /// at one ([`Stop::Tick`] says how many passed); a board that cannot
+    /// count them stops at each.
+    pub skip_ticks: u32,
 }
 
 /// Why a lockstep board stopped.

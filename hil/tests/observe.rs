@@ -34,7 +34,7 @@ fn observed_image() -> PathBuf {
 
 /// Lets the halted board run `ms` of its own ticks.
 fn run_for_ms(target: &mut QemuTarget, ms: u32) -> Result<(), TargetError> {
-    let plan = StepPlan { watch: None, tick: true };
+    let plan = StepPlan { watch: None, tick: true, skip_ticks: 0 };
     let mut left = ms;
     while left > 0 {
         if let Some(Stop::Tick { ticks }) = target.step(&plan, Duration::from_secs(60))? {

@@ -165,8 +165,13 @@ impl<'a> Watcher<'a> {
     /// poll instant on the way.
     fn run_until(&mut self, until_us: u64) -> Result<(), RunError> {
         let tick_us = self.layout.map.tick_us;
-        let plan = StepPlan { watch: None, tick: true };
         while self.now_us < until_us {
+            // The next instant it reads the board or acts: the ticks
+            // before it need no stop.
+            let next_us = until_us.min(self.next_poll_us.max(self.now_us.saturating_add(1)));
+            let ticks_to_next = next_us.saturating_sub(self.now_us).div_ceil(tick_us.max(1));
+            let skip_ticks = u32::try_from(ticks_to_next.saturating_sub(1)).unwrap_or(u32::MAX);
+            let plan = StepPlan { watch: None, tick: true, skip_ticks };
             if self.options.stop.as_ref().is_some_and(|stop| stop.load(Ordering::Relaxed)) {
                 return Err(RunError::Interrupted);
             }

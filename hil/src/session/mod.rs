@@ -721,7 +721,7 @@ impl<'a> Session<'a> {
             std::thread::sleep(self.options.poll_interval);
             return Ok(());
         }
-        let plan = StepPlan { watch: self.link.record_written_at(), tick: self.want_tick };
+        let plan = StepPlan { watch: self.link.record_written_at(), tick: self.want_tick, skip_ticks: 0 };
         // Nothing touches a board that is still running towards its stop:
         // a read would halt it at a point the host's speed decides. How
         // long the host takes decides nothing either, short of a hang.

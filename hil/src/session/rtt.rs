@@ -538,7 +538,7 @@ impl Patience {
                 Ok(())
             }
             Patience::Lockstep { ticks_left, .. } => {
-                let plan = StepPlan { watch: None, tick: true };
+                let plan = StepPlan { watch: None, tick: true, skip_ticks: 0 };
                 let started = Instant::now();
                 loop {
                     if let Some(stop) = target.step(&plan, Duration::from_millis(250))? {

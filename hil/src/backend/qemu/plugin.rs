@@ -133,13 +133,14 @@ impl PluginLink {
     }
 
     /// Lets a held core run on, to stop next after a write to `watch`
-    /// (address, length) and, with `tick`, at the next SysTick exception.
-    pub fn release(&mut self, watch: Option<(u32, u32)>, tick: bool) -> Result<(), TargetError> {
+    /// (address, length) or at the `ticks`-th SysTick exception from now
+    /// (none when 0).
+    pub fn release(&mut self, watch: Option<(u32, u32)>, ticks: u64) -> Result<(), TargetError> {
         if self.held.is_none() {
             return Ok(());
         }
         let (address, len) = watch.unwrap_or((0, 0));
-        let plan = format!("{address:x} {len:x} {}\n", u8::from(tick));
+        let plan = format!("{address:x} {len:x} {ticks}\n");
         let timeout = self.timeout;
         self.stream
             .write_all(plan.as_bytes())
@@ -228,7 +229,7 @@ mod tests {
         let stop = link.wait(Duration::from_secs(5)).expect("no error").expect("a stop");
         assert_eq!(stop, PluginStop { kind: PluginStopKind::Written, instructions: 10, ticks: 2, sleeps: 0 });
         assert_eq!(link.held(), Some(stop));
-        link.release(Some((0x2000_4228, 4)), true).expect("released");
+        link.release(Some((0x2000_4228, 4)), 1).expect("released");
         assert_eq!(link.held(), None);
         let mut plan = [0u8; 13];
         plugin.read_exact(&mut plan).expect("the plan");

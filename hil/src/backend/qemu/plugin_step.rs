@@ -93,14 +93,18 @@ impl Session {
     /// handler, where the plugin takes `plan`; a core the plugin holds
     /// takes it at once.
     pub(super) fn step_with_plugin(&mut self, plan: &StepPlan, timeout: Duration) -> Result<Option<Stop>, TargetError> {
-        let every_tick = self.plugin_clock.every_tick;
+        let ticks_to_stop = match (plan.tick, self.plugin_clock.every_tick) {
+            (_, true) => 1,
+            (true, false) => u64::from(plan.skip_ticks) + 1,
+            (false, false) => 0,
+        };
         if !self.gdb.is_running() {
             if self.lockstep.fault.is_none() {
                 self.arm_fault_stop()?;
             }
             self.gdb.resume()?;
         } else if let Some(link) = self.plugin.as_mut() {
-            link.release(plan.watch, plan.tick || every_tick)?;
+            link.release(plan.watch, ticks_to_stop)?;
         }
         let deadline = Instant::now() + timeout;
         loop {
@@ -112,7 +116,7 @@ impl Session {
             match link.wait(slice)? {
                 Some(stop) if stop.kind == PluginStopKind::Reset => {
                     self.plugin_clock.reset(stop);
-                    link.release(plan.watch, plan.tick || every_tick)?;
+                    link.release(plan.watch, ticks_to_stop)?;
                 }
                 Some(stop) => {
                     if self.plugin_clock.slept(&stop) {
@@ -157,7 +161,7 @@ impl Session {
     /// plugin's callback).
     pub(super) fn release_plugin(&mut self) -> Result<(), TargetError> {
         match self.plugin.as_mut() {
-            Some(link) => link.release(None, false),
+            Some(link) => link.release(None, 0),
             None => Ok(()),
         }
     }

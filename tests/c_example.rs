@@ -194,6 +194,39 @@ fn the_c_example_stamping_snapshots_at_its_last_update_passes() {
     assert!(stamp_us < 100, "presses stamped {stamp_us} µs from bench's edges:\n{output}");
 }
 
+/// The C example planted to sleep in WFI at the top of its loop, as a
+/// board on batteries would: bench's lockstep plugin counts guest time in
+/// instructions, which a sleeping core does not execute while QEMU moves
+/// its clock on, so the run ends as bench's own failure (exit 3) and says
+/// which engine runs such a firmware; that engine plays it.
+#[test]
+fn a_firmware_that_sleeps_is_named_and_the_gdbstub_engine_plays_it() {
+    let _serial = serial();
+    let dir = temp_dir("sleeps");
+    let elf = planted_c_example(
+        &dir,
+        &[(
+            "src/main.c",
+            "        uint64_t now = now_us();\n",
+            "        __asm volatile(\"wfi\");\n        uint64_t now = now_us();\n",
+        )],
+    );
+    let (code, output, report) = hil(&elf, &release_scenario("1-fischer"), &dir.join("report"));
+    assert_eq!(code, Some(3), "{output}");
+    assert!(output.contains("WFI") && output.contains("--lockstep gdbstub"), "{output}");
+    assert_eq!(report["complete"], false, "{output}");
+    let out = dir.join("gdbstub");
+    let (elf, out_text) = (elf.to_str().expect("utf-8"), out.to_str().expect("utf-8"));
+    let scenario = release_scenario("1-fischer");
+    let args =
+        ["hil", "--firmware", elf, "--scenario", &scenario, "--games", "1", "--lockstep", "gdbstub", "--out", out_text];
+    let played = bench(&args);
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).expect("report.json")).expect("json");
+    assert!(matches!(played.status.code(), Some(0 | 1)), "{}", text(&played));
+    assert_eq!(report["games"]["played"], 1, "{}", text(&played));
+}
+
 /// The path of a scenario of the release suite (`scenarios/release/NAME.toml`).
 fn release_scenario(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("scenarios/release/{name}.toml"));

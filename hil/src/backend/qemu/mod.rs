@@ -688,7 +688,15 @@ impl QemuTarget {
                     },
                     Some(status) => TargetError::Disconnected {
                         what: "emulator".to_string(),
-                        detail: format!("it exited at start-up ({status}){said}; command: {}", command_line.join(" ")),
+                        detail: format!(
+                            "it exited at start-up ({status}){said}{}; command: {}",
+                            if said.contains("plugin") {
+                                "; a QEMU without TCG plugins runs lockstep with `--lockstep gdbstub`"
+                            } else {
+                                ""
+                            },
+                            command_line.join(" ")
+                        ),
                     },
                     None => error,
                 };

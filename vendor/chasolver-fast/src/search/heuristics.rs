@@ -4,7 +4,7 @@ use chess::{Board, ChessMove, Color, Piece, Square, EMPTY};
 use rustc_hash::FxHashSet;
 
 // bench patch: distance tables instead of distance arithmetic.
-use super::utils::{is_capture, is_pawn_advance, king_distances, knight_distances};
+use super::utils::{is_capture, king_distances, knight_distances};
 use crate::{
     search::utils::flip_square_file,
     utils::{DARK_SQUARES, LIGHT_SQUARES},
@@ -109,7 +109,8 @@ fn classify_black_move(
     }
 
     if let Some(ds) = bishop_distances {
-        if board.piece_on(m.get_source()) == Some(Piece::Bishop)
+        // bench patch: the moved piece, not looked up again.
+        if moved_piece == Piece::Bishop
             && ds[m.get_source().to_index()] > ds[m.get_dest().to_index()]
         {
             return MoveVariation::Reward;
@@ -121,7 +122,10 @@ fn classify_black_move(
         return MoveVariation::Reward;
     }
 
-    if is_capture(board, m) || is_pawn_advance(board, m) {
+    // bench patch: `is_capture(board, m) || is_pawn_advance(board, m)`; with
+    // Black to move, a Black piece moves, and `is_pawn_advance` is true only
+    // of a White pawn.
+    if is_capture(board, m) {
         return MoveVariation::Punish;
     }
 

@@ -15,6 +15,7 @@
 
 mod engine;
 mod heuristics;
+mod moves; // bench patch
 mod probes;
 mod utils;
 

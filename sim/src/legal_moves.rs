@@ -15,10 +15,13 @@
 //! version that changed the order fails it.
 
 use chess::{
-    between, get_adjacent_files, get_bishop_moves, get_king_moves, get_knight_moves, get_pawn_attacks, get_pawn_moves,
-    get_rank, get_rook_moves, line, BitBoard, Board as Position, ChessMove, Color, Piece, Square, EMPTY,
-    PROMOTION_PIECES,
+    between, get_adjacent_files, get_bishop_moves, get_king_moves, get_knight_moves, get_pawn_moves, get_rank,
+    get_rook_moves, line, BitBoard, Board as Position, ChessMove, Color, Piece, Square, EMPTY, PROMOTION_PIECES,
 };
+
+/// The a-file's and the h-file's squares.
+const FILE_A: u64 = 0x0101_0101_0101_0101;
+const FILE_H: u64 = FILE_A << 7;
 
 /// At most one entry per piece, plus two en passant captures.
 const MAX_ENTRIES: usize = 18;
@@ -202,12 +205,7 @@ impl LegalMoves {
         let king = position.king_square(color);
         let combined = *position.combined();
         let danger = KingDanger::new(position);
-        let mut dests = get_king_moves(king) & !*position.color_combined(color);
-        for dest in dests {
-            if !danger.may_go(dest) {
-                dests ^= BitBoard::from_square(dest);
-            }
-        }
+        let mut dests = get_king_moves(king) & !*position.color_combined(color) & !danger.attacked;
         if may_castle {
             let rights = position.my_castle_rights();
             if rights.has_kingside() && combined & rights.kingside_squares(color) == EMPTY {
@@ -269,17 +267,15 @@ fn answers(check: Check) -> BitBoard {
     }
 }
 
-/// `chess`'s `KingType::legal_king_move`, with the enemy pieces looked up
-/// once a position rather than once a square (up to ten squares a position).
+/// The squares the side to move's king may not go to: those an enemy piece
+/// attacks once the king has left its square. `chess`'s
+/// `KingType::legal_king_move` asks of each square which enemy piece reaches
+/// it (up to ten squares a position); this asks the same the other way
+/// round, once a position: what every enemy piece reaches. An attack on a
+/// square does not depend on whether the square itself is occupied, nor an
+/// attack between two squares on which end it is traced from.
 struct KingDanger {
-    color: Color,
-    /// Every piece but the moving king, which shields nothing once it left.
-    occupied_without_king: BitBoard,
-    line_sliders: BitBoard,
-    diagonal_sliders: BitBoard,
-    knights: BitBoard,
-    king: BitBoard,
-    pawns: BitBoard,
+    attacked: BitBoard,
 }
 
 impl KingDanger {
@@ -287,26 +283,31 @@ impl KingDanger {
         let color = position.side_to_move();
         let theirs = *position.color_combined(!color);
         let queens = *position.pieces(Piece::Queen);
-        KingDanger {
-            color,
-            occupied_without_king: *position.combined() ^ own(position, Piece::King),
-            line_sliders: (*position.pieces(Piece::Rook) | queens) & theirs,
-            diagonal_sliders: (*position.pieces(Piece::Bishop) | queens) & theirs,
-            knights: *position.pieces(Piece::Knight) & theirs,
-            king: *position.pieces(Piece::King) & theirs,
-            pawns: *position.pieces(Piece::Pawn) & theirs,
+        // The king shields nothing once it has left.
+        let occupied = *position.combined() ^ own(position, Piece::King);
+        let mut attacked = get_king_moves(position.king_square(!color));
+        for source in *position.pieces(Piece::Knight) & theirs {
+            attacked |= get_knight_moves(source);
         }
+        let pawns = (*position.pieces(Piece::Pawn) & theirs).0;
+        let (not_h, not_a) = (!FILE_H, !FILE_A);
+        attacked |= BitBoard(match color {
+            // Black pawns take down the board, White's up.
+            Color::White => ((pawns >> 9) & not_h) | ((pawns >> 7) & not_a),
+            Color::Black => ((pawns << 7) & not_h) | ((pawns << 9) & not_a),
+        });
+        for source in (*position.pieces(Piece::Bishop) | queens) & theirs {
+            attacked |= get_bishop_moves(source, occupied);
+        }
+        for source in (*position.pieces(Piece::Rook) | queens) & theirs {
+            attacked |= get_rook_moves(source, occupied);
+        }
+        KingDanger { attacked }
     }
 
     /// No enemy piece attacks `dest` once the king has left its square.
     fn may_go(&self, dest: Square) -> bool {
-        let combined = self.occupied_without_king | BitBoard::from_square(dest);
-        let attackers = get_rook_moves(dest, combined) & self.line_sliders
-            | get_bishop_moves(dest, combined) & self.diagonal_sliders
-            | get_knight_moves(dest) & self.knights
-            | get_king_moves(dest) & self.king
-            | get_pawn_attacks(dest, self.color, self.pawns);
-        attackers == EMPTY
+        self.attacked & BitBoard::from_square(dest) == EMPTY
     }
 }
 

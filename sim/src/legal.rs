@@ -101,7 +101,7 @@
 //! searched once.
 
 use chasolver_fast::Winnability;
-use chess::{Board as Position, ChessMove, Color, MoveGen, Piece, EMPTY};
+use chess::{Board as Position, ChessMove, Color, Piece, EMPTY};
 use chessclock::{GameEnd, Side};
 
 use crate::board::{Board, DeadTests, MateSearches};
@@ -251,13 +251,21 @@ fn minor_pieces_only(position: &Position) -> bool {
 /// checkmate: a helpmate checked by playing it.
 fn mates(position: &Position, line: &[ChessMove]) -> bool {
     let mut position = *position;
+    // `Position::legal` and `MoveGen`'s count, from the same list of moves
+    // filled in place.
+    let mut moves = LegalMoves::empty();
     for &chosen in line {
-        if !position.legal(chosen) {
+        moves.generate(&position);
+        if !moves.contains(chosen) {
             return false;
         }
         position = position.make_move_new(chosen);
     }
-    *position.checkers() != EMPTY && MoveGen::new_legal(&position).len() == 0
+    if *position.checkers() == EMPTY {
+        return false;
+    }
+    moves.generate(&position);
+    moves.is_empty()
 }
 
 /// The colour that plays `side`.

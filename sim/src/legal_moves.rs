@@ -141,6 +141,20 @@ impl LegalMoves {
         None
     }
 
+    /// Whether `chosen` is one of the moves: `chess`'s `Board::legal`, which
+    /// looks for it in `MoveGen`'s list, without a move at a time.
+    pub fn contains(&self, chosen: ChessMove) -> bool {
+        let (source, dest) = (chosen.get_source(), chosen.get_dest());
+        self.entries[..self.used].iter().any(|entry| {
+            entry.source == source
+                && entry.dests & BitBoard::from_square(dest) != EMPTY
+                && match chosen.get_promotion() {
+                    None => !entry.promotion,
+                    Some(piece) => entry.promotion && PROMOTION_PIECES.contains(&piece),
+                }
+        })
+    }
+
     /// Every move, in order (tests).
     pub fn to_vec(&self) -> Vec<ChessMove> {
         (0..self.len()).filter_map(|index| self.nth(index)).collect()

@@ -1,13 +1,14 @@
 //! `LegalMoves` lists a position's moves in `chess::MoveGen`'s order, which
 //! legal mode's reproducibility depends on: compared move by move with
-//! `MoveGen::new_legal`, and the `k`-th move with `MoveGen`'s `nth(k)`.
+//! `MoveGen::new_legal`, and the `k`-th move with `MoveGen`'s `nth(k)`;
+//! `contains` with `Board::legal`.
 
 use std::str::FromStr;
 
 use bench_sim::legal_moves::LegalMoves;
 use bench_sim::rng::{Actor, Stream};
 use bench_sim::sample;
-use chess::{Board as Position, BoardStatus, ChessMove, MoveGen};
+use chess::{Board as Position, BoardStatus, ChessMove, MoveGen, Piece};
 
 fn same_order(position: &Position) -> usize {
     let expected: Vec<ChessMove> = MoveGen::new_legal(position).collect();
@@ -19,6 +20,21 @@ fn same_order(position: &Position) -> usize {
     expected.len()
 }
 
+/// `contains` is `Position::legal`: on every legal move, and on moves that
+/// are not, from every square of the side to move's pieces to every square,
+/// promotions to every piece included.
+fn contains_is_legal(position: &Position) {
+    let moves = LegalMoves::new(position);
+    for source in *position.color_combined(position.side_to_move()) {
+        for dest in chess::ALL_SQUARES {
+            for promotion in [None, Some(Piece::Queen), Some(Piece::Knight), Some(Piece::King), Some(Piece::Pawn)] {
+                let m = ChessMove::new(source, dest, promotion);
+                assert_eq!(moves.contains(m), position.legal(m), "{position} {m}");
+            }
+        }
+    }
+}
+
 /// Every position of 300 random games (the moves legal mode would play).
 #[test]
 fn the_same_order_on_random_games() {
@@ -28,6 +44,9 @@ fn the_same_order_on_random_games() {
         let mut stream = Stream::new(11, game, Actor::Board);
         for _ in 0..600 {
             let count = same_order(&position);
+            if positions % 50 == 0 {
+                contains_is_legal(&position);
+            }
             positions += 1;
             if position.status() != BoardStatus::Ongoing {
                 break;
@@ -71,9 +90,11 @@ fn the_same_order_where_the_rules_are_special() {
     for fen in fens {
         let root = Position::from_str(fen).unwrap_or_else(|error| panic!("{fen}: {error:?}"));
         same_order(&root);
+        contains_is_legal(&root);
         for first in MoveGen::new_legal(&root) {
             let child = root.make_move_new(first);
             same_order(&child);
+            contains_is_legal(&child);
             for second in MoveGen::new_legal(&child) {
                 same_order(&child.make_move_new(second));
                 positions += 1;

@@ -49,7 +49,7 @@ pub(crate) fn classify_move(
 /// Returns the depth-adjustment class for a White move.
 ///
 /// Rewards pawn advances, captures, and moves that approach the heuristic
-/// target square ([`set_target`]) or improve a bishop's distance to the
+/// target square ([`target`]) or improve a bishop's distance to the
 /// mating corner ([`super::utils::compute_bishop_distances`]). Defaults to
 /// `Normal`.
 fn classify_white_move(
@@ -133,7 +133,7 @@ fn classify_black_move(
 }
 
 /// The distances to the heuristic target squares of the side to move's king
-/// and knights ([`set_target`]): a function of the position alone, so found
+/// and knights ([`target`]): a function of the position alone, so found
 /// once per position searched rather than once per move. (bench patch)
 pub(crate) struct Targets {
     king: Option<&'static [u8; 64]>,
@@ -142,9 +142,11 @@ pub(crate) struct Targets {
 
 impl Targets {
     pub(crate) fn new(board: &Board) -> Targets {
+        // Both targets lie in the same corner: found once.
+        let dark_corner = dark_corner(board);
         Targets {
-            king: set_target(board, Piece::King).map(king_distances),
-            knight: set_target(board, Piece::Knight).map(knight_distances),
+            king: target(board, Piece::King, dark_corner).map(king_distances),
+            knight: target(board, Piece::Knight, dark_corner).map(knight_distances),
         }
     }
 
@@ -162,20 +164,28 @@ impl Targets {
     }
 }
 
+/// Whether the mating corner (H8-side or A8-side, by the bishops' colours)
+/// is a dark one: the first half of the published `set_target`, found once
+/// for both pieces by [`Targets::new`]. (bench patch)
+fn dark_corner(board: &Board) -> bool {
+    let bishops = board.pieces(Piece::Bishop);
+    let white_bishops = board.color_combined(Color::White) & bishops;
+    let black_bishops = board.color_combined(Color::Black) & bishops;
+
+    (white_bishops & DARK_SQUARES) != EMPTY
+        || (white_bishops == EMPTY && (black_bishops & LIGHT_SQUARES) != EMPTY)
+}
+
 /// Returns the heuristic target square for `moved_piece`, or `None` if no
 /// target applies.
 ///
 /// Used to reward moves approaching the mating corner and penalize those moving
 /// away. The target corner (H8-side or A8-side) is determined by the bishop
 /// colors on the board.
-fn set_target(board: &Board, moved_piece: Piece) -> Option<Square> {
-    let bishops = board.pieces(Piece::Bishop);
-    let white_bishops = board.color_combined(Color::White) & bishops;
-    let black_bishops = board.color_combined(Color::Black) & bishops;
-
-    let dark_corner = (white_bishops & DARK_SQUARES) != EMPTY
-        || (white_bishops == EMPTY && (black_bishops & LIGHT_SQUARES) != EMPTY);
-
+///
+/// bench patch: the published `set_target`, given the corner
+/// ([`dark_corner`]).
+fn target(board: &Board, moved_piece: Piece, dark_corner: bool) -> Option<Square> {
     let mut target = match board.side_to_move() {
         Color::White => match moved_piece {
             Piece::King => Some(Square::G7),   // We aim both at G6 and H7.

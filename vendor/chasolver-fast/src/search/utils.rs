@@ -60,13 +60,18 @@ pub(crate) fn insufficient_white_material(board: &Board) -> bool {
     let white = board.color_combined(Color::White);
     let black = board.color_combined(Color::Black);
 
-    if white.popcnt() == 1 {
+    // bench patch: bit tests for "one piece" and "two pieces", not `popcnt`
+    // (a portable sum of all 64 bits in this build).
+    let at_most_one = |pieces: BitBoard| pieces.0 & pieces.0.wrapping_sub(1) == 0;
+    if at_most_one(*white) {
+        // White always has its king: exactly one piece.
         return true;
     }
 
     let minor_pieces = board.pieces(Piece::Knight) | board.pieces(Piece::Bishop);
 
-    if white.popcnt() == 2
+    // Two pieces: one left once the lowest is taken off.
+    if at_most_one(BitBoard(white.0 & (white.0 - 1)))
         && white & board.pieces(Piece::Knight) != EMPTY
         && black & (minor_pieces | board.pieces(Piece::Rook) | board.pieces(Piece::Pawn)) == EMPTY
     {
@@ -78,7 +83,9 @@ pub(crate) fn insufficient_white_material(board: &Board) -> bool {
         let bishops_color =
             if DARK_SQUARES & white_bishops != EMPTY { DARK_SQUARES } else { LIGHT_SQUARES };
 
-        if white.popcnt() == white_bishops.popcnt() + 1
+        // bench patch: `white.popcnt() == white_bishops.popcnt() + 1`, the
+        // bishops being White's: one White piece besides them (the king).
+        if at_most_one(*white & !white_bishops)
             && !bishops_color & board.pieces(Piece::Bishop) == EMPTY
             && *board.pieces(Piece::Knight) == EMPTY
             && *board.pieces(Piece::Pawn) == EMPTY

@@ -212,9 +212,13 @@ fn refuse_an_unwritable_folder(dir: &Path, folder: &Path) -> crate::exit::Result
 
 /// Makes a file in `folder` and removes it: whether a run can write
 /// there, found by trying, since permission bits do not tell (root, ACLs,
-/// read-only mounts, `/proc`).
+/// read-only mounts, `/proc`). Safe to call from several threads at once.
 pub fn try_writing_in(folder: &Path) -> io::Result<()> {
-    let probe = folder.join(format!(".bench-write-probe-{}", std::process::id()));
+    // One name per probe: a suite on several emulators checks its
+    // scenarios' folders at once, often in the same folder.
+    static PROBES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let probe_number = PROBES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let probe = folder.join(format!(".bench-write-probe-{}-{probe_number}", std::process::id()));
     std::fs::OpenOptions::new().write(true).create_new(true).open(&probe).and_then(|file| {
         drop(file);
         std::fs::remove_file(&probe)
@@ -280,6 +284,25 @@ pub fn shell_word(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A suite on several emulators checks its scenarios' report folders at
+    /// once, in the same folder: no check may take another's probe for an
+    /// unwritable folder.
+    #[test]
+    fn writing_probes_at_once_in_one_folder_all_succeed() {
+        let dir = std::env::temp_dir().join(format!("bench-write-probes-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a folder for the probes");
+        let failures: usize = std::thread::scope(|scope| {
+            let workers: Vec<_> =
+                (0..8).map(|_| scope.spawn(|| (0..200).filter(|_| try_writing_in(&dir).is_err()).count())).collect();
+            workers.into_iter().map(|worker| worker.join().expect("a probe thread")).sum()
+        });
+        let left = std::fs::read_dir(&dir).expect("the folder").count();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(failures, 0);
+        assert_eq!(left, 0, "every probe removed");
+    }
 
     #[test]
     fn a_written_report_is_followed_by_the_gate_or_why_it_could_not_run() {

@@ -383,12 +383,14 @@ impl Model {
     /// only counts down (and an hourglass's other half only up).
     fn skip(&mut self, side: Side, at: u64) {
         let kind = Kind::of(&self.rules);
-        let (mut face, mut other) = (*self.face(side), *self.face(side.opponent()));
-        let step = (at - self.now).min(time_to_boundary(kind, &face));
-        run_for(kind, &mut face, &mut other, step);
+        // One step: the faces are changed in place, not copied out and back.
+        let (face, other) = match side {
+            Side::White => (&mut self.white, &mut self.black),
+            Side::Black => (&mut self.black, &mut self.white),
+        };
+        let step = (at - self.now).min(time_to_boundary(kind, face));
+        run_for(kind, face, other, step);
         self.now += step;
-        *self.face_mut(side) = face;
-        *self.face_mut(side.opponent()) = other;
     }
 
     // ---- observations --------------------------------------------------
@@ -605,7 +607,14 @@ impl Model {
 
     /// The press: the move is complete.
     fn end_move(&mut self, side: Side) {
-        let rules = self.rules;
+        // What the press reads of the rules, not a copy of them all (the
+        // stages are most of the model's size).
+        let rule = match self.rules {
+            Rules::Staged { .. } => PressRule::Staged,
+            Rules::Hourglass { .. } => PressRule::Hourglass,
+            Rules::ByoYomi { period, .. } => PressRule::ByoYomi { period },
+            Rules::Canadian { moves, period, .. } => PressRule::Canadian { moves, period },
+        };
         let stage = self.stage(self.face(side).period);
         let face = self.face_mut(side);
         face.moves = face.moves.saturating_add(1);
@@ -618,8 +627,8 @@ impl Model {
             self.last_move = done;
             return;
         }
-        match rules {
-            Rules::Staged { .. } => {
+        match rule {
+            PressRule::Staged => {
                 match stage.expect("current stage").per_move {
                     PerMove::Nothing => {}
                     // 6.2b: time-delay mode never banks.
@@ -637,14 +646,14 @@ impl Model {
                 }
                 done.stages_by_moves = self.open_stages_by_count(side);
             }
-            Rules::Hourglass { .. } => done.hourglass_transfer = used > 0,
-            Rules::ByoYomi { period, .. } => {
+            PressRule::Hourglass => done.hourglass_transfer = used > 0,
+            PressRule::ByoYomi { period } => {
                 if face.period > 0 {
                     face.period_left = period;
                     done.byo_yomi_renewed = true;
                 }
             }
-            Rules::Canadian { moves, period, .. } => {
+            PressRule::Canadian { moves, period } => {
                 if face.period > 0 {
                     face.period_moves += 1;
                     if face.period_moves >= moves {
@@ -684,6 +693,15 @@ impl Model {
         }
         opened
     }
+}
+
+/// What of the rules a press reads.
+#[derive(Clone, Copy)]
+enum PressRule {
+    Staged,
+    Hourglass,
+    ByoYomi { period: u64 },
+    Canadian { moves: u32, period: u64 },
 }
 
 /// What running does to a display, by kind of control.

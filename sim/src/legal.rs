@@ -109,6 +109,9 @@ use crate::legal_moves::LegalMoves;
 use crate::rng::Stream;
 use crate::sample;
 
+/// Deferred dead-position tests a board has room for before its list grows.
+const UNTESTED_ROOM: usize = 64;
+
 /// A real position, moved by uniformly random legal moves.
 pub struct LegalBoard {
     position: Position,
@@ -124,9 +127,11 @@ pub struct LegalBoard {
     searches: MateSearches,
     /// The last 6.10 answers: position, intended winner, can mate.
     rulings: [Option<(Position, Color, bool)>; 2],
-    /// The positions before the last two half-moves, older first, for
-    /// [`Board::take_back`].
+    /// The positions before the last two half-moves, for
+    /// [`Board::take_back`]: the newer in slot `newer`, the older in the
+    /// other (a move overwrites the older, nothing is shifted).
     earlier: [Option<Position>; 2],
+    newer: usize,
     dead_tests: DeadTests,
     /// Deferred: positions whose dead-position test is still to run, in
     /// the order they were played, all on the line to the current position.
@@ -176,8 +181,10 @@ impl LegalBoard {
             searches: MateSearches::default(),
             rulings: [None; 2],
             earlier: [None; 2],
+            newer: 0,
             dead_tests: DeadTests::AtTheMove,
-            untested: Vec::new(),
+            // Room for the tests of most games without growing.
+            untested: Vec::with_capacity(UNTESTED_ROOM),
             dead_found: false,
         }
     }
@@ -334,7 +341,8 @@ impl Board for LegalBoard {
         let before = self.position;
         self.position = before.make_move_new(chosen);
         self.plies = self.plies.saturating_add(1);
-        self.earlier = [self.earlier[1], Some(before)];
+        self.newer ^= 1;
+        self.earlier[self.newer] = Some(before);
         // The replies replace the moves in place: `chosen` was copied out.
         self.moves.generate(&self.position);
         let reply_count = self.moves.len();
@@ -380,7 +388,7 @@ impl Board for LegalBoard {
     }
 
     fn take_back(&mut self) -> bool {
-        let Some(position) = self.earlier[0] else { return false };
+        let Some(position) = self.earlier[self.newer ^ 1] else { return false };
         // The positions taken back leave the line: no later mate speaks
         // for them.
         self.run_untested();

@@ -162,8 +162,9 @@ impl ClockOracle {
         &self.violations
     }
 
-    pub fn into_violations(self) -> Vec<Violation> {
-        self.violations
+    /// The violations found so far; the oracle keeps none.
+    pub fn take_violations(&mut self) -> Vec<Violation> {
+        std::mem::take(&mut self.violations)
     }
 
     #[cold]

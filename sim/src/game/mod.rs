@@ -553,7 +553,7 @@ impl<'a> Game<'a> {
             think_pending: false,
             watch_pending: false,
             max_time_error_us: 0,
-            drift: Vec::new(),
+            drift: Vec::with_capacity(DRIFT_SAMPLES_MAX),
             defects: DefectCounts::default(),
             trace_hash: FNV_OFFSET,
             trace: spec.trace.then(Vec::new),
@@ -807,15 +807,16 @@ impl<'a> Game<'a> {
         });
     }
 
-    fn finish(self) -> GameRecord {
+    /// The game's record. It borrows the game and takes what it keeps: a
+    /// game is some 10 KB, and taking it by value copied all of it.
+    fn finish(&mut self) -> GameRecord {
         let device =
             self.referees.device.result.unwrap_or(GameResult { outcome: Outcome::Draw, reason: Reason::MoveBound });
         let ideal = self.referees.ideal.result.unwrap_or(device);
-        let mut ideal_oracle = self.ideal.oracle;
-        ideal_oracle.check_tally(self.now_us, &self.ideal.clock, &self.ideal.account);
-        let mut violations = self.device.oracle.into_violations();
-        violations.extend(ideal_oracle.into_violations());
-        violations.extend(self.ideal.model_violations);
+        self.ideal.oracle.check_tally(self.now_us, &self.ideal.clock, &self.ideal.account);
+        let mut violations = self.device.oracle.take_violations();
+        violations.extend(self.ideal.oracle.take_violations());
+        violations.append(&mut self.ideal.model_violations);
         if self.spec.model_oracle {
             // The written forms are read against the independent model's
             // reader: off with the model.
@@ -830,23 +831,23 @@ impl<'a> Game<'a> {
             game: self.spec.game,
             device,
             ideal,
-            applied: self.applied,
+            applied: std::mem::take(&mut self.applied),
             applied_correspondence: Vec::new(),
             moves: self.moves,
             presses: self.presses,
             events: self.events,
             end_us: self.now_us,
             max_time_error_us: self.max_time_error_us,
-            drift: self.drift,
+            drift: std::mem::take(&mut self.drift),
             defects: self.defects,
             transitions,
             violations,
             model,
             trace_hash: self.trace_hash,
-            trace: self.trace,
+            trace: self.trace.take(),
             device_config: self.device.config,
-            inputs: self.log,
-            script: self.script_out,
+            inputs: self.log.take(),
+            script: self.script_out.take(),
             mate_searches: self.board.mate_searches(),
         }
     }

@@ -52,6 +52,11 @@ pub(crate) struct Search {
     /// branch was left unexplored rather than proven to have no mate.
     pub(crate) interrupted: bool,
 
+    /// The budget as one number: either limit is reached once
+    /// `iteration_nodes` is at least this. Set by [`Search::reset_iteration`]
+    /// from the limits, the depth and `global_nodes`. (bench patch)
+    room: u64,
+
     /// Move sequence from the search root to the current node.
     pub(crate) moves: Vec<ChessMove>,
 
@@ -84,6 +89,7 @@ impl Search {
             iteration_nodes: 0,
             global_nodes: 0,
             interrupted: false,
+            room: 0,
             moves: Vec::with_capacity(128),
             past_progress: false,
             transposition_table: None,
@@ -99,6 +105,22 @@ impl Search {
         self.global_nodes += self.iteration_nodes;
         self.iteration_nodes = 0;
         self.interrupted = false;
+        self.room = self.room_now();
+    }
+
+    /// The budget's room in positions this iteration: the depth budget's
+    /// `max_depth * depth_node_limit`, or the global budget's remainder,
+    /// whichever is less, plus one (none left: 0). (bench patch)
+    fn room_now(&self) -> u64 {
+        let depth = if self.depth_node_limit == u64::MAX {
+            u64::MAX
+        } else {
+            (self.max_depth as u64) * self.depth_node_limit
+        };
+        match self.global_node_limit.checked_sub(self.global_nodes) {
+            Some(global) => depth.min(global).saturating_add(1),
+            None => 0,
+        }
     }
 
     /// Call before each `iterative_deepening` invocation to give it a fresh
@@ -133,7 +155,13 @@ impl Search {
     /// explored is exhausted; see [`Search::is_depth_limit_reached`] and
     /// [`Search::is_global_limit_reached`].
     fn is_limit_reached(&self) -> bool {
-        self.is_depth_limit_reached() || self.is_global_limit_reached()
+        // bench patch: one comparison; the two limits' own tests say the same.
+        debug_assert_eq!(self.room, self.room_now());
+        debug_assert_eq!(
+            self.iteration_nodes >= self.room,
+            self.is_depth_limit_reached() || self.is_global_limit_reached()
+        );
+        self.iteration_nodes >= self.room
     }
 
     /// True once `iteration_nodes` (positions explored this depth iteration)
@@ -462,6 +490,7 @@ mod tests {
                         one_by_one.depth_node_limit = depth_node_limit;
                         one_by_one.global_node_limit = global_node_limit;
                         one_by_one.global_nodes = global_nodes;
+                        one_by_one.room = one_by_one.room_now();
                         one_by_one.iteration_nodes = start;
                         let mut reached = false;
                         for _ in 0..nodes {

@@ -321,6 +321,9 @@ struct Session {
     plugin: Option<PluginLink>,
     /// Guest time and ticks from the plugin's counts.
     plugin_clock: PluginClock,
+    /// Stop at every SysTick exception, asked for or not
+    /// ([`QemuConfig::stop_at_every_tick`]).
+    stop_at_every_tick: bool,
     gdb_port: u16,
     command_line: Vec<String>,
     /// The VM has run since it was started (a reset is needed to start over).
@@ -668,7 +671,8 @@ impl QemuTarget {
                     lockstep,
                     machine_clock: None,
                     plugin,
-                    plugin_clock: PluginClock::new(shift.unwrap_or(0), self.config.stop_at_every_tick),
+                    plugin_clock: PluginClock::new(shift.unwrap_or(0)),
+                    stop_at_every_tick: self.config.stop_at_every_tick,
                     gdb_port,
                     command_line,
                     has_run: false,

@@ -49,15 +49,13 @@ pub(super) fn vector_addresses(elf: &Path) -> Result<(u32, u32), TargetError> {
 #[derive(Debug, Default)]
 pub(super) struct PluginClock {
     shift: u32,
-    /// Stop at every SysTick exception, asked for or not.
-    every_tick: bool,
     at_reset: Option<PluginStop>,
     latest: Option<PluginStop>,
 }
 
 impl PluginClock {
-    pub(super) fn new(shift: u32, every_tick: bool) -> PluginClock {
-        PluginClock { shift, every_tick, at_reset: None, latest: None }
+    pub(super) fn new(shift: u32) -> PluginClock {
+        PluginClock { shift, at_reset: None, latest: None }
     }
 
     fn reset(&mut self, stop: PluginStop) {
@@ -93,7 +91,7 @@ impl Session {
     /// handler, where the plugin takes `plan`; a core the plugin holds
     /// takes it at once.
     pub(super) fn step_with_plugin(&mut self, plan: &StepPlan, timeout: Duration) -> Result<Option<Stop>, TargetError> {
-        let ticks_to_stop = match (plan.tick, self.plugin_clock.every_tick) {
+        let ticks_to_stop = match (plan.tick, self.stop_at_every_tick) {
             (_, true) => 1,
             (true, false) => u64::from(plan.skip_ticks) + 1,
             (false, false) => 0,
@@ -195,7 +193,7 @@ mod tests {
 
     #[test]
     fn guest_time_counts_instructions_from_the_reset_and_ticks_from_the_last_stop() {
-        let mut clock = PluginClock::new(7, false);
+        let mut clock = PluginClock::new(7);
         assert_eq!(clock.machine_time_us(), None, "no reset seen yet");
         clock.reset(stop(PluginStopKind::Reset, 1_000, 40, 0));
         assert_eq!(clock.machine_time_us(), Some(0));
